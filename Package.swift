@@ -1,0 +1,118 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Swift settings every Shopkeeper target shares.
+let shopkeeperSwiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+extension Target {
+    /// A shared library under `Shared/<name>/`.
+    static func shared(_ name: String, dependencies: [Target.Dependency] = []) -> Target {
+        .target(name: name, dependencies: dependencies, path: "Shared/\(name)", swiftSettings: shopkeeperSwiftSettings)
+    }
+
+    /// A service executable under `Services/<folder>/`.
+    static func service(_ name: String, folder: String, dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: name,
+            dependencies: dependencies,
+            path: "Services/\(folder)",
+            swiftSettings: shopkeeperSwiftSettings
+        )
+    }
+
+    /// A test target under `Tests/<name>/`.
+    static func tests(_ name: String, dependencies: [Target.Dependency]) -> Target {
+        .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", swiftSettings: shopkeeperSwiftSettings)
+    }
+}
+
+extension Target.Dependency {
+    static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+    static let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+    static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+    static let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+    static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+    static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
+    static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+    static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+    static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    static let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+    static let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
+}
+
+let package = Package(
+    name: "Shopkeeper",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "shopkeeper-gateway", targets: ["Gateway"]),
+        .executable(name: "shopkeeper-catalog", targets: ["Catalog"]),
+        .executable(name: "shopkeeper", targets: ["ShopkeeperCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // Shared libraries: written once, linked by every service that needs them.
+        .shared("ShopkeeperCore", dependencies: [.logging, .crypto]),
+        .shared("ShopkeeperModels"),
+        .shared(
+            "ShopkeeperHTTP",
+            dependencies: ["ShopkeeperCore", "ShopkeeperDatabase", .hummingbird, .logging, .metrics, .prometheus, .postgresNIO]
+        ),
+        .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),
+        .shared(
+            "ShopkeeperTestSupport",
+            dependencies: ["ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", .hummingbird, .postgresNIO, .logging]
+        ),
+
+        // Services: one executable each.
+        .service(
+            "Gateway",
+            folder: "Gateway",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
+                .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
+                .nioCore, .nioPosix, .nioHTTP1,
+            ]
+        ),
+        .service(
+            "Catalog",
+            folder: "Catalog",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
+                .hummingbird, .postgresNIO, .serviceLifecycle, .logging, .metrics, .crypto,
+            ]
+        ),
+
+        // The developer and operator tool.
+        .executableTarget(
+            name: "ShopkeeperCLI",
+            dependencies: ["ShopkeeperCore", "ShopkeeperModels", .argumentParser, .asyncHTTPClient, .nioCore],
+            path: "Tools/ShopkeeperCLI",
+            swiftSettings: shopkeeperSwiftSettings
+        ),
+
+        // Tests mirror what they test.
+        .tests("ShopkeeperHTTPTests", dependencies: ["ShopkeeperHTTP", "ShopkeeperTestSupport", .hummingbirdTesting]),
+        .tests("ShopkeeperDatabaseTests", dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport"]),
+        .tests("CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),
+        .tests(
+            "GatewayTests",
+            dependencies: ["Gateway", "Catalog", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient]
+        ),
+        .tests("EndToEndTests", dependencies: ["ShopkeeperTestSupport", "ShopkeeperModels", .asyncHTTPClient]),
+    ]
+)

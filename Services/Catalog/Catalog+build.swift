@@ -1,0 +1,51 @@
+import Hummingbird
+import Logging
+import PostgresNIO
+import Prometheus
+import ShopkeeperHTTP
+
+/// Builds the catalog application: the same function serves `main` and the tests.
+func buildApplication(
+    settings: CatalogSettings,
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+) async throws -> some ApplicationProtocol {
+    let logger = Logger(label: "catalog")
+    let database = settings.service.database.makeClient(logger: logger)
+    let repository = ProductPostgresRepository(client: database, logger: logger)
+    let router = buildRouter(settings: settings, repository: repository, database: database, metrics: metrics, logger: logger)
+    return ServiceApplication.make(
+        responder: router.buildResponder(),
+        settings: settings.service,
+        database: database,
+        migrations: CatalogMigrations.runner,
+        logger: logger
+    )
+}
+
+/// The catalog's routes and middleware.
+func buildRouter(
+    settings: CatalogSettings,
+    repository: any ProductRepository,
+    database: PostgresClient,
+    metrics: PrometheusCollectorRegistry,
+    logger: Logger
+) -> Router<ServiceRequestContext> {
+    let router = Router(context: ServiceRequestContext.self)
+    ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
+    ServiceApplication.addOperationalRoutes(
+        to: router,
+        readiness: [.database(database, migrations: CatalogMigrations.runner, logger: logger)],
+        metrics: metrics
+    )
+    let cache = CatalogCache(repository: repository, refreshInterval: settings.refreshInterval)
+    router.addRoutes(CatalogController(cache: cache).endpoints, atPath: "/v1/catalog")
+    let admin = ProductAdminController(
+        repository: repository,
+        cache: cache,
+        maxBodyBytes: settings.service.maxBodyBytes,
+        maxImportBytes: max(settings.service.maxBodyBytes, 16 << 20)
+    )
+    router.addRoutes(admin.productEndpoints, atPath: "/v1/admin/products")
+    router.addRoutes(admin.catalogEndpoints, atPath: "/v1/admin/catalog")
+    return router
+}

@@ -1,0 +1,71 @@
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// `GET /v1/catalog`: the shop window for one build of the caller's app (public or secret key).
+struct CatalogController {
+    let cache: CatalogCache
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get { request, context in try await self.catalog(request: request, context: context) }
+        routes.head { request, context in try await self.catalog(request: request, context: context) }
+        return routes
+    }
+
+    private func catalog(request: Request, context: ServiceRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        let query = try Self.query(from: request.uri.queryParameters)
+        let rendered = try await cache.rendered(appID: caller.appID, query: query)
+        var headers: HTTPFields = [.eTag: rendered.etag, .cacheControl: "private, no-cache", .vary: "Authorization"]
+        if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: rendered.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.contentLength] = String(rendered.body.readableBytes)
+        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: rendered.body)
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// `If-None-Match` holds `*` or a list of (possibly weak) ETags.
+    static func matches(_ header: String, etag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+            return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
+        }
+    }
+
+    /// Reads and checks the query parameters; every problem is reported at once.
+    static func query(from parameters: Parameters) throws(RequestError) -> CatalogQuery {
+        var problems: [FieldProblem] = []
+        let platformText = parameters.get("platform")
+        let platform = platformText.flatMap(StorePlatform.init(rawValue:))
+        if platform == nil {
+            problems.append(FieldProblem(pointer: "?platform", detail: "must be app_store or play_store"))
+        }
+        let buildText = parameters.get("build") ?? BuildKind.distribution.rawValue
+        let build = BuildKind(rawValue: buildText)
+        if build == nil {
+            problems.append(FieldProblem(pointer: "?build", detail: "must be development or distribution"))
+        }
+        let versionText = parameters.get("app_version")
+        let version = versionText.flatMap(AppVersion.init)
+        if version == nil {
+            problems.append(
+                FieldProblem(pointer: "?app_version", detail: "must be a version such as 1.2.3 (one to four numbers)")
+            )
+        }
+        let variant = parameters.get("variant").flatMap { $0.isEmpty ? nil : $0 }
+        if let variant, !ProductValidator.isIdentifier(variant, maxLength: 64) {
+            problems.append(FieldProblem(pointer: "?variant", detail: "must be 1-64 letters, digits, '.', '_' or '-'"))
+        }
+        let locale = parameters.get("locale").flatMap { $0.isEmpty ? nil : $0 }
+        if let locale, !LocaleMatcher.isValidTag(locale) {
+            problems.append(FieldProblem(pointer: "?locale", detail: "must be a locale tag such as en or de-AT"))
+        }
+        guard problems.isEmpty, let platform, let build, let version else {
+            throw .invalidQuery(problems)
+        }
+        return CatalogQuery(platform: platform, build: build, appVersion: version, variant: variant, locale: locale)
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// ``ProductRepository`` on PostgreSQL: the product document as `jsonb`, its store ids in a uniquely-keyed table,
+/// and a per-app revision bumped in the same transaction as every write.
+struct ProductPostgresRepository: ProductRepository {
+    let client: PostgresClient
+    let logger: Logger
+
+    func snapshot(appID: String) async throws -> CatalogSnapshot {
+        // One statement, so the revision and the products come from the same database snapshot.
+        let rows = try await client.query(
+            """
+            SELECT r.revision, p.document::text
+            FROM (SELECT coalesce(max(revision), 0)::bigint AS revision FROM catalog.revisions WHERE app_id = \(appID)) r
+            LEFT JOIN catalog.products p ON p.app_id = \(appID)
+            """,
+            logger: logger
+        )
+        var revision: Int64 = 0
+        var products: [Product] = []
+        for try await (rowRevision, document) in rows.decode((Int64, String?).self) {
+            revision = rowRevision
+            if let document { products.append(try Self.decode(document)) }
+        }
+        return CatalogSnapshot(revision: revision, products: products)
+    }
+
+    func revision(appID: String) async throws -> Int64 {
+        let rows = try await client.query(
+            "SELECT coalesce(max(revision), 0)::bigint FROM catalog.revisions WHERE app_id = \(appID)",
+            logger: logger
+        )
+        for try await revision in rows.decode(Int64.self) { return revision }
+        return 0
+    }
+
+    func product(appID: String, productID: String) async throws -> Product {
+        let rows = try await client.query(
+            "SELECT document::text FROM catalog.products WHERE app_id = \(appID) AND product_id = \(productID)",
+            logger: logger
+        )
+        for try await document in rows.decode(String.self) { return try Self.decode(document) }
+        throw CatalogError.productNotFound(productID)
+    }
+
+    func create(appID: String, product: Product) async throws -> Int64 {
+        try await write(appID: appID) { connection, revision in
+            let document = try Self.encode(product)
+            let inserted = try await connection.query(
+                """
+                INSERT INTO catalog.products (app_id, product_id, type, review_state, cleared_for_sale, free, document)
+                VALUES (\(appID), \(product.productID), \(product.type.rawValue), \(product.reviewState.rawValue),
+                        \(product.clearedForSale), \(product.free), \(document)::jsonb)
+                ON CONFLICT (app_id, product_id) DO NOTHING
+                RETURNING product_id
+                """,
+                logger: logger
+            ).collect()
+            guard !inserted.isEmpty else { throw CatalogError.productExists(product.productID) }
+            try await replaceStoreIDs(connection: connection, appID: appID, products: [product])
+            return revision
+        }
+    }
+
+    func upsert(appID: String, product: Product) async throws -> (created: Bool, revision: Int64) {
+        try await write(appID: appID) { connection, revision in
+            let created = try await upsert(connection: connection, appID: appID, product: product)
+            try await replaceStoreIDs(connection: connection, appID: appID, products: [product])
+            return (created, revision)
+        }
+    }
+
+    func delete(appID: String, productID: String) async throws -> Int64 {
+        try await write(appID: appID) { connection, revision in
+            let deleted = try await connection.query(
+                """
+                DELETE FROM catalog.products WHERE app_id = \(appID) AND product_id = \(productID)
+                RETURNING product_id
+                """,
+                logger: logger
+            ).collect()
+            guard !deleted.isEmpty else { throw CatalogError.productNotFound(productID) }
+            return revision
+        }
+    }
+
+    func replaceAll(appID: String, products: [Product], dryRun: Bool) async throws -> CatalogImportResult {
+        if dryRun {
+            let current = try await snapshot(appID: appID)
+            return CatalogDiff(current: current.products, wanted: products).result(revision: current.revision)
+        }
+        return try await write(appID: appID) { connection, revision in
+            // The revision row is locked by now, so concurrent imports of one app run one after the other.
+            var current: [Product] = []
+            let rows = try await connection.query(
+                "SELECT document::text FROM catalog.products WHERE app_id = \(appID)",
+                logger: logger
+            )
+            for try await document in rows.decode(String.self) { current.append(try Self.decode(document)) }
+            let diff = CatalogDiff(current: current, wanted: products)
+            if !diff.deleted.isEmpty {
+                try await connection.query(
+                    "DELETE FROM catalog.products WHERE app_id = \(appID) AND product_id = ANY(\(diff.deleted))",
+                    logger: logger
+                )
+            }
+            let changed = diff.changedProducts
+            let changedIDs = changed.map(\.productID)
+            if !changedIDs.isEmpty {
+                // Free every changed product's store ids first, so ids may move between products in one import.
+                try await connection.query(
+                    "DELETE FROM catalog.store_products WHERE app_id = \(appID) AND product_id = ANY(\(changedIDs))",
+                    logger: logger
+                )
+            }
+            for product in changed {
+                _ = try await upsert(connection: connection, appID: appID, product: product)
+            }
+            try await insertStoreIDs(connection: connection, appID: appID, products: changed)
+            return diff.result(revision: revision)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Runs `body` in a transaction after bumping (and so locking) the app's revision; maps constraint failures.
+    private func write<Result: Sendable>(
+        appID: String,
+        _ body: (PostgresConnection, Int64) async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO catalog.revisions (app_id, revision) VALUES (\(appID), 1)
+                    ON CONFLICT (app_id) DO UPDATE SET revision = catalog.revisions.revision + 1
+                    RETURNING revision
+                    """,
+                    logger: logger
+                )
+                var revision: Int64 = 0
+                for try await value in rows.decode(Int64.self) { revision = value }
+                return try await body(connection, revision)
+            }
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError { throw Self.mapped(closureError) }
+            throw error
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    private static func mapped(_ error: any Error) -> any Error {
+        guard let psql = error as? PSQLError, psql.serverInfo?[.sqlState] == "23505",
+            psql.serverInfo?[.constraintName] == "store_products_pkey"
+        else { return error }
+        let detail = psql.serverInfo?[.detail] ?? ""
+        // detail: Key (app_id, platform, store_product_id)=(app, app_store, com.x) already exists.
+        let values = detail.split(separator: "=").last.map { $0.dropFirst().prefix(while: { $0 != ")" }) } ?? ""
+        let parts = values.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return CatalogError.storeProductIDTaken(
+            platform: parts.count > 1 ? parts[1] : "store",
+            storeProductID: parts.count > 2 ? parts[2...].joined(separator: ",") : "?"
+        )
+    }
+
+    private func upsert(connection: PostgresConnection, appID: String, product: Product) async throws -> Bool {
+        let document = try Self.encode(product)
+        let rows = try await connection.query(
+            """
+            INSERT INTO catalog.products (app_id, product_id, type, review_state, cleared_for_sale, free, document)
+            VALUES (\(appID), \(product.productID), \(product.type.rawValue), \(product.reviewState.rawValue),
+                    \(product.clearedForSale), \(product.free), \(document)::jsonb)
+            ON CONFLICT (app_id, product_id) DO UPDATE SET
+                type = excluded.type, review_state = excluded.review_state,
+                cleared_for_sale = excluded.cleared_for_sale, free = excluded.free,
+                document = excluded.document, updated_at = now()
+            RETURNING (xmax = 0) AS created
+            """,
+            logger: logger
+        )
+        for try await created in rows.decode(Bool.self) { return created }
+        return false
+    }
+
+    private func replaceStoreIDs(connection: PostgresConnection, appID: String, products: [Product]) async throws {
+        let ids = products.map(\.productID)
+        try await connection.query(
+            "DELETE FROM catalog.store_products WHERE app_id = \(appID) AND product_id = ANY(\(ids))",
+            logger: logger
+        )
+        try await insertStoreIDs(connection: connection, appID: appID, products: products)
+    }
+
+    private func insertStoreIDs(connection: PostgresConnection, appID: String, products: [Product]) async throws {
+        var platforms: [String] = []
+        var storeIDs: [String] = []
+        var productIDs: [String] = []
+        for product in products {
+            for (platform, storeID) in product.storeProductIDs {
+                platforms.append(platform.rawValue)
+                storeIDs.append(storeID)
+                productIDs.append(product.productID)
+            }
+        }
+        guard !platforms.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO catalog.store_products (app_id, platform, store_product_id, product_id)
+            SELECT \(appID), * FROM unnest(\(platforms)::text[], \(storeIDs)::text[], \(productIDs)::text[])
+            """,
+            logger: logger
+        )
+    }
+
+    private static func encode(_ product: Product) throws -> String {
+        String(decoding: try JSONBody.encode(product), as: UTF8.self)
+    }
+
+    private static func decode(_ document: String) throws -> Product {
+        try JSONDecoder().decode(Product.self, from: Data(document.utf8))
+    }
+}

@@ -1,0 +1,1 @@
+@main struct GatewayMain { static func main() {} }

@@ -1,0 +1,170 @@
+import Crypto
+import Foundation
+
+/// Header names of Shopkeeper's internal calls (gateway to service, service to service).
+///
+/// The gateway strips every header starting with `x-shopkeeper-` from public requests before adding its own,
+/// so a client can never claim an identity.
+package enum InternalHeader {
+    /// Prefix shared by all internal headers.
+    package static let prefix = "x-shopkeeper-"
+    /// The app the call acts for.
+    package static let appID = "x-shopkeeper-app-id"
+    /// `public` or `secret`: the kind of API key the gateway authenticated.
+    package static let keyKind = "x-shopkeeper-key-kind"
+    /// Unix time in seconds when the call was signed.
+    package static let timestamp = "x-shopkeeper-timestamp"
+    /// Lowercase hex SHA-256 of the body, or ``InternalSignature/unsignedPayload`` for a streamed body.
+    package static let contentSHA256 = "x-shopkeeper-content-sha256"
+    /// Lowercase hex HMAC-SHA256 over the canonical request.
+    package static let signature = "x-shopkeeper-signature"
+}
+
+/// The identity an internal call carries, set by the gateway after it authenticated an API key.
+package struct InternalCaller: Sendable, Hashable {
+    /// The app every query of the call must be scoped to.
+    package var appID: String
+    /// The kind of key that authenticated the call.
+    package var keyKind: APIKeyKind
+
+    package init(appID: String, keyKind: APIKeyKind) {
+        self.appID = appID
+        self.keyKind = keyKind
+    }
+}
+
+/// The two kinds of API key.
+package enum APIKeyKind: String, Codable, CaseIterable, Sendable {
+    /// `pk_…`: what an app on a phone may do.
+    case `public`
+    /// `sk_…`: also manages its own app; for the developer's servers and tools.
+    case secret
+}
+
+/// Signs and checks internal calls with a shared secret (HMAC-SHA256).
+///
+/// The signed message is the method, the path with its query, the timestamp, the identity headers and the body
+/// hash, one per line. Public requests the gateway streams through carry ``unsignedPayload`` as body hash;
+/// `/internal/` endpoints refuse that and require the real hash.
+package struct InternalSignature: Sendable {
+    /// Body hash value for a streamed body that was not hashed.
+    package static let unsignedPayload = "UNSIGNED-PAYLOAD"
+
+    private let key: SymmetricKey
+    /// How far a timestamp may lie from now, either way.
+    package let window: Duration
+
+    package init(secret: String, window: Duration = .seconds(60)) {
+        self.key = SymmetricKey(data: Data(secret.utf8))
+        self.window = window
+    }
+
+    /// Lowercase hex SHA-256 of `body`.
+    package static func bodyHash(_ body: some DataProtocol) -> String {
+        SHA256.hash(data: body).hexString
+    }
+
+    /// The signature of one request.
+    package func sign(
+        method: String,
+        pathAndQuery: String,
+        timestamp: Int64,
+        caller: InternalCaller?,
+        contentSHA256: String
+    ) -> String {
+        let message = Self.canonical(
+            method: method,
+            pathAndQuery: pathAndQuery,
+            timestamp: timestamp,
+            caller: caller,
+            contentSHA256: contentSHA256
+        )
+        return HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key).hexString
+    }
+
+    /// The headers to add to an outgoing internal request.
+    package func headers(
+        method: String,
+        pathAndQuery: String,
+        caller: InternalCaller?,
+        contentSHA256: String,
+        now: Date = Date()
+    ) -> [(String, String)] {
+        let timestamp = Int64(now.timeIntervalSince1970)
+        var headers: [(String, String)] = [
+            (InternalHeader.timestamp, String(timestamp)),
+            (InternalHeader.contentSHA256, contentSHA256),
+        ]
+        if let caller {
+            headers.append((InternalHeader.appID, caller.appID))
+            headers.append((InternalHeader.keyKind, caller.keyKind.rawValue))
+        }
+        let signature = sign(
+            method: method,
+            pathAndQuery: pathAndQuery,
+            timestamp: timestamp,
+            caller: caller,
+            contentSHA256: contentSHA256
+        )
+        headers.append((InternalHeader.signature, signature))
+        return headers
+    }
+
+    /// Checks a signature in constant time and the timestamp against the window.
+    package func verify(
+        method: String,
+        pathAndQuery: String,
+        timestamp: String?,
+        caller: InternalCaller?,
+        contentSHA256: String,
+        signature: String?,
+        now: Date = Date()
+    ) throws(InternalSignatureError) {
+        guard let signature, let timestamp else { throw .missing }
+        guard let seconds = Int64(timestamp) else { throw .malformed }
+        let skew = abs(now.timeIntervalSince1970 - Double(seconds))
+        guard skew <= Double(window.components.seconds) else { throw .expired }
+        guard let given = Data(hexString: signature) else { throw .malformed }
+        let message = Self.canonical(
+            method: method,
+            pathAndQuery: pathAndQuery,
+            timestamp: seconds,
+            caller: caller,
+            contentSHA256: contentSHA256
+        )
+        guard HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Data(message.utf8), using: key) else {
+            throw .mismatch
+        }
+    }
+
+    private static func canonical(
+        method: String,
+        pathAndQuery: String,
+        timestamp: Int64,
+        caller: InternalCaller?,
+        contentSHA256: String
+    ) -> String {
+        [
+            method.uppercased(),
+            pathAndQuery,
+            String(timestamp),
+            caller?.appID ?? "",
+            caller?.keyKind.rawValue ?? "",
+            contentSHA256,
+        ].joined(separator: "\n")
+    }
+}
+
+/// Why an internal call was refused.
+package enum InternalSignatureError: Error, Equatable, Sendable {
+    /// No signature or timestamp header.
+    case missing
+    /// A header could not be parsed.
+    case malformed
+    /// The timestamp lies outside the window.
+    case expired
+    /// The signature does not match the request.
+    case mismatch
+    /// An `/internal/` call without a body hash.
+    case unsignedBody
+}

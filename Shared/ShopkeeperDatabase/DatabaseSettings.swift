@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperCore
+
+/// How to reach PostgreSQL, read from `DATABASE_URL` and `SHOPKEEPER_DB_POOL_SIZE`.
+package struct DatabaseSettings: Sendable {
+    package var host: String
+    package var port: Int
+    package var username: String
+    package var password: String?
+    package var database: String
+    /// Most connections the pool opens.
+    package var maximumConnections: Int
+
+    /// Reads `DATABASE_URL` (`postgres://user:password@host:port/database`) and the pool size.
+    package static func read(from environment: EnvironmentReader) throws(ConfigurationError) -> DatabaseSettings {
+        let url = environment.string("DATABASE_URL", default: "postgres://postgres@127.0.0.1:5432/shopkeeper")
+        var settings = try parse(url, variable: "DATABASE_URL")
+        settings.maximumConnections = try environment.int("SHOPKEEPER_DB_POOL_SIZE", default: 10, in: 1...500)
+        return settings
+    }
+
+    /// Parses a `postgres://` or `postgresql://` URL.
+    package static func parse(_ text: String, variable: String) throws(ConfigurationError) -> DatabaseSettings {
+        guard let components = URLComponents(string: text),
+            let scheme = components.scheme, scheme == "postgres" || scheme == "postgresql",
+            let host = components.host, !host.isEmpty
+        else {
+            throw ConfigurationError(
+                variable: variable,
+                reason: "must look like postgres://user:password@host:5432/database"
+            )
+        }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty else {
+            throw ConfigurationError(variable: variable, reason: "must name a database after the host")
+        }
+        return DatabaseSettings(
+            host: host,
+            port: components.port ?? 5432,
+            username: components.user ?? "postgres",
+            password: components.password,
+            database: database,
+            maximumConnections: 10
+        )
+    }
+
+    /// The pool configuration.
+    package var clientConfiguration: PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(
+            host: host,
+            port: port,
+            username: username,
+            password: password,
+            database: database,
+            tls: .disable
+        )
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+
+    /// A pool; it must be run (as a lifecycle service) before use.
+    package func makeClient(logger: Logger) -> PostgresClient {
+        PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+    }
+}

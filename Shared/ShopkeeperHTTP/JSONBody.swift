@@ -1,0 +1,102 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Decoding request bodies and encoding response bodies as JSON, with precise errors.
+package enum JSONBody {
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// Reads at most `limit` bytes of body and decodes it; throws ``RequestError`` for anything unacceptable.
+    package static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
+        if let contentType = request.headers[.contentType],
+            !contentType.lowercased().hasPrefix("application/json")
+        {
+            throw RequestError.unsupportedMediaType(contentType)
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw RequestError.bodyTooLarge(limit: limit)
+        }
+        return try decode(type, from: Data(buffer.readableBytesView))
+    }
+
+    /// Decodes `data`, mapping decoding failures to ``RequestError``.
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(RequestError) -> T {
+        guard !data.isEmpty else { throw .malformedJSON("the body is empty") }
+        do {
+            return try decoder.decode(type, from: data)
+        } catch let error as DecodingError {
+            throw map(error)
+        } catch {
+            throw .malformedJSON("unreadable")
+        }
+    }
+
+    /// Encodes a value as the body of a response.
+    package static func response(
+        _ value: some Encodable,
+        status: HTTPResponse.Status = .ok,
+        headers extra: HTTPFields = [:]
+    ) throws -> Response {
+        let data = try encoder.encode(value)
+        var headers = extra
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.contentLength] = String(data.count)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Encodes a value to bytes with the same settings as responses (sorted keys, ISO 8601 dates).
+    package static func encode(_ value: some Encodable) throws -> Data {
+        try encoder.encode(value)
+    }
+
+    static func map(_ error: DecodingError) -> RequestError {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            return .malformedJSON(context.underlyingError.map { "\($0)" } ?? context.debugDescription)
+        case .dataCorrupted(let context):
+            return .invalid(pointer(context.codingPath), context.debugDescription)
+        case .keyNotFound(let key, let context):
+            return .invalid(pointer(context.codingPath + [key]), "is required")
+        case .valueNotFound(_, let context):
+            return .invalid(pointer(context.codingPath), "must not be null")
+        case .typeMismatch(let type, let context):
+            return .invalid(pointer(context.codingPath), "must be \(describe(type))")
+        @unknown default:
+            return .malformedJSON("unreadable")
+        }
+    }
+
+    /// RFC 6901 pointer for a coding path.
+    static func pointer(_ path: [any CodingKey]) -> String {
+        guard !path.isEmpty else { return "/" }
+        return path.map { key in
+            let token = key.intValue.map(String.init) ?? key.stringValue
+            return "/" + token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        }.joined()
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Int64.Type, is Int32.Type: "an integer"
+        case is Double.Type, is Float.Type: "a number"
+        case is [Any].Type: "an array"
+        default: String(describing: type).contains("Array") ? "an array" : "an object"
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Hummingbird
+import NIOCore
+import Prometheus
+
+/// `/metrics` in the Prometheus text format, from the registry `main` bootstrapped swift-metrics with.
+package struct MetricsController<Context: RequestContext>: Sendable {
+    private let registry: PrometheusCollectorRegistry
+
+    package init(registry: PrometheusCollectorRegistry) {
+        self.registry = registry
+    }
+
+    package func addRoutes(to router: Router<Context>) {
+        router.get("/metrics") { _, _ in
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(4096)
+            self.registry.emit(into: &buffer)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4", .contentLength: String(buffer.count)],
+                body: .init(byteBuffer: ByteBuffer(bytes: buffer))
+            )
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Hummingbird
+import Logging
+import ShopkeeperCore
+
+/// Accepts the caller's `X-Request-ID` when it is sane, or generates one; puts it in the logger's metadata
+/// (`request_id`, read back by ``RequestContext/requestID`` for downstream calls) and on the response.
+package struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+    package init() {}
+
+    package func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        let id: String
+        if let given = request.headers[.requestID], Self.isAcceptable(given) {
+            id = given
+        } else {
+            id = RandomToken.base62(length: 22)
+        }
+        context.logger[metadataKey: "request_id"] = .string(id)
+        var response = try await next(request, context)
+        response.headers[.requestID] = id
+        return response
+    }
+
+    /// 1 to 128 characters of letters, digits, `-`, `_`, `.`, `:`; anything else is replaced, never trusted.
+    package static func isAcceptable(_ id: String) -> Bool {
+        guard (1...128).contains(id.utf8.count) else { return false }
+        return id.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || byte == 0x2d || byte == 0x5f || byte == 0x2e || byte == 0x3a
+        }
+    }
+}
+
+extension RequestContext {
+    /// The id ``RequestIDMiddleware`` chose for this request.
+    package var requestID: String? {
+        logger[metadataKey: "request_id"]?.description
+    }
+}

@@ -1,0 +1,67 @@
+import Hummingbird
+import Logging
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+import ShopkeeperCore
+import ShopkeeperDatabase
+
+/// Assembles what every service shares: middleware in the right order, health and metrics routes, the database
+/// pool as a lifecycle service, and migrations applied before the server accepts requests.
+package enum ServiceApplication {
+    /// Adds the standard middleware to a service router: request id, problem rendering, metrics, internal auth.
+    ///
+    /// Call before adding any route, so every route gets them.
+    package static func addStandardMiddleware(
+        to router: Router<ServiceRequestContext>,
+        settings: ServiceSettings
+    ) {
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: ProblemMiddleware())
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: InternalAuthMiddleware(signature: settings.internalSignature, internalBodyLimit: settings.maxBodyBytes))
+    }
+
+    /// Adds `/health/live`, `/health/ready` and `/metrics`.
+    package static func addOperationalRoutes(
+        to router: Router<ServiceRequestContext>,
+        readiness: [ReadinessCheck],
+        metrics: PrometheusCollectorRegistry
+    ) {
+        router.addRoutes(HealthController<ServiceRequestContext>(checks: readiness).endpoints, atPath: "/health")
+        MetricsController<ServiceRequestContext>(registry: metrics).addRoutes(to: router)
+    }
+
+    /// The application: the router's server, the database pool, migrations before the first request.
+    package static func make<Responder: HTTPResponder>(
+        responder: Responder,
+        settings: ServiceSettings,
+        database: PostgresClient,
+        migrations: MigrationRunner,
+        services: [any Service] = [],
+        logger: Logger
+    ) -> Application<Responder> where Responder.Context == ServiceRequestContext {
+        var app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
+            services: [database] + services,
+            logger: logger
+        )
+        app.beforeServerStarts {
+            try await migrations.run(client: database, logger: logger)
+        }
+        return app
+    }
+}
+
+extension ReadinessCheck {
+    /// The database answers and every migration this build knows is applied.
+    package static func database(_ client: PostgresClient, migrations: MigrationRunner, logger: Logger) -> ReadinessCheck {
+        ReadinessCheck(name: "database") {
+            let pending = try await migrations.pending(client: client, logger: logger)
+            guard pending.isEmpty else {
+                throw ReadinessFailure("migrations pending: \(pending.joined(separator: ", "))")
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+@main struct CLI { static func main() {} }
