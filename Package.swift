@@ -66,11 +66,11 @@ let package = Package(
     ],
     targets: [
         // Shared libraries: written once, linked by every service that needs them.
-        .shared("ShopkeeperCore", dependencies: [.logging, .crypto]),
         .shared("ShopkeeperModels"),
+        .shared("ShopkeeperCore", dependencies: ["ShopkeeperModels", .logging, .crypto]),
         .shared(
             "ShopkeeperHTTP",
-            dependencies: ["ShopkeeperCore", "ShopkeeperDatabase", .hummingbird, .logging, .metrics, .prometheus, .postgresNIO]
+            dependencies: ["ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .logging, .metrics, .prometheus, .postgresNIO]
         ),
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),
         .shared(

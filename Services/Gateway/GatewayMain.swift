@@ -1,1 +1,23 @@
-@main struct GatewayMain { static func main() {} }
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+import ShopkeeperCore
+
+@main
+struct GatewayMain {
+    static func main() async throws {
+        let environment = EnvironmentReader()
+        do {
+            _ = try LoggingSystem.bootstrapJSON(environment: environment)
+            let settings = try GatewaySettings.read(from: environment)
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            let app = try await buildApplication(settings: settings, metrics: registry)
+            try await app.runService()
+        } catch let error as ConfigurationError {
+            Logger(label: "gateway").critical("\(error.description)")
+            exit(78)
+        }
+    }
+}

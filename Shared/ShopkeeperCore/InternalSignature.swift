@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ShopkeeperModels
 
 /// Header names of Shopkeeper's internal calls (gateway to service, service to service).
 ///
@@ -31,14 +32,6 @@ package struct InternalCaller: Sendable, Hashable {
         self.appID = appID
         self.keyKind = keyKind
     }
-}
-
-/// The two kinds of API key.
-package enum APIKeyKind: String, Codable, CaseIterable, Sendable {
-    /// `pk_…`: what an app on a phone may do.
-    case `public`
-    /// `sk_…`: also manages its own app; for the developer's servers and tools.
-    case secret
 }
 
 /// Signs and checks internal calls with a shared secret (HMAC-SHA256).

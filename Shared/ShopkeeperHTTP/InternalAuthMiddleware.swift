@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ShopkeeperCore
+import ShopkeeperModels
 
 /// Checks the signature every call to a service must carry (from the gateway or a sibling service) and puts the
 /// signed identity in the context.

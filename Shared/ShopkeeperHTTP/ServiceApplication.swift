@@ -23,13 +23,13 @@ package enum ServiceApplication {
     }
 
     /// Adds `/health/live`, `/health/ready` and `/metrics`.
-    package static func addOperationalRoutes(
-        to router: Router<ServiceRequestContext>,
+    package static func addOperationalRoutes<Context: RequestContext>(
+        to router: Router<Context>,
         readiness: [ReadinessCheck],
         metrics: PrometheusCollectorRegistry
     ) {
-        router.addRoutes(HealthController<ServiceRequestContext>(checks: readiness).endpoints, atPath: "/health")
-        MetricsController<ServiceRequestContext>(registry: metrics).addRoutes(to: router)
+        router.addRoutes(HealthController<Context>(checks: readiness).endpoints, atPath: "/health")
+        MetricsController<Context>(registry: metrics).addRoutes(to: router)
     }
 
     /// The application: the router's server, the database pool, migrations before the first request.
@@ -40,7 +40,7 @@ package enum ServiceApplication {
         migrations: MigrationRunner,
         services: [any Service] = [],
         logger: Logger
-    ) -> Application<Responder> where Responder.Context == ServiceRequestContext {
+    ) -> Application<Responder> where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
         var app = Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),

@@ -1,5 +1,6 @@
 import Hummingbird
 import ShopkeeperCore
+import ShopkeeperModels
 
 /// The request context of every Shopkeeper service.
 ///

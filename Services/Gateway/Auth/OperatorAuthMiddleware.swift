@@ -1,0 +1,27 @@
+import Crypto
+import Foundation
+import Hummingbird
+import ShopkeeperHTTP
+
+/// Guards the operator API with the operator key from the environment (compared in constant time).
+/// Without a configured key the operator API refuses everything.
+struct OperatorAuthMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+
+    let operatorKey: String?
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let operatorKey, let given = APIKeyMiddleware.bearerToken(request.headers[.authorization]) else {
+            throw AuthError.operatorKeyRequired
+        }
+        // Compare digests so the comparison takes the same time whatever the inputs' lengths.
+        let expected = SHA256.hash(data: Data(operatorKey.utf8))
+        let actual = SHA256.hash(data: Data(given.utf8))
+        guard expected == actual else { throw AuthError.operatorKeyRequired }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,111 @@
+import AsyncHTTPClient
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+import ShopkeeperHTTP
+
+/// Builds the gateway application: the same function serves `main` and the tests.
+func buildApplication(
+    settings: GatewaySettings,
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+) async throws -> some ApplicationProtocol {
+    let logger = Logger(label: "gateway")
+    let database = settings.service.database.makeClient(logger: logger)
+    let httpClient = makeUpstreamClient(settings: settings)
+    let repository = AppPostgresRepository(client: database, logger: logger)
+    let router = buildRouter(
+        settings: settings,
+        repository: repository,
+        httpClient: httpClient,
+        readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
+            + upstreamChecks(settings: settings, httpClient: httpClient),
+        metrics: metrics
+    )
+    return ServiceApplication.make(
+        responder: router.buildResponder(),
+        settings: settings.service,
+        database: database,
+        migrations: GatewayMigrations.runner,
+        services: [HTTPClientService(client: httpClient)],
+        logger: logger
+    )
+}
+
+/// The gateway's routes: operational, operator, the app's own keys, and the proxied service prefixes.
+func buildRouter(
+    settings: GatewaySettings,
+    repository: any AppRepository,
+    httpClient: HTTPClient,
+    readiness: [ReadinessCheck],
+    metrics: PrometheusCollectorRegistry
+) -> Router<GatewayRequestContext> {
+    let router = Router(context: GatewayRequestContext.self)
+    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: ProblemMiddleware())
+    router.add(middleware: AllowedOriginsCORSMiddleware(allowedOrigins: settings.corsOrigins))
+    router.add(middleware: MetricsMiddleware())
+    ServiceApplication.addOperationalRoutes(to: router, readiness: readiness, metrics: metrics)
+
+    let authenticator = APIKeyAuthenticator(repository: repository, cacheTTL: settings.keyCacheTTL)
+    let issuer = KeyIssuer(repository: repository, authenticator: authenticator)
+    let maxBody = settings.service.maxBodyBytes
+
+    router.group("/operator/v1")
+        .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey))
+        .addRoutes(OperatorController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints)
+
+    let api = router.group()
+        .add(middleware: APIKeyMiddleware(authenticator: authenticator, rateLimiter: TokenBucketRateLimiter(), limits: settings.rateLimits))
+        .group(context: AuthenticatedContext.self)
+    api.addRoutes(AppKeyController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints, atPath: "/v1/admin/keys")
+
+    let proxy = ReverseProxy(
+        httpClient: httpClient,
+        signature: settings.service.internalSignature,
+        maxBodyBytes: maxBody,
+        requestDeadline: .hours(1)
+    )
+    ProxyController(proxy: proxy, routes: settings.routes).addRoutes(to: api)
+    return router
+}
+
+/// The pooled client used for every upstream call; shut down after the server has drained.
+func makeUpstreamClient(settings: GatewaySettings) -> HTTPClient {
+    var configuration = HTTPClient.Configuration()
+    configuration.timeout = .init(
+        connect: .milliseconds(Int64(settings.connectTimeout.components.seconds * 1000 + settings.connectTimeout.components.attoseconds / 1_000_000_000_000_000)),
+        read: .milliseconds(Int64(settings.readTimeout.components.seconds * 1000 + settings.readTimeout.components.attoseconds / 1_000_000_000_000_000))
+    )
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+    configuration.redirectConfiguration = .disallow
+    configuration.decompression = .disabled
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}
+
+/// One readiness check per upstream service: its own `/health/ready` answers 200.
+func upstreamChecks(settings: GatewaySettings, httpClient: HTTPClient) -> [ReadinessCheck] {
+    var seen: Set<String> = []
+    return settings.routes.compactMap { route in
+        guard seen.insert(route.service).inserted else { return nil }
+        return ReadinessCheck(name: route.service) {
+            var request = HTTPClientRequest(url: route.baseURL.absoluteString + "/health/ready")
+            request.method = .GET
+            let response = try await httpClient.execute(request, timeout: .seconds(2))
+            _ = try await response.body.collect(upTo: 64 * 1024)
+            guard response.status == .ok else { throw ReadinessFailure("status \(response.status.code)") }
+        }
+    }
+}
+
+/// Runs nothing, but shuts the HTTP client down when the application stops.
+struct HTTPClientService: Service {
+    let client: HTTPClient
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await client.shutdown()
+    }
+}

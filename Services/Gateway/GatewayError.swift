@@ -1,0 +1,38 @@
+import HTTPTypes
+import ShopkeeperHTTP
+
+/// Gateway failures with their HTTP rendering.
+enum GatewayError: ProblemError {
+    case appNotFound(String)
+    case keyNotFound(String)
+    /// The upstream service could not be reached or broke the connection.
+    case upstreamUnavailable(service: String)
+    /// The upstream service did not answer in time.
+    case upstreamTimeout(service: String)
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .appNotFound, .keyNotFound: .notFound
+        case .upstreamUnavailable: .badGateway
+        case .upstreamTimeout: .gatewayTimeout
+        }
+    }
+
+    var code: String {
+        switch self {
+        case .appNotFound: "app_not_found"
+        case .keyNotFound: "key_not_found"
+        case .upstreamUnavailable: "upstream_unavailable"
+        case .upstreamTimeout: "upstream_timeout"
+        }
+    }
+
+    var detail: String {
+        switch self {
+        case .appNotFound(let id): "No app '\(id)' exists."
+        case .keyNotFound(let id): "No key '\(id)' exists for this app."
+        case .upstreamUnavailable(let service): "The \(service) service is unavailable; retry shortly."
+        case .upstreamTimeout(let service): "The \(service) service did not answer in time; retry shortly."
+        }
+    }
+}

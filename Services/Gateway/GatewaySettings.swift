@@ -1,0 +1,81 @@
+import Foundation
+import ShopkeeperCore
+import ShopkeeperHTTP
+
+/// The gateway's settings: the common ones plus
+///
+/// | variable | default | meaning |
+/// | --- | --- | --- |
+/// | `SHOPKEEPER_PORT` | `8080` | |
+/// | `SHOPKEEPER_OPERATOR_KEY` | unset (operator API off) | bearer key of the operator API, 24+ characters |
+/// | `SHOPKEEPER_CATALOG_URL` | `http://127.0.0.1:8081` | the catalog service |
+/// | `SHOPKEEPER_GATEWAY_ROUTES` | built from the service URLs | routing table override: `prefix=service@url,...` |
+/// | `SHOPKEEPER_RATE_LIMIT_PUBLIC` | `1000/2000` | requests per second / burst for each public key |
+/// | `SHOPKEEPER_RATE_LIMIT_SECRET` | `100/200` | the same for each secret key |
+/// | `SHOPKEEPER_CORS_ORIGINS` | none | comma-separated browser origins allowed to call the API |
+/// | `SHOPKEEPER_UPSTREAM_CONNECT_TIMEOUT_MS` | `2000` | connecting to a service |
+/// | `SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS` | `30000` | longest silence while waiting for a service's bytes |
+/// | `SHOPKEEPER_KEY_CACHE_SECONDS` | `5` | how long a key lookup is remembered (a revocation takes this long everywhere) |
+struct GatewaySettings: Sendable {
+    var service: ServiceSettings
+    var operatorKey: String?
+    var routes: [UpstreamRoute]
+    var rateLimits: RateLimits
+    var corsOrigins: Set<String>
+    var connectTimeout: Duration
+    var readTimeout: Duration
+    var keyCacheTTL: Duration
+
+    static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError) -> GatewaySettings {
+        let service = try ServiceSettings.read(service: "gateway", defaultPort: 8080, from: environment)
+        let operatorKey = environment.raw("SHOPKEEPER_OPERATOR_KEY")
+        if let operatorKey, operatorKey.count < 24 {
+            throw ConfigurationError(variable: "SHOPKEEPER_OPERATOR_KEY", reason: "must be at least 24 characters long")
+        }
+        let routes: [UpstreamRoute]
+        if let table = environment.raw("SHOPKEEPER_GATEWAY_ROUTES") {
+            routes = try UpstreamRoute.parse(table, variable: "SHOPKEEPER_GATEWAY_ROUTES")
+        } else {
+            routes = UpstreamRoute.defaults(
+                catalogURL: try environment.httpURL("SHOPKEEPER_CATALOG_URL", default: "http://127.0.0.1:8081")
+            )
+        }
+        let origins = (environment.raw("SHOPKEEPER_CORS_ORIGINS") ?? "")
+            .split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        for origin in origins where URL(string: origin)?.host == nil || origin.hasSuffix("/") {
+            throw ConfigurationError(
+                variable: "SHOPKEEPER_CORS_ORIGINS",
+                reason: "entries must be origins such as https://shop.example.com (no path), got '\(origin)'"
+            )
+        }
+        return GatewaySettings(
+            service: service,
+            operatorKey: operatorKey,
+            routes: routes,
+            rateLimits: RateLimits(
+                publicKeys: try rateLimit("SHOPKEEPER_RATE_LIMIT_PUBLIC", default: RateLimit(perSecond: 1000, burst: 2000), environment),
+                secretKeys: try rateLimit("SHOPKEEPER_RATE_LIMIT_SECRET", default: RateLimit(perSecond: 100, burst: 200), environment)
+            ),
+            corsOrigins: Set(origins),
+            connectTimeout: .milliseconds(try environment.int("SHOPKEEPER_UPSTREAM_CONNECT_TIMEOUT_MS", default: 2000, in: 10...60_000)),
+            readTimeout: .milliseconds(try environment.int("SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS", default: 30_000, in: 10...600_000)),
+            keyCacheTTL: .seconds(try environment.int("SHOPKEEPER_KEY_CACHE_SECONDS", default: 5, in: 0...300))
+        )
+    }
+
+    /// Parses `rate/burst`, e.g. `50/100`.
+    private static func rateLimit(
+        _ name: String,
+        default defaultValue: RateLimit,
+        _ environment: EnvironmentReader
+    ) throws(ConfigurationError) -> RateLimit {
+        guard let text = environment.raw(name) else { return defaultValue }
+        let parts = text.split(separator: "/").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, parts[0] > 0, parts[1] >= 1 else {
+            throw ConfigurationError(variable: name, reason: "must be 'rate/burst' in requests per second, e.g. 50/100, got '\(text)'")
+        }
+        return RateLimit(perSecond: parts[0], burst: parts[1])
+    }
+}

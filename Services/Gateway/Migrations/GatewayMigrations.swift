@@ -1,0 +1,35 @@
+import ShopkeeperDatabase
+
+/// The gateway's schema changes, oldest first. Forward only: never edit a released one, add a new one.
+enum GatewayMigrations {
+    static let runner = MigrationRunner(schema: "gateway", migrations: all)
+
+    static let all: [Migration] = [
+        Migration(
+            "0001_apps_and_keys",
+            sql: """
+                CREATE TABLE gateway.apps (
+                    app_id text PRIMARY KEY,
+                    name text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                );
+
+                -- Keys are stored only as SHA-256 hashes: they carry 190 random bits, so a slow hash adds nothing.
+                CREATE TABLE gateway.api_keys (
+                    key_id text PRIMARY KEY,
+                    app_id text NOT NULL REFERENCES gateway.apps (app_id),
+                    kind text NOT NULL CHECK (kind IN ('public', 'secret')),
+                    key_hash bytea NOT NULL UNIQUE,
+                    prefix text NOT NULL,
+                    label text,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    revoked_at timestamptz
+                );
+                CREATE INDEX api_keys_by_app ON gateway.api_keys (app_id);
+
+                -- Published for other services (read only).
+                CREATE VIEW gateway.apps_v1 AS SELECT app_id, name, created_at FROM gateway.apps;
+                """
+        )
+    ]
+}

@@ -1,0 +1,39 @@
+import Foundation
+import ShopkeeperCore
+
+/// One row of the routing table: requests whose path starts with `prefix` go to `baseURL`.
+struct UpstreamRoute: Sendable, Hashable {
+    /// A path prefix such as `/v1/catalog`; matches the path itself and everything below it.
+    var prefix: String
+    /// Name used in errors, logs and the readiness report.
+    var service: String
+    /// Where the service listens, e.g. `http://127.0.0.1:8081`.
+    var baseURL: URL
+
+    /// The default table, from each service's URL.
+    static func defaults(catalogURL: URL) -> [UpstreamRoute] {
+        [
+            UpstreamRoute(prefix: "/v1/catalog", service: "catalog", baseURL: catalogURL),
+            UpstreamRoute(prefix: "/v1/admin/products", service: "catalog", baseURL: catalogURL),
+            UpstreamRoute(prefix: "/v1/admin/catalog", service: "catalog", baseURL: catalogURL),
+        ]
+    }
+
+    /// Parses `SHOPKEEPER_GATEWAY_ROUTES`: comma-separated `prefix=service@url` entries.
+    static func parse(_ text: String, variable: String) throws(ConfigurationError) -> [UpstreamRoute] {
+        var routes: [UpstreamRoute] = []
+        for entry in text.split(separator: ",") {
+            let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let target = parts.count == 2 ? parts[1].split(separator: "@", maxSplits: 1).map(String.init) : []
+            guard parts.count == 2, parts[0].hasPrefix("/"), !parts[0].hasSuffix("/"), target.count == 2 else {
+                throw ConfigurationError(
+                    variable: variable,
+                    reason: "entries must look like /v1/catalog=catalog@http://127.0.0.1:8081, got '\(entry)'"
+                )
+            }
+            let url = try EnvironmentReader.parseHTTPURL(target[1], variable: variable)
+            routes.append(UpstreamRoute(prefix: parts[0], service: target[0], baseURL: url))
+        }
+        return routes
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperCore
+import ShopkeeperModels
+
+/// ``AppRepository`` on PostgreSQL (schema `gateway`).
+struct AppPostgresRepository: AppRepository {
+    let client: PostgresClient
+    let logger: Logger
+
+    func createApp(name: String) async throws -> AppInfo {
+        let appID = RandomToken.identifier(prefix: "app", length: 16)
+        let rows = try await client.query(
+            "INSERT INTO gateway.apps (app_id, name) VALUES (\(appID), \(name)) RETURNING created_at",
+            logger: logger
+        )
+        for try await createdAt in rows.decode(Date.self) {
+            return AppInfo(appID: appID, name: name, createdAt: createdAt)
+        }
+        throw GatewayError.appNotFound(appID)
+    }
+
+    func apps() async throws -> [AppInfo] {
+        let rows = try await client.query(
+            "SELECT app_id, name, created_at FROM gateway.apps ORDER BY created_at, app_id",
+            logger: logger
+        )
+        var apps: [AppInfo] = []
+        for try await (appID, name, createdAt) in rows.decode((String, String, Date).self) {
+            apps.append(AppInfo(appID: appID, name: name, createdAt: createdAt))
+        }
+        return apps
+    }
+
+    func app(appID: String) async throws -> AppInfo {
+        let rows = try await client.query(
+            "SELECT app_id, name, created_at FROM gateway.apps WHERE app_id = \(appID)",
+            logger: logger
+        )
+        for try await (appID, name, createdAt) in rows.decode((String, String, Date).self) {
+            return AppInfo(appID: appID, name: name, createdAt: createdAt)
+        }
+        throw GatewayError.appNotFound(appID)
+    }
+
+    func createKey(appID: String, kind: APIKeyKind, label: String?, keyHash: [UInt8], prefix: String) async throws -> APIKeyInfo {
+        let keyID = RandomToken.identifier(prefix: "key", length: 16)
+        let rows = try await client.query(
+            """
+            INSERT INTO gateway.api_keys (key_id, app_id, kind, key_hash, prefix, label)
+            SELECT \(keyID), app_id, \(kind.rawValue), \(ByteBuffer(bytes: keyHash)), \(prefix), \(label)
+            FROM gateway.apps WHERE app_id = \(appID)
+            RETURNING created_at
+            """,
+            logger: logger
+        )
+        for try await createdAt in rows.decode(Date.self) {
+            return APIKeyInfo(
+                keyID: keyID, appID: appID, kind: kind, prefix: prefix, label: label, createdAt: createdAt, revokedAt: nil
+            )
+        }
+        throw GatewayError.appNotFound(appID)
+    }
+
+    func keys(appID: String) async throws -> [APIKeyInfo] {
+        _ = try await app(appID: appID)
+        let rows = try await client.query(
+            """
+            SELECT key_id, kind, prefix, label, created_at, revoked_at FROM gateway.api_keys
+            WHERE app_id = \(appID) ORDER BY created_at, key_id
+            """,
+            logger: logger
+        )
+        var keys: [APIKeyInfo] = []
+        for try await (keyID, kind, prefix, label, createdAt, revokedAt) in rows.decode(
+            (String, String, String, String?, Date, Date?).self
+        ) {
+            keys.append(
+                APIKeyInfo(
+                    keyID: keyID,
+                    appID: appID,
+                    kind: APIKeyKind(rawValue: kind) ?? .public,
+                    prefix: prefix,
+                    label: label,
+                    createdAt: createdAt,
+                    revokedAt: revokedAt
+                )
+            )
+        }
+        return keys
+    }
+
+    func revokeKey(appID: String, keyID: String) async throws -> APIKeyInfo {
+        let rows = try await client.query(
+            """
+            UPDATE gateway.api_keys SET revoked_at = coalesce(revoked_at, now())
+            WHERE app_id = \(appID) AND key_id = \(keyID)
+            RETURNING kind, prefix, label, created_at, revoked_at
+            """,
+            logger: logger
+        )
+        for try await (kind, prefix, label, createdAt, revokedAt) in rows.decode((String, String, String?, Date, Date?).self) {
+            return APIKeyInfo(
+                keyID: keyID,
+                appID: appID,
+                kind: APIKeyKind(rawValue: kind) ?? .public,
+                prefix: prefix,
+                label: label,
+                createdAt: createdAt,
+                revokedAt: revokedAt
+            )
+        }
+        throw GatewayError.keyNotFound(keyID)
+    }
+
+    func identity(keyHash: [UInt8]) async throws -> KeyIdentity? {
+        let rows = try await client.query(
+            """
+            SELECT key_id, app_id, kind FROM gateway.api_keys
+            WHERE key_hash = \(ByteBuffer(bytes: keyHash)) AND revoked_at IS NULL
+            """,
+            logger: logger
+        )
+        for try await (keyID, appID, kind) in rows.decode((String, String, String).self) {
+            guard let kind = APIKeyKind(rawValue: kind) else { return nil }
+            return KeyIdentity(keyID: keyID, appID: appID, kind: kind)
+        }
+        return nil
+    }
+}
