@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperCore
+import ShopkeeperDatabase
+
+/// The PostgreSQL the tests use: `SHOPKEEPER_TEST_DATABASE_URL`, which `scripts/test` sets to a throwaway cluster.
+package enum TestDatabase {
+    package struct NotConfigured: Error, CustomStringConvertible {
+        package var description: String {
+            "SHOPKEEPER_TEST_DATABASE_URL is not set: run the tests with scripts/test, which starts a throwaway PostgreSQL"
+        }
+    }
+
+    /// The shared test database (services migrate it themselves; tests isolate by creating their own apps).
+    package static func settings() throws -> DatabaseSettings {
+        guard let url = EnvironmentReader().raw("SHOPKEEPER_TEST_DATABASE_URL") else { throw NotConfigured() }
+        return try DatabaseSettings.parse(url, variable: "SHOPKEEPER_TEST_DATABASE_URL")
+    }
+
+    /// The shared database's URL.
+    package static func url() throws -> String {
+        guard let url = EnvironmentReader().raw("SHOPKEEPER_TEST_DATABASE_URL") else { throw NotConfigured() }
+        return url
+    }
+
+    /// Creates an empty database on the same server, runs `body` with its settings, then drops it.
+    package static func withFreshDatabase<T: Sendable>(_ body: (DatabaseSettings) async throws -> T) async throws -> T {
+        let base = try settings()
+        let name = "test_" + RandomToken.base62(length: 12).lowercased()
+        try await withClient(base) { client in
+            try await client.query("CREATE DATABASE \(unescaped: name)")
+        }
+        var fresh = base
+        fresh.database = name
+        do {
+            let result = try await body(fresh)
+            try? await withClient(base) { client in try await client.query("DROP DATABASE \(unescaped: name) WITH (FORCE)") }
+            return result
+        } catch {
+            try? await withClient(base) { client in try await client.query("DROP DATABASE \(unescaped: name) WITH (FORCE)") }
+            throw error
+        }
+    }
+
+    /// Runs `body` with a running pool on `settings`.
+    package static func withClient<T: Sendable>(
+        _ settings: DatabaseSettings,
+        _ body: @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
+        let client = settings.makeClient(logger: Logger(label: "test-db"))
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                await client.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}
+
+extension DatabaseSettings {
+    /// `postgres://user@host:port/database` for these settings.
+    package var url: String {
+        let credentials = password.map { "\(username):\($0)" } ?? username
+        return "postgres://\(credentials)@\(host):\(port)/\(database)"
+    }
+}

@@ -1,0 +1,88 @@
+import ShopkeeperModels
+
+/// The demo shop the run command seeds: a flower-garden game.
+enum DemoShop {
+    static let appName = "Demo Garden"
+    static let bundleID = "com.shopkeeper.demo.garden"
+
+    static var catalog: CatalogDocument {
+        CatalogDocument(products: [
+            Product(
+                productID: "extra_garden",
+                type: .nonConsumable,
+                storeProductIDs: [.appStore: "\(bundleID).extra_garden", .playStore: "extra_garden"],
+                entitlements: ["extra_garden"],
+                localizations: [
+                    "en": .init(name: "Extra Garden", description: "A second garden behind the house.", priceHint: "$2.99"),
+                    "de": .init(name: "Zusätzlicher Garten", description: "Ein zweiter Garten hinter dem Haus."),
+                ],
+                sortOrder: 10,
+                group: "gardens"
+            ),
+            Product(
+                productID: "fertilizer_10",
+                type: .consumable,
+                storeProductIDs: [.appStore: "\(bundleID).fertilizer_10", .playStore: "fertilizer_10"],
+                consumableQuantity: 10,
+                localizations: [
+                    "en": .init(name: "Fertilizer (10 doses)", description: "Makes any flower grow at once.", priceHint: "$0.99"),
+                    "de": .init(name: "Dünger (10 Portionen)"),
+                ],
+                sortOrder: 20,
+                group: "supplies"
+            ),
+            Product(
+                productID: "seeds_sunflower",
+                type: .nonConsumable,
+                free: true,
+                entitlements: ["seeds_sunflower"],
+                localizations: ["en": .init(name: "Sunflower Seeds", description: "A free pack to start with.")],
+                sortOrder: 30,
+                group: "seeds"
+            ),
+            Product(
+                productID: "seeds_tulip",
+                type: .nonConsumable,
+                storeProductIDs: [.appStore: "\(bundleID).seeds_tulip", .playStore: "seeds_tulip"],
+                includedInVariants: ["full"],
+                entitlements: ["seeds_tulip"],
+                localizations: ["en": .init(name: "Tulip Seeds", priceHint: "$0.99")],
+                sortOrder: 31,
+                group: "seeds"
+            ),
+            Product(
+                productID: "seeds_orchid",
+                type: .nonConsumable,
+                storeProductIDs: [.appStore: "\(bundleID).seeds_orchid", .playStore: "seeds_orchid"],
+                reviewState: .waitingForReview,
+                entitlements: ["seeds_orchid"],
+                localizations: ["en": .init(name: "Orchid Seeds", priceHint: "$1.99")],
+                sortOrder: 32,
+                group: "seeds"
+            ),
+            Product(
+                productID: "greenhouse",
+                type: .nonConsumable,
+                storeProductIDs: [.appStore: "\(bundleID).greenhouse", .playStore: "greenhouse"],
+                minAppVersion: AppVersion("2.0"),
+                belowMinVersion: .requiresUpdate,
+                entitlements: ["greenhouse"],
+                localizations: ["en": .init(name: "Greenhouse", description: "Grow flowers all winter.", priceHint: "$4.99")],
+                sortOrder: 40,
+                group: "gardens"
+            ),
+            Product(
+                productID: "service_year",
+                type: .nonRenewing,
+                storeProductIDs: [.appStore: "\(bundleID).service_year", .playStore: "service_year"],
+                entitlements: ["garden_service"],
+                duration: ISODuration("P1Y"),
+                localizations: [
+                    "en": .init(name: "Garden Service (1 year)", description: "A gardener visits every week.", priceHint: "$19.99")
+                ],
+                sortOrder: 50,
+                group: "services"
+            ),
+        ])
+    }
+}

@@ -1,0 +1,51 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ShopkeeperModels
+
+/// A small typed client of the gateway's operator and admin APIs.
+struct GatewayAPIClient {
+    let baseURL: String
+    let bearer: String
+
+    struct Failure: Error, CustomStringConvertible {
+        var status: UInt
+        var body: String
+        var description: String { "HTTP \(status): \(body)" }
+    }
+
+    func send<Response: Decodable>(
+        _ method: HTTPMethod,
+        _ path: String,
+        body: (some Encodable)? = Optional<String>.none,
+        as: Response.Type
+    ) async throws -> Response {
+        var request = HTTPClientRequest(url: baseURL.trimmingSuffix("/") + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(bearer)")
+        if let body {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try encoder.encode(body)))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        let data = Data(bytes.readableBytesView)
+        guard (200..<300).contains(response.status.code) else {
+            throw Failure(status: response.status.code, body: String(decoding: data, as: UTF8.self))
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(Response.self, from: data.isEmpty ? Data("null".utf8) : data)
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        var text = self
+        while text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+        return text
+    }
+}

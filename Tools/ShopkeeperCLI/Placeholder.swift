@@ -1,1 +1,0 @@
-@main struct CLI { static func main() {} }
