@@ -106,13 +106,17 @@ let package = Package(
         ),
 
         // Tests mirror what they test.
-        .tests("ShopkeeperHTTPTests", dependencies: ["ShopkeeperHTTP", "ShopkeeperTestSupport", .hummingbirdTesting]),
+        .tests("ShopkeeperModelsTests", dependencies: ["ShopkeeperModels"]),
+        .tests(
+            "ShopkeeperHTTPTests",
+            dependencies: ["ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperTestSupport", .hummingbirdTesting]
+        ),
         .tests("ShopkeeperDatabaseTests", dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport"]),
         .tests("CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),
         .tests(
             "GatewayTests",
             dependencies: ["Gateway", "Catalog", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient]
         ),
-        .tests("EndToEndTests", dependencies: ["ShopkeeperTestSupport", "ShopkeeperModels", .asyncHTTPClient]),
+        .tests("EndToEndTests", dependencies: ["ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", .asyncHTTPClient]),
     ]
 )
