@@ -75,7 +75,10 @@ let package = Package(
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),
         .shared(
             "ShopkeeperTestSupport",
-            dependencies: ["ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", .hummingbird, .postgresNIO, .logging]
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird, .postgresNIO,
+                .logging,
+            ]
         ),
 
         // Services: one executable each.

@@ -18,6 +18,9 @@ struct CatalogMain {
         } catch let error as ConfigurationError {
             Logger(label: "catalog").critical("\(error.description)")
             exit(78)
+        } catch {
+            Logger(label: "catalog").critical("stopped by an error", metadata: ["error": "\(String(reflecting: error))"])
+            exit(1)
         }
     }
 }

@@ -18,6 +18,9 @@ struct GatewayMain {
         } catch let error as ConfigurationError {
             Logger(label: "gateway").critical("\(error.description)")
             exit(78)
+        } catch {
+            Logger(label: "gateway").critical("stopped by an error", metadata: ["error": "\(String(reflecting: error))"])
+            exit(1)
         }
     }
 }

@@ -49,16 +49,17 @@ package struct MigrationRunner: Sendable {
     }
 
     private func applyMissing(connection: PostgresConnection, logger: Logger) async throws {
-        _ = try await connection.simpleQuery(
+        try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
+        try await connection.query(
             """
-            CREATE SCHEMA IF NOT EXISTS \(schema);
-            CREATE TABLE IF NOT EXISTS \(schema).schema_migrations (
+            CREATE TABLE IF NOT EXISTS \(unescaped: schema).schema_migrations (
                 name text PRIMARY KEY,
                 checksum text NOT NULL,
                 applied_at timestamptz NOT NULL DEFAULT now()
-            );
-            """
-        ).get()
+            )
+            """,
+            logger: logger
+        )
         var applied: [String: String] = [:]
         let rows = try await connection.query(
             "SELECT name, checksum FROM \(unescaped: schema).schema_migrations",
@@ -75,9 +76,11 @@ package struct MigrationRunner: Sendable {
                 continue
             }
             logger.info("applying migration", metadata: ["schema": "\(schema)", "migration": "\(migration.name)"])
-            _ = try await connection.simpleQuery("BEGIN").get()
+            try await connection.query("BEGIN", logger: logger)
             do {
-                _ = try await connection.simpleQuery(migration.sql).get()
+                for statement in SQLStatementSplitter.split(migration.sql) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
                 _ = try await connection.query(
                     """
                     INSERT INTO \(unescaped: schema).schema_migrations (name, checksum)
@@ -85,9 +88,9 @@ package struct MigrationRunner: Sendable {
                     """,
                     logger: logger
                 )
-                _ = try await connection.simpleQuery("COMMIT").get()
+                try await connection.query("COMMIT", logger: logger)
             } catch {
-                _ = try? await connection.simpleQuery("ROLLBACK").get()
+                _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
             }
         }

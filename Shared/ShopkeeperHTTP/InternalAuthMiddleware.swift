@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 import Hummingbird
 import ShopkeeperCore
 import ShopkeeperModels
@@ -40,7 +41,12 @@ package struct InternalAuthMiddleware: RouterMiddleware {
             guard declaredHash != InternalSignature.unsignedPayload else {
                 throw AuthError.invalidSignature("internal endpoints require a signed body hash")
             }
-            let body = try await request.body.collect(upTo: internalBodyLimit)
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: internalBodyLimit)
+            } catch is NIOTooManyBytesError {
+                throw RequestError.bodyTooLarge(limit: internalBodyLimit)
+            }
             let actual = InternalSignature.bodyHash(body.readableBytesView)
             guard actual == declaredHash.lowercased() else {
                 throw AuthError.invalidSignature("the body does not match its signed hash")

@@ -27,6 +27,8 @@ package enum JSONBody {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw RequestError.bodyTooLarge(limit: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw RequestError.bodyTooLarge(limit: limit)
         }
