@@ -1,0 +1,136 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ShopkeeperModels
+import ShopkeeperTestSupport
+import Testing
+
+@Suite struct ProxyTests {
+    @Test func requestIDsTravelToTheServiceAndBack() async throws {
+        try await GatewayHarness.run { gateway in
+            let app = try await gateway.createApp("Trace")
+            let response = try await gateway.send(
+                .get, "/v1/admin/products/none", bearer: app.secretKey.key, headers: [.requestID: "trace-42"]
+            )
+            #expect(response.status == .notFound)
+            #expect(response.headers[.requestID] == "trace-42")
+            // The problem was rendered by the catalog service, which saw the same id.
+            let problem = try TestJSON.object(response.body.readableBytesView)
+            #expect(problem["code"] as? String == "product_not_found")
+            #expect(problem["request_id"] as? String == "trace-42")
+
+            let generated = try await gateway.send(.get, "/v1/admin/products/none", bearer: app.secretKey.key)
+            let id = try #require(generated.headers[.requestID])
+            #expect(try TestJSON.object(generated.body.readableBytesView)["request_id"] as? String == id)
+        }
+    }
+
+    @Test func rateLimitsAnswer429WithRetryAfter() async throws {
+        try await GatewayHarness.run(environment: ["SHOPKEEPER_RATE_LIMIT_PUBLIC": "0.01/3"]) { gateway in
+            let app = try await gateway.createApp("Limited")
+            let other = try await gateway.createApp("Other")
+            let path = "/v1/catalog?platform=app_store&app_version=1.0"
+            for _ in 0..<3 {
+                #expect(try await gateway.send(.get, path, bearer: app.publicKey.key).status == .ok)
+            }
+            let limited = try await gateway.send(.get, path, bearer: app.publicKey.key)
+            #expect(limited.status == .tooManyRequests)
+            #expect(try code(limited) == "rate_limited")
+            let retryAfter = try #require(limited.headers[.retryAfter].flatMap(Int.init))
+            #expect(retryAfter >= 1)
+            // Buckets are per key: other keys are unaffected.
+            #expect(try await gateway.send(.get, path, bearer: other.publicKey.key).status == .ok)
+            #expect(try await gateway.send(.get, path, bearer: app.secretKey.key).status == .ok)
+        }
+    }
+
+    @Test func deadUpstreamGives502AndNotReady() async throws {
+        try await GatewayHarness.run(upstreamURL: "http://127.0.0.1:9") { gateway in
+            let app = try await gateway.createApp("Dead")
+            let started = ContinuousClock.now
+            let response = try await gateway.send(.get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: app.publicKey.key)
+            #expect(response.status == .badGateway)
+            #expect(try code(response) == "upstream_unavailable")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            let ready = try await gateway.client.execute(uri: "/health/ready", method: .get)
+            #expect(ready.status == .serviceUnavailable)
+            let report = try TestJSON.object(ready.body.readableBytesView)
+            let checks = report["checks"] as? [String: String] ?? [:]
+            #expect(checks["database"] == "ok")
+            #expect(checks["catalog"]?.hasPrefix("failing") == true)
+        }
+    }
+
+    @Test func slowUpstreamGives504() async throws {
+        let router = Router()
+        router.get("/v1/catalog") { _, _ -> String in
+            try await Task.sleep(for: .seconds(5))
+            return "late"
+        }
+        let slow = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await slow.test(.live) { slowClient in
+            let url = "http://127.0.0.1:\(slowClient.port ?? 0)"
+            try await GatewayHarness.run(environment: ["SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS": "300"], upstreamURL: url) { gateway in
+                let app = try await gateway.createApp("Slow")
+                let started = ContinuousClock.now
+                let response = try await gateway.send(.get, "/v1/catalog", bearer: app.publicKey.key)
+                #expect(response.status == .gatewayTimeout)
+                #expect(try code(response) == "upstream_timeout")
+                #expect(ContinuousClock.now - started < .seconds(3))
+            }
+        }
+    }
+
+    @Test func oversizedBodiesStopAtTheGateway() async throws {
+        try await GatewayHarness.run(environment: ["SHOPKEEPER_MAX_BODY_BYTES": "4096"]) { gateway in
+            let app = try await gateway.createApp("Big")
+            var big = product("big")
+            big.localizations["en"]?.description = String(repeating: "x", count: 8000)
+            let response = try await gateway.send(.post, "/v1/admin/products", bearer: app.secretKey.key, json: try TestJSON.encode(big))
+            #expect(response.status == .contentTooLarge)
+            #expect(try code(response) == "body_too_large")
+            #expect(try await gateway.send(.get, "/v1/admin/products/big", bearer: app.secretKey.key).status == .notFound)
+        }
+    }
+
+    @Test func corsForConfiguredOriginsOnly() async throws {
+        try await GatewayHarness.run(environment: ["SHOPKEEPER_CORS_ORIGINS": "https://shop.example.com"]) { gateway in
+            let app = try await gateway.createApp("Web")
+            let preflight = try await gateway.client.execute(
+                uri: "/v1/catalog",
+                method: .options,
+                headers: [.origin: "https://shop.example.com", .accessControlRequestMethod: "GET"]
+            )
+            #expect(preflight.status == .noContent)
+            #expect(preflight.headers[.accessControlAllowOrigin] == "https://shop.example.com")
+            #expect(preflight.headers[.accessControlAllowHeaders]?.contains("Authorization") == true)
+
+            let allowed = try await gateway.send(
+                .get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: app.publicKey.key,
+                headers: [.origin: "https://shop.example.com"]
+            )
+            #expect(allowed.headers[.accessControlAllowOrigin] == "https://shop.example.com")
+            #expect(allowed.headers[.accessControlExposeHeaders]?.contains("ETag") == true)
+
+            let foreign = try await gateway.send(
+                .get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: app.publicKey.key,
+                headers: [.origin: "https://evil.example.com"]
+            )
+            #expect(foreign.headers[.accessControlAllowOrigin] == nil)
+        }
+    }
+
+    @Test func notModifiedPassesThrough() async throws {
+        try await GatewayHarness.run { gateway in
+            let app = try await gateway.createApp("Etag")
+            #expect(try await gateway.importCatalog([product("x")], for: app).status == .ok)
+            let path = "/v1/catalog?platform=app_store&app_version=1.0"
+            let first = try await gateway.send(.get, path, bearer: app.publicKey.key)
+            let etag = try #require(first.headers[.eTag])
+            let second = try await gateway.send(.get, path, bearer: app.publicKey.key, headers: [.ifNoneMatch: etag])
+            #expect(second.status == .notModified)
+            #expect(second.headers[.eTag] == etag)
+        }
+    }
+}
