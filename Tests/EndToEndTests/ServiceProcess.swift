@@ -1,0 +1,124 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ShopkeeperTestSupport
+
+/// A built Shopkeeper executable running as its own process, as in production.
+final class ServiceProcess: @unchecked Sendable {
+    let name: String
+    let port: Int
+    private let process: Process
+    let logURL: URL
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    struct NotBuilt: Error, CustomStringConvertible {
+        var description: String { "SHOPKEEPER_BIN_PATH is not set: run the tests with scripts/test, which builds the executables" }
+    }
+
+    /// Starts `executable` (e.g. `shopkeeper-catalog`) with `environment` on a free port.
+    init(_ executable: String, environment: [String: String]) throws {
+        guard let binPath = ProcessInfo.processInfo.environment["SHOPKEEPER_BIN_PATH"] else { throw NotBuilt() }
+        self.name = executable
+        self.port = try Self.freePort()
+        self.process = Process()
+        process.executableURL = URL(fileURLWithPath: binPath).appendingPathComponent(executable)
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { _, new in new }
+        env["SHOPKEEPER_PORT"] = String(port)
+        env["SHOPKEEPER_HOST"] = "127.0.0.1"
+        process.environment = env
+        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(port).log")
+        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logURL)
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+    }
+
+    /// Waits until `/health/ready` answers 200; throws with the log's tail when the process dies or takes too long.
+    func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw Failure("\(name) exited (\(process.terminationStatus)): \(logTail())") }
+            if let status = try? await get("/health/ready").status, status == .ok { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw Failure("\(name) was not ready in time: \(logTail())")
+    }
+
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> (status: HTTPResponseStatus, body: Data) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return (response.status, Data(body.readableBytesView))
+    }
+
+    /// Sends SIGTERM and waits for the process to exit; returns its exit status.
+    func terminate(timeout: Duration = .seconds(15)) async throws -> Int32 {
+        if process.isRunning { process.terminate() }
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                kill(process.processIdentifier, SIGKILL)
+                throw Failure("\(name) ignored SIGTERM")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return process.terminationStatus
+    }
+
+    /// Waits for the process to exit by itself; returns its exit status.
+    func waitForExit(timeout: Duration) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { throw Failure("\(name) did not exit: \(logTail())") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    func logTail() -> String {
+        let text = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+        return String(text.suffix(2000))
+    }
+
+    /// A port nothing listens on right now.
+    static func freePort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).wait()
+        let port = channel.localAddress?.port ?? 0
+        try channel.close().wait()
+        return port
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// Runs the `shopkeeper` command-line tool and returns its output.
+func runCLI(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    guard let binPath = ProcessInfo.processInfo.environment["SHOPKEEPER_BIN_PATH"] else { throw ServiceProcess.NotBuilt() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binPath).appendingPathComponent("shopkeeper")
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env.merge(environment) { _, new in new }
+    process.environment = env
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
