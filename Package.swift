@@ -63,6 +63,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
     ],
     targets: [
         // Shared libraries: written once, linked by every service that needs them.
@@ -77,7 +78,7 @@ let package = Package(
             "ShopkeeperTestSupport",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird, .postgresNIO,
-                .logging,
+                .logging, .product(name: "Yams", package: "Yams"),
             ]
         ),
 
