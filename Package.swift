@@ -51,6 +51,7 @@ let package = Package(
         .executable(name: "shopkeeper-gateway", targets: ["Gateway"]),
         .executable(name: "shopkeeper-catalog", targets: ["Catalog"]),
         .executable(name: "shopkeeper", targets: ["ShopkeeperCLI"]),
+        .executable(name: "shopkeeper-bench-hello", targets: ["BenchmarkHello"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -109,6 +110,14 @@ let package = Package(
             swiftSettings: shopkeeperSwiftSettings
         ),
 
+        // The reference server of the HTTP benchmarks (Benchmarks/README.md).
+        .executableTarget(
+            name: "BenchmarkHello",
+            dependencies: [.hummingbird],
+            path: "Benchmarks/HelloServer",
+            swiftSettings: shopkeeperSwiftSettings
+        ),
+
         // Tests mirror what they test.
         .tests("ShopkeeperModelsTests", dependencies: ["ShopkeeperModels"]),
         .tests(
@@ -119,7 +128,7 @@ let package = Package(
         .tests("CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),
         .tests(
             "GatewayTests",
-            dependencies: ["Gateway", "Catalog", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient]
+            dependencies: ["Gateway", "Catalog", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient, .crypto]
         ),
         .tests("EndToEndTests", dependencies: ["ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", .asyncHTTPClient]),
     ]

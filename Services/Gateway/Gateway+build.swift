@@ -16,10 +16,16 @@ func buildApplication(
     let database = settings.service.database.makeClient(logger: logger)
     let httpClient = makeUpstreamClient(settings: settings)
     let repository = AppPostgresRepository(client: database, logger: logger)
+    let pools = UpstreamPools(
+        routes: settings.routes,
+        connectTimeout: settings.connectTimeout,
+        readTimeout: settings.readTimeout,
+        logger: logger
+    )
     let router = buildRouter(
         settings: settings,
         repository: repository,
-        httpClient: httpClient,
+        pools: pools,
         readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
             + upstreamChecks(settings: settings, httpClient: httpClient),
         metrics: metrics
@@ -29,7 +35,7 @@ func buildApplication(
         settings: settings.service,
         database: database,
         migrations: GatewayMigrations.runner,
-        services: [HTTPClientService(client: httpClient)],
+        services: [HTTPClientService(client: httpClient)] + pools.services,
         logger: logger
     )
 }
@@ -38,7 +44,7 @@ func buildApplication(
 func buildRouter(
     settings: GatewaySettings,
     repository: any AppRepository,
-    httpClient: HTTPClient,
+    pools: UpstreamPools,
     readiness: [ReadinessCheck],
     metrics: PrometheusCollectorRegistry
 ) -> Router<GatewayRequestContext> {
@@ -62,24 +68,19 @@ func buildRouter(
         .group(context: AuthenticatedContext.self)
     api.addRoutes(AppKeyController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints, atPath: "/v1/admin/keys")
 
-    let proxy = ReverseProxy(
-        httpClient: httpClient,
-        signature: settings.service.internalSignature,
-        maxBodyBytes: maxBody,
-        requestDeadline: .hours(1)
-    )
-    ProxyController(proxy: proxy, routes: settings.routes).addRoutes(to: api)
+    let proxy = ReverseProxy(signature: settings.service.internalSignature, maxBodyBytes: maxBody)
+    ProxyController(proxy: proxy, routes: settings.routes, pools: pools).addRoutes(to: api)
     return router
 }
 
-/// The pooled client used for every upstream call; shut down after the server has drained.
+/// The client of the readiness checks (requests go through ``UpstreamConnectionPool``); shut down after the
+/// server has drained.
 func makeUpstreamClient(settings: GatewaySettings) -> HTTPClient {
     var configuration = HTTPClient.Configuration()
     configuration.timeout = .init(
-        connect: .milliseconds(Int64(settings.connectTimeout.components.seconds * 1000 + settings.connectTimeout.components.attoseconds / 1_000_000_000_000_000)),
-        read: .milliseconds(Int64(settings.readTimeout.components.seconds * 1000 + settings.readTimeout.components.attoseconds / 1_000_000_000_000_000))
+        connect: .milliseconds(settings.connectTimeout.milliseconds),
+        read: .milliseconds(settings.readTimeout.milliseconds)
     )
-    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
     configuration.redirectConfiguration = .disallow
     configuration.decompression = .disabled
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

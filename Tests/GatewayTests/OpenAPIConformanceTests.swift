@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 @testable import Catalog
 import Foundation
 @testable import Gateway
@@ -31,11 +30,10 @@ import Testing
             logger: logger
         )
         let gatewaySettings = try GatewaySettings.read(from: TestEnvironment.reader())
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         let gatewayRouter = Gateway.buildRouter(
             settings: gatewaySettings,
             repository: AppPostgresRepository(client: database, logger: logger),
-            httpClient: httpClient,
+            pools: UpstreamPools(routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1), logger: logger),
             readiness: [],
             metrics: PrometheusCollectorRegistry()
         )
@@ -57,7 +55,6 @@ import Testing
             )
             served.insert("\(route.method.rawValue) \(path)")
         }
-        try await httpClient.shutdown()
         let documented = document.operations
         #expect(served.subtracting(documented).sorted() == [], "served but not documented")
         #expect(documented.subtracting(served).sorted() == [], "documented but not served")

@@ -4,11 +4,13 @@ import Hummingbird
 struct ProxyController {
     let proxy: ReverseProxy
     let routes: [UpstreamRoute]
+    let pools: UpstreamPools
 
     static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete]
 
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
         for route in routes {
+            guard let pool = pools.pool(for: route) else { continue }
             for path in [route.prefix, route.prefix + "/**"] {
                 for method in Self.methods {
                     group.on(RouterPath(path), method: method) { request, context in
@@ -17,6 +19,7 @@ struct ProxyController {
                             identity: context.identity,
                             requestID: context.requestID,
                             route: route,
+                            pool: pool,
                             logger: context.logger
                         )
                     }

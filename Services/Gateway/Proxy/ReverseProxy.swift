@@ -1,112 +1,217 @@
-import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// Forwards an authenticated request to its service and streams the answer back.
+/// Forwards an authenticated request to its service over a pooled keep-alive connection and streams the answer
+/// back.
 ///
-/// Bodies are streamed both ways, never collected. Client-supplied `x-shopkeeper-*` headers, the API key and
-/// hop-by-hop headers are dropped; the signed identity headers and the request id are added.
+/// Request bodies are streamed with a byte limit. Responses with a known length up to `bufferLimit` are read whole
+/// before answering (the connection goes back to the pool at once); larger or unknown-length responses are
+/// streamed. Client-supplied `x-shopkeeper-*` headers, the API key and hop-by-hop headers are dropped; the signed
+/// identity headers and the request id are added.
 struct ReverseProxy: Sendable {
-    let httpClient: HTTPClient
     let signature: InternalSignature
     let maxBodyBytes: Int
-    /// Upper bound of a whole exchange; stalls are caught sooner by the client's read timeout.
-    let requestDeadline: TimeAmount
+    /// Responses up to this many bytes (with a `Content-Length`) are buffered rather than streamed.
+    var bufferLimit = 256 * 1024
 
     /// Headers never forwarded in either direction (RFC 9110 section 7.6.1), plus those the proxy sets itself.
     static let droppedHeaders: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authorization", "proxy-authenticate", "host", "authorization", "content-length",
+        "proxy-authorization", "proxy-authenticate", "host", "authorization", "content-length", "x-request-id",
     ]
 
-    func forward(_ request: Request, identity: KeyIdentity, requestID: String?, route: UpstreamRoute, logger: Logger) async throws -> Response {
-        let pathAndQuery = request.uri.description
+    func forward(
+        _ request: Request,
+        identity: KeyIdentity,
+        requestID: String?,
+        route: UpstreamRoute,
+        pool: UpstreamConnectionPool,
+        logger: Logger
+    ) async throws -> Response {
         let contentLength = request.headers[.contentLength].flatMap(Int.init)
         if let contentLength, contentLength > maxBodyBytes {
             throw RequestError.bodyTooLarge(limit: maxBodyBytes)
         }
+        let hasBody = contentLength.map { $0 > 0 } ?? (request.headers[.transferEncoding] != nil)
+        let head = requestHead(request, identity: identity, requestID: requestID, route: route, pool: pool, contentLength: contentLength, hasBody: hasBody)
 
-        var upstream = HTTPClientRequest(url: Self.join(route.baseURL, pathAndQuery))
-        upstream.method = HTTPMethod(rawValue: request.method.rawValue)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let connection: UpstreamConnection
+            do {
+                connection = try await pool.lease()
+            } catch {
+                throw mapped(error, route: route, logger: logger)
+            }
+            let reused = connection.completedRequests > 0
+            var sentBody = false
+            do {
+                if hasBody {
+                    try await connection.outbound.write(.head(head))
+                    sentBody = true
+                    for try await buffer in LimitedBody(base: request.body, limit: maxBodyBytes) {
+                        try await connection.outbound.write(.body(.byteBuffer(buffer)))
+                    }
+                    try await connection.outbound.write(.end(nil))
+                } else {
+                    try await connection.outbound.write(contentsOf: [.head(head), .end(nil)])
+                }
+                guard case .head(let responseHead) = try await connection.next() else {
+                    throw UpstreamConnectionClosed()
+                }
+                return try await response(responseHead, method: request.method, connection: connection, pool: pool)
+            } catch {
+                pool.release(connection, reusable: false)
+                // A keep-alive connection the service had already closed: retry once when nothing can be lost.
+                if reused, !sentBody, attempt == 1, error is UpstreamConnectionClosed || error is ChannelError {
+                    continue
+                }
+                throw mapped(error, route: route, logger: logger)
+            }
+        }
+    }
+
+    private func requestHead(
+        _ request: Request,
+        identity: KeyIdentity,
+        requestID: String?,
+        route: UpstreamRoute,
+        pool: UpstreamConnectionPool,
+        contentLength: Int?,
+        hasBody: Bool
+    ) -> HTTPRequestHead {
+        let pathAndQuery = request.uri.description
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 8)
+        headers.add(name: "host", value: "\(pool.host):\(pool.port)")
         for field in request.headers {
             let name = field.name.canonicalName
-            if Self.droppedHeaders.contains(name) || name.hasPrefix(InternalHeader.prefix) || name == "x-request-id" {
-                continue
-            }
-            upstream.headers.add(name: field.name.rawName, value: field.value)
+            if Self.droppedHeaders.contains(name) || name.hasPrefix(InternalHeader.prefix) { continue }
+            headers.add(name: field.name.rawName, value: field.value)
         }
-        if let requestID { upstream.headers.add(name: "x-request-id", value: requestID) }
+        if let requestID { headers.add(name: "x-request-id", value: requestID) }
+        if let contentLength {
+            headers.add(name: "content-length", value: String(contentLength))
+        } else if hasBody {
+            headers.add(name: "transfer-encoding", value: "chunked")
+        }
         let caller = InternalCaller(appID: identity.appID, keyKind: identity.kind)
+        let upstreamPath = route.basePath + pathAndQuery
         for (name, value) in signature.headers(
             method: request.method.rawValue,
-            pathAndQuery: pathAndQuery,
+            pathAndQuery: upstreamPath,
             caller: caller,
             contentSHA256: InternalSignature.unsignedPayload
         ) {
-            upstream.headers.add(name: name, value: value)
+            headers.add(name: name, value: value)
         }
-        if Self.hasBody(request.method, contentLength: contentLength, headers: request.headers) {
-            let body = LimitedBody(base: request.body, limit: maxBodyBytes)
-            upstream.body = .stream(body, length: contentLength.map { .known(Int64($0)) } ?? .unknown)
-        }
-
-        let response: HTTPClientResponse
-        do {
-            response = try await httpClient.execute(upstream, deadline: .now() + requestDeadline, logger: logger)
-        } catch let error as RequestError {
-            throw error
-        } catch {
-            throw mapped(error, service: route.service, logger: logger)
-        }
-
-        var headers = HTTPFields()
-        for header in response.headers {
-            let name = header.name.lowercased()
-            if Self.droppedHeaders.contains(name) && name != "content-length" { continue }
-            if name == "x-request-id" { continue }
-            guard let fieldName = HTTPField.Name(header.name) else { continue }
-            headers.append(HTTPField(name: fieldName, value: header.value))
-        }
-        let status = HTTPResponse.Status(code: Int(response.status.code))
-        return Response(status: status, headers: headers, body: ResponseBody(asyncSequence: response.body))
+        return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: upstreamPath, headers: headers)
     }
 
-    private static func hasBody(_ method: HTTPRequest.Method, contentLength: Int?, headers: HTTPFields) -> Bool {
-        if let contentLength { return contentLength > 0 }
-        if headers[.transferEncoding] != nil { return true }
-        return false
-    }
-
-    private static func join(_ base: URL, _ pathAndQuery: String) -> String {
-        var text = base.absoluteString
-        while text.hasSuffix("/") { text.removeLast() }
-        return text + pathAndQuery
-    }
-
-    private func mapped(_ error: any Error, service: String, logger: Logger) -> any Error {
-        logger.warning("upstream call failed", metadata: ["service": "\(service)", "error": "\(error)"])
-        if let clientError = error as? HTTPClientError {
-            switch clientError {
-            case .readTimeout, .deadlineExceeded, .connectTimeout, .writeTimeout:
-                return GatewayError.upstreamTimeout(service: service)
-            default:
-                return GatewayError.upstreamUnavailable(service: service)
+    private func response(
+        _ head: HTTPResponseHead,
+        method: HTTPRequest.Method,
+        connection: UpstreamConnection,
+        pool: UpstreamConnectionPool
+    ) async throws -> Response {
+        var fields = HTTPFields()
+        fields.reserveCapacity(head.headers.count)
+        var contentLength: Int?
+        for (name, value) in head.headers {
+            let lowered = name.lowercased()
+            if lowered == "content-length" { contentLength = Int(value) }
+            if Self.droppedHeaders.contains(lowered) { continue }
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        let status = HTTPResponse.Status(code: Int(head.status.code))
+        let reusable = head.isKeepAlive
+        let bodiless = method == .head || head.status.code == 204 || head.status.code == 304
+        if bodiless || (contentLength ?? .max) <= bufferLimit {
+            var body = ByteBuffer()
+            while true {
+                switch try await connection.next() {
+                case .body(var part): body.writeBuffer(&part)
+                case .end: 
+                    pool.release(connection, reusable: reusable)
+                    if let contentLength { fields[.contentLength] = String(contentLength) }
+                    return Response(status: status, headers: fields, body: bodiless ? ResponseBody() : ResponseBody(byteBuffer: body))
+                case .head: throw UpstreamConnectionClosed()
+                }
             }
         }
+        if let contentLength { fields[.contentLength] = String(contentLength) }
+        let lease = ConnectionLease(connection: connection, pool: pool)
+        return Response(
+            status: status,
+            headers: fields,
+            body: ResponseBody { writer in
+                do {
+                    while true {
+                        switch try await lease.connection.next() {
+                        case .body(let part): try await writer.write(part)
+                        case .end:
+                            lease.release(reusable: reusable)
+                            try await writer.finish(nil)
+                            return
+                        case .head: throw UpstreamConnectionClosed()
+                        }
+                    }
+                } catch {
+                    lease.release(reusable: false)
+                    throw error
+                }
+            }
+        )
+    }
+
+    private func mapped(_ error: any Error, route: UpstreamRoute, logger: Logger) -> any Error {
+        if error is RequestError { return error }
         if error is LimitedBodyTooLarge { return RequestError.bodyTooLarge(limit: maxBodyBytes) }
-        return GatewayError.upstreamUnavailable(service: service)
+        logger.warning("upstream call failed", metadata: ["service": "\(route.service)", "error": "\(error)"])
+        if error is UpstreamReadTimeout { return GatewayError.upstreamTimeout(service: route.service) }
+        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
+            return GatewayError.upstreamTimeout(service: route.service)
+        }
+        return GatewayError.upstreamUnavailable(service: route.service)
+    }
+}
+
+/// A streamed response's hold on its connection; gives it back (closed) if the response is dropped unread.
+final class ConnectionLease: Sendable {
+    let connection: UpstreamConnection
+    private let pool: UpstreamConnectionPool
+    private let released = NIOLockedValueBox(false)
+
+    init(connection: UpstreamConnection, pool: UpstreamConnectionPool) {
+        self.connection = connection
+        self.pool = pool
+    }
+
+    func release(reusable: Bool) {
+        let first = released.withLockedValue { released in
+            defer { released = true }
+            return !released
+        }
+        if first { pool.release(connection, reusable: reusable) }
+    }
+
+    deinit {
+        if !released.withLockedValue({ $0 }) { pool.release(connection, reusable: false) }
     }
 }
 
 /// A request body that fails once more than `limit` bytes have passed, for bodies of unknown length.
-struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+struct LimitedBody<Base: AsyncSequence>: AsyncSequence where Base.Element == ByteBuffer {
     typealias Element = ByteBuffer
 
     let base: Base

@@ -10,6 +10,15 @@ struct UpstreamRoute: Sendable, Hashable {
     /// Where the service listens, e.g. `http://127.0.0.1:8081`.
     var baseURL: URL
 
+    /// Host, port and path prefix of ``baseURL``.
+    var host: String { baseURL.host ?? "127.0.0.1" }
+    var port: Int { baseURL.port ?? 80 }
+    var basePath: String {
+        var path = baseURL.path
+        while path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
     /// The default table, from each service's URL.
     static func defaults(catalogURL: URL) -> [UpstreamRoute] {
         [
@@ -32,6 +41,9 @@ struct UpstreamRoute: Sendable, Hashable {
                 )
             }
             let url = try EnvironmentReader.parseHTTPURL(target[1], variable: variable)
+            guard url.scheme?.lowercased() == "http" else {
+                throw ConfigurationError(variable: variable, reason: "services are reached over plain http inside the network, got '\(target[1])'")
+            }
             routes.append(UpstreamRoute(prefix: parts[0], service: target[0], baseURL: url))
         }
         return routes

@@ -1,0 +1,90 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ShopkeeperTestSupport
+import Testing
+
+/// The proxy path with a purpose-built upstream: large streamed bodies both ways, HEAD, and many requests at once
+/// over the pooled connections.
+@Suite struct ProxyStreamingTests {
+    static let bigSize = 3 * 1024 * 1024
+
+    static func upstream() -> Application<RouterResponder<BasicRequestContext>> {
+        let router = Router()
+        let big = ByteBuffer(bytes: (0..<bigSize).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        router.get("/v1/catalog/big") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: big))
+        }
+        router.head("/v1/catalog/big") { _, _ in
+            Response(status: .ok, headers: [.contentLength: String(bigSize)], body: .init())
+        }
+        router.get("/v1/catalog/small/:n") { _, context in
+            "small \(try context.parameters.require("n"))"
+        }
+        router.post("/v1/catalog/echo") { request, _ in
+            var hasher = SHA256()
+            var count = 0
+            for try await buffer in request.body {
+                count += buffer.readableBytes
+                hasher.update(data: Data(buffer.readableBytesView))
+            }
+            return "\(count) \(hasher.finalize().map { String(format: "%02x", $0) }.joined())"
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    @Test func streamsLargeBodiesBothWaysAndAnswersHead() async throws {
+        try await Self.upstream().test(.live) { upstream in
+            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
+            try await GatewayHarness.run(environment: ["SHOPKEEPER_MAX_BODY_BYTES": "8388608"], upstreamURL: url) { gateway in
+                let app = try await gateway.createApp("Stream")
+                let key = app.secretKey.key
+
+                let big = try await gateway.send(.get, "/v1/catalog/big", bearer: key)
+                #expect(big.status == .ok)
+                #expect(big.body.readableBytes == Self.bigSize)
+                #expect(big.body.getBytes(at: 1000, length: 1)?.first == UInt8(truncatingIfNeeded: 1000 &* 31))
+
+                let head = try await gateway.send(.head, "/v1/catalog/big", bearer: key)
+                #expect(head.status == .ok)
+                #expect(head.headers[.contentLength] == String(Self.bigSize))
+                #expect(head.body.readableBytes == 0)
+                // The connection that carried the HEAD is still usable.
+                #expect(String(buffer: try await gateway.send(.get, "/v1/catalog/small/1", bearer: key).body) == "small 1")
+
+                let upload = Data((0..<(5 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+                let echoed = try await gateway.send(.post, "/v1/catalog/echo", bearer: key, json: upload)
+                let expected = SHA256.hash(data: upload).map { String(format: "%02x", $0) }.joined()
+                #expect(String(buffer: echoed.body) == "\(upload.count) \(expected)")
+            }
+        }
+    }
+
+    @Test func manyConcurrentRequestsShareThePool() async throws {
+        try await Self.upstream().test(.live) { upstream in
+            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
+            try await GatewayHarness.run(upstreamURL: url) { gateway in
+                let app = try await gateway.createApp("Concurrent")
+                let base = "http://127.0.0.1:\(gateway.client.port ?? 0)"
+                let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            var request = HTTPClientRequest(url: "\(base)/v1/catalog/small/\(index)")
+                            request.headers.add(name: "Authorization", value: "Bearer \(app.publicKey.key)")
+                            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+                            let body = try await response.body.collect(upTo: 1024)
+                            return response.status == .ok && String(buffer: body) == "small \(index)"
+                        }
+                    }
+                    return try await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+                #expect(results.count == 200)
+                #expect(results.allSatisfy { $0 })
+            }
+        }
+    }
+}
