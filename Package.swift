@@ -98,7 +98,7 @@ let package = Package(
             folder: "Catalog",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
-                .hummingbird, .postgresNIO, .serviceLifecycle, .logging, .metrics, .crypto,
+                .hummingbird, .postgresNIO, .serviceLifecycle, .logging, .metrics, .crypto, .nioPosix,
             ]
         ),
 

@@ -1,12 +1,17 @@
 import Foundation
 import Logging
 import Metrics
+import NIOCore
+import NIOPosix
 import Prometheus
 import ShopkeeperCore
 
 @main
 struct GatewayMain {
     static func main() async throws {
+        // Run Swift concurrency on NIO's event loops: handlers then resume where their I/O happens, without a
+        // thread hop per await. Must come first, on the main thread.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let environment = EnvironmentReader()
         do {
             _ = try LoggingSystem.bootstrapJSON(environment: environment)
