@@ -38,7 +38,7 @@ func buildRouter(
         metrics: metrics
     )
     let cache = CatalogCache(repository: repository, refreshInterval: settings.refreshInterval)
-    router.addRoutes(CatalogController(cache: cache).endpoints, atPath: "/v1/catalog")
+    router.addRoutes(CatalogController(cache: cache, gatewayCacheTTL: settings.refreshInterval).endpoints, atPath: "/v1/catalog")
     let admin = ProductAdminController(
         repository: repository,
         cache: cache,

@@ -133,4 +133,32 @@ import Testing
             #expect(second.headers[.eTag] == etag)
         }
     }
+
+    /// The gateway keeps catalog responses briefly, per app; a write through it shows at once.
+    @Test func cachedCatalogStaysPerAppAndFollowsWrites() async throws {
+        try await GatewayHarness.run { gateway in
+            let a = try await gateway.createApp("Cache A")
+            let b = try await gateway.createApp("Cache B")
+            #expect(try await gateway.importCatalog([product("a1")], for: a).status == .ok)
+            #expect(try await gateway.importCatalog([product("b1")], for: b).status == .ok)
+            for _ in 0..<3 {
+                #expect(try await gateway.catalogIDs(bearer: a.publicKey.key) == ["a1"])
+                #expect(try await gateway.catalogIDs(bearer: b.publicKey.key) == ["b1"])
+            }
+            #expect(try await gateway.importCatalog([product("a1"), product("a2")], for: a).status == .ok)
+            #expect(try await gateway.catalogIDs(bearer: a.publicKey.key) == ["a1", "a2"])
+            #expect(try await gateway.catalogIDs(bearer: b.publicKey.key) == ["b1"])
+
+            let path = "/v1/catalog?platform=app_store&app_version=1.0"
+            let first = try await gateway.send(.get, path, bearer: a.publicKey.key)
+            let etag = try #require(first.headers[.eTag])
+            #expect(first.headers[HTTPField.Name("x-shopkeeper-cache-ttl-ms")!] == nil)
+            let cached = try await gateway.send(.get, path, bearer: a.publicKey.key, headers: [.ifNoneMatch: etag])
+            #expect(cached.status == .notModified)
+            #expect(cached.body.readableBytes == 0)
+            // Another app's key with the same tag gets its own catalog, not a 304 for someone else's.
+            let other = try await gateway.send(.get, path, bearer: b.publicKey.key, headers: [.ifNoneMatch: etag])
+            #expect(other.status == .ok)
+        }
+    }
 }

@@ -5,6 +5,9 @@ import ShopkeeperModels
 /// `GET /v1/catalog`: the shop window for one build of the caller's app (public or secret key).
 struct CatalogController {
     let cache: CatalogCache
+    /// How long the gateway may reuse a response (the cache's own refresh interval, so changes still show within
+    /// a second everywhere).
+    let gatewayCacheTTL: Duration
 
     var endpoints: RouteCollection<ServiceRequestContext> {
         let routes = RouteCollection(context: ServiceRequestContext.self)
@@ -18,22 +21,18 @@ struct CatalogController {
         let query = try Self.query(from: request.uri.queryParameters)
         let rendered = try await cache.rendered(appID: caller.appID, query: query)
         var headers: HTTPFields = [.eTag: rendered.etag, .cacheControl: "private, no-cache", .vary: "Authorization"]
-        if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: rendered.etag) {
+        if let ifNoneMatch = request.headers[.ifNoneMatch], ETagMatch.matches(ifNoneMatch, etag: rendered.etag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
+        headers[Self.cacheTTLHeader] = String(gatewayCacheTTL.components.seconds * 1000 + gatewayCacheTTL.components.attoseconds / 1_000_000_000_000_000)
         headers[.contentLength] = String(rendered.body.readableBytes)
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: rendered.body)
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    /// `If-None-Match` holds `*` or a list of (possibly weak) ETags.
-    static func matches(_ header: String, etag: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
-            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
-            return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
-        }
-    }
+    /// Internal header telling the gateway it may keep a response this many milliseconds.
+    static let cacheTTLHeader = "x-shopkeeper-cache-ttl-ms".fieldName
 
     /// Reads and checks the query parameters; every problem is reported at once.
     static func query(from parameters: Parameters) throws(RequestError) -> CatalogQuery {

@@ -27,11 +27,17 @@ struct APIKeyMiddleware: RouterMiddleware {
     }
 
     /// The token of a `Bearer` authorization header.
+    /// Runs on every request, so it avoids Foundation's string machinery.
     static func bearerToken(_ header: String?) -> String? {
-        guard let header else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return parts[1].trimmingCharacters(in: .whitespaces)
+        guard let header, header.utf8.count > 7 else { return nil }
+        let scheme = header.utf8.prefix(7)
+        let expected = "bearer ".utf8
+        // ASCII case-insensitive comparison of the scheme and its separating space.
+        guard zip(scheme, expected).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        let token = header.utf8.dropFirst(7).drop(while: { $0 == 0x20 })
+        let trimmed = token.reversed().drop(while: { $0 == 0x20 }).count
+        guard trimmed > 0 else { return nil }
+        return String(Substring(token.prefix(trimmed)))
     }
 }
 

@@ -19,6 +19,8 @@ import ShopkeeperModels
 struct ReverseProxy: Sendable {
     let signature: InternalSignature
     let maxBodyBytes: Int
+    /// Short-lived copies of responses the services mark cacheable (the catalog).
+    let cache = ResponseMicroCache()
     /// Responses up to this many bytes (with a `Content-Length`) are buffered rather than streamed.
     var bufferLimit = 256 * 1024
 
@@ -36,6 +38,14 @@ struct ReverseProxy: Sendable {
         pool: UpstreamConnectionPool,
         logger: Logger
     ) async throws -> Response {
+        let uri = request.uri.description
+        let isGet = request.method == .get
+        if isGet, let entry = cache.lookup(appID: identity.appID, uri: uri) {
+            return Self.answer(entry, ifNoneMatch: request.headers[.ifNoneMatch])
+        }
+        if !isGet && request.method != .head {
+            cache.invalidate(appID: identity.appID)
+        }
         let contentLength = request.headers[.contentLength].flatMap(Int.init)
         if let contentLength, contentLength > maxBodyBytes {
             throw RequestError.bodyTooLarge(limit: maxBodyBytes)
@@ -68,7 +78,12 @@ struct ReverseProxy: Sendable {
                 guard case .head(let responseHead) = try await connection.next() else {
                     throw UpstreamConnectionClosed()
                 }
-                return try await response(responseHead, method: request.method, connection: connection, pool: pool)
+                let response = try await response(responseHead, method: request.method, connection: connection, pool: pool)
+                guard isGet, let cacheable = response.cacheable else { return response.response }
+                if cacheable.ttl > .zero {
+                    cache.store(appID: identity.appID, uri: uri, entry: cacheable.entry, ttl: cacheable.ttl)
+                }
+                return Self.answer(cacheable.entry, ifNoneMatch: request.headers[.ifNoneMatch])
             } catch {
                 pool.release(connection, reusable: false)
                 // A keep-alive connection the service had already closed: retry once when nothing can be lost.
@@ -93,9 +108,12 @@ struct ReverseProxy: Sendable {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 8)
         headers.add(name: "host", value: "\(pool.host):\(pool.port)")
+        let isGet = request.method == .get
         for field in request.headers {
             let name = field.name.canonicalName
             if Self.droppedHeaders.contains(name) || name.hasPrefix(InternalHeader.prefix) { continue }
+            // For GET the gateway answers If-None-Match itself, from the full response it may also cache.
+            if isGet && name == "if-none-match" { continue }
             headers.add(name: field.name.rawName, value: field.value)
         }
         if let requestID { headers.add(name: "x-request-id", value: requestID) }
@@ -117,18 +135,29 @@ struct ReverseProxy: Sendable {
         return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: upstreamPath, headers: headers)
     }
 
+    /// A response from a service, and whether it may be cached (and for how long).
+    struct UpstreamResponse {
+        var response: Response
+        var cacheable: (entry: ResponseMicroCache.Entry, ttl: Duration)?
+    }
+
     private func response(
         _ head: HTTPResponseHead,
         method: HTTPRequest.Method,
         connection: UpstreamConnection,
         pool: UpstreamConnectionPool
-    ) async throws -> Response {
+    ) async throws -> UpstreamResponse {
         var fields = HTTPFields()
         fields.reserveCapacity(head.headers.count)
         var contentLength: Int?
+        var cacheTTL: Duration?
         for (name, value) in head.headers {
             let lowered = name.lowercased()
             if lowered == "content-length" { contentLength = Int(value) }
+            if lowered == ResponseMicroCache.ttlHeader {
+                cacheTTL = Int64(value).map { .milliseconds($0) }
+                continue
+            }
             if Self.droppedHeaders.contains(lowered) { continue }
             guard let fieldName = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: fieldName, value: value))
@@ -141,17 +170,31 @@ struct ReverseProxy: Sendable {
             while true {
                 switch try await connection.next() {
                 case .body(var part): body.writeBuffer(&part)
-                case .end: 
+                case .end:
                     pool.release(connection, reusable: reusable)
                     if let contentLength { fields[.contentLength] = String(contentLength) }
-                    return Response(status: status, headers: fields, body: bodiless ? ResponseBody() : ResponseBody(byteBuffer: body))
+                    if method == .get, !bodiless {
+                        // Answered by the gateway: it evaluates If-None-Match, and may keep the response.
+                        let entry = ResponseMicroCache.Entry(
+                            status: status, headers: fields, body: body, etag: fields[.eTag], expires: .now
+                        )
+                        let ttl = status == .ok ? cacheTTL : nil
+                        return UpstreamResponse(
+                            response: Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body)),
+                            cacheable: (entry, ttl ?? .zero)
+                        )
+                    }
+                    return UpstreamResponse(
+                        response: Response(status: status, headers: fields, body: bodiless ? ResponseBody() : ResponseBody(byteBuffer: body)),
+                        cacheable: nil
+                    )
                 case .head: throw UpstreamConnectionClosed()
                 }
             }
         }
         if let contentLength { fields[.contentLength] = String(contentLength) }
         let lease = ConnectionLease(connection: connection, pool: pool)
-        return Response(
+        let streamed = Response(
             status: status,
             headers: fields,
             body: ResponseBody { writer in
@@ -172,6 +215,18 @@ struct ReverseProxy: Sendable {
                 }
             }
         )
+        return UpstreamResponse(response: streamed, cacheable: nil)
+    }
+
+    /// A buffered `GET` response, or `304 Not Modified` when the client already holds it.
+    private static func answer(_ entry: ResponseMicroCache.Entry, ifNoneMatch: String?) -> Response {
+        if entry.status == .ok, let etag = entry.etag, let ifNoneMatch, ETagMatch.matches(ifNoneMatch, etag: etag) {
+            var headers = entry.headers
+            headers[.contentLength] = nil
+            headers[.contentType] = nil
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response(status: entry.status, headers: entry.headers, body: ResponseBody(byteBuffer: entry.body))
     }
 
     private func mapped(_ error: any Error, route: UpstreamRoute, logger: Logger) -> any Error {
