@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Swift settings every Shopkeeper target shares.
 let shopkeeperSwiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 extension Target {
@@ -24,7 +24,8 @@ extension Target {
 
     /// A test target under `Tests/<name>/`.
     static func tests(_ name: String, dependencies: [Target.Dependency]) -> Target {
-        .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", swiftSettings: shopkeeperSwiftSettings)
+        .testTarget(
+            name: name, dependencies: dependencies, path: "Tests/\(name)", swiftSettings: shopkeeperSwiftSettings)
     }
 }
 
@@ -33,7 +34,8 @@ extension Target.Dependency {
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
     static let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
     static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
-    static let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    static let serviceLifecycle = Target.Dependency.product(
+        name: "ServiceLifecycle", package: "swift-service-lifecycle")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
     static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
     static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
@@ -72,13 +74,17 @@ let package = Package(
         .shared("ShopkeeperCore", dependencies: ["ShopkeeperModels", .logging, .crypto]),
         .shared(
             "ShopkeeperHTTP",
-            dependencies: ["ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .logging, .metrics, .prometheus, .postgresNIO]
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .logging, .metrics,
+                .prometheus, .postgresNIO, .nioCore, .nioPosix,
+            ]
         ),
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),
         .shared(
             "ShopkeeperTestSupport",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird, .postgresNIO,
+                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird,
+                .postgresNIO,
                 .logging, .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -125,11 +131,16 @@ let package = Package(
             dependencies: ["ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperTestSupport", .hummingbirdTesting]
         ),
         .tests("ShopkeeperDatabaseTests", dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport"]),
-        .tests("CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),
+        .tests(
+            "CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),
         .tests(
             "GatewayTests",
-            dependencies: ["Gateway", "Catalog", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient, .crypto]
+            dependencies: [
+                "Gateway", "Catalog", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient, .crypto,
+            ]
         ),
-        .tests("EndToEndTests", dependencies: ["ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", .asyncHTTPClient]),
+        .tests(
+            "EndToEndTests",
+            dependencies: ["ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", .asyncHTTPClient]),
     ]
 )

@@ -12,7 +12,8 @@ func buildApplication(
     let logger = Logger(label: "catalog")
     let database = settings.service.database.makeClient(logger: logger)
     let repository = ProductPostgresRepository(client: database, logger: logger)
-    let router = buildRouter(settings: settings, repository: repository, database: database, metrics: metrics, logger: logger)
+    let router = buildRouter(
+        settings: settings, repository: repository, database: database, metrics: metrics, logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
@@ -38,7 +39,8 @@ func buildRouter(
         metrics: metrics
     )
     let cache = CatalogCache(repository: repository, refreshInterval: settings.refreshInterval)
-    router.addRoutes(CatalogController(cache: cache, gatewayCacheTTL: settings.refreshInterval).endpoints, atPath: "/v1/catalog")
+    router.addRoutes(
+        CatalogController(cache: cache, gatewayCacheTTL: settings.refreshInterval).endpoints, atPath: "/v1/catalog")
     let admin = ProductAdminController(
         repository: repository,
         cache: cache,

@@ -11,10 +11,13 @@ struct CatalogSettings: Sendable {
     var service: ServiceSettings
     var refreshInterval: Duration
 
-    static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError) -> CatalogSettings {
+    static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
+        -> CatalogSettings
+    {
         CatalogSettings(
             service: try ServiceSettings.read(service: "catalog", defaultPort: 8081, from: environment),
-            refreshInterval: .milliseconds(try environment.int("SHOPKEEPER_CATALOG_REFRESH_MS", default: 250, in: 50...900))
+            refreshInterval: .milliseconds(
+                try environment.int("SHOPKEEPER_CATALOG_REFRESH_MS", default: 250, in: 50...900))
         )
     }
 }

@@ -64,9 +64,14 @@ func buildRouter(
         .addRoutes(OperatorController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints)
 
     let api = router.group()
-        .add(middleware: APIKeyMiddleware(authenticator: authenticator, rateLimiter: TokenBucketRateLimiter(), limits: settings.rateLimits))
+        .add(
+            middleware: APIKeyMiddleware(
+                authenticator: authenticator, rateLimiter: TokenBucketRateLimiter(), limits: settings.rateLimits)
+        )
         .group(context: AuthenticatedContext.self)
-    api.addRoutes(AppKeyController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints, atPath: "/v1/admin/keys")
+    api.addRoutes(
+        AppKeyController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints,
+        atPath: "/v1/admin/keys")
 
     let proxy = ReverseProxy(signature: settings.service.internalSignature, maxBodyBytes: maxBody)
     ProxyController(proxy: proxy, routes: settings.routes, pools: pools).addRoutes(to: api)

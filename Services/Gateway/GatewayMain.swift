@@ -1,31 +1,11 @@
-import Foundation
-import Logging
-import Metrics
-import NIOCore
-import NIOPosix
-import Prometheus
-import ShopkeeperCore
+import ShopkeeperHTTP
 
 @main
 struct GatewayMain {
-    static func main() async throws {
-        // Run Swift concurrency on NIO's event loops: handlers then resume where their I/O happens, without a
-        // thread hop per await. Must come first, on the main thread.
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        let environment = EnvironmentReader()
-        do {
-            _ = try LoggingSystem.bootstrapJSON(environment: environment)
-            let settings = try GatewaySettings.read(from: environment)
-            let registry = PrometheusCollectorRegistry()
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-            let app = try await buildApplication(settings: settings, metrics: registry)
-            try await app.runService()
-        } catch let error as ConfigurationError {
-            Logger(label: "gateway").critical("\(error.description)")
-            exit(78)
-        } catch {
-            Logger(label: "gateway").critical("stopped by an error", metadata: ["error": "\(String(reflecting: error))"])
-            exit(1)
+    static func main() async {
+        ServiceMain.useEventLoopsAsGlobalExecutor()
+        await ServiceMain.run(service: "gateway") { environment, metrics in
+            try await buildApplication(settings: try GatewaySettings.read(from: environment), metrics: metrics)
         }
     }
 }

@@ -26,7 +26,9 @@ struct GatewaySettings: Sendable {
     var readTimeout: Duration
     var keyCacheTTL: Duration
 
-    static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError) -> GatewaySettings {
+    static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
+        -> GatewaySettings
+    {
         let service = try ServiceSettings.read(service: "gateway", defaultPort: 8080, from: environment)
         let operatorKey = environment.raw("SHOPKEEPER_OPERATOR_KEY")
         if let operatorKey, operatorKey.count < 24 {
@@ -55,12 +57,16 @@ struct GatewaySettings: Sendable {
             operatorKey: operatorKey,
             routes: routes,
             rateLimits: RateLimits(
-                publicKeys: try rateLimit("SHOPKEEPER_RATE_LIMIT_PUBLIC", default: RateLimit(perSecond: 1000, burst: 2000), environment),
-                secretKeys: try rateLimit("SHOPKEEPER_RATE_LIMIT_SECRET", default: RateLimit(perSecond: 100, burst: 200), environment)
+                publicKeys: try rateLimit(
+                    "SHOPKEEPER_RATE_LIMIT_PUBLIC", default: RateLimit(perSecond: 1000, burst: 2000), environment),
+                secretKeys: try rateLimit(
+                    "SHOPKEEPER_RATE_LIMIT_SECRET", default: RateLimit(perSecond: 100, burst: 200), environment)
             ),
             corsOrigins: Set(origins),
-            connectTimeout: .milliseconds(try environment.int("SHOPKEEPER_UPSTREAM_CONNECT_TIMEOUT_MS", default: 2000, in: 10...60_000)),
-            readTimeout: .milliseconds(try environment.int("SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS", default: 30_000, in: 10...600_000)),
+            connectTimeout: .milliseconds(
+                try environment.int("SHOPKEEPER_UPSTREAM_CONNECT_TIMEOUT_MS", default: 2000, in: 10...60_000)),
+            readTimeout: .milliseconds(
+                try environment.int("SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS", default: 30_000, in: 10...600_000)),
             keyCacheTTL: .seconds(try environment.int("SHOPKEEPER_KEY_CACHE_SECONDS", default: 5, in: 0...300))
         )
     }
@@ -74,7 +80,8 @@ struct GatewaySettings: Sendable {
         guard let text = environment.raw(name) else { return defaultValue }
         let parts = text.split(separator: "/").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 2, parts[0] > 0, parts[1] >= 1 else {
-            throw ConfigurationError(variable: name, reason: "must be 'rate/burst' in requests per second, e.g. 50/100, got '\(text)'")
+            throw ConfigurationError(
+                variable: name, reason: "must be 'rate/burst' in requests per second, e.g. 50/100, got '\(text)'")
         }
         return RateLimit(perSecond: parts[0], burst: parts[1])
     }

@@ -30,7 +30,9 @@ package struct EnvironmentReader: Sendable {
     }
 
     /// An integer within `range`, or the default when unset.
-    package func int(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+    package func int(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError)
+        -> Int
+    {
         guard let text = raw(name) else { return defaultValue }
         guard let value = Int(text), range.contains(value) else {
             throw ConfigurationError(
@@ -42,7 +44,9 @@ package struct EnvironmentReader: Sendable {
     }
 
     /// A decimal number within `range`, or the default when unset.
-    package func double(_ name: String, default defaultValue: Double, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+    package func double(_ name: String, default defaultValue: Double, in range: ClosedRange<Double>)
+        throws(ConfigurationError) -> Double
+    {
         guard let text = raw(name) else { return defaultValue }
         guard let value = Double(text), range.contains(value) else {
             throw ConfigurationError(
@@ -64,7 +68,9 @@ package struct EnvironmentReader: Sendable {
     }
 
     /// A duration in seconds (decimals allowed), or the default when unset.
-    package func seconds(_ name: String, default defaultValue: Duration, in range: ClosedRange<Double>) throws(ConfigurationError) -> Duration {
+    package func seconds(_ name: String, default defaultValue: Duration, in range: ClosedRange<Double>)
+        throws(ConfigurationError) -> Duration
+    {
         guard raw(name) != nil else { return defaultValue }
         let value = try double(name, default: 0, in: range)
         return .milliseconds(Int64((value * 1000).rounded()))
@@ -76,7 +82,8 @@ package struct EnvironmentReader: Sendable {
     }
 
     /// A value that must be one of the cases of `T`, or the default when unset.
-    package func choice<T: RawRepresentable & CaseIterable>(_ name: String, default defaultValue: T) throws(ConfigurationError) -> T
+    package func choice<T: RawRepresentable & CaseIterable>(_ name: String, default defaultValue: T)
+        throws(ConfigurationError) -> T
     where T.RawValue == String {
         guard let text = raw(name) else { return defaultValue }
         guard let value = T(rawValue: text.lowercased()) else {
@@ -87,7 +94,9 @@ package struct EnvironmentReader: Sendable {
     }
 
     /// A secret of at least `minimumLength` characters; when unset, `localDefault` is used if given.
-    package func secret(_ name: String, minimumLength: Int = 32, localDefault: String?) throws(ConfigurationError) -> String {
+    package func secret(_ name: String, minimumLength: Int = 32, localDefault: String?) throws(ConfigurationError)
+        -> String
+    {
         guard let value = raw(name) ?? localDefault else {
             throw ConfigurationError(variable: name, reason: "must be set (at least \(minimumLength) characters)")
         }

@@ -39,10 +39,11 @@ package struct MigrationRunner: Sendable {
 
     /// Names of the migrations this code knows that the database has not applied (empty when up to date).
     package func pending(client: PostgresClient, logger: Logger) async throws -> [String] {
-        let exists = try await client.query(
-            "SELECT to_regclass(\(schema + ".schema_migrations")) IS NOT NULL",
-            logger: logger
-        ).collect().first?.decode(Bool.self) ?? false
+        let exists =
+            try await client.query(
+                "SELECT to_regclass(\(schema + ".schema_migrations")) IS NOT NULL",
+                logger: logger
+            ).collect().first?.decode(Bool.self) ?? false
         guard exists else { return migrations.map(\.name) }
         let applied = try await appliedChecksums(client: client, logger: logger)
         return migrations.map(\.name).filter { applied[$0] == nil }

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import NIOCore
 import Hummingbird
+import NIOCore
 import ShopkeeperCore
 import ShopkeeperModels
 

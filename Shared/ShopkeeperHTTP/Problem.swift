@@ -86,7 +86,9 @@ package enum ProblemRenderer {
     }()
 
     /// A response carrying `problem`.
-    package static func response(status: HTTPResponse.Status, problem: Problem, headers extra: HTTPFields = [:]) -> Response {
+    package static func response(status: HTTPResponse.Status, problem: Problem, headers extra: HTTPFields = [:])
+        -> Response
+    {
         let data = (try? encoder.encode(problem)) ?? Data("{}".utf8)
         var headers = extra
         headers[.contentType] = contentType

@@ -19,7 +19,9 @@ package enum ServiceApplication {
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ProblemMiddleware())
         router.add(middleware: MetricsMiddleware())
-        router.add(middleware: InternalAuthMiddleware(signature: settings.internalSignature, internalBodyLimit: settings.maxBodyBytes))
+        router.add(
+            middleware: InternalAuthMiddleware(
+                signature: settings.internalSignature, internalBodyLimit: settings.maxBodyBytes))
     }
 
     /// Adds `/health/live`, `/health/ready` and `/metrics`.
@@ -56,7 +58,9 @@ package enum ServiceApplication {
 
 extension ReadinessCheck {
     /// The database answers and every migration this build knows is applied.
-    package static func database(_ client: PostgresClient, migrations: MigrationRunner, logger: Logger) -> ReadinessCheck {
+    package static func database(_ client: PostgresClient, migrations: MigrationRunner, logger: Logger)
+        -> ReadinessCheck
+    {
         ReadinessCheck(name: "database") {
             let pending = try await migrations.pending(client: client, logger: logger)
             guard pending.isEmpty else {

@@ -11,7 +11,9 @@ package struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertib
         guard (1...4).contains(parts.count) else { return nil }
         var components: [Int] = []
         for part in parts {
-            guard (1...6).contains(part.count), part.allSatisfy(\.isASCIIDigit), let value = Int(part) else { return nil }
+            guard (1...6).contains(part.count), part.allSatisfy(\.isASCIIDigit), let value = Int(part) else {
+                return nil
+            }
             components.append(value)
         }
         self.components = components

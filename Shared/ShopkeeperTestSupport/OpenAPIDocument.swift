@@ -13,7 +13,9 @@ package struct OpenAPIDocument: @unchecked Sendable {
             let candidate = directory.appendingPathComponent("docs/openapi.yaml")
             if FileManager.default.fileExists(atPath: candidate.path) {
                 let text = try String(contentsOf: candidate, encoding: .utf8)
-                guard let root = try Yams.load(yaml: text) as? [String: Any] else { throw Problem("not a YAML mapping") }
+                guard let root = try Yams.load(yaml: text) as? [String: Any] else {
+                    throw Problem("not a YAML mapping")
+                }
                 return OpenAPIDocument(root: root)
             }
             directory = directory.deletingLastPathComponent()
@@ -43,8 +45,10 @@ package struct OpenAPIDocument: @unchecked Sendable {
         body: Data
     ) -> [String] {
         let where_ = "\(method.uppercased()) \(path) -> \(status)"
-        guard let operation = (root["paths"] as? [String: Any])?[path].flatMap({ $0 as? [String: Any] })?[method.lowercased()]
-            as? [String: Any]
+        guard
+            let operation = (root["paths"] as? [String: Any])?[path].flatMap({ $0 as? [String: Any] })?[
+                method.lowercased()]
+                as? [String: Any]
         else { return ["\(where_): operation not documented"] }
         let responses = operation["responses"] as? [String: Any] ?? [:]
         guard var response = (responses[String(status)] ?? responses["default"]) as? [String: Any] else {
@@ -115,7 +119,8 @@ package struct OpenAPIDocument: @unchecked Sendable {
             return problems
         }
         if case .string(let string) = value {
-            if let pattern = schema["pattern"] as? String, string.range(of: pattern, options: .regularExpression) == nil {
+            if let pattern = schema["pattern"] as? String, string.range(of: pattern, options: .regularExpression) == nil
+            {
                 problems.append("\(location): '\(string)' does not match \(pattern)")
             }
             if let minimum = schema["minLength"] as? Int, string.count < minimum {
@@ -134,7 +139,8 @@ package struct OpenAPIDocument: @unchecked Sendable {
                 } else if let additional = schema["additionalProperties"] as? [String: Any] {
                     problems += validate(child, against: additional, at: "\(pointer)/\(name)", closed: closed)
                 } else if (schema["additionalProperties"] as? Bool) == false
-                    || (closed && schema["additionalProperties"] == nil && !known.contains(name) && !known.contains("*"))
+                    || (closed && schema["additionalProperties"] == nil && !known.contains(name)
+                        && !known.contains("*"))
                 {
                     problems.append("\(location): field '\(name)' is not documented")
                 }

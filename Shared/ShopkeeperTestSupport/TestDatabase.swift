@@ -35,10 +35,14 @@ package enum TestDatabase {
         fresh.database = name
         do {
             let result = try await body(fresh)
-            try? await withClient(base) { client in try await client.query("DROP DATABASE \(unescaped: name) WITH (FORCE)") }
+            try? await withClient(base) { client in
+                try await client.query("DROP DATABASE \(unescaped: name) WITH (FORCE)")
+            }
             return result
         } catch {
-            try? await withClient(base) { client in try await client.query("DROP DATABASE \(unescaped: name) WITH (FORCE)") }
+            try? await withClient(base) { client in
+                try await client.query("DROP DATABASE \(unescaped: name) WITH (FORCE)")
+            }
             throw error
         }
     }

@@ -1,4 +1,3 @@
-@testable import Catalog
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,6 +5,8 @@ import HummingbirdTesting
 import ShopkeeperModels
 import ShopkeeperTestSupport
 import Testing
+
+@testable import Catalog
 
 @Suite struct CatalogEndpointTests {
     @Test func distributionAndDevelopmentBuildsSeeDifferentShops() async throws {
@@ -26,7 +27,8 @@ import Testing
             #expect(view.products.first { $0.productID == "free" }?.availability == .free)
             #expect(view.products.allSatisfy { $0.reviewState == nil })
 
-            let development = try await harness.catalog("platform=app_store&app_version=1.0&build=development&locale=de-AT")
+            let development = try await harness.catalog(
+                "platform=app_store&app_version=1.0&build=development&locale=de-AT")
             let devView = try TestJSON.decode(CatalogView.self, development.body.readableBytesView)
             #expect(devView.products.map(\.productID) == ["free", "hidden", "live", "pending"])
             #expect(devView.products.first { $0.productID == "pending" }?.reviewState == .waitingForReview)
@@ -46,7 +48,8 @@ import Testing
             let cached = try await harness.catalog(query, headers: [.ifNoneMatch: etag])
             #expect(cached.status == .notModified)
             #expect(cached.body.readableBytes == 0)
-            #expect(try await harness.catalog(query, headers: [.ifNoneMatch: "\"other\", \(etag)"]).status == .notModified)
+            #expect(
+                try await harness.catalog(query, headers: [.ifNoneMatch: "\"other\", \(etag)"]).status == .notModified)
             #expect(try await harness.catalog(query, headers: [.ifNoneMatch: "\"other\""]).status == .ok)
 
             // Another query of the same catalog has another body and so another tag.
@@ -55,7 +58,8 @@ import Testing
             // A change to the catalog changes the tag.
             var changed = Fixtures.product("a")
             changed.localizations["en"]?.name = "Renamed"
-            #expect(try await harness.send(.put, "/v1/admin/products/a", json: try TestJSON.encode(changed)).status == .ok)
+            #expect(
+                try await harness.send(.put, "/v1/admin/products/a", json: try TestJSON.encode(changed)).status == .ok)
             let after = try await harness.catalog(query, headers: [.ifNoneMatch: etag])
             #expect(after.status == .ok)
             #expect(after.headers[.eTag] != etag)
@@ -90,13 +94,19 @@ import Testing
                 #expect(try await writer.importCatalog([Fixtures.product("first")]).status == .ok)
                 let query = "platform=app_store&app_version=1.0"
                 let before = try await reader.catalog(query)
-                #expect(try TestJSON.decode(CatalogView.self, before.body.readableBytesView).products.map(\.productID) == ["first"])
+                #expect(
+                    try TestJSON.decode(CatalogView.self, before.body.readableBytesView).products.map(\.productID) == [
+                        "first"
+                    ])
 
-                #expect(try await writer.importCatalog([Fixtures.product("first"), Fixtures.product("second")]).status == .ok)
+                #expect(
+                    try await writer.importCatalog([Fixtures.product("first"), Fixtures.product("second")]).status
+                        == .ok)
                 let changedAt = ContinuousClock.now
                 var seen = false
                 while ContinuousClock.now - changedAt < .seconds(1) {
-                    let view = try TestJSON.decode(CatalogView.self, try await reader.catalog(query).body.readableBytesView)
+                    let view = try TestJSON.decode(
+                        CatalogView.self, try await reader.catalog(query).body.readableBytesView)
                     if view.products.count == 2 {
                         seen = true
                         break
@@ -114,9 +124,11 @@ import Testing
             let path = "/v1/catalog?platform=app_store&app_version=1.0"
             let unsigned = try await harness.client.execute(uri: path, method: .get)
             #expect(unsigned.status == .unauthorized)
-            #expect(try TestJSON.object(unsigned.body.readableBytesView)["code"] as? String == "invalid_internal_signature")
+            #expect(
+                try TestJSON.object(unsigned.body.readableBytesView)["code"] as? String == "invalid_internal_signature")
 
-            let forged = HTTPFields.signed(.get, path, appID: harness.appID, secret: "another-secret-that-is-long-enough-000000")
+            let forged = HTTPFields.signed(
+                .get, path, appID: harness.appID, secret: "another-secret-that-is-long-enough-000000")
             #expect(try await harness.client.execute(uri: path, method: .get, headers: forged).status == .unauthorized)
 
             // A signature for one app does not carry over to another app id.
@@ -125,8 +137,10 @@ import Testing
             #expect(try await harness.client.execute(uri: path, method: .get, headers: swapped).status == .unauthorized)
 
             // Signed for another path.
-            let otherPath = HTTPFields.signed(.get, "/v1/catalog?platform=play_store&app_version=1.0", appID: harness.appID)
-            #expect(try await harness.client.execute(uri: path, method: .get, headers: otherPath).status == .unauthorized)
+            let otherPath = HTTPFields.signed(
+                .get, "/v1/catalog?platform=play_store&app_version=1.0", appID: harness.appID)
+            #expect(
+                try await harness.client.execute(uri: path, method: .get, headers: otherPath).status == .unauthorized)
 
             // Health needs no signature.
             #expect(try await harness.client.execute(uri: "/health/live", method: .get).status == .ok)

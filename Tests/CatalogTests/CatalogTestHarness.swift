@@ -1,10 +1,11 @@
-@testable import Catalog
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import ShopkeeperModels
 import ShopkeeperTestSupport
+
+@testable import Catalog
 
 /// Runs a live catalog service on the test database and gives tests a way to call it as the gateway would.
 struct CatalogHarness {
@@ -35,7 +36,8 @@ struct CatalogHarness {
         var headers = HTTPFields.signed(method, path, appID: appID, kind: kind)
         if json != nil { headers[.contentType] = "application/json" }
         headers.append(contentsOf: extra)
-        return try await client.execute(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
+        return try await client.execute(
+            uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
     }
 
     func importCatalog(_ products: [Product]) async throws -> TestResponse {

@@ -1,6 +1,7 @@
-@testable import Catalog
 import ShopkeeperModels
 import Testing
+
+@testable import Catalog
 
 @Suite struct CatalogVisibilityTests {
     static func product(
@@ -51,7 +52,8 @@ import Testing
         (.removed, true, .distribution, nil),
     ])
     func reviewStateMatrix(review: ReviewState, cleared: Bool, build: BuildKind, expected: Availability?) {
-        let item = CatalogVisibility.item(for: Self.product(review: review, cleared: cleared), query: Self.query(build: build))
+        let item = CatalogVisibility.item(
+            for: Self.product(review: review, cleared: cleared), query: Self.query(build: build))
         #expect(item?.availability == expected)
         if build == .development, let item {
             #expect(item.reviewState == review)
@@ -104,11 +106,14 @@ import Testing
         #expect(items.map(\.productID) == ["z", "a", "b"])
     }
 
-    @Test(arguments: [
-        ("de-AT", "de"), ("de_at", "de"), ("pt-BR", "pt-BR"), ("pt-PT", "pt-BR"), ("fr", "en"), (nil, "en"), ("EN", "en"),
-    ] as [(String?, String)])
+    @Test(
+        arguments: [
+            ("de-AT", "de"), ("de_at", "de"), ("pt-BR", "pt-BR"), ("pt-PT", "pt-BR"), ("fr", "en"), (nil, "en"),
+            ("EN", "en"),
+        ] as [(String?, String)])
     func localeFallback(requested: String?, expected: String) {
-        let match = LocaleMatcher.bestMatch(requested: requested, available: ["en", "de", "pt-BR"], defaultLocale: "en")
+        let match = LocaleMatcher.bestMatch(
+            requested: requested, available: ["en", "de", "pt-BR"], defaultLocale: "en")
         #expect(match == expected)
     }
 }

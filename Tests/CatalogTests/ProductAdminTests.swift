@@ -1,9 +1,10 @@
-@testable import Catalog
 import Foundation
 import HummingbirdTesting
 import ShopkeeperModels
 import ShopkeeperTestSupport
 import Testing
+
+@testable import Catalog
 
 @Suite struct ProductAdminTests {
     @Test func createReadReplaceDelete() async throws {
@@ -73,22 +74,69 @@ import Testing
     }
 
     /// Bad input of every kind: a 4xx problem with a stable code, and nothing written.
-    @Test(arguments: [
-        ("not JSON", "{\"product_id\": ", 400, "malformed_json", nil),
-        ("empty body", "", 400, "malformed_json", nil),
-        ("unknown enum", #"{"products":[{"product_id":"x","type":"gift","review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", "/products/0/type"),
-        ("bad version", #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","min_app_version":"two","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", "/products/0/min_app_version"),
-        ("unknown field", #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}},"colour":"red"}]}"#, 422, "validation_failed", "/products/0/colour"),
-        ("unknown platform", #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"windows_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", nil),
-        ("wrong type", #"{"products":[{"product_id":7,"type":"non_consumable","review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", "/products/0/product_id"),
-        ("missing field", #"{"products":[{"product_id":"x","review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", "/products/0/type"),
-        ("consumable without quantity", #"{"products":[{"product_id":"x","type":"consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", "/products/0/consumable_quantity"),
-        ("default locale missing", #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"fr","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", "/products/0/default_locale"),
-        ("bad id", #"{"products":[{"product_id":"a b","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", "/products/0/product_id"),
-        ("duplicate ids", #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}},{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"y"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", "/products/1/product_id"),
-        ("bad duration", #"{"products":[{"product_id":"x","type":"non_renewing","store_product_ids":{"app_store":"x"},"review_state":"approved","duration":"1 year","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#, 422, "validation_failed", "/products/0/duration"),
-    ] as [(String, String, Int, String, String?)])
-    func badImportsAreRefusedWithNothingWritten(name: String, body: String, status: Int, code: String, pointer: String?) async throws {
+    @Test(
+        arguments: [
+            ("not JSON", "{\"product_id\": ", 400, "malformed_json", nil),
+            ("empty body", "", 400, "malformed_json", nil),
+            (
+                "unknown enum",
+                #"{"products":[{"product_id":"x","type":"gift","review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/type"
+            ),
+            (
+                "bad version",
+                #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","min_app_version":"two","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/min_app_version"
+            ),
+            (
+                "unknown field",
+                #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}},"colour":"red"}]}"#,
+                422, "validation_failed", "/products/0/colour"
+            ),
+            (
+                "unknown platform",
+                #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"windows_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", nil
+            ),
+            (
+                "wrong type",
+                #"{"products":[{"product_id":7,"type":"non_consumable","review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/product_id"
+            ),
+            (
+                "missing field",
+                #"{"products":[{"product_id":"x","review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/type"
+            ),
+            (
+                "consumable without quantity",
+                #"{"products":[{"product_id":"x","type":"consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/consumable_quantity"
+            ),
+            (
+                "default locale missing",
+                #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"fr","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/default_locale"
+            ),
+            (
+                "bad id",
+                #"{"products":[{"product_id":"a b","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/product_id"
+            ),
+            (
+                "duplicate ids",
+                #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}},{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"y"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/1/product_id"
+            ),
+            (
+                "bad duration",
+                #"{"products":[{"product_id":"x","type":"non_renewing","store_product_ids":{"app_store":"x"},"review_state":"approved","duration":"1 year","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/duration"
+            ),
+        ] as [(String, String, Int, String, String?)])
+    func badImportsAreRefusedWithNothingWritten(name: String, body: String, status: Int, code: String, pointer: String?)
+        async throws
+    {
         try await CatalogHarness.run { harness in
             #expect(try await harness.importCatalog([Fixtures.product("kept")]).status == .ok)
             let response = try await harness.send(.put, "/v1/admin/catalog", json: Data(body.utf8))
@@ -121,7 +169,9 @@ import Testing
     @Test func storeProductIDsAreUniquePerApp() async throws {
         try await CatalogHarness.run { harness in
             let first = Fixtures.product("one", storeID: "shared.id")
-            #expect(try await harness.send(.post, "/v1/admin/products", json: try TestJSON.encode(first)).status == .created)
+            #expect(
+                try await harness.send(.post, "/v1/admin/products", json: try TestJSON.encode(first)).status == .created
+            )
             let second = Fixtures.product("two", storeID: "shared.id")
             let response = try await harness.send(.post, "/v1/admin/products", json: try TestJSON.encode(second))
             #expect(response.status == .conflict)
@@ -143,7 +193,8 @@ import Testing
 
     @Test func pathAndBodyIDsMustAgree() async throws {
         try await CatalogHarness.run { harness in
-            let response = try await harness.send(.put, "/v1/admin/products/other", json: try TestJSON.encode(Fixtures.product("p")))
+            let response = try await harness.send(
+                .put, "/v1/admin/products/other", json: try TestJSON.encode(Fixtures.product("p")))
             #expect(response.status == .unprocessableContent)
             #expect(try await harness.send(.get, "/v1/admin/products/p").status == .notFound)
         }

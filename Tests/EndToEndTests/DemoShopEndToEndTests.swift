@@ -21,7 +21,8 @@ import Testing
 
             let envFile = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString).env")
             let seed = try runCLI([
-                "seed", "demo", "--gateway-url", gateway.baseURL, "--operator-key", Self.operatorKey, "--env-file", envFile.path,
+                "seed", "demo", "--gateway-url", gateway.baseURL, "--operator-key", Self.operatorKey, "--env-file",
+                envFile.path,
             ])
             #expect(seed.status == 0, "\(seed.output)")
             let values = try Self.parseEnv(envFile)
@@ -31,14 +32,18 @@ import Testing
             #expect(publicKey.hasPrefix("pk_") && secretKey.hasPrefix("sk_"))
 
             func shop(_ query: String) async throws -> [String: CatalogItem] {
-                let response = try await gateway.get("/v1/catalog?" + query, headers: [("Authorization", "Bearer \(publicKey)")])
+                let response = try await gateway.get(
+                    "/v1/catalog?" + query, headers: [("Authorization", "Bearer \(publicKey)")])
                 #expect(response.status == .ok)
                 let view = try TestJSON.decode(CatalogView.self, response.body)
                 return Dictionary(uniqueKeysWithValues: view.products.map { ($0.productID, $0) })
             }
 
             let distribution = try await shop("platform=app_store&app_version=1.0&build=distribution")
-            #expect(Set(distribution.keys) == ["extra_garden", "fertilizer_10", "seeds_sunflower", "seeds_tulip", "greenhouse", "service_year"])
+            #expect(
+                Set(distribution.keys) == [
+                    "extra_garden", "fertilizer_10", "seeds_sunflower", "seeds_tulip", "greenhouse", "service_year",
+                ])
             #expect(distribution["seeds_sunflower"]?.availability == .free)
             #expect(distribution["greenhouse"]?.availability == .requiresUpdate)
             #expect(distribution["fertilizer_10"]?.consumableQuantity == 10)
@@ -66,7 +71,9 @@ import Testing
 
     @Test func twoCatalogProcessesMigrateAnEmptyDatabaseAtOnce() async throws {
         try await TestDatabase.withFreshDatabase { database in
-            let environment = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
+            let environment = [
+                "DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
+            ]
             let first = try ServiceProcess("shopkeeper-catalog", environment: environment)
             let second = try ServiceProcess("shopkeeper-catalog", environment: environment)
             async let firstReady: Void = first.waitUntilReady()

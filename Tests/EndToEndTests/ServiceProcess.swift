@@ -15,7 +15,9 @@ final class ServiceProcess: @unchecked Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     struct NotBuilt: Error, CustomStringConvertible {
-        var description: String { "SHOPKEEPER_BIN_PATH is not set: run the tests with scripts/test, which builds the executables" }
+        var description: String {
+            "SHOPKEEPER_BIN_PATH is not set: run the tests with scripts/test, which builds the executables"
+        }
     }
 
     /// Starts `executable` (e.g. `shopkeeper-catalog`) with `environment` on a free port.
@@ -42,14 +44,17 @@ final class ServiceProcess: @unchecked Sendable {
     func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            guard process.isRunning else { throw Failure("\(name) exited (\(process.terminationStatus)): \(logTail())") }
+            guard process.isRunning else {
+                throw Failure("\(name) exited (\(process.terminationStatus)): \(logTail())")
+            }
             if let status = try? await get("/health/ready").status, status == .ok { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw Failure("\(name) was not ready in time: \(logTail())")
     }
 
-    func get(_ path: String, headers: [(String, String)] = []) async throws -> (status: HTTPResponseStatus, body: Data) {
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> (status: HTTPResponseStatus, body: Data)
+    {
         var request = HTTPClientRequest(url: baseURL + path)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
@@ -107,7 +112,9 @@ final class ServiceProcess: @unchecked Sendable {
 
 /// Runs the `shopkeeper` command-line tool and returns its output.
 func runCLI(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-    guard let binPath = ProcessInfo.processInfo.environment["SHOPKEEPER_BIN_PATH"] else { throw ServiceProcess.NotBuilt() }
+    guard let binPath = ProcessInfo.processInfo.environment["SHOPKEEPER_BIN_PATH"] else {
+        throw ServiceProcess.NotBuilt()
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binPath).appendingPathComponent("shopkeeper")
     process.arguments = arguments

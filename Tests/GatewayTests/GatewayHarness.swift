@@ -1,5 +1,3 @@
-@testable import Catalog
-@testable import Gateway
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,6 +5,9 @@ import HummingbirdTesting
 import NIOCore
 import ShopkeeperModels
 import ShopkeeperTestSupport
+
+@testable import Catalog
+@testable import Gateway
 
 /// A live catalog and a live gateway in front of it, on the test database.
 struct GatewayHarness {
@@ -24,7 +25,10 @@ struct GatewayHarness {
         let catalog = try await Catalog.buildApplication(settings: catalogSettings)
         try await catalog.test(.live) { catalogClient in
             let catalogURL = upstreamURL ?? "http://127.0.0.1:\(catalogClient.port ?? 0)"
-            var values = ["SHOPKEEPER_OPERATOR_KEY": operatorKey, "SHOPKEEPER_CATALOG_URL": catalogURL, "SHOPKEEPER_KEY_CACHE_SECONDS": "0"]
+            var values = [
+                "SHOPKEEPER_OPERATOR_KEY": operatorKey, "SHOPKEEPER_CATALOG_URL": catalogURL,
+                "SHOPKEEPER_KEY_CACHE_SECONDS": "0",
+            ]
             values.merge(environment) { _, new in new }
             let settings = try GatewaySettings.read(from: TestEnvironment.reader(values))
             let gateway = try await Gateway.buildApplication(settings: settings)
@@ -46,7 +50,8 @@ struct GatewayHarness {
         var headers = extra
         if let bearer { headers[.authorization] = "Bearer \(bearer)" }
         if json != nil { headers[.contentType] = "application/json" }
-        return try await client.execute(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
+        return try await client.execute(
+            uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
     }
 
     /// An app with one public and one secret key.
@@ -57,7 +62,9 @@ struct GatewayHarness {
     }
 
     func createApp(_ name: String) async throws -> TestApp {
-        let app = try await send(.post, "/operator/v1/apps", bearer: Self.operatorKey, json: try TestJSON.encode(CreateAppRequest(name: name)))
+        let app = try await send(
+            .post, "/operator/v1/apps", bearer: Self.operatorKey,
+            json: try TestJSON.encode(CreateAppRequest(name: name)))
         let info = try TestJSON.decode(AppInfo.self, app.body.readableBytesView)
         func key(_ kind: APIKeyKind) async throws -> CreatedAPIKey {
             let response = try await send(
@@ -72,11 +79,14 @@ struct GatewayHarness {
     }
 
     func importCatalog(_ products: [Product], for app: TestApp) async throws -> TestResponse {
-        try await send(.put, "/v1/admin/catalog", bearer: app.secretKey.key, json: try TestJSON.encode(CatalogDocument(products: products)))
+        try await send(
+            .put, "/v1/admin/catalog", bearer: app.secretKey.key,
+            json: try TestJSON.encode(CatalogDocument(products: products)))
     }
 
     func catalogIDs(bearer: String, headers: HTTPFields = [:]) async throws -> [String] {
-        let response = try await send(.get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: bearer, headers: headers)
+        let response = try await send(
+            .get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: bearer, headers: headers)
         return try TestJSON.decode(CatalogView.self, response.body.readableBytesView).products.map(\.productID)
     }
 }

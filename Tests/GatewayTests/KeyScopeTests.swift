@@ -23,7 +23,8 @@ import Testing
                 HTTPField.Name("x-shopkeeper-key-kind")!: "secret",
             ]
             #expect(try await gateway.catalogIDs(bearer: a.publicKey.key, headers: spoofed) == ["a_only"])
-            let spoofedAdmin = try await gateway.send(.get, "/v1/admin/catalog", bearer: a.publicKey.key, headers: spoofed)
+            let spoofedAdmin = try await gateway.send(
+                .get, "/v1/admin/catalog", bearer: a.publicKey.key, headers: spoofed)
             #expect(spoofedAdmin.status == .forbidden)
 
             // Every admin endpoint, aimed at the other app's product or key, finds nothing of it.
@@ -37,11 +38,21 @@ import Testing
                 #expect(response.status == status, "\(method) \(path)")
             }
             // Writing a product with the other app's product id creates A's own product and leaves B's alone.
-            #expect(try await gateway.send(.put, "/v1/admin/products/b_only", bearer: a.secretKey.key, json: try TestJSON.encode(product("b_only"))).status == .created)
+            #expect(
+                try await gateway.send(
+                    .put, "/v1/admin/products/b_only", bearer: a.secretKey.key,
+                    json: try TestJSON.encode(product("b_only"))
+                ).status == .created)
             let exportB = try await gateway.send(.get, "/v1/admin/catalog", bearer: b.secretKey.key)
-            #expect(try TestJSON.decode(CatalogDocument.self, exportB.body.readableBytesView).products == [product("b_only")])
+            #expect(
+                try TestJSON.decode(CatalogDocument.self, exportB.body.readableBytesView).products == [
+                    product("b_only")
+                ])
             let listA = try await gateway.send(.get, "/v1/admin/products", bearer: a.secretKey.key)
-            #expect(try TestJSON.decode(CatalogDocument.self, listA.body.readableBytesView).products.map(\.productID) == ["a_only", "b_only"])
+            #expect(
+                try TestJSON.decode(CatalogDocument.self, listA.body.readableBytesView).products.map(\.productID) == [
+                    "a_only", "b_only",
+                ])
 
             // Key listings hold only the app's own keys, and never the keys themselves.
             let keys = try await gateway.send(.get, "/v1/admin/keys", bearer: a.secretKey.key)
@@ -56,11 +67,13 @@ import Testing
         try await GatewayHarness.run { gateway in
             let app = try await gateway.createApp("Public")
             for (method, path) in [
-                (HTTPRequest.Method.get, "/v1/admin/catalog"), (.put, "/v1/admin/catalog"), (.get, "/v1/admin/products"),
+                (HTTPRequest.Method.get, "/v1/admin/catalog"), (.put, "/v1/admin/catalog"),
+                (.get, "/v1/admin/products"),
                 (.post, "/v1/admin/products"), (.get, "/v1/admin/products/x"), (.delete, "/v1/admin/products/x"),
                 (.get, "/v1/admin/keys"), (.post, "/v1/admin/keys"), (.delete, "/v1/admin/keys/key_x"),
             ] {
-                let body = method == .get || method == .delete ? nil : try TestJSON.encode(CatalogDocument(products: []))
+                let body =
+                    method == .get || method == .delete ? nil : try TestJSON.encode(CatalogDocument(products: []))
                 let response = try await gateway.send(method, path, bearer: app.publicKey.key, json: body)
                 #expect(response.status == .forbidden, "\(method) \(path)")
                 #expect(try code(response) == "secret_key_required", "\(method) \(path)")
@@ -83,7 +96,8 @@ import Testing
                 #expect(response.status == .unauthorized)
                 #expect(try code(response) == expected)
             }
-            let basic = try await gateway.client.execute(uri: path, method: .get, headers: [.authorization: "Basic \(app.publicKey.key)"])
+            let basic = try await gateway.client.execute(
+                uri: path, method: .get, headers: [.authorization: "Basic \(app.publicKey.key)"])
             #expect(basic.status == .unauthorized)
 
             // Operator endpoints take only the operator key.
@@ -101,7 +115,8 @@ import Testing
             let path = "/v1/catalog?platform=app_store&app_version=1.0"
             #expect(try await gateway.send(.get, path, bearer: app.publicKey.key).status == .ok)
             let revoked = try await gateway.send(
-                .delete, "/operator/v1/apps/\(app.info.appID)/keys/\(app.publicKey.info.keyID)", bearer: GatewayHarness.operatorKey
+                .delete, "/operator/v1/apps/\(app.info.appID)/keys/\(app.publicKey.info.keyID)",
+                bearer: GatewayHarness.operatorKey
             )
             #expect(revoked.status == .ok)
             #expect(try TestJSON.decode(APIKeyInfo.self, revoked.body.readableBytesView).revokedAt != nil)
@@ -111,13 +126,16 @@ import Testing
 
             // A secret key creates and revokes keys of its own app.
             let created = try await gateway.send(
-                .post, "/v1/admin/keys", bearer: app.secretKey.key, json: try TestJSON.encode(CreateKeyRequest(kind: .public, label: "web"))
+                .post, "/v1/admin/keys", bearer: app.secretKey.key,
+                json: try TestJSON.encode(CreateKeyRequest(kind: .public, label: "web"))
             )
             #expect(created.status == .created)
             let newKey = try TestJSON.decode(CreatedAPIKey.self, created.body.readableBytesView)
             #expect(newKey.info.label == "web")
             #expect(try await gateway.send(.get, path, bearer: newKey.key).status == .ok)
-            #expect(try await gateway.send(.delete, "/v1/admin/keys/\(newKey.info.keyID)", bearer: app.secretKey.key).status == .ok)
+            #expect(
+                try await gateway.send(.delete, "/v1/admin/keys/\(newKey.info.keyID)", bearer: app.secretKey.key).status
+                    == .ok)
             #expect(try await gateway.send(.get, path, bearer: newKey.key).status == .unauthorized)
         }
     }
@@ -131,16 +149,19 @@ import Testing
                 ("/operator/v1/apps/app_missing/keys", #"{"kind":"public"}"#, .notFound, "app_not_found"),
             ]
             for (path, body, status, expected) in cases {
-                let response = try await gateway.send(.post, path, bearer: GatewayHarness.operatorKey, json: Data(body.utf8))
+                let response = try await gateway.send(
+                    .post, path, bearer: GatewayHarness.operatorKey, json: Data(body.utf8))
                 #expect(response.status == status, "\(path) \(body)")
                 #expect(try code(response) == expected, "\(path) \(body)")
             }
             let app = try await gateway.createApp("Kinds")
             let badKind = try await gateway.send(
-                .post, "/operator/v1/apps/\(app.info.appID)/keys", bearer: GatewayHarness.operatorKey, json: Data(#"{"kind":"root"}"#.utf8)
+                .post, "/operator/v1/apps/\(app.info.appID)/keys", bearer: GatewayHarness.operatorKey,
+                json: Data(#"{"kind":"root"}"#.utf8)
             )
             #expect(badKind.status == .unprocessableContent)
-            let keys = try await gateway.send(.get, "/operator/v1/apps/\(app.info.appID)/keys", bearer: GatewayHarness.operatorKey)
+            let keys = try await gateway.send(
+                .get, "/operator/v1/apps/\(app.info.appID)/keys", bearer: GatewayHarness.operatorKey)
             #expect(try TestJSON.decode(APIKeyList.self, keys.body.readableBytesView).keys.count == 2)
         }
     }

@@ -40,7 +40,8 @@ import Testing
     @Test func streamsLargeBodiesBothWaysAndAnswersHead() async throws {
         try await Self.upstream().test(.live) { upstream in
             let url = "http://127.0.0.1:\(upstream.port ?? 0)"
-            try await GatewayHarness.run(environment: ["SHOPKEEPER_MAX_BODY_BYTES": "8388608"], upstreamURL: url) { gateway in
+            try await GatewayHarness.run(environment: ["SHOPKEEPER_MAX_BODY_BYTES": "8388608"], upstreamURL: url) {
+                gateway in
                 let app = try await gateway.createApp("Stream")
                 let key = app.secretKey.key
 
@@ -54,7 +55,8 @@ import Testing
                 #expect(head.headers[.contentLength] == String(Self.bigSize))
                 #expect(head.body.readableBytes == 0)
                 // The connection that carried the HEAD is still usable.
-                #expect(String(buffer: try await gateway.send(.get, "/v1/catalog/small/1", bearer: key).body) == "small 1")
+                #expect(
+                    String(buffer: try await gateway.send(.get, "/v1/catalog/small/1", bearer: key).body) == "small 1")
 
                 let upload = Data((0..<(5 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
                 let echoed = try await gateway.send(.post, "/v1/catalog/echo", bearer: key, json: upload)

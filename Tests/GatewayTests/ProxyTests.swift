@@ -49,7 +49,8 @@ import Testing
         try await GatewayHarness.run(upstreamURL: "http://127.0.0.1:9") { gateway in
             let app = try await gateway.createApp("Dead")
             let started = ContinuousClock.now
-            let response = try await gateway.send(.get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: app.publicKey.key)
+            let response = try await gateway.send(
+                .get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: app.publicKey.key)
             #expect(response.status == .badGateway)
             #expect(try code(response) == "upstream_unavailable")
             #expect(ContinuousClock.now - started < .seconds(5))
@@ -71,7 +72,8 @@ import Testing
         let slow = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await slow.test(.live) { slowClient in
             let url = "http://127.0.0.1:\(slowClient.port ?? 0)"
-            try await GatewayHarness.run(environment: ["SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS": "300"], upstreamURL: url) { gateway in
+            try await GatewayHarness.run(environment: ["SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS": "300"], upstreamURL: url)
+            { gateway in
                 let app = try await gateway.createApp("Slow")
                 let started = ContinuousClock.now
                 let response = try await gateway.send(.get, "/v1/catalog", bearer: app.publicKey.key)
@@ -87,10 +89,12 @@ import Testing
             let app = try await gateway.createApp("Big")
             var big = product("big")
             big.localizations["en"]?.description = String(repeating: "x", count: 8000)
-            let response = try await gateway.send(.post, "/v1/admin/products", bearer: app.secretKey.key, json: try TestJSON.encode(big))
+            let response = try await gateway.send(
+                .post, "/v1/admin/products", bearer: app.secretKey.key, json: try TestJSON.encode(big))
             #expect(response.status == .contentTooLarge)
             #expect(try code(response) == "body_too_large")
-            #expect(try await gateway.send(.get, "/v1/admin/products/big", bearer: app.secretKey.key).status == .notFound)
+            #expect(
+                try await gateway.send(.get, "/v1/admin/products/big", bearer: app.secretKey.key).status == .notFound)
         }
     }
 

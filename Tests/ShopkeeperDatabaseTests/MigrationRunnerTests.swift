@@ -1,8 +1,9 @@
 import Logging
 import PostgresNIO
-@testable import ShopkeeperDatabase
 import ShopkeeperTestSupport
 import Testing
+
+@testable import ShopkeeperDatabase
 
 @Suite struct MigrationRunnerTests {
     static let migrations = [
@@ -44,11 +45,13 @@ import Testing
         try await TestDatabase.withFreshDatabase { settings in
             try await TestDatabase.withClient(settings) { client in
                 let logger = Logger(label: "test")
-                try await MigrationRunner(schema: "mig_test", migrations: Self.migrations).run(client: client, logger: logger)
+                try await MigrationRunner(schema: "mig_test", migrations: Self.migrations).run(
+                    client: client, logger: logger)
                 var edited = Self.migrations
                 edited[1].sql = "ALTER TABLE mig_test.things ADD COLUMN weight integer;"
                 await #expect(throws: MigrationError.self) {
-                    try await MigrationRunner(schema: "mig_test", migrations: edited).run(client: client, logger: logger)
+                    try await MigrationRunner(schema: "mig_test", migrations: edited).run(
+                        client: client, logger: logger)
                 }
             }
         }
@@ -58,14 +61,18 @@ import Testing
         try await TestDatabase.withFreshDatabase { settings in
             try await TestDatabase.withClient(settings) { client in
                 let logger = Logger(label: "test")
-                let broken = [Migration("0001_broken", sql: "CREATE TABLE mig_test.a (id int); CREATE TABLE mig_test.a (id int);")]
+                let broken = [
+                    Migration("0001_broken", sql: "CREATE TABLE mig_test.a (id int); CREATE TABLE mig_test.a (id int);")
+                ]
                 await #expect(throws: (any Error).self) {
-                    try await MigrationRunner(schema: "mig_test", migrations: broken).run(client: client, logger: logger)
+                    try await MigrationRunner(schema: "mig_test", migrations: broken).run(
+                        client: client, logger: logger)
                 }
                 let exists = try await client.query("SELECT to_regclass('mig_test.a') IS NOT NULL").collect()
                 #expect(try exists.first?.decode(Bool.self) == false)
                 // The lock was released: a good migration set still applies.
-                try await MigrationRunner(schema: "mig_test", migrations: Self.migrations).run(client: client, logger: logger)
+                try await MigrationRunner(schema: "mig_test", migrations: Self.migrations).run(
+                    client: client, logger: logger)
             }
         }
     }

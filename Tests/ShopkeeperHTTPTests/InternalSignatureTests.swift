@@ -19,7 +19,9 @@ import Testing
         )
     }
 
-    func verify(_ headers: [String: String], path: String = "/internal/apply", body: String = "{}", now: Date) throws(InternalSignatureError) {
+    func verify(_ headers: [String: String], path: String = "/internal/apply", body: String = "{}", now: Date)
+        throws(InternalSignatureError)
+    {
         try signer.verify(
             method: "POST",
             pathAndQuery: path,
@@ -45,7 +47,9 @@ import Testing
     @Test func refusesAnotherBodyOrPath() {
         let now = Date()
         #expect(throws: InternalSignatureError.mismatch) { try verify(sign(at: now), body: "{\"a\":1}", now: now) }
-        #expect(throws: InternalSignatureError.mismatch) { try verify(sign(at: now), path: "/internal/other", now: now) }
+        #expect(throws: InternalSignatureError.mismatch) {
+            try verify(sign(at: now), path: "/internal/other", now: now)
+        }
     }
 
     @Test func refusesMissingAndMalformedHeaders() {

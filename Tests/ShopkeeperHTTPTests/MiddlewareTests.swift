@@ -14,7 +14,9 @@ import Testing
         let router = Router(context: ServiceRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ProblemMiddleware())
-        router.add(middleware: InternalAuthMiddleware(signature: InternalSignature(secret: TestEnvironment.internalSecret), internalBodyLimit: 64))
+        router.add(
+            middleware: InternalAuthMiddleware(
+                signature: InternalSignature(secret: TestEnvironment.internalSecret), internalBodyLimit: 64))
         router.get("/v1/crash") { _, _ -> String in throw Failure() }
         router.get("/v1/echo-id") { _, context -> String in context.requestID ?? "" }
         router.post("/internal/echo") { request, context -> String in
@@ -64,7 +66,8 @@ import Testing
         try await app.test(.router) { client in
             let body = Data("hello".utf8)
             let signed = HTTPFields.signed(.post, "/internal/echo", appID: "app_1", body: body)
-            let ok = try await client.execute(uri: "/internal/echo", method: .post, headers: signed, body: ByteBuffer(bytes: body))
+            let ok = try await client.execute(
+                uri: "/internal/echo", method: .post, headers: signed, body: ByteBuffer(bytes: body))
             #expect(ok.status == .ok)
             #expect(String(buffer: ok.body) == "app_1:hello")
 
@@ -78,11 +81,13 @@ import Testing
                 uri: "/internal/echo", method: .post, headers: unsignedBody, body: ByteBuffer(bytes: body)
             )
             #expect(refused.status == .unauthorized)
-            #expect(try TestJSON.object(refused.body.readableBytesView)["code"] as? String == "invalid_internal_signature")
+            #expect(
+                try TestJSON.object(refused.body.readableBytesView)["code"] as? String == "invalid_internal_signature")
 
             let big = Data(repeating: 0x61, count: 100)
             let tooLarge = HTTPFields.signed(.post, "/internal/echo", appID: "app_1", body: big)
-            let response = try await client.execute(uri: "/internal/echo", method: .post, headers: tooLarge, body: ByteBuffer(bytes: big))
+            let response = try await client.execute(
+                uri: "/internal/echo", method: .post, headers: tooLarge, body: ByteBuffer(bytes: big))
             #expect(response.status == .contentTooLarge)
         }
     }

@@ -30,7 +30,9 @@ import Testing
 }
 
 @Suite struct ISODurationTests {
-    @Test(arguments: [("P1Y", "P1Y"), ("p1m", "P1M"), ("P7D", "P7D"), ("P2W", "P2W"), ("PT12H", "PT12H"), ("P1DT30M", "P1DT30M")])
+    @Test(arguments: [
+        ("P1Y", "P1Y"), ("p1m", "P1M"), ("P7D", "P7D"), ("P2W", "P2W"), ("PT12H", "PT12H"), ("P1DT30M", "P1DT30M"),
+    ])
     func parses(text: String, canonical: String) throws {
         #expect(try #require(ISODuration(text)).description == canonical)
     }
@@ -51,7 +53,8 @@ import Testing
 
 @Suite struct ProductDecodingTests {
     @Test func rejectsUnknownFieldsWithTheirPath() throws {
-        let json = #"{"product_id":"a","type":"consumable","review_state":"approved","default_locale":"en","localizations":{"en":{"name":"A","colour":"red"}}}"#
+        let json =
+            #"{"product_id":"a","type":"consumable","review_state":"approved","default_locale":"en","localizations":{"en":{"name":"A","colour":"red"}}}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Product.self, from: Data(json.utf8)) }
     }
 

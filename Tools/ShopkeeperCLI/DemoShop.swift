@@ -13,7 +13,8 @@ enum DemoShop {
                 storeProductIDs: [.appStore: "\(bundleID).extra_garden", .playStore: "extra_garden"],
                 entitlements: ["extra_garden"],
                 localizations: [
-                    "en": .init(name: "Extra Garden", description: "A second garden behind the house.", priceHint: "$2.99"),
+                    "en": .init(
+                        name: "Extra Garden", description: "A second garden behind the house.", priceHint: "$2.99"),
                     "de": .init(name: "Zusätzlicher Garten", description: "Ein zweiter Garten hinter dem Haus."),
                 ],
                 sortOrder: 10,
@@ -25,7 +26,9 @@ enum DemoShop {
                 storeProductIDs: [.appStore: "\(bundleID).fertilizer_10", .playStore: "fertilizer_10"],
                 consumableQuantity: 10,
                 localizations: [
-                    "en": .init(name: "Fertilizer (10 doses)", description: "Makes any flower grow at once.", priceHint: "$0.99"),
+                    "en": .init(
+                        name: "Fertilizer (10 doses)", description: "Makes any flower grow at once.", priceHint: "$0.99"
+                    ),
                     "de": .init(name: "Dünger (10 Portionen)"),
                 ],
                 sortOrder: 20,
@@ -67,7 +70,9 @@ enum DemoShop {
                 minAppVersion: AppVersion("2.0"),
                 belowMinVersion: .requiresUpdate,
                 entitlements: ["greenhouse"],
-                localizations: ["en": .init(name: "Greenhouse", description: "Grow flowers all winter.", priceHint: "$4.99")],
+                localizations: [
+                    "en": .init(name: "Greenhouse", description: "Grow flowers all winter.", priceHint: "$4.99")
+                ],
                 sortOrder: 40,
                 group: "gardens"
             ),
@@ -78,7 +83,9 @@ enum DemoShop {
                 entitlements: ["garden_service"],
                 duration: ISODuration("P1Y"),
                 localizations: [
-                    "en": .init(name: "Garden Service (1 year)", description: "A gardener visits every week.", priceHint: "$19.99")
+                    "en": .init(
+                        name: "Garden Service (1 year)", description: "A gardener visits every week.",
+                        priceHint: "$19.99")
                 ],
                 sortOrder: 50,
                 group: "services"

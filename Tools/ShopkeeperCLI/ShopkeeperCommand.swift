@@ -91,9 +91,12 @@ struct KeysCommand: AsyncParsableCommand {
         @Option(help: "A note for humans.") var label: String?
 
         func run() async throws {
-            guard let kind = APIKeyKind(rawValue: kind) else { throw ValidationError("--kind must be public or secret") }
+            guard let kind = APIKeyKind(rawValue: kind) else {
+                throw ValidationError("--kind must be public or secret")
+            }
             let key = try await connection.operatorClient().send(
-                .POST, "/operator/v1/apps/\(app)/keys", body: CreateKeyRequest(kind: kind, label: label), as: CreatedAPIKey.self
+                .POST, "/operator/v1/apps/\(app)/keys", body: CreateKeyRequest(kind: kind, label: label),
+                as: CreatedAPIKey.self
             )
             try printJSON(key)
         }
@@ -105,7 +108,8 @@ struct KeysCommand: AsyncParsableCommand {
         @Option(help: "The app id.") var app: String
 
         func run() async throws {
-            try printJSON(try await connection.operatorClient().send(.GET, "/operator/v1/apps/\(app)/keys", as: APIKeyList.self))
+            try printJSON(
+                try await connection.operatorClient().send(.GET, "/operator/v1/apps/\(app)/keys", as: APIKeyList.self))
         }
     }
 
@@ -117,7 +121,8 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try printJSON(
-                try await connection.operatorClient().send(.DELETE, "/operator/v1/apps/\(app)/keys/\(key)", as: APIKeyInfo.self)
+                try await connection.operatorClient().send(
+                    .DELETE, "/operator/v1/apps/\(app)/keys/\(key)", as: APIKeyInfo.self)
             )
         }
     }
@@ -140,7 +145,8 @@ struct CatalogCommand: AsyncParsableCommand {
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
             let document = try JSONDecoder().decode(CatalogDocument.self, from: data)
             let result = try await connection.secretClient().send(
-                .PUT, "/v1/admin/catalog" + (dryRun ? "?dry_run=true" : ""), body: document, as: CatalogImportResult.self
+                .PUT, "/v1/admin/catalog" + (dryRun ? "?dry_run=true" : ""), body: document,
+                as: CatalogImportResult.self
             )
             try printJSON(result)
         }
@@ -168,7 +174,8 @@ struct SeedCommand: AsyncParsableCommand {
             abstract: "Create the demo app and its keys, import the demo shop, write the keys to an env file."
         )
         @OptionGroup var connection: ConnectionOptions
-        @Option(help: "Where to write SHOPKEEPER_GATEWAY_URL and the demo keys.") var envFile: String = ".shopkeeper/local.env"
+        @Option(help: "Where to write SHOPKEEPER_GATEWAY_URL and the demo keys.") var envFile: String =
+            ".shopkeeper/local.env"
 
         func run() async throws {
             let operatorAPI = try connection.operatorClient()
@@ -180,11 +187,13 @@ struct SeedCommand: AsyncParsableCommand {
                 as: CreatedAPIKey.self
             )
             let secretKey = try await operatorAPI.send(
-                .POST, "/operator/v1/apps/\(app.appID)/keys", body: CreateKeyRequest(kind: .secret, label: "demo tools"),
+                .POST, "/operator/v1/apps/\(app.appID)/keys",
+                body: CreateKeyRequest(kind: .secret, label: "demo tools"),
                 as: CreatedAPIKey.self
             )
             let secretAPI = GatewayAPIClient(baseURL: connection.gatewayURL, bearer: secretKey.key)
-            let result = try await secretAPI.send(.PUT, "/v1/admin/catalog", body: DemoShop.catalog, as: CatalogImportResult.self)
+            let result = try await secretAPI.send(
+                .PUT, "/v1/admin/catalog", body: DemoShop.catalog, as: CatalogImportResult.self)
             let lines = [
                 "SHOPKEEPER_GATEWAY_URL=\(connection.gatewayURL)",
                 "SHOPKEEPER_APP_ID=\(app.appID)",
@@ -192,9 +201,11 @@ struct SeedCommand: AsyncParsableCommand {
                 "SHOPKEEPER_SECRET_KEY=\(secretKey.key)",
             ]
             let url = URL(fileURLWithPath: envFile)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
-            print("Demo app \(app.appID) (\(app.name)) with \(result.created.count) products; keys written to \(envFile)")
+            print(
+                "Demo app \(app.appID) (\(app.name)) with \(result.created.count) products; keys written to \(envFile)")
         }
     }
 }

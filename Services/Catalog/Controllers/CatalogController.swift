@@ -25,7 +25,8 @@ struct CatalogController {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
-        headers[Self.cacheTTLHeader] = String(gatewayCacheTTL.components.seconds * 1000 + gatewayCacheTTL.components.attoseconds / 1_000_000_000_000_000)
+        headers[Self.cacheTTLHeader] = String(
+            gatewayCacheTTL.components.seconds * 1000 + gatewayCacheTTL.components.attoseconds / 1_000_000_000_000_000)
         headers[.contentLength] = String(rendered.body.readableBytes)
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: rendered.body)
         return Response(status: .ok, headers: headers, body: body)

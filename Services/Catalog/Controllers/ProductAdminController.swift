@@ -66,7 +66,8 @@ struct ProductAdminController {
             let document = try await JSONBody.decode(CatalogDocument.self, from: request, limit: maxImportBytes)
             let problems = ProductValidator.problems(of: document)
             guard problems.isEmpty else { throw CatalogError.invalidProduct(problems) }
-            let result = try await repository.replaceAll(appID: caller.appID, products: document.products, dryRun: dryRun)
+            let result = try await repository.replaceAll(
+                appID: caller.appID, products: document.products, dryRun: dryRun)
             cache.invalidate(appID: caller.appID)
             return try JSONBody.response(result)
         }

@@ -42,7 +42,9 @@ enum ProductValidator {
             add("free", "an auto-renewable subscription cannot be free; use a trial instead")
         }
         if product.storeProductIDs.isEmpty && !product.free && product.includedInVariants.isEmpty {
-            add("store_product_ids", "needs at least one store product id unless the product is free or included in a variant")
+            add(
+                "store_product_ids",
+                "needs at least one store product id unless the product is free or included in a variant")
         }
         for (index, variant) in product.includedInVariants.enumerated() where !isIdentifier(variant, maxLength: 64) {
             add("included_in_variants/\(index)", "must be 1-64 letters, digits, '.', '_' or '-'")
@@ -103,7 +105,8 @@ enum ProductValidator {
             problems += Self.problems(of: product, at: "/products/\(index)")
             if let first = firstIndex[product.productID] {
                 problems.append(
-                    FieldProblem(pointer: "/products/\(index)/product_id", detail: "repeats /products/\(first)/product_id")
+                    FieldProblem(
+                        pointer: "/products/\(index)/product_id", detail: "repeats /products/\(first)/product_id")
                 )
             } else {
                 firstIndex[product.productID] = index

@@ -43,7 +43,9 @@ final class ResponseMicroCache: Sendable {
         var entry = entry
         entry.expires = now + min(ttl, maximumTTL)
         entries.withLockedValue { entries in
-            if entries.values.reduce(0, { $0 + $1.count }) >= maximumEntries { entries.removeAll(keepingCapacity: true) }
+            if entries.values.reduce(0, { $0 + $1.count }) >= maximumEntries {
+                entries.removeAll(keepingCapacity: true)
+            }
             entries[appID, default: [:]][uri] = entry
         }
     }

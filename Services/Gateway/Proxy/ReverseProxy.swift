@@ -51,7 +51,9 @@ struct ReverseProxy: Sendable {
             throw RequestError.bodyTooLarge(limit: maxBodyBytes)
         }
         let hasBody = contentLength.map { $0 > 0 } ?? (request.headers[.transferEncoding] != nil)
-        let head = requestHead(request, identity: identity, requestID: requestID, route: route, pool: pool, contentLength: contentLength, hasBody: hasBody)
+        let head = requestHead(
+            request, identity: identity, requestID: requestID, route: route, pool: pool, contentLength: contentLength,
+            hasBody: hasBody)
 
         var attempt = 0
         while true {
@@ -78,7 +80,8 @@ struct ReverseProxy: Sendable {
                 guard case .head(let responseHead) = try await connection.next() else {
                     throw UpstreamConnectionClosed()
                 }
-                let response = try await response(responseHead, method: request.method, connection: connection, pool: pool)
+                let response = try await response(
+                    responseHead, method: request.method, connection: connection, pool: pool)
                 guard isGet, let cacheable = response.cacheable else { return response.response }
                 if cacheable.ttl > .zero {
                     cache.store(appID: identity.appID, uri: uri, entry: cacheable.entry, ttl: cacheable.ttl)
@@ -132,7 +135,9 @@ struct ReverseProxy: Sendable {
         ) {
             headers.add(name: name, value: value)
         }
-        return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: upstreamPath, headers: headers)
+        return HTTPRequestHead(
+            version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: upstreamPath,
+            headers: headers)
     }
 
     /// A response from a service, and whether it may be cached (and for how long).
@@ -185,7 +190,9 @@ struct ReverseProxy: Sendable {
                         )
                     }
                     return UpstreamResponse(
-                        response: Response(status: status, headers: fields, body: bodiless ? ResponseBody() : ResponseBody(byteBuffer: body)),
+                        response: Response(
+                            status: status, headers: fields,
+                            body: bodiless ? ResponseBody() : ResponseBody(byteBuffer: body)),
                         cacheable: nil
                     )
                 case .head: throw UpstreamConnectionClosed()

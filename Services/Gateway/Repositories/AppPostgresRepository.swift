@@ -44,7 +44,9 @@ struct AppPostgresRepository: AppRepository {
         throw GatewayError.appNotFound(appID)
     }
 
-    func createKey(appID: String, kind: APIKeyKind, label: String?, keyHash: [UInt8], prefix: String) async throws -> APIKeyInfo {
+    func createKey(appID: String, kind: APIKeyKind, label: String?, keyHash: [UInt8], prefix: String) async throws
+        -> APIKeyInfo
+    {
         let keyID = RandomToken.identifier(prefix: "key", length: 16)
         let rows = try await client.query(
             """
@@ -57,7 +59,8 @@ struct AppPostgresRepository: AppRepository {
         )
         for try await createdAt in rows.decode(Date.self) {
             return APIKeyInfo(
-                keyID: keyID, appID: appID, kind: kind, prefix: prefix, label: label, createdAt: createdAt, revokedAt: nil
+                keyID: keyID, appID: appID, kind: kind, prefix: prefix, label: label, createdAt: createdAt,
+                revokedAt: nil
             )
         }
         throw GatewayError.appNotFound(appID)
@@ -73,20 +76,8 @@ struct AppPostgresRepository: AppRepository {
             logger: logger
         )
         var keys: [APIKeyInfo] = []
-        for try await (keyID, kind, prefix, label, createdAt, revokedAt) in rows.decode(
-            (String, String, String, String?, Date, Date?).self
-        ) {
-            keys.append(
-                APIKeyInfo(
-                    keyID: keyID,
-                    appID: appID,
-                    kind: APIKeyKind(rawValue: kind) ?? .public,
-                    prefix: prefix,
-                    label: label,
-                    createdAt: createdAt,
-                    revokedAt: revokedAt
-                )
-            )
+        for try await row in rows.decode(KeyRow.self) {
+            keys.append(Self.keyInfo(row, appID: appID))
         }
         return keys
     }
@@ -96,22 +87,29 @@ struct AppPostgresRepository: AppRepository {
             """
             UPDATE gateway.api_keys SET revoked_at = coalesce(revoked_at, now())
             WHERE app_id = \(appID) AND key_id = \(keyID)
-            RETURNING kind, prefix, label, created_at, revoked_at
+            RETURNING key_id, kind, prefix, label, created_at, revoked_at
             """,
             logger: logger
         )
-        for try await (kind, prefix, label, createdAt, revokedAt) in rows.decode((String, String, String?, Date, Date?).self) {
-            return APIKeyInfo(
-                keyID: keyID,
-                appID: appID,
-                kind: APIKeyKind(rawValue: kind) ?? .public,
-                prefix: prefix,
-                label: label,
-                createdAt: createdAt,
-                revokedAt: revokedAt
-            )
+        for try await row in rows.decode(KeyRow.self) {
+            return Self.keyInfo(row, appID: appID)
         }
         throw GatewayError.keyNotFound(keyID)
+    }
+
+    /// `key_id, kind, prefix, label, created_at, revoked_at`.
+    private typealias KeyRow = (String, String, String, String?, Date, Date?)
+
+    private static func keyInfo(_ row: KeyRow, appID: String) -> APIKeyInfo {
+        APIKeyInfo(
+            keyID: row.0,
+            appID: appID,
+            kind: APIKeyKind(rawValue: row.1) ?? .public,
+            prefix: row.2,
+            label: row.3,
+            createdAt: row.4,
+            revokedAt: row.5
+        )
     }
 
     func identity(keyHash: [UInt8]) async throws -> KeyIdentity? {

@@ -14,7 +14,8 @@ protocol AppRepository: Sendable {
     /// Throws ``GatewayError/appNotFound`` when absent.
     func app(appID: String) async throws -> AppInfo
     /// Stores a new key's hash; returns its listing.
-    func createKey(appID: String, kind: APIKeyKind, label: String?, keyHash: [UInt8], prefix: String) async throws -> APIKeyInfo
+    func createKey(appID: String, kind: APIKeyKind, label: String?, keyHash: [UInt8], prefix: String) async throws
+        -> APIKeyInfo
     func keys(appID: String) async throws -> [APIKeyInfo]
     /// Marks a key revoked (idempotent); throws ``GatewayError/keyNotFound`` when the app has no such key.
     func revokeKey(appID: String, keyID: String) async throws -> APIKeyInfo

@@ -1,0 +1,42 @@
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import NIOPosix
+import Prometheus
+import ShopkeeperCore
+
+/// The `main` every service shares: logging and metrics bootstrap, settings, run until SIGTERM/SIGINT.
+///
+/// A bad setting stops the process with exit status 78 (`EX_CONFIG`) and a message naming the variable; any other
+/// failure to start or run logs the error and exits with 1.
+package enum ServiceMain {
+    /// Makes Swift concurrency run on NIO's event loops, so handlers resume on the thread that did their I/O
+    /// instead of hopping to the global pool on every await. Call first thing in `main`, on the main thread.
+    package static func useEventLoopsAsGlobalExecutor() {
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    }
+
+    /// Bootstraps logging and metrics, builds the application with `build` and runs it.
+    package static func run<App: ApplicationProtocol>(
+        service: String,
+        environment: EnvironmentReader = EnvironmentReader(),
+        build: @Sendable (EnvironmentReader, PrometheusCollectorRegistry) async throws -> App
+    ) async -> Never {
+        do {
+            _ = try LoggingSystem.bootstrapJSON(environment: environment)
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            let app = try await build(environment, registry)
+            try await app.runService()
+            exit(0)
+        } catch let error as ConfigurationError {
+            Logger(label: service).critical("\(error.description)")
+            exit(78)
+        } catch {
+            Logger(label: service).critical("stopped by an error", metadata: ["error": "\(String(reflecting: error))"])
+            exit(1)
+        }
+    }
+}
