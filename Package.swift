@@ -141,6 +141,9 @@ let package = Package(
         ),
         .tests(
             "EndToEndTests",
-            dependencies: ["ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", .asyncHTTPClient]),
+            dependencies: [
+                "ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", .asyncHTTPClient, .hummingbird,
+                .hummingbirdTesting,
+            ]),
     ]
 )

@@ -1,0 +1,68 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ShopkeeperModels
+import ShopkeeperTestSupport
+import Testing
+
+/// SIGTERM lets requests in flight finish before the process exits.
+@Suite struct GracefulShutdownTests {
+    static let operatorKey = "op_shutdown_operator_key_012345"
+
+    @Test func inFlightRequestsFinishAfterSIGTERM() async throws {
+        let router = Router()
+        router.get("/v1/catalog/slow") { _, _ -> String in
+            try await Task.sleep(for: .milliseconds(1500))
+            return "finished"
+        }
+        router.get("/health/ready") { _, _ in "ok" }
+        let upstream = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await upstream.test(.live) { upstreamClient in
+            try await TestDatabase.withFreshDatabase { database in
+                let gateway = try ServiceProcess(
+                    "shopkeeper-gateway",
+                    environment: [
+                        "DATABASE_URL": database.url,
+                        "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
+                        "SHOPKEEPER_OPERATOR_KEY": Self.operatorKey,
+                        "SHOPKEEPER_CATALOG_URL": "http://127.0.0.1:\(upstreamClient.port ?? 0)",
+                    ]
+                )
+                try await gateway.waitUntilReady()
+                let key = try await Self.publicKey(gateway: gateway)
+
+                let metrics = try await gateway.get("/metrics")
+                #expect(metrics.status == .ok)
+                #expect(String(decoding: metrics.body, as: UTF8.self).contains("# TYPE"))
+
+                async let slow = gateway.get("/v1/catalog/slow", headers: [("Authorization", "Bearer \(key)")])
+                try await Task.sleep(for: .milliseconds(400))
+                let started = ContinuousClock.now
+                let exit = Task { try await gateway.terminate(timeout: .seconds(10)) }
+                let response = try await slow
+                #expect(response.status == .ok)
+                #expect(String(decoding: response.body, as: UTF8.self) == "finished")
+                #expect(try await exit.value == 0)
+                #expect(ContinuousClock.now - started < .seconds(8))
+            }
+        }
+    }
+
+    static func publicKey(gateway: ServiceProcess) async throws -> String {
+        func post<T: Decodable>(_ path: String, _ body: some Encodable, as: T.Type) async throws -> T {
+            var request = HTTPClientRequest(url: gateway.baseURL + path)
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(operatorKey)")
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try TestJSON.encode(body)))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            return try TestJSON.decode(T.self, try await response.body.collect(upTo: 1 << 20).readableBytesView)
+        }
+        let app = try await post("/operator/v1/apps", CreateAppRequest(name: "Shutdown"), as: AppInfo.self)
+        return try await post(
+            "/operator/v1/apps/\(app.appID)/keys", CreateKeyRequest(kind: .public), as: CreatedAPIKey.self
+        ).key
+    }
+}
