@@ -1,14 +1,19 @@
 import Hummingbird
+import NIOCore
 import ShopkeeperHTTP
 
 /// The gateway's request context: the key identity, once ``APIKeyMiddleware`` has checked it.
 struct GatewayRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     var identity: KeyIdentity?
+    /// The event loop of the client's connection: upstream calls use connections on the same loop, so a request
+    /// stays on one thread from start to end.
+    let eventLoop: any EventLoop
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.identity = nil
+        self.eventLoop = source.channel.eventLoop
     }
 }
 
@@ -17,10 +22,12 @@ struct GatewayRequestContext: RequestContext {
 struct AuthenticatedContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
     let identity: KeyIdentity
+    let eventLoop: any EventLoop
 
     init(context: GatewayRequestContext) throws {
         guard let identity = context.identity else { throw AuthError.missingCredentials }
         self.coreContext = context.coreContext
         self.identity = identity
+        self.eventLoop = context.eventLoop
     }
 }

@@ -1,11 +1,16 @@
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import ShopkeeperCore
 
 /// Accepts the caller's `X-Request-ID` when it is sane, or generates one; puts it in the logger's metadata
 /// (`request_id`, read back by ``RequestContext/requestID`` for downstream calls) and on the response.
 package struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
-    package init() {}
+    private let generator: RequestIDGenerator
+
+    package init(generator: RequestIDGenerator = RequestIDGenerator()) {
+        self.generator = generator
+    }
 
     package func handle(
         _ request: Request,
@@ -17,7 +22,7 @@ package struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         if let given = request.headers[.requestID], Self.isAcceptable(given) {
             id = given
         } else {
-            id = RandomToken.base62(length: 22)
+            id = generator.next()
         }
         context.logger[metadataKey: "request_id"] = .string(id)
         var response = try await next(request, context)
@@ -39,5 +44,23 @@ extension RequestContext {
     /// The id ``RequestIDMiddleware`` chose for this request.
     package var requestID: String? {
         logger[metadataKey: "request_id"]?.description
+    }
+}
+
+/// Request ids without a system call each: a random per-process prefix and a counter (`Xk3f9QbZ2mLp-1a7`).
+///
+/// Ids only need to be unique, not secret; 72 random bits keep replicas apart.
+package final class RequestIDGenerator: Sendable {
+    package init() {}
+
+    private let prefix = RandomToken.base62(length: 12)
+    private let counter = NIOLockedValueBox<UInt64>(0)
+
+    package func next() -> String {
+        let value = counter.withLockedValue { counter in
+            counter &+= 1
+            return counter
+        }
+        return prefix + "-" + String(value, radix: 36)
     }
 }

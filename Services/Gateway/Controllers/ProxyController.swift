@@ -10,11 +10,13 @@ struct ProxyController {
 
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
         for route in routes {
-            guard let pool = pools.pool(for: route) else { continue }
             for path in [route.prefix, route.prefix + "/**"] {
                 for method in Self.methods {
                     group.on(RouterPath(path), method: method) { request, context in
-                        try await proxy.forward(
+                        guard let pool = pools.pool(for: route, on: context.eventLoop) else {
+                            throw GatewayError.upstreamUnavailable(service: route.service)
+                        }
+                        return try await proxy.forward(
                             request,
                             identity: context.identity,
                             requestID: context.requestID,

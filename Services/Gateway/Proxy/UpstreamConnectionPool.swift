@@ -5,7 +5,8 @@ import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 
-/// Keep-alive connections to one service, shared by every request the gateway forwards there.
+/// Keep-alive connections to one service on one event loop, shared by the requests the gateway forwards there
+/// from clients on that loop.
 ///
 /// A request leases a connection, uses it alone, and gives it back; at most `maximumConnections` are open and
 /// further requests wait for one to come back. Each connection lives in a task of this service's ``run()``, so
@@ -16,7 +17,8 @@ final class UpstreamConnectionPool: Service, Sendable {
     private let connectTimeout: TimeAmount
     private let readTimeout: TimeAmount
     private let maximumConnections: Int
-    private let eventLoopGroup: any EventLoopGroup
+    /// The loop every connection of this pool lives on.
+    let eventLoop: any EventLoop
     private let logger: Logger
 
     private typealias Waiter = CheckedContinuation<UpstreamConnection, any Error>
@@ -39,7 +41,7 @@ final class UpstreamConnectionPool: Service, Sendable {
         connectTimeout: TimeAmount,
         readTimeout: TimeAmount,
         maximumConnections: Int = 256,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        eventLoop: any EventLoop,
         logger: Logger
     ) {
         self.host = host
@@ -47,7 +49,7 @@ final class UpstreamConnectionPool: Service, Sendable {
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.maximumConnections = maximumConnections
-        self.eventLoopGroup = eventLoopGroup
+        self.eventLoop = eventLoop
         self.logger = logger
         (connectRequests, connectRequestsContinuation) = AsyncStream.makeStream(of: Waiter.self)
     }
@@ -128,7 +130,7 @@ final class UpstreamConnectionPool: Service, Sendable {
         let readTimeout = self.readTimeout
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
-            channel = try await ClientBootstrap(group: eventLoopGroup)
+            channel = try await ClientBootstrap(group: eventLoop)
                 .connectTimeout(connectTimeout)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .connect(host: host, port: port) { channel in
