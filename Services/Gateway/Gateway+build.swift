@@ -14,7 +14,7 @@ func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let logger = Logger(label: "gateway")
     let database = settings.service.database.makeClient(logger: logger)
-    let httpClient = makeUpstreamClient(settings: settings)
+    let httpClient = makeReadinessClient(settings: settings)
     let repository = AppPostgresRepository(client: database, logger: logger)
     let pools = UpstreamPools(
         routes: settings.routes,
@@ -80,7 +80,7 @@ func buildRouter(
 
 /// The client of the readiness checks (requests go through ``UpstreamConnectionPool``); shut down after the
 /// server has drained.
-func makeUpstreamClient(settings: GatewaySettings) -> HTTPClient {
+func makeReadinessClient(settings: GatewaySettings) -> HTTPClient {
     var configuration = HTTPClient.Configuration()
     configuration.timeout = .init(
         connect: .milliseconds(settings.connectTimeout.milliseconds),

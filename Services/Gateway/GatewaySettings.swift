@@ -42,6 +42,13 @@ struct GatewaySettings: Sendable {
                 catalogURL: try environment.httpURL("SHOPKEEPER_CATALOG_URL", default: "http://127.0.0.1:8081")
             )
         }
+        for route in routes where route.baseURL.scheme?.lowercased() != "http" {
+            throw ConfigurationError(
+                variable: environment.raw("SHOPKEEPER_GATEWAY_ROUTES") == nil
+                    ? "SHOPKEEPER_\(route.service.uppercased())_URL" : "SHOPKEEPER_GATEWAY_ROUTES",
+                reason: "services are reached over plain http inside the network, got '\(route.baseURL.absoluteString)'"
+            )
+        }
         let origins = (environment.raw("SHOPKEEPER_CORS_ORIGINS") ?? "")
             .split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }

@@ -41,11 +41,6 @@ struct UpstreamRoute: Sendable, Hashable {
                 )
             }
             let url = try EnvironmentReader.parseHTTPURL(target[1], variable: variable)
-            guard url.scheme?.lowercased() == "http" else {
-                throw ConfigurationError(
-                    variable: variable,
-                    reason: "services are reached over plain http inside the network, got '\(target[1])'")
-            }
             routes.append(UpstreamRoute(prefix: parts[0], service: target[0], baseURL: url))
         }
         return routes
