@@ -16,12 +16,12 @@ package enum ServiceApplication {
         to router: Router<ServiceRequestContext>,
         settings: ServiceSettings
     ) {
-        router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: ProblemMiddleware())
-        router.add(middleware: MetricsMiddleware())
-        router.add(
-            middleware: InternalAuthMiddleware(
-                signature: settings.internalSignature, internalBodyLimit: settings.maxBodyBytes))
+        router.addMiddleware {
+            RequestIDMiddleware()
+            ProblemMiddleware()
+            MetricsMiddleware()
+            InternalAuthMiddleware(signature: settings.internalSignature, internalBodyLimit: settings.maxBodyBytes)
+        }
     }
 
     /// Adds `/health/live`, `/health/ready` and `/metrics`.
