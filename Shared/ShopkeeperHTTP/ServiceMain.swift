@@ -12,9 +12,21 @@ import ShopkeeperCore
 /// A bad setting stops the process with exit status 78 (`EX_CONFIG`) and a message naming the variable; any other
 /// failure to start or run logs the error and exits with 1.
 package enum ServiceMain {
-    /// Makes Swift concurrency run on NIO's event loops, so handlers resume on the thread that did their I/O
-    /// instead of hopping to the global pool on every await. Call first thing in `main`, on the main thread.
-    package static func useEventLoopsAsGlobalExecutor() {
+    /// Sizes NIO's event loop group (`SHOPKEEPER_EVENT_LOOP_THREADS`, default one per core) and makes Swift
+    /// concurrency run on it, so handlers resume on the thread that did their I/O instead of hopping to the global
+    /// pool on every await. Call first thing in `main`, on the main thread.
+    package static func useEventLoopsAsGlobalExecutor(environment: EnvironmentReader = EnvironmentReader()) {
+        do {
+            NIOSingletons.groupLoopCountSuggestion = try environment.int(
+                "SHOPKEEPER_EVENT_LOOP_THREADS",
+                default: System.coreCount,
+                in: 1...256
+            )
+        } catch {
+            // Logging is not bootstrapped yet: say it plainly on standard error.
+            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            exit(78)
+        }
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 
