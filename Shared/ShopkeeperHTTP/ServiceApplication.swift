@@ -49,8 +49,20 @@ package enum ServiceApplication {
             services: [database] + services,
             logger: logger
         )
+        let timeout = settings.databaseStartTimeout
+        let target = "\(settings.database.host):\(settings.database.port)/\(settings.database.database)"
         app.beforeServerStarts {
-            try await migrations.run(client: database, logger: logger)
+            // The pool retries connecting forever; at start, a database that never answers must stop the process
+            // with a clear message instead of leaving it silently unready.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await migrations.run(client: database, logger: logger) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw DatabaseStartTimeout(target: target, timeout: timeout)
+                }
+                try await group.next()
+                group.cancelAll()
+            }
         }
         return app
     }
@@ -67,5 +79,16 @@ extension ReadinessCheck {
                 throw ReadinessFailure("migrations pending: \(pending.joined(separator: ", "))")
             }
         }
+    }
+}
+
+/// The database did not answer within `SHOPKEEPER_DB_START_TIMEOUT_SECONDS` at start.
+package struct DatabaseStartTimeout: Error, CustomStringConvertible {
+    package var target: String
+    package var timeout: Duration
+
+    package var description: String {
+        "the database at \(target) (DATABASE_URL) did not answer within \(timeout) "
+            + "(SHOPKEEPER_DB_START_TIMEOUT_SECONDS); is PostgreSQL running and reachable?"
     }
 }

@@ -13,6 +13,7 @@ import ShopkeeperDatabase
 /// | `SHOPKEEPER_INTERNAL_SECRET` | a development value | HMAC secret of internal calls, 32+ characters |
 /// | `SHOPKEEPER_SIGNATURE_WINDOW_SECONDS` | `60` | how old an internal signature may be |
 /// | `SHOPKEEPER_MAX_BODY_BYTES` | `1048576` | largest JSON body accepted |
+/// | `SHOPKEEPER_DB_START_TIMEOUT_SECONDS` | `60` | how long to wait for the database at start before giving up |
 package struct ServiceSettings: Sendable {
     /// The development-only internal secret; production must set its own.
     package static let developmentInternalSecret = "shopkeeper-development-internal-secret-not-for-production"
@@ -25,6 +26,8 @@ package struct ServiceSettings: Sendable {
     package var internalSecret: String
     package var signatureWindow: Duration
     package var maxBodyBytes: Int
+    /// How long start-up waits for the database (to apply migrations) before the process gives up.
+    package var databaseStartTimeout: Duration
 
     /// Reads and validates the common settings.
     package static func read(
@@ -49,7 +52,12 @@ package struct ServiceSettings: Sendable {
                 default: .seconds(60),
                 in: 5...600
             ),
-            maxBodyBytes: try environment.int("SHOPKEEPER_MAX_BODY_BYTES", default: 1 << 20, in: 1024...(64 << 20))
+            maxBodyBytes: try environment.int("SHOPKEEPER_MAX_BODY_BYTES", default: 1 << 20, in: 1024...(64 << 20)),
+            databaseStartTimeout: try environment.seconds(
+                "SHOPKEEPER_DB_START_TIMEOUT_SECONDS",
+                default: .seconds(60),
+                in: 1...3600
+            )
         )
     }
 

@@ -95,6 +95,19 @@ import Testing
         #expect(process.logTail().contains("SHOPKEEPER_RATE_LIMIT_PUBLIC"))
     }
 
+    @Test func anUnreachableDatabaseStopsTheStartWithAClearMessage() async throws {
+        let process = try ServiceProcess(
+            "shopkeeper-catalog",
+            environment: [
+                "DATABASE_URL": "postgres://postgres@127.0.0.1:\(try ServiceProcess.freePort())/shopkeeper",
+                "SHOPKEEPER_DB_START_TIMEOUT_SECONDS": "2",
+            ]
+        )
+        let status = try await process.waitForExit(timeout: .seconds(20))
+        #expect(status == 1)
+        #expect(process.logTail().contains("did not answer"))
+    }
+
     static func parseEnv(_ url: URL) throws -> [String: String] {
         let text = try String(contentsOf: url, encoding: .utf8)
         var values: [String: String] = [:]
