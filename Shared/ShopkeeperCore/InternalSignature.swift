@@ -158,6 +158,4 @@ package enum InternalSignatureError: Error, Equatable, Sendable {
     case expired
     /// The signature does not match the request.
     case mismatch
-    /// An `/internal/` call without a body hash.
-    case unsignedBody
 }

@@ -84,7 +84,6 @@ package struct InternalAuthMiddleware: RouterMiddleware {
         case .malformed: "malformed signature headers"
         case .expired: "the timestamp is outside the allowed window"
         case .mismatch: "the signature does not match"
-        case .unsignedBody: "the body is not signed"
         }
     }
 }
