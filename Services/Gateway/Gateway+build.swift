@@ -5,6 +5,7 @@ import NIOCore
 import PostgresNIO
 import Prometheus
 import ServiceLifecycle
+import ShopkeeperCore
 import ShopkeeperHTTP
 
 /// Builds the gateway application: the same function serves `main` and the tests.

@@ -1,4 +1,5 @@
 import Hummingbird
+import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperModels
 
@@ -25,8 +26,7 @@ struct CatalogController {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
-        headers[Self.cacheTTLHeader] = String(
-            gatewayCacheTTL.components.seconds * 1000 + gatewayCacheTTL.components.attoseconds / 1_000_000_000_000_000)
+        headers[Self.cacheTTLHeader] = String(gatewayCacheTTL.milliseconds)
         headers[.contentLength] = String(rendered.body.readableBytes)
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: rendered.body)
         return Response(status: .ok, headers: headers, body: body)

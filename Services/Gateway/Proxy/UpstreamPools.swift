@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import ShopkeeperCore
 
 /// Connection pools per distinct service address and event loop.
 ///
@@ -45,11 +46,4 @@ struct UpstreamPools: Sendable {
     var services: [UpstreamConnectionPool] { pools.keys.sorted().flatMap { pools[$0] ?? [] } }
 
     private static func key(_ route: UpstreamRoute) -> String { "\(route.host):\(route.port)" }
-}
-
-extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
 }
