@@ -44,6 +44,11 @@ extension Target.Dependency {
     static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
     static let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
     static let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
+    static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+    static let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
+    static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
+    static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
+    static let asn1 = Target.Dependency.product(name: "SwiftASN1", package: "swift-asn1")
 }
 
 let package = Package(
@@ -67,6 +72,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // Shared libraries: written once, linked by every service that needs them.
@@ -80,6 +88,10 @@ let package = Package(
             ]
         ),
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),
+        .shared(
+            "ShopkeeperStores",
+            dependencies: [.crypto, .cryptoExtras, .jwtKit, .x509, .asn1, .nioConcurrencyHelpers]
+        ),
         .shared(
             "ShopkeeperTestSupport",
             dependencies: [
@@ -131,6 +143,7 @@ let package = Package(
             dependencies: ["ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperTestSupport", .hummingbirdTesting]
         ),
         .tests("ShopkeeperDatabaseTests", dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport"]),
+        .tests("ShopkeeperStoresTests", dependencies: ["ShopkeeperStores", .crypto, .x509, .asn1]),
         .tests(
             "CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),
         .tests(
