@@ -1,0 +1,85 @@
+import Foundation
+
+/// A StoreKit 2 transaction as Apple signs it: the payload of a `signedTransactionInfo` JWS
+/// (Apple's `JWSTransactionDecodedPayload`), with Apple's field names and value types. Dates are
+/// UNIX milliseconds; the `...Date` accessors convert them.
+public struct AppleTransactionPayload: AppleSignedPayload, Codable, Equatable {
+    public var transactionId: String?
+    public var originalTransactionId: String?
+    public var webOrderLineItemId: String?
+    public var bundleId: String?
+    public var productId: String?
+    public var subscriptionGroupIdentifier: String?
+    public var purchaseDate: Int64?
+    public var originalPurchaseDate: Int64?
+    public var expiresDate: Int64?
+    public var quantity: Int?
+    /// One of ``AppleProductType``'s raw values.
+    public var type: String?
+    public var appAccountToken: String?
+    /// `PURCHASED` or `FAMILY_SHARED`.
+    public var inAppOwnershipType: String?
+    public var signedDate: Int64?
+    /// 0: refunded for another reason, 1: refunded because of an issue in the app.
+    public var revocationReason: Int?
+    public var revocationDate: Int64?
+    public var isUpgraded: Bool?
+    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    public var offerType: Int?
+    public var offerIdentifier: String?
+    /// One of ``AppleEnvironment``'s raw values.
+    public var environment: String?
+    public var storefront: String?
+    public var storefrontId: String?
+    /// `PURCHASE` or `RENEWAL`.
+    public var transactionReason: String?
+    public var currency: String?
+    /// Price in milliunits of `currency`.
+    public var price: Int64?
+    /// `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME`.
+    public var offerDiscountType: String?
+    public var offerPeriod: String?
+    public var appTransactionId: String?
+
+    public init(
+        transactionId: String? = nil, originalTransactionId: String? = nil, webOrderLineItemId: String? = nil,
+        bundleId: String? = nil, productId: String? = nil, subscriptionGroupIdentifier: String? = nil,
+        purchaseDate: Int64? = nil, originalPurchaseDate: Int64? = nil, expiresDate: Int64? = nil,
+        quantity: Int? = nil, type: String? = nil, appAccountToken: String? = nil,
+        inAppOwnershipType: String? = nil, signedDate: Int64? = nil, revocationReason: Int? = nil,
+        revocationDate: Int64? = nil, isUpgraded: Bool? = nil, offerType: Int? = nil,
+        offerIdentifier: String? = nil, environment: String? = nil, storefront: String? = nil,
+        storefrontId: String? = nil, transactionReason: String? = nil, currency: String? = nil,
+        price: Int64? = nil, offerDiscountType: String? = nil, offerPeriod: String? = nil,
+        appTransactionId: String? = nil
+    ) {
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.webOrderLineItemId = webOrderLineItemId
+        self.bundleId = bundleId
+        self.productId = productId
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.quantity = quantity
+        self.type = type
+        self.appAccountToken = appAccountToken
+        self.inAppOwnershipType = inAppOwnershipType
+        self.signedDate = signedDate
+        self.revocationReason = revocationReason
+        self.revocationDate = revocationDate
+        self.isUpgraded = isUpgraded
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.environment = environment
+        self.storefront = storefront
+        self.storefrontId = storefrontId
+        self.transactionReason = transactionReason
+        self.currency = currency
+        self.price = price
+        self.offerDiscountType = offerDiscountType
+        self.offerPeriod = offerPeriod
+        self.appTransactionId = appTransactionId
+    }
+}
