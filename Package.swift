@@ -57,6 +57,7 @@ let package = Package(
     products: [
         .executable(name: "shopkeeper-gateway", targets: ["Gateway"]),
         .executable(name: "shopkeeper-catalog", targets: ["Catalog"]),
+        .executable(name: "shopkeeper-verifier", targets: ["Verifier"]),
         .executable(name: "shopkeeper", targets: ["ShopkeeperCLI"]),
         .executable(name: "shopkeeper-bench-hello", targets: ["BenchmarkHello"]),
     ],
@@ -120,6 +121,16 @@ let package = Package(
             ]
         ),
 
+        .service(
+            "Verifier",
+            folder: "Verifier",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperStores",
+                .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
+                .cryptoExtras, .x509, .nioCore, .nioPosix,
+            ]
+        ),
+
         // The developer and operator tool.
         .executableTarget(
             name: "ShopkeeperCLI",
@@ -150,6 +161,13 @@ let package = Package(
             "GatewayTests",
             dependencies: [
                 "Gateway", "Catalog", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient, .crypto,
+            ]
+        ),
+        .tests(
+            "VerifierTests",
+            dependencies: [
+                "Verifier", "ShopkeeperStores", "ShopkeeperTestSupport", "ShopkeeperModels", .hummingbirdTesting,
+                .crypto, .x509,
             ]
         ),
         .tests(

@@ -62,6 +62,12 @@ package enum TestDatabase {
             return try await body(client)
         }
     }
+
+    /// Runs `body` with a running pool on the test database.
+    package static func withClient<T: Sendable>(_ body: @Sendable (PostgresClient) async throws -> T) async throws -> T
+    {
+        try await withClient(try settings(), body)
+    }
 }
 
 extension DatabaseSettings {

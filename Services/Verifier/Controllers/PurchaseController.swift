@@ -1,0 +1,27 @@
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// `POST /v1/purchases` and `POST /v1/receipts/validate`, for an app's public or secret key.
+struct PurchaseController {
+    let service: PurchaseService
+    let maxBodyBytes: Int
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        router.post("/v1/purchases") { request, context in
+            let caller = try context.requireCaller()
+            let body = try await JSONBody.decode(PurchaseRequest.self, from: request, limit: maxBodyBytes)
+            guard !body.appUserID.isEmpty, body.appUserID.count <= 256 else {
+                throw RequestError.invalid("/app_user_id", "must be 1 to 256 characters")
+            }
+            let response = try await service.purchase(body, appID: caller.appID, requestID: context.requestID)
+            return try JSONBody.response(response)
+        }
+        router.post("/v1/receipts/validate") { request, context in
+            let caller = try context.requireCaller()
+            let body = try await JSONBody.decode(StoreProofFields.self, from: request, limit: maxBodyBytes)
+            return try JSONBody.response(
+                try await service.validate(body, appID: caller.appID, requestID: context.requestID))
+        }
+    }
+}

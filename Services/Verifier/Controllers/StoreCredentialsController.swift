@@ -1,0 +1,110 @@
+import Crypto
+import Foundation
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// `/v1/admin/stores`: an app's store credentials (secret key). Secrets go in, never come out.
+struct StoreCredentialsController {
+    let repository: any CredentialsRepository
+    let maxBodyBytes: Int
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get { _, context in
+            let caller = try context.requireSecretCaller()
+            let apple = try await repository.apple(appID: caller.appID)
+            return try JSONBody.response(StoresView(apple: apple?.view))
+        }
+        routes.put(":store") { request, context in
+            let caller = try context.requireSecretCaller()
+            switch try Self.store(context) {
+            case .apple:
+                let input = try await JSONBody.decode(AppleCredentialsInput.self, from: request, limit: maxBodyBytes)
+                let existing = try await repository.apple(appID: caller.appID)
+                let credentials = try input.credentials(keeping: existing)
+                try await repository.saveApple(credentials, appID: caller.appID)
+                return try JSONBody.response(credentials.view)
+            case .google:
+                throw RequestError.notFound
+            }
+        }
+        routes.delete(":store") { _, context in
+            let caller = try context.requireSecretCaller()
+            let store = try Self.store(context)
+            guard try await repository.delete(store: store, appID: caller.appID) else {
+                throw VerifierError.credentialsNotFound(store)
+            }
+            return Response(status: .noContent)
+        }
+        return routes
+    }
+
+    /// The store named by the path (`apple` or `google`).
+    private static func store(_ context: ServiceRequestContext) throws -> CredentialStore {
+        guard let store = CredentialStore(rawValue: try context.parameters.require("store")) else {
+            throw RequestError.notFound
+        }
+        return store
+    }
+}
+
+/// `GET /v1/admin/stores`.
+struct StoresView: Codable, Sendable {
+    var apple: AppleCredentialsView?
+}
+
+/// The body of `PUT /v1/admin/stores/apple`. Omitted secrets keep their stored values, so a change of
+/// bundle id does not require pasting the shared secret again; `null` is the same as omitted.
+struct AppleCredentialsInput: Codable, Sendable {
+    var bundleID: String
+    var appAppleID: Int64?
+    var environments: [StoreEnvironment]?
+    var sharedSecret: String?
+    var apiKey: AppStoreAPIKey?
+
+    enum CodingKeys: String, CodingKey {
+        case environments
+        case bundleID = "bundle_id"
+        case appAppleID = "app_apple_id"
+        case sharedSecret = "shared_secret"
+        case apiKey = "api_key"
+    }
+
+    func credentials(keeping existing: AppleCredentials?) throws(RequestError) -> AppleCredentials {
+        var problems: [FieldProblem] = []
+        if bundleID.isEmpty || bundleID.count > 255 {
+            problems.append(FieldProblem(pointer: "/bundle_id", detail: "must be 1 to 255 characters"))
+        }
+        if let appAppleID, appAppleID <= 0 {
+            problems.append(FieldProblem(pointer: "/app_apple_id", detail: "must be a positive number"))
+        }
+        if let environments, environments.isEmpty {
+            problems.append(FieldProblem(pointer: "/environments", detail: "must name at least one environment"))
+        }
+        if let sharedSecret, sharedSecret.isEmpty {
+            problems.append(FieldProblem(pointer: "/shared_secret", detail: "must not be empty"))
+        }
+        if let apiKey {
+            if apiKey.issuerID.isEmpty {
+                problems.append(FieldProblem(pointer: "/api_key/issuer_id", detail: "must not be empty"))
+            }
+            if apiKey.keyID.isEmpty {
+                problems.append(FieldProblem(pointer: "/api_key/key_id", detail: "must not be empty"))
+            }
+            if (try? P256.Signing.PrivateKey(pemRepresentation: apiKey.privateKey)) == nil {
+                problems.append(
+                    FieldProblem(pointer: "/api_key/private_key", detail: "must be the P-256 key of the .p8 file (PEM)")
+                )
+            }
+        }
+        guard problems.isEmpty else { throw .validationFailed(problems) }
+        return AppleCredentials(
+            bundleID: bundleID,
+            appAppleID: appAppleID,
+            environments: environments ?? [.production, .sandbox],
+            sharedSecret: sharedSecret ?? existing?.sharedSecret,
+            apiKey: apiKey ?? existing?.apiKey
+        )
+    }
+}

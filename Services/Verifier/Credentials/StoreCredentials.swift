@@ -1,0 +1,79 @@
+import Foundation
+import ShopkeeperModels
+
+/// What the verifier needs to check an app's Apple proofs. Secrets (`shared_secret`, the API
+/// key's `private_key`) are sealed at rest and never rendered.
+struct AppleCredentials: Codable, Sendable, Equatable {
+    var bundleID: String
+    /// The App Apple ID; Production answers of the App Store Server API must carry it.
+    var appAppleID: Int64?
+    /// The environments this app accepts purchases from.
+    var environments: [StoreEnvironment]
+    /// The app-specific shared secret of legacy `verifyReceipt`.
+    var sharedSecret: String?
+    var apiKey: AppStoreAPIKey?
+
+    enum CodingKeys: String, CodingKey {
+        case environments
+        case bundleID = "bundle_id"
+        case appAppleID = "app_apple_id"
+        case sharedSecret = "shared_secret"
+        case apiKey = "api_key"
+    }
+
+    /// The view an admin may see.
+    var view: AppleCredentialsView {
+        AppleCredentialsView(
+            bundleID: bundleID, appAppleID: appAppleID, environments: environments,
+            sharedSecretSet: sharedSecret != nil,
+            apiKey: apiKey.map { AppleCredentialsView.KeyView(issuerID: $0.issuerID, keyID: $0.keyID) }
+        )
+    }
+}
+
+/// An App Store Connect API key for the App Store Server API.
+struct AppStoreAPIKey: Codable, Sendable, Equatable {
+    var issuerID: String
+    var keyID: String
+    /// PKCS#8 PEM of the P-256 key, as App Store Connect hands it out (`.p8`).
+    var privateKey: String
+
+    enum CodingKeys: String, CodingKey {
+        case issuerID = "issuer_id"
+        case keyID = "key_id"
+        case privateKey = "private_key"
+    }
+}
+
+/// The Apple credentials without their secrets.
+struct AppleCredentialsView: Codable, Sendable, Equatable {
+    var bundleID: String
+    var appAppleID: Int64?
+    var environments: [StoreEnvironment]
+    var sharedSecretSet: Bool
+    var apiKey: KeyView?
+
+    struct KeyView: Codable, Sendable, Equatable {
+        var issuerID: String
+        var keyID: String
+
+        enum CodingKeys: String, CodingKey {
+            case issuerID = "issuer_id"
+            case keyID = "key_id"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case environments
+        case bundleID = "bundle_id"
+        case appAppleID = "app_apple_id"
+        case sharedSecretSet = "shared_secret_set"
+        case apiKey = "api_key"
+    }
+}
+
+/// Which store a set of credentials is for.
+enum CredentialStore: String, Codable, Sendable, CaseIterable {
+    case apple
+    case google
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// Verifies proofs for an app and records what they prove: the heart of `POST /v1/purchases`.
+struct PurchaseService: Sendable {
+    let credentials: any CredentialsRepository
+    let transactions: any TransactionRepository
+    let apple: AppleProofVerifier
+    let logger: Logger
+
+    /// Verifies `request`'s proof, records the transactions once, and answers with them as recorded.
+    func purchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws -> PurchaseResponse {
+        let proof = try StoreProof(request.proof)
+        let presenter = Presenter(appUserID: request.appUserID, deviceID: request.deviceID)
+        let recorded = try await attempt(
+            proof, appID: appID, appUserID: request.appUserID, requestID: requestID, ids: { $0.map(\.transactionID) }
+        ) {
+            let facts = try await verify(proof, appID: appID)
+            return try await transactions.record(facts, appID: appID, presenter: presenter)
+        }
+        return PurchaseResponse(transactions: recorded)
+    }
+
+    /// Whether a saved proof is still good now: `invalid` when it does not verify, else `revoked`,
+    /// `expired` or `valid` from the newest facts (the recorded ones when they know more).
+    func validate(_ fields: StoreProofFields, appID: String, requestID: String?) async throws
+        -> ReceiptValidationResponse
+    {
+        let proof = try StoreProof(fields)
+        let facts: [VerifiedFact]
+        do {
+            facts = try await attempt(
+                proof, appID: appID, appUserID: nil, requestID: requestID,
+                ids: { $0.map(\.transaction.transactionID) }
+            ) {
+                try await verify(proof, appID: appID)
+            }
+        } catch let error as VerifierError where error.isVerdict {
+            return ReceiptValidationResponse(status: .invalid, code: error.code, transactions: [])
+        }
+        var current = facts.map(\.transaction)
+        if let store = current.first?.store {
+            let known = try await transactions.transactions(
+                appID: appID, store: store, ids: current.map(\.transactionID))
+            current = current.map { fact in
+                known.first { $0.transactionID == fact.transactionID && $0.revocationDate != nil } ?? fact
+            }
+        }
+        return ReceiptValidationResponse(status: Self.status(of: current, now: Date()), transactions: current)
+    }
+
+    /// `revoked` if any transaction is revoked, `expired` if all that expire have, else `valid`.
+    static func status(of transactions: [StoreTransaction], now: Date) -> ProofStatus {
+        if transactions.contains(where: { $0.revocationDate != nil }) { return .revoked }
+        let expiring = transactions.compactMap(\.expiresDate)
+        if !expiring.isEmpty, expiring.count == transactions.count, expiring.allSatisfy({ $0 <= now }) {
+            return .expired
+        }
+        return transactions.isEmpty ? .invalid : .valid
+    }
+
+    /// The transactions `proof` proves for `appID`, not yet recorded.
+    func verify(_ proof: StoreProof, appID: String) async throws -> [VerifiedFact] {
+        switch proof {
+        case .signedTransaction(let jws):
+            guard let credentials = try await credentials.apple(appID: appID) else {
+                throw VerifierError.storeNotConfigured(.apple)
+            }
+            let transaction = try await apple.verifySignedTransaction(jws, credentials: credentials)
+            return [VerifiedFact(transaction: transaction, proofKind: .signedTransaction, rawProof: jws)]
+        case .receipt:
+            throw RequestError.invalid("/receipt_data", "legacy receipts are not accepted by this server yet")
+        case .playToken:
+            throw RequestError.invalid("/purchase_token", "Google Play tokens are not accepted by this server yet")
+        }
+    }
+
+    /// Runs `body` and logs the attempt with its outcome and duration.
+    private func attempt<T>(
+        _ proof: StoreProof, appID: String, appUserID: String?, requestID: String?,
+        ids: (T) -> [String], _ body: () async throws -> T
+    ) async throws -> T {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var entry = VerificationAttempt(
+            appID: appID, proofKind: proof.kind, outcome: .verified, code: nil, transactionIDs: [],
+            appUserID: appUserID, requestID: requestID, duration: .zero)
+        do {
+            let result = try await body()
+            entry.transactionIDs = ids(result)
+            entry.duration = clock.now - start
+            await transactions.log(entry)
+            return result
+        } catch let error as VerifierError {
+            entry.outcome = error.isVerdict ? .invalid : .retryable
+            entry.code = error.code
+            entry.duration = clock.now - start
+            await transactions.log(entry)
+            throw error
+        }
+    }
+}

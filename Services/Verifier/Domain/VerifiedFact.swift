@@ -1,0 +1,38 @@
+import Foundation
+import ShopkeeperModels
+
+/// A transaction the verifier has proven, with the proof it came from (kept for audit).
+struct VerifiedFact: Sendable, Equatable {
+    var transaction: StoreTransaction
+    var proofKind: ProofKind
+    var rawProof: String
+}
+
+/// The form a proof arrived in.
+enum ProofKind: String, Codable, Sendable {
+    case signedTransaction = "signed_transaction"
+    case receipt
+    case playToken = "play_token"
+}
+
+/// Who presented a proof.
+struct Presenter: Sendable, Equatable {
+    var appUserID: String?
+    var deviceID: String?
+}
+
+/// One verification attempt, for the audit log.
+struct VerificationAttempt: Sendable {
+    enum Outcome: String, Sendable {
+        case verified, invalid, retryable
+    }
+
+    var appID: String
+    var proofKind: ProofKind
+    var outcome: Outcome
+    var code: String?
+    var transactionIDs: [String]
+    var appUserID: String?
+    var requestID: String?
+    var duration: Duration
+}

@@ -1,0 +1,75 @@
+import ShopkeeperDatabase
+
+/// The verifier's schema changes, oldest first. Forward only: never edit a released one, add a new one.
+enum VerifierMigrations {
+    static let runner = MigrationRunner(schema: "verifier", migrations: all)
+
+    static let all: [Migration] = [
+        Migration(
+            "0001_credentials_transactions_attempts",
+            sql: """
+                -- One row per app and store. `public_view` is what admins may read back; `sealed` is the whole
+                -- credential (secrets included) under AES-GCM with a key derived from SHOPKEEPER_MASTER_KEY.
+                CREATE TABLE verifier.store_credentials (
+                    app_id text NOT NULL,
+                    store text NOT NULL CHECK (store IN ('apple', 'google')),
+                    public_view jsonb NOT NULL,
+                    sealed bytea NOT NULL,
+                    key_id text NOT NULL,
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, store)
+                );
+
+                -- Verified store facts, once per (store, transaction id): the primary key, not a check, decides.
+                CREATE TABLE verifier.transactions (
+                    store text NOT NULL,
+                    transaction_id text NOT NULL,
+                    app_id text NOT NULL,
+                    environment text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    store_product_id text NOT NULL,
+                    type text NOT NULL,
+                    quantity integer NOT NULL,
+                    purchase_date timestamptz NOT NULL,
+                    expires_date timestamptz,
+                    revocation_date timestamptz,
+                    revocation_reason text,
+                    fact jsonb NOT NULL,
+                    proof_kind text NOT NULL,
+                    raw_proof text NOT NULL,
+                    app_user_id text,
+                    device_id text,
+                    apply_state text NOT NULL DEFAULT 'pending' CHECK (apply_state IN ('pending', 'applied')),
+                    first_verified_at timestamptz NOT NULL DEFAULT now(),
+                    last_verified_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (store, transaction_id)
+                );
+                CREATE INDEX transactions_by_original ON verifier.transactions (app_id, store, original_transaction_id);
+                CREATE INDEX transactions_pending ON verifier.transactions (first_verified_at)
+                    WHERE apply_state = 'pending';
+
+                -- Every verification attempt and its outcome, for support and audit.
+                CREATE TABLE verifier.verification_attempts (
+                    id bigserial PRIMARY KEY,
+                    app_id text NOT NULL,
+                    attempted_at timestamptz NOT NULL DEFAULT now(),
+                    proof_kind text NOT NULL,
+                    outcome text NOT NULL CHECK (outcome IN ('verified', 'invalid', 'retryable')),
+                    code text,
+                    transaction_ids text[] NOT NULL DEFAULT '{}',
+                    app_user_id text,
+                    request_id text,
+                    duration_ms integer NOT NULL
+                );
+                CREATE INDEX verification_attempts_by_app ON verifier.verification_attempts (app_id, attempted_at);
+
+                -- Published for other services (read only).
+                CREATE VIEW verifier.transactions_v1 AS
+                SELECT app_id, store, environment, transaction_id, original_transaction_id, store_product_id, type,
+                       quantity, purchase_date, expires_date, revocation_date, revocation_reason, fact,
+                       app_user_id, apply_state, first_verified_at
+                FROM verifier.transactions;
+                """
+        )
+    ]
+}

@@ -1,0 +1,55 @@
+import Hummingbird
+import Logging
+import PostgresNIO
+import Prometheus
+import ShopkeeperHTTP
+import ShopkeeperStores
+
+/// Builds the verifier application: the same function serves `main` and the tests.
+func buildApplication(
+    settings: VerifierSettings,
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+) async throws -> some ApplicationProtocol {
+    let logger = Logger(label: "verifier")
+    let database = settings.service.database.makeClient(logger: logger)
+    let router = try buildRouter(settings: settings, database: database, metrics: metrics, logger: logger)
+    return ServiceApplication.make(
+        responder: router.buildResponder(),
+        settings: settings.service,
+        database: database,
+        migrations: VerifierMigrations.runner,
+        logger: logger
+    )
+}
+
+/// The verifier's routes and middleware.
+func buildRouter(
+    settings: VerifierSettings,
+    database: PostgresClient,
+    metrics: PrometheusCollectorRegistry,
+    logger: Logger
+) throws -> Router<ServiceRequestContext> {
+    let router = Router(context: ServiceRequestContext.self)
+    ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
+    ServiceApplication.addOperationalRoutes(
+        to: router,
+        readiness: [.database(database, migrations: VerifierMigrations.runner, logger: logger)],
+        metrics: metrics
+    )
+    let credentials = CredentialsPostgresRepository(
+        client: database, box: SecretBox(masterKey: settings.masterKey), logger: logger)
+    let service = PurchaseService(
+        credentials: credentials,
+        transactions: TransactionPostgresRepository(client: database, logger: logger),
+        apple: AppleProofVerifier(
+            signedData: try AppleSignedDataVerifier(trustedRoots: settings.appleRoots),
+            allowLocalEnvironments: settings.allowLocalAppleEnvironments
+        ),
+        logger: logger
+    )
+    PurchaseController(service: service, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
+    router.addRoutes(
+        StoreCredentialsController(repository: credentials, maxBodyBytes: settings.service.maxBodyBytes).endpoints,
+        atPath: "/v1/admin/stores")
+    return router
+}

@@ -1,0 +1,67 @@
+import HTTPTypes
+import ShopkeeperHTTP
+
+/// Verifier failures with their HTTP rendering.
+///
+/// A proof that is forged, mismatched or not a purchase is *invalid* (4xx, with a specific code, never
+/// worth retrying); a store that cannot answer now is *retryable* (503 with `Retry-After`), and nothing
+/// is recorded as invalid for it.
+enum VerifierError: ProblemError, Equatable {
+    /// The proof is not acceptable; `code` says why (`invalid_signature`, `wrong_bundle_id`, ...).
+    case proofRejected(code: String, detail: String)
+    /// The store did not give a usable answer in time; try again after `retryAfterSeconds`.
+    case storeUnavailable(store: String, reason: String, retryAfterSeconds: Int)
+    /// The app has no credentials for the store the proof comes from.
+    case storeNotConfigured(CredentialStore)
+    /// The transaction is already recorded for another app.
+    case transactionOfAnotherApp(String)
+    /// No credentials for that store to show or delete.
+    case credentialsNotFound(CredentialStore)
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .proofRejected: .unprocessableContent
+        case .storeUnavailable: .serviceUnavailable
+        case .storeNotConfigured: .unprocessableContent
+        case .transactionOfAnotherApp: .conflict
+        case .credentialsNotFound: .notFound
+        }
+    }
+
+    var code: String {
+        switch self {
+        case .proofRejected(let code, _): code
+        case .storeUnavailable: "store_unavailable"
+        case .storeNotConfigured: "store_not_configured"
+        case .transactionOfAnotherApp: "transaction_belongs_to_another_app"
+        case .credentialsNotFound: "store_credentials_not_found"
+        }
+    }
+
+    var detail: String {
+        switch self {
+        case .proofRejected(_, let detail): detail
+        case .storeUnavailable(let store, let reason, _):
+            "\(store) could not verify the purchase right now (\(reason)); nothing was recorded, retry later."
+        case .storeNotConfigured(let store):
+            "This app has no \(store.rawValue) store credentials; set them with PUT /v1/admin/stores/\(store.rawValue)."
+        case .transactionOfAnotherApp(let id): "Transaction \(id) is already recorded for another app."
+        case .credentialsNotFound(let store): "This app has no \(store.rawValue) store credentials."
+        }
+    }
+
+    var headers: HTTPFields {
+        if case .storeUnavailable(_, _, let seconds) = self {
+            return [.retryAfter: String(seconds)]
+        }
+        return [:]
+    }
+
+    /// Whether this outcome is a verdict on the proof (logged as `invalid`) rather than a failure to reach one.
+    var isVerdict: Bool {
+        switch self {
+        case .proofRejected, .transactionOfAnotherApp: true
+        case .storeUnavailable, .storeNotConfigured, .credentialsNotFound: false
+        }
+    }
+}

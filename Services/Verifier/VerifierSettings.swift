@@ -1,0 +1,144 @@
+import Foundation
+import ShopkeeperCore
+import ShopkeeperHTTP
+import ShopkeeperStores
+import X509
+
+/// The verifier's settings: the common ones plus
+///
+/// | variable | default | meaning |
+/// | --- | --- | --- |
+/// | `SHOPKEEPER_PORT` | `8082` | |
+/// | `SHOPKEEPER_MASTER_KEY` | a development value | encrypts store credentials at rest (32+ characters; required in production) |
+/// | `SHOPKEEPER_APPLE_ROOT_CERTIFICATES` | none | extra trusted roots for App Store signatures: comma-separated PEM file paths (the sandbox store's root in development); refused in production |
+/// | `SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS` | `false` | accept the `Xcode` and `LocalTesting` environments; refused in production |
+/// | `SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL` | `https://buy.itunes.apple.com/verifyReceipt` | legacy receipt validation |
+/// | `SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL` | `https://sandbox.itunes.apple.com/verifyReceipt` | |
+/// | `SHOPKEEPER_APPLE_PRODUCTION_API_URL` | `https://api.storekit.itunes.apple.com` | App Store Server API |
+/// | `SHOPKEEPER_APPLE_SANDBOX_API_URL` | `https://api.storekit-sandbox.itunes.apple.com` | |
+/// | `SHOPKEEPER_GOOGLE_API_URL` | `https://androidpublisher.googleapis.com` | Play Developer API |
+/// | `SHOPKEEPER_STORE_TIMEOUT_SECONDS` | `10` | one call to a store |
+/// | `SHOPKEEPER_STORE_ATTEMPTS` | `3` | tries of a retryable store answer before answering 503 |
+/// | `SHOPKEEPER_STORE_RETRY_BASE_MS` | `200` | first backoff; doubles per try, capped at 2 s |
+///
+/// In production only Apple's and Google's own URLs and only Apple Root CA - G3 are accepted, so a
+/// production verifier can never trust the sandbox store.
+struct VerifierSettings: Sendable {
+    static let developmentMasterKey = "shopkeeper-development-master-key-not-for-production"
+
+    var service: ServiceSettings
+    var masterKey: String
+    var appleRoots: [Certificate]
+    var allowLocalAppleEnvironments: Bool
+    var endpoints: StoreEndpoints
+    var storeTimeout: Duration
+    var storeAttempts: Int
+    var retryBase: Duration
+
+    static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
+        -> VerifierSettings
+    {
+        let service = try ServiceSettings.read(service: "verifier", defaultPort: 8082, from: environment)
+        let production = service.environment == .production
+        let endpoints = StoreEndpoints(
+            appleProductionReceipts: try environment.httpURL(
+                "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL", default: StoreEndpoints.official.appleProductionReceipts),
+            appleSandboxReceipts: try environment.httpURL(
+                "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL", default: StoreEndpoints.official.appleSandboxReceipts),
+            appleProductionAPI: try environment.httpURL(
+                "SHOPKEEPER_APPLE_PRODUCTION_API_URL", default: StoreEndpoints.official.appleProductionAPI),
+            appleSandboxAPI: try environment.httpURL(
+                "SHOPKEEPER_APPLE_SANDBOX_API_URL", default: StoreEndpoints.official.appleSandboxAPI),
+            googleAPI: try environment.httpURL("SHOPKEEPER_GOOGLE_API_URL", default: StoreEndpoints.official.googleAPI)
+        )
+        if production, let variable = endpoints.firstUnofficial() {
+            throw ConfigurationError(variable: variable, reason: "must be the store's own URL in production")
+        }
+        let allowLocal = try environment.bool("SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS", default: false)
+        if production && allowLocal {
+            throw ConfigurationError(
+                variable: "SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS", reason: "must be false in production")
+        }
+        return VerifierSettings(
+            service: service,
+            masterKey: try environment.secret(
+                "SHOPKEEPER_MASTER_KEY",
+                localDefault: production ? nil : developmentMasterKey
+            ),
+            appleRoots: try readAppleRoots(environment, production: production),
+            allowLocalAppleEnvironments: allowLocal,
+            endpoints: endpoints,
+            storeTimeout: try environment.seconds(
+                "SHOPKEEPER_STORE_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
+            storeAttempts: try environment.int("SHOPKEEPER_STORE_ATTEMPTS", default: 3, in: 1...10),
+            retryBase: .milliseconds(
+                try environment.int("SHOPKEEPER_STORE_RETRY_BASE_MS", default: 200, in: 1...10_000))
+        )
+    }
+
+    /// Apple Root CA - G3, plus the configured extra roots outside production.
+    private static func readAppleRoots(_ environment: EnvironmentReader, production: Bool) throws(ConfigurationError)
+        -> [Certificate]
+    {
+        let variable = "SHOPKEEPER_APPLE_ROOT_CERTIFICATES"
+        var roots: [Certificate] = []
+        do {
+            let g3 = try AppleRootCertificates.appleRootCAG3()
+            guard try AppleRootCertificates.fingerprint(of: g3) == AppleRootCertificates.appleRootCAG3Fingerprint else {
+                throw ConfigurationError(
+                    variable: variable, reason: "the built-in Apple root has the wrong fingerprint")
+            }
+            roots.append(g3)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError(variable: variable, reason: "the built-in Apple root does not parse: \(error)")
+        }
+        let paths = (environment.raw(variable) ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
+        if production && !paths.isEmpty {
+            throw ConfigurationError(
+                variable: variable, reason: "must be unset in production (only Apple's root is trusted)")
+        }
+        for path in paths {
+            do {
+                let pem = try String(contentsOfFile: path, encoding: .utf8)
+                roots.append(try Certificate(pemEncoded: pem))
+            } catch {
+                throw ConfigurationError(variable: variable, reason: "'\(path)' is not a readable PEM certificate")
+            }
+        }
+        return roots
+    }
+}
+
+/// Where the stores answer.
+struct StoreEndpoints: Sendable {
+    var appleProductionReceipts: URL
+    var appleSandboxReceipts: URL
+    var appleProductionAPI: URL
+    var appleSandboxAPI: URL
+    var googleAPI: URL
+
+    /// Apple's and Google's own addresses.
+    static let official = (
+        appleProductionReceipts: "https://buy.itunes.apple.com/verifyReceipt",
+        appleSandboxReceipts: "https://sandbox.itunes.apple.com/verifyReceipt",
+        appleProductionAPI: "https://api.storekit.itunes.apple.com",
+        appleSandboxAPI: "https://api.storekit-sandbox.itunes.apple.com",
+        googleAPI: "https://androidpublisher.googleapis.com"
+    )
+
+    /// The variable of the first URL that is not the store's own, if any.
+    func firstUnofficial() -> String? {
+        let checks: [(URL, String, String)] = [
+            (appleProductionReceipts, Self.official.appleProductionReceipts, "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL"),
+            (appleSandboxReceipts, Self.official.appleSandboxReceipts, "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL"),
+            (appleProductionAPI, Self.official.appleProductionAPI, "SHOPKEEPER_APPLE_PRODUCTION_API_URL"),
+            (appleSandboxAPI, Self.official.appleSandboxAPI, "SHOPKEEPER_APPLE_SANDBOX_API_URL"),
+            (googleAPI, Self.official.googleAPI, "SHOPKEEPER_GOOGLE_API_URL"),
+        ]
+        return checks.first { $0.0.absoluteString != $0.1 }?.2
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// A verified store transaction in one shape for every store: what the verifier records once per
+/// (store, transaction id) and what `POST /v1/purchases` answers with.
+package struct StoreTransaction: Codable, Sendable, Equatable {
+    package var store: StorePlatform
+    package var environment: StoreEnvironment
+    package var transactionID: String
+    package var originalTransactionID: String
+    /// The product id at the store (App Store product id, Play product id).
+    package var storeProductID: String
+    package var type: StoreProductType
+    package var quantity: Int
+    package var purchaseDate: Date
+    package var originalPurchaseDate: Date?
+    package var expiresDate: Date?
+    package var revocationDate: Date?
+    package var revocationReason: RevocationReason?
+    package var ownershipType: OwnershipType
+    package var offer: StoreOffer?
+    /// Apple's `appAccountToken`, set by the app at purchase time.
+    package var appAccountToken: String?
+    /// Google's obfuscated external account id, set by the app at purchase time.
+    package var obfuscatedAccountID: String?
+    /// Price in thousandths of `currency` (Apple's milliunits), when the store says.
+    package var priceMilliunits: Int64?
+    package var currency: String?
+    package var storefront: String?
+
+    package init(
+        store: StorePlatform, environment: StoreEnvironment, transactionID: String, originalTransactionID: String,
+        storeProductID: String, type: StoreProductType, quantity: Int, purchaseDate: Date,
+        originalPurchaseDate: Date? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
+        revocationReason: RevocationReason? = nil, ownershipType: OwnershipType = .purchased, offer: StoreOffer? = nil,
+        appAccountToken: String? = nil, obfuscatedAccountID: String? = nil, priceMilliunits: Int64? = nil,
+        currency: String? = nil, storefront: String? = nil
+    ) {
+        self.store = store
+        self.environment = environment
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.storeProductID = storeProductID
+        self.type = type
+        self.quantity = quantity
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.ownershipType = ownershipType
+        self.offer = offer
+        self.appAccountToken = appAccountToken
+        self.obfuscatedAccountID = obfuscatedAccountID
+        self.priceMilliunits = priceMilliunits
+        self.currency = currency
+        self.storefront = storefront
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case store, environment, type, quantity, offer, currency, storefront
+        case transactionID = "transaction_id"
+        case originalTransactionID = "original_transaction_id"
+        case storeProductID = "store_product_id"
+        case purchaseDate = "purchase_date"
+        case originalPurchaseDate = "original_purchase_date"
+        case expiresDate = "expires_date"
+        case revocationDate = "revocation_date"
+        case revocationReason = "revocation_reason"
+        case ownershipType = "ownership_type"
+        case appAccountToken = "app_account_token"
+        case obfuscatedAccountID = "obfuscated_account_id"
+        case priceMilliunits = "price_milliunits"
+    }
+}
+
+/// Real money or a test purchase. Sandbox transactions are never revenue.
+package enum StoreEnvironment: String, Codable, Sendable, CaseIterable {
+    case production
+    case sandbox
+}
+
+/// The kind of purchase, as the store reports it.
+package enum StoreProductType: String, Codable, Sendable, CaseIterable {
+    case consumable
+    case nonConsumable = "non_consumable"
+    case autoRenewable = "auto_renewable"
+    case nonRenewing = "non_renewing"
+}
+
+/// Why a store took a purchase back.
+package enum RevocationReason: String, Codable, Sendable, CaseIterable {
+    /// Refunded because of a problem with the app (Apple's reason 1).
+    case appIssue = "app_issue"
+    /// Refunded or revoked for another reason (Apple's reason 0, Family Sharing revoked, Google voided).
+    case other
+}
+
+/// Bought by the customer, or shared with them by a family member.
+package enum OwnershipType: String, Codable, Sendable, CaseIterable {
+    case purchased
+    case familyShared = "family_shared"
+}
+
+/// The offer a purchase was made with.
+package struct StoreOffer: Codable, Sendable, Equatable {
+    /// `introductory`, `promotional`, `offer_code`, `win_back` or the store's own word.
+    package var type: String
+    package var identifier: String?
+    /// `free_trial`, `pay_as_you_go`, `pay_up_front`, `one_time`.
+    package var discountType: String?
+    /// ISO 8601 duration of the offer.
+    package var period: String?
+
+    package init(type: String, identifier: String? = nil, discountType: String? = nil, period: String? = nil) {
+        self.type = type
+        self.identifier = identifier
+        self.discountType = discountType
+        self.period = period
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case type, identifier, period
+        case discountType = "discount_type"
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ShopkeeperModels
+import ShopkeeperStores
+import ShopkeeperTestSupport
+import X509
+
+@testable import Verifier
+
+/// Runs a live verifier on the test database that trusts a test signing chain, and calls it as the
+/// gateway would.
+struct VerifierHarness {
+    let client: any TestClientProtocol
+    let appID: String
+    let chain: SigningChain
+
+    static let bundleID = "com.example.garden"
+
+    /// One chain for the whole test run, so its root file is written once.
+    static let sharedChain: SigningChain = {
+        do {
+            return try SigningChain.generate(
+                SigningChain.Options(name: "Verifier Tests", notValidBefore: Date(timeIntervalSinceNow: -30 * 86_400)))
+        } catch {
+            fatalError("cannot generate the test chain: \(error)")
+        }
+    }()
+
+    static func rootFile(for chain: SigningChain) throws -> String {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("shopkeeper-verifier-root-\(ProcessInfo.processInfo.processIdentifier).pem").path
+        try chain.root.serializeAsPEM().pemString.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func run(
+        appID: String = TestEnvironment.uniqueAppID(),
+        environment: [String: String] = [:],
+        _ body: @Sendable (VerifierHarness) async throws -> Void
+    ) async throws {
+        let chain = sharedChain
+        var values = ["SHOPKEEPER_APPLE_ROOT_CERTIFICATES": try rootFile(for: chain)]
+        values.merge(environment) { _, new in new }
+        let settings = try VerifierSettings.read(from: TestEnvironment.reader(values))
+        let app = try await buildApplication(settings: settings)
+        try await app.test(.live) { client in
+            try await body(VerifierHarness(client: client, appID: appID, chain: chain))
+        }
+    }
+
+    @discardableResult
+    func send(
+        _ method: HTTPRequest.Method, _ path: String, kind: APIKeyKind = .secret, json: Data? = nil
+    ) async throws -> TestResponse {
+        var headers = HTTPFields.signed(method, path, appID: appID, kind: kind, body: json)
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await client.execute(
+            uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
+    }
+
+    func configureApple(_ body: [String: Any] = [:]) async throws -> TestResponse {
+        var document: [String: Any] = ["bundle_id": Self.bundleID, "environments": ["production", "sandbox"]]
+        document.merge(body) { _, new in new }
+        return try await send(
+            .put, "/v1/admin/stores/apple", json: try JSONSerialization.data(withJSONObject: document))
+    }
+
+    func purchase(signedTransaction: String, user: String = "user-1", kind: APIKeyKind = .public) async throws
+        -> TestResponse
+    {
+        let request = PurchaseRequest(
+            appUserID: user, deviceID: "device-1", appVersion: "1.0",
+            proof: StoreProofFields(signedTransaction: signedTransaction))
+        return try await send(.post, "/v1/purchases", kind: kind, json: try TestJSON.encode(request))
+    }
+
+    func validate(signedTransaction: String) async throws -> TestResponse {
+        try await send(
+            .post, "/v1/receipts/validate", kind: .public,
+            json: try TestJSON.encode(StoreProofFields(signedTransaction: signedTransaction)))
+    }
+
+    /// A signed transaction as the sandbox store would make it.
+    func signedTransaction(
+        id: String = "2000" + UUID().uuidString.prefix(12),
+        productID: String = "com.example.garden.extra",
+        type: AppleProductType = .nonConsumable,
+        environment: AppleEnvironment = .sandbox,
+        bundleID: String = VerifierHarness.bundleID,
+        expires: Date? = nil,
+        revoked: Date? = nil
+    ) throws -> String {
+        let now = Date()
+        let payload = AppleTransactionPayload(
+            transactionId: id, originalTransactionId: id, bundleId: bundleID, productId: productID,
+            purchaseDate: now.addingTimeInterval(-60).appleMilliseconds, quantity: 1, type: type.rawValue,
+            inAppOwnershipType: "PURCHASED", signedDate: now.appleMilliseconds,
+            revocationReason: revoked == nil ? nil : 1, revocationDate: revoked?.appleMilliseconds,
+            environment: environment.rawValue, storefront: "USA", currency: "USD", price: 1990
+        )
+        var withExpiry = payload
+        withExpiry.expiresDate = expires?.appleMilliseconds
+        return try ES256Signer(chain: chain).sign(withExpiry)
+    }
+}
+
+extension TestResponse {
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try TestJSON.decode(type, body.readableBytesView)
+    }
+
+    /// The problem `code` of an error response.
+    var problemCode: String? {
+        (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["code"] as? String
+    }
+
+    var text: String { String(decoding: body.readableBytesView, as: UTF8.self) }
+}
