@@ -13,9 +13,12 @@ import Testing
             let common = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
             let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
             try await catalog.waitUntilReady()
+            let verifier = try ServiceProcess("shopkeeper-verifier", environment: common)
+            try await verifier.waitUntilReady()
             var gatewayEnvironment = common
             gatewayEnvironment["SHOPKEEPER_OPERATOR_KEY"] = Self.operatorKey
             gatewayEnvironment["SHOPKEEPER_CATALOG_URL"] = catalog.baseURL
+            gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
             let gateway = try ServiceProcess("shopkeeper-gateway", environment: gatewayEnvironment)
             try await gateway.waitUntilReady()
 

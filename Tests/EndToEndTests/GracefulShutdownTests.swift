@@ -27,7 +27,7 @@ import Testing
                         "DATABASE_URL": database.url,
                         "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
                         "SHOPKEEPER_OPERATOR_KEY": Self.operatorKey,
-                        "SHOPKEEPER_CATALOG_URL": "http://127.0.0.1:\(upstreamClient.port ?? 0)",
+                        "SHOPKEEPER_GATEWAY_ROUTES": "/v1/catalog=catalog@http://127.0.0.1:\(upstreamClient.port ?? 0)",
                     ]
                 )
                 try await gateway.waitUntilReady()

@@ -39,7 +39,11 @@ import Testing
     @Test func defaultsAreUsableLocally() throws {
         let settings = try GatewaySettings.read(from: EnvironmentReader([:]))
         #expect(settings.service.port == 8080)
-        #expect(settings.routes.map(\.prefix) == ["/v1/catalog", "/v1/admin/products", "/v1/admin/catalog"])
+        #expect(
+            settings.routes.map(\.prefix) == [
+                "/v1/catalog", "/v1/admin/products", "/v1/admin/catalog", "/v1/purchases", "/v1/receipts",
+                "/v1/admin/stores",
+            ])
         #expect(settings.operatorKey == nil)
     }
 

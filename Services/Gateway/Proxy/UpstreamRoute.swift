@@ -20,11 +20,14 @@ struct UpstreamRoute: Sendable, Hashable {
     }
 
     /// The default table, from each service's URL.
-    static func defaults(catalogURL: URL) -> [UpstreamRoute] {
+    static func defaults(catalogURL: URL, verifierURL: URL) -> [UpstreamRoute] {
         [
             UpstreamRoute(prefix: "/v1/catalog", service: "catalog", baseURL: catalogURL),
             UpstreamRoute(prefix: "/v1/admin/products", service: "catalog", baseURL: catalogURL),
             UpstreamRoute(prefix: "/v1/admin/catalog", service: "catalog", baseURL: catalogURL),
+            UpstreamRoute(prefix: "/v1/purchases", service: "verifier", baseURL: verifierURL),
+            UpstreamRoute(prefix: "/v1/receipts", service: "verifier", baseURL: verifierURL),
+            UpstreamRoute(prefix: "/v1/admin/stores", service: "verifier", baseURL: verifierURL),
         ]
     }
 
