@@ -1,13 +1,13 @@
 import Foundation
 import ShopkeeperStores
 import Testing
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 
 @Suite struct SigningChainTests {
     @Test func generatedChainSatisfiesApplesPolicy() async throws {
         let chain = try SigningChain.generate()
         var verifier = Verifier(rootCertificates: CertificateStore([chain.root])) {
-            RFC5280Policy(validationTime: Date())
+            RFC5280Policy(fixedExpiryValidationTime: Date())
             AppleMarkerPolicy()
         }
         let result = await verifier.validate(
