@@ -85,7 +85,7 @@ let package = Package(
             "ShopkeeperHTTP",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .logging, .metrics,
-                .prometheus, .postgresNIO, .nioCore, .nioPosix,
+                .prometheus, .postgresNIO, .nioCore, .nioPosix, .asyncHTTPClient, .serviceLifecycle,
             ]
         ),
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),

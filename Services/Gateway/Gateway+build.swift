@@ -109,13 +109,3 @@ func upstreamChecks(settings: GatewaySettings, httpClient: HTTPClient) -> [Readi
         }
     }
 }
-
-/// Runs nothing, but shuts the HTTP client down when the application stops.
-struct HTTPClientService: Service {
-    let client: HTTPClient
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        try await client.shutdown()
-    }
-}

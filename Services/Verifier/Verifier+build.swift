@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Hummingbird
 import Logging
 import PostgresNIO
@@ -12,12 +13,15 @@ func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let logger = Logger(label: "verifier")
     let database = settings.service.database.makeClient(logger: logger)
-    let router = try buildRouter(settings: settings, database: database, metrics: metrics, logger: logger)
+    let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+    let router = try buildRouter(
+        settings: settings, database: database, httpClient: httpClient, metrics: metrics, logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
         database: database,
         migrations: VerifierMigrations.runner,
+        services: [HTTPClientService(client: httpClient)],
         logger: logger
     )
 }
@@ -26,6 +30,7 @@ func buildApplication(
 func buildRouter(
     settings: VerifierSettings,
     database: PostgresClient,
+    httpClient: HTTPClient,
     metrics: PrometheusCollectorRegistry,
     logger: Logger
 ) throws -> Router<ServiceRequestContext> {
@@ -38,11 +43,17 @@ func buildRouter(
     )
     let credentials = CredentialsPostgresRepository(
         client: database, box: SecretBox(masterKey: settings.masterKey), logger: logger)
+    let http = StoreHTTP(client: httpClient, timeout: settings.storeTimeout)
+    let retry = RetryPolicy(attempts: settings.storeAttempts, base: settings.retryBase)
     let service = PurchaseService(
         credentials: credentials,
         transactions: TransactionPostgresRepository(client: database, logger: logger),
         apple: AppleProofVerifier(
             signedData: try AppleSignedDataVerifier(trustedRoots: settings.appleRoots),
+            receiptReader: AppReceiptReader(trustedRoots: settings.appleRoots),
+            receipts: AppleReceiptClient(
+                http: http, productionURL: settings.endpoints.appleProductionReceipts,
+                sandboxURL: settings.endpoints.appleSandboxReceipts, retry: retry),
             allowLocalEnvironments: settings.allowLocalAppleEnvironments
         ),
         logger: logger

@@ -76,23 +76,29 @@ struct VerifierSettings: Sendable {
         )
     }
 
-    /// Apple Root CA - G3, plus the configured extra roots outside production.
+    /// Apple Root CA - G3 (StoreKit 2) and Apple Inc. Root (receipts), plus the configured extra roots outside
+    /// production.
     private static func readAppleRoots(_ environment: EnvironmentReader, production: Bool) throws(ConfigurationError)
         -> [Certificate]
     {
         let variable = "SHOPKEEPER_APPLE_ROOT_CERTIFICATES"
         var roots: [Certificate] = []
         do {
-            let g3 = try AppleRootCertificates.appleRootCAG3()
-            guard try AppleRootCertificates.fingerprint(of: g3) == AppleRootCertificates.appleRootCAG3Fingerprint else {
-                throw ConfigurationError(
-                    variable: variable, reason: "the built-in Apple root has the wrong fingerprint")
+            let builtIn = [
+                (try AppleRootCertificates.appleRootCAG3(), AppleRootCertificates.appleRootCAG3Fingerprint),
+                (try AppleRootCertificates.appleIncRoot(), AppleRootCertificates.appleIncRootFingerprint),
+            ]
+            for (root, fingerprint) in builtIn {
+                guard try AppleRootCertificates.fingerprint(of: root) == fingerprint else {
+                    throw ConfigurationError(
+                        variable: variable, reason: "a built-in Apple root has the wrong fingerprint")
+                }
+                roots.append(root)
             }
-            roots.append(g3)
         } catch let error as ConfigurationError {
             throw error
         } catch {
-            throw ConfigurationError(variable: variable, reason: "the built-in Apple root does not parse: \(error)")
+            throw ConfigurationError(variable: variable, reason: "a built-in Apple root does not parse: \(error)")
         }
         let paths = (environment.raw(variable) ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)

@@ -9,7 +9,9 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
     package var originalTransactionID: String
     /// The product id at the store (App Store product id, Play product id).
     package var storeProductID: String
-    package var type: StoreProductType
+    /// The kind of purchase when the store says (StoreKit 2 does; receipts and Play say only whether it is a
+    /// subscription); otherwise the catalog's product type decides.
+    package var type: StoreProductType?
     package var quantity: Int
     package var purchaseDate: Date
     package var originalPurchaseDate: Date?
@@ -29,7 +31,7 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
 
     package init(
         store: StorePlatform, environment: StoreEnvironment, transactionID: String, originalTransactionID: String,
-        storeProductID: String, type: StoreProductType, quantity: Int, purchaseDate: Date,
+        storeProductID: String, type: StoreProductType?, quantity: Int, purchaseDate: Date,
         originalPurchaseDate: Date? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
         revocationReason: RevocationReason? = nil, ownershipType: OwnershipType = .purchased, offer: StoreOffer? = nil,
         appAccountToken: String? = nil, obfuscatedAccountID: String? = nil, priceMilliunits: Int64? = nil,

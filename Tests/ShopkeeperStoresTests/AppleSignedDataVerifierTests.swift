@@ -128,5 +128,7 @@ import X509
         let root = try AppleRootCertificates.appleRootCAG3()
         #expect(try AppleRootCertificates.fingerprint(of: root) == AppleRootCertificates.appleRootCAG3Fingerprint)
         #expect(root.notValidAfter > Date())
+        let receiptRoot = try AppleRootCertificates.appleIncRoot()
+        #expect(try AppleRootCertificates.fingerprint(of: receiptRoot) == AppleRootCertificates.appleIncRootFingerprint)
     }
 }

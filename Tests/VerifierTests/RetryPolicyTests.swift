@@ -5,9 +5,10 @@ import Testing
 @Suite struct RetryPolicyTests {
     @Test func backoffDoublesUpToTheCap() {
         let policy = RetryPolicy(attempts: 6, base: .milliseconds(300), cap: .seconds(2))
-        #expect((1...5).map { policy.backoff(after: $0) } == [
-            .milliseconds(300), .milliseconds(600), .milliseconds(1200), .seconds(2), .seconds(2),
-        ])
+        #expect(
+            (1...5).map { policy.backoff(after: $0) } == [
+                .milliseconds(300), .milliseconds(600), .milliseconds(1200), .seconds(2), .seconds(2),
+            ])
     }
 
     @Test func retriesStopAfterTheLastAttemptWithA503() async throws {

@@ -2,10 +2,13 @@ import Foundation
 import ShopkeeperModels
 import ShopkeeperStores
 
-/// Verifies Apple proofs for one app: StoreKit 2 signed transactions offline, against the app's
-/// bundle id and accepted environments.
+/// Verifies Apple proofs for an app: StoreKit 2 signed transactions offline, legacy receipts read
+/// locally (signature, chain, bundle id, environment) and then confirmed by Apple, always against the
+/// app's bundle id and accepted environments.
 struct AppleProofVerifier: Sendable {
     let signedData: AppleSignedDataVerifier
+    let receiptReader: AppReceiptReader
+    let receipts: AppleReceiptClient
     /// Whether `Xcode` and `LocalTesting` transactions are accepted (development only).
     let allowLocalEnvironments: Bool
 
@@ -21,6 +24,38 @@ struct AppleProofVerifier: Sendable {
         }
         try check(bundleID: payload.bundleId, environment: payload.environment, credentials: credentials)
         return try AppleTransactionNormalizer.normalize(payload)
+    }
+
+    /// Verifies a legacy app receipt: read and checked here first (a forgery never reaches Apple), then
+    /// confirmed with `verifyReceipt`, whose answer is the source of the transactions.
+    func verifyReceipt(_ base64: String, credentials: AppleCredentials) async throws(VerifierError)
+        -> [StoreTransaction]
+    {
+        let local: AppReceipt
+        do {
+            local = try await receiptReader.read(base64: base64)
+        } catch {
+            throw .proofRejected(code: error.code, detail: error.description)
+        }
+        try check(
+            bundleID: local.bundleId, environment: Self.environment(receiptType: local.receiptType),
+            credentials: credentials)
+        let start: StoreEnvironment = credentials.environments.contains(.production) ? .production : .sandbox
+        let response = try await receipts.verify(
+            receiptData: base64, password: credentials.sharedSecret, startingAt: start)
+        try check(bundleID: response.receipt?.bundleId, environment: response.environment, credentials: credentials)
+        return try AppleReceiptNormalizer.normalize(response)
+    }
+
+    /// The App Store environment of a receipt's type (`ProductionSandbox` is the sandbox).
+    static func environment(receiptType: String?) -> String? {
+        switch receiptType {
+        case "Production", "ProductionVPP": AppleEnvironment.production.rawValue
+        case "ProductionSandbox", "ProductionVPPSandbox": AppleEnvironment.sandbox.rawValue
+        case "Xcode": AppleEnvironment.xcode.rawValue
+        case "LocalTesting": AppleEnvironment.localTesting.rawValue
+        default: nil
+        }
     }
 
     /// The bundle id and the environment of Apple data must be the app's.

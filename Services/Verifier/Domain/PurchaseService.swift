@@ -65,16 +65,26 @@ struct PurchaseService: Sendable {
     func verify(_ proof: StoreProof, appID: String) async throws -> [VerifiedFact] {
         switch proof {
         case .signedTransaction(let jws):
-            guard let credentials = try await credentials.apple(appID: appID) else {
-                throw VerifierError.storeNotConfigured(.apple)
-            }
-            let transaction = try await apple.verifySignedTransaction(jws, credentials: credentials)
+            let transaction = try await apple.verifySignedTransaction(
+                jws, credentials: try await appleCredentials(appID))
             return [VerifiedFact(transaction: transaction, proofKind: .signedTransaction, rawProof: jws)]
-        case .receipt:
-            throw RequestError.invalid("/receipt_data", "legacy receipts are not accepted by this server yet")
+        case .receipt(let receipt):
+            let transactions = try await apple.verifyReceipt(receipt, credentials: try await appleCredentials(appID))
+            guard !transactions.isEmpty else {
+                throw VerifierError.proofRejected(
+                    code: "no_transactions", detail: "The receipt is genuine but holds no in-app purchase.")
+            }
+            return transactions.map { VerifiedFact(transaction: $0, proofKind: .receipt, rawProof: receipt) }
         case .playToken:
             throw RequestError.invalid("/purchase_token", "Google Play tokens are not accepted by this server yet")
         }
+    }
+
+    private func appleCredentials(_ appID: String) async throws -> AppleCredentials {
+        guard let found = try await credentials.apple(appID: appID) else {
+            throw VerifierError.storeNotConfigured(.apple)
+        }
+        return found
     }
 
     /// Runs `body` and logs the attempt with its outcome and duration.

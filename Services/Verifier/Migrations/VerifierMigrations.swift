@@ -28,7 +28,7 @@ enum VerifierMigrations {
                     environment text NOT NULL,
                     original_transaction_id text NOT NULL,
                     store_product_id text NOT NULL,
-                    type text NOT NULL,
+                    type text,
                     quantity integer NOT NULL,
                     purchase_date timestamptz NOT NULL,
                     expires_date timestamptz,

@@ -37,7 +37,7 @@ struct TransactionPostgresRepository: TransactionRepository {
                     VALUES (
                         \(transaction.store.rawValue), \(transaction.transactionID), \(appID),
                         \(transaction.environment.rawValue), \(transaction.originalTransactionID),
-                        \(transaction.storeProductID), \(transaction.type.rawValue), \(transaction.quantity),
+                        \(transaction.storeProductID), \(transaction.type?.rawValue), \(transaction.quantity),
                         \(transaction.purchaseDate), \(transaction.expiresDate), \(transaction.revocationDate),
                         \(transaction.revocationReason?.rawValue), \(document)::jsonb, \(fact.proofKind.rawValue),
                         \(fact.rawProof), \(presenter.appUserID), \(presenter.deviceID))
