@@ -57,6 +57,7 @@ let package = Package(
     products: [
         .executable(name: "shopkeeper-gateway", targets: ["Gateway"]),
         .executable(name: "shopkeeper-catalog", targets: ["Catalog"]),
+        .executable(name: "shopkeeper-sandbox-store", targets: ["SandboxStore"]),
         .executable(name: "shopkeeper", targets: ["ShopkeeperCLI"]),
         .executable(name: "shopkeeper-bench-hello", targets: ["BenchmarkHello"]),
     ],
@@ -120,6 +121,15 @@ let package = Package(
             ]
         ),
 
+        .service(
+            "SandboxStore",
+            folder: "SandboxStore",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperModels", "ShopkeeperStores",
+                .hummingbird, .logging, .metrics, .prometheus, .crypto, .cryptoExtras, .nioCore,
+            ]
+        ),
+
         // The developer and operator tool.
         .executableTarget(
             name: "ShopkeeperCLI",
@@ -150,6 +160,13 @@ let package = Package(
             "GatewayTests",
             dependencies: [
                 "Gateway", "Catalog", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient, .crypto,
+            ]
+        ),
+        .tests(
+            "SandboxStoreTests",
+            dependencies: [
+                "SandboxStore", "ShopkeeperStores", "ShopkeeperCore", .hummingbirdTesting, .crypto, .cryptoExtras,
+                .x509,
             ]
         ),
         .tests(
