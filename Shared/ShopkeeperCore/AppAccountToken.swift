@@ -12,8 +12,13 @@ package enum AppAccountToken {
 
     /// The UUID for `appUserID` (RFC 9562 version 5 in ``namespace``).
     package static func uuid(forAppUserID appUserID: String) -> UUID {
+        nameBasedUUID(name: appUserID, namespace: namespace)
+    }
+
+    /// An RFC 9562 version 5 (SHA-1, name-based) UUID.
+    package static func nameBasedUUID(name: String, namespace: UUID) -> UUID {
         let namespaceBytes = withUnsafeBytes(of: namespace.uuid) { Array($0) }
-        var digest = Array(Insecure.SHA1.hash(data: namespaceBytes + Array(appUserID.utf8)).prefix(16))
+        var digest = Array(Insecure.SHA1.hash(data: namespaceBytes + Array(name.utf8)).prefix(16))
         digest[6] = (digest[6] & 0x0f) | 0x50
         digest[8] = (digest[8] & 0x3f) | 0x80
         return UUID(
