@@ -165,6 +165,48 @@ import Testing
         }
     }
 
+    @Test func billingRetryAndGracePeriodShowAsStatus3And4() async throws {
+        try await SandboxHarness.run { sandbox in
+            let bearer = try AppleBearer.token(try await sandbox.appleKey())
+            let lapsed = try await sandbox.buyApple([
+                "product_id": "garden.weekly", "type": "Auto-Renewable Subscription", "period": "P1W",
+                "purchase_date": "2024-01-01T00:00:00Z",
+            ])
+            func item() async throws -> AppStoreLastTransactionsItem {
+                let response = try await sandbox.send(
+                    .get, "/apple/sandbox/inApps/v1/subscriptions/\(lapsed.transactionId)", bearer: bearer)
+                let status = try sandbox.decode(AppStoreStatusResponse.self, response)
+                return try #require(status.data?.first?.lastTransactions?.first)
+            }
+            #expect(try await item().status == 2)
+            let renewal = "/sandbox/apple/subscriptions/\(lapsed.transactionId)/renewal"
+            let retry = try await sandbox.send(.post, renewal, json: ["billing_retry": true])
+            #expect(try sandbox.decode(AppleRenewalState.self, retry).status == 3)
+            #expect(try await item().status == 3)
+            let grace = Date(timeIntervalSinceNow: 3 * 86_400)
+            _ = try await sandbox.send(.post, renewal, json: ["grace_period_expires_date": grace.formatted(.iso8601)])
+            let inGrace = try await item()
+            #expect(inGrace.status == 4)
+            let verifier = try AppleSignedDataVerifier(trustedRoots: [try await sandbox.root()])
+            let info = try await verifier.verify(
+                try #require(inGrace.signedRenewalInfo), as: AppleRenewalInfoPayload.self)
+            #expect(info.isInBillingRetryPeriod == true && info.expirationIntent == 2)
+            #expect(
+                info.gracePeriodExpiresDate
+                    == Date(timeIntervalSince1970: grace.timeIntervalSince1970.rounded(.down)).appleMilliseconds)
+            _ = try await sandbox.send(.post, renewal, json: ["billing_retry": false, "auto_renew": false])
+            let over = try await item()
+            #expect(over.status == 2)
+            let ended = try await verifier.verify(
+                try #require(over.signedRenewalInfo), as: AppleRenewalInfoPayload.self)
+            #expect(ended.autoRenewStatus == 0 && ended.expirationIntent == 1 && ended.isInBillingRetryPeriod == false)
+            let consumable = try await sandbox.buyApple()
+            let refused = try await sandbox.send(
+                .post, "/sandbox/apple/subscriptions/\(consumable.transactionId)/renewal", json: ["auto_renew": false])
+            #expect(refused.status == .unprocessableContent)
+        }
+    }
+
     @Test func orderLookupFindsTheOrdersTransactionsForTheTokensApp() async throws {
         try await SandboxHarness.run { sandbox in
             let bearer = try AppleBearer.token(try await sandbox.appleKey())

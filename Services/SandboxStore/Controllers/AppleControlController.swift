@@ -4,7 +4,8 @@ import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperStores
 
-/// `/sandbox/apple`: make App Store purchases, refund and revoke them, issue App Store Connect API keys.
+/// `/sandbox/apple`: make App Store purchases, refund and revoke them, steer subscription renewals (auto-renew,
+/// billing retry, grace period), issue App Store Connect API keys.
 ///
 /// Legacy receipts are still to come: once `Shared/ShopkeeperStores/AppleReceipt` is merged, a purchase also answers
 /// `receipt_data`, and each Apple host gets `POST /verifyReceipt` (endpoint names `apple.*.verifyReceipt` already
@@ -22,6 +23,9 @@ struct AppleControlController {
         }
         routes.post("transactions/{transactionId}/revoke") { request, context in
             try await self.revoke(request, context, kind: "revoke")
+        }
+        routes.post("subscriptions/{transactionId}/renewal") { request, context in
+            try await self.updateRenewal(request, context)
         }
         routes.post("api-keys") { request, _ in try await self.createAPIKey(request) }
         return routes
@@ -44,6 +48,20 @@ struct AppleControlController {
             try await store.revokeAppleTransaction(id: id, reason: reason, kind: kind, at: Date())
         }
         return try JSONBody.response(try created(record))
+    }
+
+    private func updateRenewal(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(UpdateAppleRenewalRequest.self, from: request, limit: maxBodyBytes)
+        let id = context.parameters.get("transactionId") ?? ""
+        let latest = try await ErrorMapping.control {
+            try await store.updateRenewal(
+                subscription: id, autoRenew: body.autoRenew, billingRetry: body.billingRetry,
+                gracePeriodExpires: body.gracePeriodExpiresDate)
+        }
+        return try JSONBody.response(
+            AppleRenewalState(
+                originalTransactionId: latest.originalTransactionId, latestTransactionId: latest.transactionId,
+                status: latest.subscriptionStatus(at: Date()).rawValue))
     }
 
     private func created(_ record: AppleTransactionRecord) throws -> AppleTransactionCreated {

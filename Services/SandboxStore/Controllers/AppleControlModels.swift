@@ -174,3 +174,32 @@ struct AppleAPIKeyCreated: Codable, Sendable {
         case privateKey = "private_key"
     }
 }
+
+/// `POST /sandbox/apple/subscriptions/{transactionId}/renewal`: what happens at the subscription's next renewal.
+struct UpdateAppleRenewalRequest: Decodable, Sendable {
+    /// Whether the customer keeps auto-renewal on.
+    var autoRenew: Bool?
+    /// Billing failed and the App Store keeps retrying (status 3 once expired); false ends retry and grace period.
+    var billingRetry: Bool?
+    /// Billing failed, but the customer keeps service until then (status 4 once expired).
+    var gracePeriodExpiresDate: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case autoRenew = "auto_renew"
+        case billingRetry = "billing_retry"
+        case gracePeriodExpiresDate = "grace_period_expires_date"
+    }
+}
+
+/// The answer to a renewal-state change: the subscription's status now, in Apple's numbers.
+struct AppleRenewalState: Codable, Sendable {
+    var originalTransactionId: String
+    var latestTransactionId: String
+    var status: Int
+
+    enum CodingKeys: String, CodingKey {
+        case originalTransactionId = "original_transaction_id"
+        case latestTransactionId = "latest_transaction_id"
+        case status
+    }
+}

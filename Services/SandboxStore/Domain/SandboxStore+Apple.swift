@@ -120,6 +120,28 @@ extension SandboxStore {
         return state.appleTransactions[index]
     }
 
+    /// Changes the renewal state of a subscription (on its latest transaction: a later renewal starts afresh).
+    /// `billingRetry` false ends both billing retry and grace period; a grace period implies billing retry.
+    func updateRenewal(
+        subscription id: String, autoRenew: Bool?, billingRetry: Bool?, gracePeriodExpires: Date?
+    ) throws -> AppleTransactionRecord {
+        guard let named = appleTransaction(id: id) else { throw SandboxStoreError.transactionNotFound(id) }
+        guard named.type == .autoRenewable, let latest = latestTransaction(ofSubscription: named.originalTransactionId),
+            let index = appleIndex[latest.transactionId]
+        else { throw SandboxStoreError.notRenewable(id) }
+        if let autoRenew { state.appleTransactions[index].autoRenewStatus = autoRenew ? 1 : 0 }
+        if let billingRetry {
+            state.appleTransactions[index].isInBillingRetryPeriod = billingRetry
+            if !billingRetry { state.appleTransactions[index].gracePeriodExpiresDate = nil }
+        }
+        if let gracePeriodExpires {
+            state.appleTransactions[index].isInBillingRetryPeriod = true
+            state.appleTransactions[index].gracePeriodExpiresDate = gracePeriodExpires.appleMilliseconds
+        }
+        try commit()
+        return state.appleTransactions[index]
+    }
+
     func addAppleKey(_ key: AppleAPIKeyRecord) throws {
         state.appleKeys.append(key)
         try commit()

@@ -37,6 +37,10 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
     var revocationKind: String?
     /// Whether the subscription will renew (1) or not (0).
     var autoRenewStatus: Int?
+    /// The App Store is retrying to bill an expired subscription (status 3, or 4 within the grace period).
+    var isInBillingRetryPeriod: Bool?
+    /// UNIX milliseconds: until then an expired subscription whose billing failed stays in service (status 4).
+    var gracePeriodExpiresDate: Int64?
     // Legacy receipts: `receipt_data` (the base64 PKCS#7 app receipt containing this transaction) is added here once
     // `Shared/ShopkeeperStores/AppleReceipt` is merged.
 
@@ -67,19 +71,24 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
 
     /// Apple's status number for a subscription whose latest transaction this is.
     func subscriptionStatus(at now: Date) -> AppStoreSubscriptionStatus {
+        let milliseconds = now.appleMilliseconds
         if isRevoked { return .revoked }
-        if let expiresDate, expiresDate > now.appleMilliseconds { return .active }
+        if let expiresDate, expiresDate > milliseconds { return .active }
+        if let gracePeriodExpiresDate, gracePeriodExpiresDate > milliseconds { return .billingGracePeriod }
+        if isInBillingRetryPeriod == true { return .billingRetry }
         return .expired
     }
 
     /// The renewal info Apple would sign for a subscription whose latest transaction this is.
     func renewalInfo(signedDate: Date, recentStart: Int64) -> AppleRenewalInfoPayload {
         let renews = !isRevoked && autoRenewStatus != 0
+        let retrying = !isRevoked && (isInBillingRetryPeriod == true || gracePeriodExpiresDate != nil)
         let expired = subscriptionStatus(at: signedDate) != .active
         return AppleRenewalInfoPayload(
             originalTransactionId: originalTransactionId, productId: productId, autoRenewProductId: productId,
-            autoRenewStatus: renews ? 1 : 0, isInBillingRetryPeriod: false,
-            expirationIntent: expired ? (renews ? 2 : 1) : nil, signedDate: signedDate.appleMilliseconds,
+            autoRenewStatus: renews ? 1 : 0, isInBillingRetryPeriod: retrying,
+            expirationIntent: expired ? (retrying || renews ? 2 : 1) : nil,
+            gracePeriodExpiresDate: isRevoked ? nil : gracePeriodExpiresDate, signedDate: signedDate.appleMilliseconds,
             environment: environment.rawValue, recentSubscriptionStartDate: recentStart,
             renewalDate: expiresDate, currency: currency, renewalPrice: price, appAccountToken: appAccountToken
         )
