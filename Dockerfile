@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
-# One image per service: build with --build-arg SERVICE=gateway|catalog|verifier (the default is gateway).
+# One image per service: build with --build-arg SERVICE=gateway|catalog|verifier|sandbox-store (the default is gateway).
 #   docker build --build-arg SERVICE=catalog -t shopkeeper-catalog .
-# All three executables are in every image; SERVICE only picks the one that runs.
+# Every executable is in every image; SERVICE only picks the one that runs.
 
 ARG SWIFT_IMAGE=swift:6.2-bookworm
 
@@ -17,7 +17,7 @@ COPY . .
 RUN swift build -c release --static-swift-stdlib \
  && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
  && mkdir -p /out \
- && for product in shopkeeper-gateway shopkeeper-catalog shopkeeper-verifier shopkeeper; do \
+ && for product in shopkeeper-gateway shopkeeper-catalog shopkeeper-verifier shopkeeper-sandbox-store shopkeeper; do \
         cp "$bin/$product" /out/; \
     done \
  && find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /out/ \;

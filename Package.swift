@@ -58,6 +58,7 @@ let package = Package(
         .executable(name: "shopkeeper-gateway", targets: ["Gateway"]),
         .executable(name: "shopkeeper-catalog", targets: ["Catalog"]),
         .executable(name: "shopkeeper-verifier", targets: ["Verifier"]),
+        .executable(name: "shopkeeper-sandbox-store", targets: ["SandboxStore"]),
         .executable(name: "shopkeeper", targets: ["ShopkeeperCLI"]),
         .executable(name: "shopkeeper-bench-hello", targets: ["BenchmarkHello"]),
     ],
@@ -130,6 +131,14 @@ let package = Package(
                 .cryptoExtras, .x509, .nioCore, .nioPosix,
             ]
         ),
+        .service(
+            "SandboxStore",
+            folder: "SandboxStore",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperModels", "ShopkeeperStores",
+                .hummingbird, .logging, .metrics, .prometheus, .crypto, .cryptoExtras, .nioCore,
+            ]
+        ),
 
         // The developer and operator tool.
         .executableTarget(
@@ -168,6 +177,13 @@ let package = Package(
             dependencies: [
                 "Verifier", "ShopkeeperStores", "ShopkeeperTestSupport", "ShopkeeperModels", .hummingbirdTesting,
                 .crypto, .x509,
+            ]
+        ),
+        .tests(
+            "SandboxStoreTests",
+            dependencies: [
+                "SandboxStore", "ShopkeeperStores", "ShopkeeperCore", .hummingbirdTesting, .crypto, .cryptoExtras,
+                .x509,
             ]
         ),
         .tests(

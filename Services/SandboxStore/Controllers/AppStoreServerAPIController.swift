@@ -1,0 +1,161 @@
+import Foundation
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperStores
+
+/// The App Store Server API of one Apple host (`/apple/production` or `/apple/sandbox`): transaction info, history,
+/// subscription status and order lookup, behind Apple's bearer-token check and with Apple's error payloads.
+struct AppStoreServerAPIController {
+    /// Transactions per history page, as Apple.
+    static let historyPageSize = 20
+
+    let host: AppleHost
+    let store: SandboxStore
+    let signer: AppleSigner
+    let traffic: StoreTraffic
+
+    private var authenticator: AppleBearerAuthenticator { AppleBearerAuthenticator(store: store) }
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get("inApps/v1/transactions/{transactionId}") { request, context in
+            try await self.serve(.transactions, request, context) { try await self.transactionInfo($0, $1) }
+        }
+        routes.get("inApps/v2/history/{transactionId}") { request, context in
+            try await self.serve(.history, request, context) { try await self.history($0, $1) }
+        }
+        routes.get("inApps/v1/subscriptions/{transactionId}") { request, context in
+            try await self.serve(.subscriptions, request, context) { try await self.subscriptionStatus($0, $1) }
+        }
+        routes.get("inApps/v1/lookup/{orderId}") { request, context in
+            try await self.serve(.lookup, request, context) { try await self.lookup($0, $1) }
+        }
+        return routes
+    }
+
+    /// Counts the call, applies faults, maps domain errors to Apple's.
+    private func serve(
+        _ api: StoreEndpoint.AppleAPI, _ request: Request, _ context: ServiceRequestContext,
+        _ handler: (Request, ServiceRequestContext) async throws -> Response
+    ) async throws -> Response {
+        try await traffic.observe(.apple(host, api)) { _ in
+            try await ErrorMapping.apple { try await handler(request, context) }
+        }
+    }
+
+    /// The transaction named in the path, after the bearer check: in this host's environment and of the token's app.
+    private func authorizedTransaction(_ request: Request, _ context: ServiceRequestContext) async throws
+        -> AppleTransactionRecord
+    {
+        let bundleId = try await authenticator.authenticate(request.headers)
+        let id = context.parameters.get("transactionId") ?? ""
+        guard (1...20).contains(id.utf8.count), id.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            throw AppleAPIError.api(.invalidTransactionId)
+        }
+        guard let record = await store.appleTransaction(id: id), record.environment == host.environment else {
+            throw SandboxStoreError.transactionNotFound(id)
+        }
+        guard record.bundleId == bundleId else { throw AppleAPIError.unauthorized }
+        return record
+    }
+
+    private func transactionInfo(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let record = try await authorizedTransaction(request, context)
+        return try JSONBody.response(
+            AppStoreTransactionInfoResponse(signedTransactionInfo: try signer.transaction(record)))
+    }
+
+    private func history(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let record = try await authorizedTransaction(request, context)
+        let query = request.uri.queryParameters
+        var offset = 0
+        if let revision = query.get("revision") {
+            guard let decoded = HistoryRevision.offset(of: revision) else {
+                throw AppleAPIError.api(.invalidRequestRevision)
+            }
+            offset = decoded
+        }
+        let productIds = Set(query.getAll("productId"))
+        let revoked = query.get("revoked").map { $0 == "true" }
+        var transactions = await store.customerTransactions(of: record).enumerated()
+            .sorted { ($0.element.purchaseDate, $0.offset) < ($1.element.purchaseDate, $1.offset) }
+            .map(\.element)
+            .filter { productIds.isEmpty || productIds.contains($0.productId) }
+            .filter { revoked == nil || $0.isRevoked == revoked }
+        if query.get("sort") == "DESCENDING" { transactions.reverse() }
+        let page = transactions.dropFirst(offset).prefix(Self.historyPageSize)
+        let next = min(offset, transactions.count) + page.count
+        return try JSONBody.response(
+            AppStoreHistoryResponse(
+                revision: HistoryRevision.token(for: next), hasMore: next < transactions.count,
+                bundleId: record.bundleId, appAppleId: record.appAppleId, environment: host.environment.rawValue,
+                signedTransactions: try page.map { try signer.transaction($0) }
+            ))
+    }
+
+    private func subscriptionStatus(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let record = try await authorizedTransaction(request, context)
+        let wanted = Set(request.uri.queryParameters.getAll("status").compactMap { Int($0) })
+        let subscriptions = await store.customerTransactions(of: record).filter { $0.type == .autoRenewable }
+        var groups: [String] = []
+        var chains: [String: [String]] = [:]
+        for transaction in subscriptions {
+            let group = transaction.subscriptionGroupIdentifier ?? ""
+            if chains[group] == nil { groups.append(group) }
+            if chains[group, default: []].contains(transaction.originalTransactionId) == false {
+                chains[group, default: []].append(transaction.originalTransactionId)
+            }
+        }
+        let now = Date()
+        var data: [AppStoreSubscriptionGroupItem] = []
+        for group in groups {
+            var items: [AppStoreLastTransactionsItem] = []
+            for originalId in chains[group] ?? [] {
+                guard let latest = await store.latestTransaction(ofSubscription: originalId) else { continue }
+                let status = latest.subscriptionStatus(at: now)
+                guard wanted.isEmpty || wanted.contains(status.rawValue) else { continue }
+                items.append(
+                    AppStoreLastTransactionsItem(
+                        status: status.rawValue, originalTransactionId: originalId,
+                        signedTransactionInfo: try signer.transaction(latest, at: now),
+                        signedRenewalInfo: try signer.renewalInfo(
+                            latest, recentStart: latest.originalPurchaseDate, at: now)
+                    ))
+            }
+            if !items.isEmpty {
+                data.append(AppStoreSubscriptionGroupItem(subscriptionGroupIdentifier: group, lastTransactions: items))
+            }
+        }
+        return try JSONBody.response(
+            AppStoreStatusResponse(
+                environment: host.environment.rawValue, bundleId: record.bundleId, appAppleId: record.appAppleId,
+                data: data))
+    }
+
+    private func lookup(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let bundleId = try await authenticator.authenticate(request.headers)
+        let orderId = context.parameters.get("orderId") ?? ""
+        let found = await store.transactions(orderId: orderId, bundleId: bundleId, environment: host.environment)
+        return try JSONBody.response(
+            AppStoreOrderLookupResponse(
+                status: (found.isEmpty ? AppStoreOrderLookupStatus.invalid : .valid).rawValue,
+                signedTransactions: try found.map { try signer.transaction($0) }
+            ))
+    }
+}
+
+/// The opaque `revision` of a history page: where the next page starts.
+enum HistoryRevision {
+    private static let prefix = "sbx1."
+
+    static func token(for offset: Int) -> String {
+        Base64URL.encode(Array((prefix + String(offset)).utf8))
+    }
+
+    static func offset(of token: String) -> Int? {
+        guard let bytes = Base64URL.decode(token) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.hasPrefix(prefix), let offset = Int(text.dropFirst(prefix.count)), offset >= 0 else { return nil }
+        return offset
+    }
+}

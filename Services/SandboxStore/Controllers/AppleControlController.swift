@@ -1,0 +1,93 @@
+import Crypto
+import Foundation
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperStores
+
+/// `/sandbox/apple`: make App Store purchases, refund and revoke them, steer subscription renewals (auto-renew,
+/// billing retry, grace period), issue App Store Connect API keys.
+///
+/// Legacy receipts are still to come: once `Shared/ShopkeeperStores/AppleReceipt` is merged, a purchase also answers
+/// `receipt_data`, and each Apple host gets `POST /verifyReceipt` (endpoint names `apple.*.verifyReceipt` already
+/// exist for faults and counters).
+struct AppleControlController {
+    let store: SandboxStore
+    let signer: AppleSigner
+    let maxBodyBytes: Int
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("transactions") { request, _ in try await self.createTransaction(request) }
+        routes.post("transactions/{transactionId}/refund") { request, context in
+            try await self.revoke(request, context, kind: "refund")
+        }
+        routes.post("transactions/{transactionId}/revoke") { request, context in
+            try await self.revoke(request, context, kind: "revoke")
+        }
+        routes.post("subscriptions/{transactionId}/renewal") { request, context in
+            try await self.updateRenewal(request, context)
+        }
+        routes.post("api-keys") { request, _ in try await self.createAPIKey(request) }
+        return routes
+    }
+
+    private func createTransaction(_ request: Request) async throws -> Response {
+        let body = try await JSONBody.decode(CreateAppleTransactionRequest.self, from: request, limit: maxBodyBytes)
+        let draft = try body.draft()
+        let record = try await ErrorMapping.control { try await store.addAppleTransaction(draft) }
+        return try JSONBody.response(try created(record), status: .created)
+    }
+
+    private func revoke(_ request: Request, _ context: ServiceRequestContext, kind: String) async throws -> Response {
+        let body = try await ControlBody.decodeOptional(
+            RevokeAppleTransactionRequest.self, from: request, limit: maxBodyBytes, empty: .init())
+        let reason = body.reason ?? 0
+        guard (0...1).contains(reason) else { throw RequestError.invalid("/reason", "must be 0 or 1") }
+        let id = context.parameters.get("transactionId") ?? ""
+        let record = try await ErrorMapping.control {
+            try await store.revokeAppleTransaction(id: id, reason: reason, kind: kind, at: Date())
+        }
+        return try JSONBody.response(try created(record))
+    }
+
+    private func updateRenewal(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(UpdateAppleRenewalRequest.self, from: request, limit: maxBodyBytes)
+        let id = context.parameters.get("transactionId") ?? ""
+        let latest = try await ErrorMapping.control {
+            try await store.updateRenewal(
+                subscription: id, autoRenew: body.autoRenew, billingRetry: body.billingRetry,
+                gracePeriodExpires: body.gracePeriodExpiresDate)
+        }
+        return try JSONBody.response(
+            AppleRenewalState(
+                originalTransactionId: latest.originalTransactionId, latestTransactionId: latest.transactionId,
+                status: latest.subscriptionStatus(at: Date()).rawValue))
+    }
+
+    private func created(_ record: AppleTransactionRecord) throws -> AppleTransactionCreated {
+        AppleTransactionCreated(
+            transactionId: record.transactionId, originalTransactionId: record.originalTransactionId,
+            orderId: record.orderId, environment: record.environment.rawValue,
+            signedTransaction: try signer.transaction(record))
+    }
+
+    private func createAPIKey(_ request: Request) async throws -> Response {
+        let body = try await JSONBody.decode(CreateAppleAPIKeyRequest.self, from: request, limit: maxBodyBytes)
+        guard CreateAppleTransactionRequest.isIdentifier(body.bundleId) else {
+            throw RequestError.invalid("/bundle_id", "must be a bundle id such as com.example.app")
+        }
+        if let issuer = body.issuerId, !(1...64).contains(issuer.utf8.count) {
+            throw RequestError.invalid("/issuer_id", "must be 1 to 64 characters")
+        }
+        let key = P256.Signing.PrivateKey()
+        let record = AppleAPIKeyRecord(
+            keyId: StoreIdentifiers.appleKeyID(), issuerId: body.issuerId ?? UUID().uuidString.lowercased(),
+            bundleId: body.bundleId, publicKey: key.publicKey.pemRepresentation)
+        try await store.addAppleKey(record)
+        return try JSONBody.response(
+            AppleAPIKeyCreated(
+                issuerId: record.issuerId, keyId: record.keyId, bundleId: record.bundleId,
+                privateKey: key.pemRepresentation),
+            status: .created)
+    }
+}

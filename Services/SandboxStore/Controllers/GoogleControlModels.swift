@@ -1,0 +1,120 @@
+import Foundation
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// `POST /sandbox/google/service-accounts`.
+struct CreateServiceAccountRequest: Decodable, Sendable {
+    var packageName: String
+
+    enum CodingKeys: String, CodingKey {
+        case packageName = "package_name"
+    }
+}
+
+/// `POST /sandbox/google/purchases`.
+struct CreateGooglePurchaseRequest: Decodable, Sendable {
+    var packageName: String
+    var productId: String
+    /// `product` (one-time) or `subscription`.
+    var type: String
+    var quantity: Int?
+    /// A pending purchase (paid later, e.g. cash): `POST .../complete` turns it into a purchased one.
+    var pending: Bool?
+    var obfuscatedAccountId: String?
+    /// A license-testing purchase (default true).
+    var test: Bool?
+    var purchaseTime: Date?
+    var expiryTime: Date?
+    /// ISO 8601 duration of a subscription from its purchase time (`P1M`).
+    var period: String?
+    var basePlanId: String?
+    var regionCode: String?
+
+    enum CodingKeys: String, CodingKey {
+        case packageName = "package_name"
+        case productId = "product_id"
+        case type, quantity, pending, test, period
+        case obfuscatedAccountId = "obfuscated_account_id"
+        case purchaseTime = "purchase_time"
+        case expiryTime = "expiry_time"
+        case basePlanId = "base_plan_id"
+        case regionCode = "region_code"
+    }
+
+    func draft(now: Date = Date()) throws(RequestError) -> GooglePurchaseDraft {
+        var problems: [FieldProblem] = []
+        func check(_ ok: Bool, _ pointer: String, _ detail: String) {
+            if !ok { problems.append(FieldProblem(pointer: pointer, detail: detail)) }
+        }
+        check(CreateAppleTransactionRequest.isIdentifier(packageName), "/package_name", "must be a package name")
+        check(CreateAppleTransactionRequest.isIdentifier(productId), "/product_id", "must be a product id")
+        let kind = GooglePurchaseRecord.Kind(rawValue: type)
+        check(kind != nil, "/type", "must be product or subscription")
+        check((1...100).contains(quantity ?? 1), "/quantity", "must be 1 to 100")
+        check(kind != .subscription || (quantity ?? 1) == 1, "/quantity", "must be 1 for a subscription")
+        check(
+            obfuscatedAccountId.map { (1...64).contains($0.utf8.count) } ?? true, "/obfuscated_account_id",
+            "must be 1 to 64 characters, as Google allows")
+        let duration = period.flatMap(ISODuration.init)
+        check(period == nil || duration != nil, "/period", "must be an ISO 8601 duration such as P1M")
+        let purchase = purchaseTime ?? now
+        if kind == .subscription {
+            check(
+                expiryTime != nil || duration != nil, "/expiry_time", "is required for a subscription (or give period)")
+        }
+        if let expiryTime { check(expiryTime > purchase, "/expiry_time", "must be after the purchase time") }
+        let region = regionCode ?? "US"
+        check(CreateAppleTransactionRequest.isUpperLetters(region, count: 2), "/region_code", "must be like US")
+        guard problems.isEmpty, let kind else { throw .validationFailed(problems) }
+        return GooglePurchaseDraft(
+            packageName: packageName, productId: productId, kind: kind, quantity: quantity ?? 1,
+            pending: pending ?? false, obfuscatedAccountId: obfuscatedAccountId, test: test ?? true,
+            purchaseTime: purchase,
+            expiryTime: kind == .subscription ? (expiryTime ?? duration.map { $0.added(to: purchase) }) : nil,
+            basePlanId: basePlanId, regionCode: region
+        )
+    }
+}
+
+/// The answer to `POST /sandbox/google/purchases` (and its complete/refund controls): what the app would get
+/// from Play Billing.
+struct GooglePurchaseCreated: Codable, Sendable {
+    var purchaseToken: String
+    var orderId: String
+    var packageName: String
+    var productId: String
+    var type: String
+    /// 0 purchased, 1 canceled, 2 pending.
+    var purchaseState: Int
+
+    enum CodingKeys: String, CodingKey {
+        case purchaseToken = "purchase_token"
+        case orderId = "order_id"
+        case packageName = "package_name"
+        case productId = "product_id"
+        case type
+        case purchaseState = "purchase_state"
+    }
+
+    init(_ record: GooglePurchaseRecord) {
+        purchaseToken = record.purchaseToken
+        orderId = record.orderId
+        packageName = record.packageName
+        productId = record.productId
+        type = record.kind.rawValue
+        purchaseState = record.state.rawValue
+    }
+}
+
+/// `POST /sandbox/google/purchases/{token}/refund`.
+struct RefundGooglePurchaseRequest: Decodable, Sendable {
+    /// Google's `voidedReason` (0 other, default ... 7 chargeback).
+    var voidedReason: Int?
+    /// Google's `voidedSource` (0 user, default; 1 developer; 2 Google).
+    var voidedSource: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case voidedReason = "voided_reason"
+        case voidedSource = "voided_source"
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import ShopkeeperStores
+
+/// A validated request for a new Google Play purchase (from `POST /sandbox/google/purchases`).
+struct GooglePurchaseDraft: Sendable {
+    var packageName: String
+    var productId: String
+    var kind: GooglePurchaseRecord.Kind
+    var quantity: Int
+    var pending: Bool
+    var obfuscatedAccountId: String?
+    var test: Bool
+    var purchaseTime: Date
+    var expiryTime: Date?
+    var basePlanId: String?
+    var regionCode: String
+}
+
+extension SandboxStore {
+    func addGooglePurchase(_ draft: GooglePurchaseDraft) throws -> GooglePurchaseRecord {
+        let record = GooglePurchaseRecord(
+            purchaseToken: StoreIdentifiers.googlePurchaseToken(), orderId: StoreIdentifiers.googleOrderID(),
+            packageName: draft.packageName, productId: draft.productId, kind: draft.kind, quantity: draft.quantity,
+            purchaseTime: draft.purchaseTime.appleMilliseconds, state: draft.pending ? .pending : .purchased,
+            acknowledged: false, consumed: false, obfuscatedAccountId: draft.obfuscatedAccountId, test: draft.test,
+            regionCode: draft.regionCode, expiryTime: draft.expiryTime?.appleMilliseconds,
+            autoRenewing: draft.kind == .subscription, basePlanId: draft.basePlanId, voided: false
+        )
+        googleIndex[record.purchaseToken] = state.googlePurchases.count
+        state.googlePurchases.append(record)
+        try commit()
+        return record
+    }
+
+    func googlePurchase(token: String) -> GooglePurchaseRecord? {
+        googleIndex[token].map { state.googlePurchases[$0] }
+    }
+
+    /// Applies `change` to the purchase with `token` and saves it.
+    private func updatePurchase(
+        _ token: String, _ change: (inout GooglePurchaseRecord) throws -> Void
+    ) throws -> GooglePurchaseRecord {
+        guard let index = googleIndex[token] else { throw SandboxStoreError.purchaseNotFound(token) }
+        var record = state.googlePurchases[index]
+        try change(&record)
+        state.googlePurchases[index] = record
+        try commit()
+        return record
+    }
+
+    /// A pending purchase gets paid: it becomes purchased.
+    func completeGooglePurchase(token: String) throws -> GooglePurchaseRecord {
+        try updatePurchase(token) { record in
+            guard record.state == .pending else { throw SandboxStoreError.invalidPurchaseState("not pending") }
+            record.state = .purchased
+        }
+    }
+
+    /// `:acknowledge`: only purchased purchases can be acknowledged; acknowledging twice is harmless.
+    func acknowledgeGooglePurchase(token: String) throws -> GooglePurchaseRecord {
+        try updatePurchase(token) { record in
+            guard record.state == .purchased, !record.voided else {
+                throw SandboxStoreError.invalidPurchaseState(
+                    "The purchase is not in a valid state to perform the desired operation.")
+            }
+            record.acknowledged = true
+        }
+    }
+
+    /// `:consume`: only purchased one-time products can be consumed; consuming also acknowledges, and consuming
+    /// twice is harmless.
+    func consumeGooglePurchase(token: String) throws -> GooglePurchaseRecord {
+        try updatePurchase(token) { record in
+            guard record.kind == .product, record.state == .purchased, !record.voided else {
+                throw SandboxStoreError.invalidPurchaseState(
+                    "The purchase is not in a valid state to perform the desired operation.")
+            }
+            record.consumed = true
+            record.acknowledged = true
+        }
+    }
+
+    /// Refunds a purchase: it is cancelled (subscriptions end at once) and listed among the voided purchases.
+    func refundGooglePurchase(token: String, source: Int, reason: Int, at date: Date) throws -> GooglePurchaseRecord {
+        let record = try updatePurchase(token) { record in
+            guard !record.voided, record.state != .pending else {
+                throw SandboxStoreError.invalidPurchaseState(
+                    "only a purchased, not yet voided purchase can be refunded")
+            }
+            record.voided = true
+            record.state = .canceled
+            record.autoRenewing = false
+        }
+        state.googleVoided.append(
+            GoogleVoidedRecord(
+                purchaseToken: record.purchaseToken, orderId: record.orderId, purchaseTime: record.purchaseTime,
+                voidedTime: date.appleMilliseconds, voidedSource: source, voidedReason: reason,
+                packageName: record.packageName, isSubscription: record.kind == .subscription
+            ))
+        try commit()
+        return record
+    }
+
+    /// Voided purchases of a package voided within `window` (UNIX ms), oldest first.
+    func voidedPurchases(packageName: String, window: ClosedRange<Int64>, includeSubscriptions: Bool)
+        -> [GoogleVoidedRecord]
+    {
+        state.googleVoided.filter {
+            $0.packageName == packageName && window.contains($0.voidedTime)
+                && (includeSubscriptions || !$0.isSubscription)
+        }
+    }
+
+    func addServiceAccount(_ account: GoogleServiceAccountRecord) throws {
+        state.googleAccounts.append(account)
+        try commit()
+    }
+
+    func serviceAccount(email: String) -> GoogleServiceAccountRecord? {
+        state.googleAccounts.first { $0.clientEmail == email }
+    }
+
+    /// Issues an access token for a service account, valid `lifetime` seconds; forgets expired ones.
+    func issueAccessToken(clientEmail: String, lifetime: Int64, at date: Date) throws -> GoogleAccessTokenRecord {
+        let now = date.appleMilliseconds
+        state.googleAccessTokens.removeAll { $0.expiresAt <= now }
+        let record = GoogleAccessTokenRecord(
+            token: StoreIdentifiers.googleAccessToken(), clientEmail: clientEmail, expiresAt: now + lifetime * 1000)
+        state.googleAccessTokens.append(record)
+        try commit()
+        return record
+    }
+
+    /// The service account an unexpired access token was issued to.
+    func accountForAccessToken(_ token: String, at date: Date) -> GoogleServiceAccountRecord? {
+        guard let record = state.googleAccessTokens.first(where: { $0.token == token }),
+            record.expiresAt > date.appleMilliseconds
+        else { return nil }
+        return serviceAccount(email: record.clientEmail)
+    }
+}

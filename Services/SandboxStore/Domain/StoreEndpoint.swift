@@ -1,0 +1,81 @@
+import ShopkeeperStores
+
+/// Every store endpoint the sandbox answers, under the name faults and call counters use
+/// (`apple.production.transactions`, `google.products.get`, ...).
+enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
+    case appleProductionTransactions = "apple.production.transactions"
+    case appleProductionHistory = "apple.production.history"
+    case appleProductionSubscriptions = "apple.production.subscriptions"
+    case appleProductionLookup = "apple.production.lookup"
+    /// Answered once legacy receipts land (see `AppleControlController`); faults can already be set.
+    case appleProductionVerifyReceipt = "apple.production.verifyReceipt"
+    case appleSandboxTransactions = "apple.sandbox.transactions"
+    case appleSandboxHistory = "apple.sandbox.history"
+    case appleSandboxSubscriptions = "apple.sandbox.subscriptions"
+    case appleSandboxLookup = "apple.sandbox.lookup"
+    case appleSandboxVerifyReceipt = "apple.sandbox.verifyReceipt"
+    case googleToken = "google.token"
+    case googleProductsGet = "google.products.get"
+    case googleProductsAcknowledge = "google.products.acknowledge"
+    case googleProductsConsume = "google.products.consume"
+    case googleSubscriptionsV2Get = "google.subscriptionsv2.get"
+    case googleSubscriptionsAcknowledge = "google.subscriptions.acknowledge"
+    case googleVoidedPurchasesList = "google.voidedpurchases.list"
+
+    /// Whose error format a failure of this endpoint takes.
+    enum Family: Sendable {
+        case apple, googleOAuth, googleAPI
+    }
+
+    var family: Family {
+        switch self {
+        case .googleToken: .googleOAuth
+        case .googleProductsGet, .googleProductsAcknowledge, .googleProductsConsume, .googleSubscriptionsV2Get,
+            .googleSubscriptionsAcknowledge, .googleVoidedPurchasesList:
+            .googleAPI
+        default: .apple
+        }
+    }
+
+    /// Whether this is a legacy `verifyReceipt` endpoint, the only kind an `apple_status` fault applies to.
+    var isVerifyReceipt: Bool {
+        self == .appleProductionVerifyReceipt || self == .appleSandboxVerifyReceipt
+    }
+
+    /// The App Store Server API endpoints of one Apple host.
+    enum AppleAPI: Sendable {
+        case transactions, history, subscriptions, lookup, verifyReceipt
+    }
+
+    static func apple(_ host: AppleHost, _ api: AppleAPI) -> StoreEndpoint {
+        switch (host, api) {
+        case (.production, .transactions): .appleProductionTransactions
+        case (.production, .history): .appleProductionHistory
+        case (.production, .subscriptions): .appleProductionSubscriptions
+        case (.production, .lookup): .appleProductionLookup
+        case (.production, .verifyReceipt): .appleProductionVerifyReceipt
+        case (.sandbox, .transactions): .appleSandboxTransactions
+        case (.sandbox, .history): .appleSandboxHistory
+        case (.sandbox, .subscriptions): .appleSandboxSubscriptions
+        case (.sandbox, .lookup): .appleSandboxLookup
+        case (.sandbox, .verifyReceipt): .appleSandboxVerifyReceipt
+        }
+    }
+}
+
+/// One of Apple's two hosts (`api.storekit.itunes.apple.com` and `api.storekit-sandbox.itunes.apple.com`), mounted
+/// at `/apple/production` and `/apple/sandbox`. Each sees only its own environment's transactions.
+enum AppleHost: String, CaseIterable, Sendable {
+    case production
+    case sandbox
+
+    var environment: AppleEnvironment {
+        switch self {
+        case .production: .production
+        case .sandbox: .sandbox
+        }
+    }
+
+    /// Where the host is mounted.
+    var mountPath: String { "/apple/\(rawValue)" }
+}

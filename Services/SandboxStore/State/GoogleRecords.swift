@@ -1,0 +1,118 @@
+import Foundation
+import ShopkeeperStores
+
+/// A Google Play purchase the sandbox sold: a one-time product or a subscription.
+struct GooglePurchaseRecord: Codable, Sendable, Equatable {
+    enum Kind: String, Codable, Sendable {
+        case product, subscription
+    }
+
+    var purchaseToken: String
+    var orderId: String
+    var packageName: String
+    var productId: String
+    var kind: Kind
+    var quantity: Int
+    /// UNIX milliseconds.
+    var purchaseTime: Int64
+    var state: GooglePurchaseState
+    var acknowledged: Bool
+    var consumed: Bool
+    var obfuscatedAccountId: String?
+    /// A license-testing purchase (`purchaseType` 0, `testPurchase` {}).
+    var test: Bool
+    var regionCode: String
+    /// Subscriptions: UNIX milliseconds.
+    var expiryTime: Int64?
+    var autoRenewing: Bool
+    var basePlanId: String?
+    var voided: Bool
+
+    /// The Play Developer API's view of a one-time product purchase.
+    var productPurchase: GoogleProductPurchase {
+        GoogleProductPurchase(
+            purchaseTimeMillis: String(purchaseTime), purchaseState: state.rawValue,
+            consumptionState: consumed ? 1 : 0, orderId: orderId,
+            purchaseType: test ? GooglePurchaseType.test.rawValue : nil,
+            acknowledgementState: acknowledged ? 1 : 0, purchaseToken: purchaseToken, productId: productId,
+            quantity: quantity, obfuscatedExternalAccountId: obfuscatedAccountId, regionCode: regionCode
+        )
+    }
+
+    /// The subscription's state at `now`, as `subscriptionsv2.get` reports it.
+    func subscriptionState(at now: Date) -> GoogleSubscriptionState {
+        if state == .pending { return .pending }
+        if voided { return .expired }
+        if let expiryTime, expiryTime <= now.appleMilliseconds { return .expired }
+        return autoRenewing ? .active : .canceled
+    }
+
+    /// The Play Developer API's view of a subscription.
+    func subscriptionPurchase(at now: Date) -> GoogleSubscriptionPurchaseV2 {
+        let renews = autoRenewing && !voided
+        return GoogleSubscriptionPurchaseV2(
+            regionCode: regionCode, startTime: GoogleTime.rfc3339(milliseconds: purchaseTime),
+            subscriptionState: subscriptionState(at: now).rawValue, latestOrderId: orderId,
+            acknowledgementState: (acknowledged ? GoogleAcknowledgementState.acknowledged : .pending).rawValue,
+            lineItems: [
+                GoogleSubscriptionLineItem(
+                    productId: productId, expiryTime: expiryTime.map(GoogleTime.rfc3339(milliseconds:)),
+                    autoRenewingPlan: GoogleAutoRenewingPlan(autoRenewEnabled: renews),
+                    offerDetails: GoogleOfferDetails(basePlanId: basePlanId ?? "base"),
+                    latestSuccessfulOrderId: state == .pending ? nil : orderId
+                )
+            ],
+            testPurchase: test ? GoogleTestPurchase() : nil,
+            externalAccountIdentifiers: obfuscatedAccountId.map {
+                GoogleExternalAccountIdentifiers(obfuscatedExternalAccountId: $0)
+            }
+        )
+    }
+}
+
+/// A voided (refunded or revoked) Google Play purchase.
+struct GoogleVoidedRecord: Codable, Sendable, Equatable {
+    var purchaseToken: String
+    var orderId: String
+    var purchaseTime: Int64
+    var voidedTime: Int64
+    var voidedSource: Int
+    var voidedReason: Int
+    var packageName: String
+    var isSubscription: Bool
+
+    var voidedPurchase: GoogleVoidedPurchase {
+        GoogleVoidedPurchase(
+            purchaseToken: purchaseToken, purchaseTimeMillis: String(purchaseTime),
+            voidedTimeMillis: String(voidedTime), orderId: orderId, voidedSource: voidedSource,
+            voidedReason: voidedReason
+        )
+    }
+}
+
+/// A Google service account the sandbox issued; only its public key is kept.
+struct GoogleServiceAccountRecord: Codable, Sendable, Equatable {
+    var clientEmail: String
+    var privateKeyId: String
+    var packageName: String
+    /// SPKI PEM of the RSA key.
+    var publicKey: String
+    /// The `aud` its assertions must carry.
+    var tokenUri: String
+}
+
+/// An access token handed out by `/google/token`.
+struct GoogleAccessTokenRecord: Codable, Sendable, Equatable {
+    var token: String
+    var clientEmail: String
+    /// UNIX milliseconds.
+    var expiresAt: Int64
+}
+
+/// RFC 3339 times as Google writes them (`2025-01-31T12:00:00.123Z`).
+enum GoogleTime {
+    static func rfc3339(milliseconds: Int64) -> String {
+        Date(appleMilliseconds: milliseconds).formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+    }
+}

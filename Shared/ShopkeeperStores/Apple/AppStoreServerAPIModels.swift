@@ -1,0 +1,168 @@
+/// The App Store Server API's response bodies, with Apple's JSON field names. The sandbox store
+/// encodes them; the verifier's client decodes them. Every field is optional, as in Apple's own
+/// library, so that a field Apple adds or drops never breaks decoding.
+
+/// `GET /inApps/v1/transactions/{transactionId}`: Apple's `TransactionInfoResponse`.
+public struct AppStoreTransactionInfoResponse: Codable, Sendable, Equatable {
+    /// The transaction, as a JWS whose payload is an ``AppleTransactionPayload``.
+    public var signedTransactionInfo: String?
+
+    public init(signedTransactionInfo: String?) {
+        self.signedTransactionInfo = signedTransactionInfo
+    }
+}
+
+/// `GET /inApps/v2/history/{transactionId}`: Apple's `HistoryResponse`, one page of a customer's
+/// transactions for one app.
+public struct AppStoreHistoryResponse: Codable, Sendable, Equatable {
+    /// The token to send as the `revision` query parameter for the next page.
+    public var revision: String?
+    /// Whether another page follows.
+    public var hasMore: Bool?
+    public var bundleId: String?
+    /// The app's Apple id (absent in the sandbox environment).
+    public var appAppleId: Int64?
+    /// One of ``AppleEnvironment``'s raw values.
+    public var environment: String?
+    /// Transactions as JWS (payload ``AppleTransactionPayload``).
+    public var signedTransactions: [String]?
+
+    public init(
+        revision: String?, hasMore: Bool?, bundleId: String?, appAppleId: Int64?, environment: String?,
+        signedTransactions: [String]?
+    ) {
+        self.revision = revision
+        self.hasMore = hasMore
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.environment = environment
+        self.signedTransactions = signedTransactions
+    }
+}
+
+/// `GET /inApps/v1/subscriptions/{transactionId}`: Apple's `StatusResponse`, the status of every
+/// auto-renewable subscription of a customer in one app, grouped by subscription group.
+public struct AppStoreStatusResponse: Codable, Sendable, Equatable {
+    /// One of ``AppleEnvironment``'s raw values.
+    public var environment: String?
+    public var bundleId: String?
+    public var appAppleId: Int64?
+    public var data: [AppStoreSubscriptionGroupItem]?
+
+    public init(environment: String?, bundleId: String?, appAppleId: Int64?, data: [AppStoreSubscriptionGroupItem]?) {
+        self.environment = environment
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.data = data
+    }
+}
+
+/// One subscription group of a ``AppStoreStatusResponse`` (Apple's `SubscriptionGroupIdentifierItem`).
+public struct AppStoreSubscriptionGroupItem: Codable, Sendable, Equatable {
+    public var subscriptionGroupIdentifier: String?
+    /// The latest transaction of each original transaction in the group.
+    public var lastTransactions: [AppStoreLastTransactionsItem]?
+
+    public init(subscriptionGroupIdentifier: String?, lastTransactions: [AppStoreLastTransactionsItem]?) {
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.lastTransactions = lastTransactions
+    }
+}
+
+/// The latest signed transaction and renewal info of one subscription (Apple's `LastTransactionsItem`).
+public struct AppStoreLastTransactionsItem: Codable, Sendable, Equatable {
+    /// One of ``AppStoreSubscriptionStatus``'s raw values.
+    public var status: Int?
+    public var originalTransactionId: String?
+    /// JWS, payload ``AppleTransactionPayload``.
+    public var signedTransactionInfo: String?
+    /// JWS, payload ``AppleRenewalInfoPayload``.
+    public var signedRenewalInfo: String?
+
+    public init(
+        status: Int?, originalTransactionId: String?, signedTransactionInfo: String?, signedRenewalInfo: String?
+    ) {
+        self.status = status
+        self.originalTransactionId = originalTransactionId
+        self.signedTransactionInfo = signedTransactionInfo
+        self.signedRenewalInfo = signedRenewalInfo
+    }
+}
+
+/// Apple's auto-renewable subscription status numbers.
+public enum AppStoreSubscriptionStatus: Int, Codable, Sendable, CaseIterable {
+    case active = 1
+    case expired = 2
+    case billingRetry = 3
+    case billingGracePeriod = 4
+    case revoked = 5
+}
+
+/// `GET /inApps/v1/lookup/{orderId}`: Apple's `OrderLookupResponse`.
+public struct AppStoreOrderLookupResponse: Codable, Sendable, Equatable {
+    /// One of ``AppStoreOrderLookupStatus``'s raw values.
+    public var status: Int?
+    /// The order's transactions as JWS (payload ``AppleTransactionPayload``); empty when invalid.
+    public var signedTransactions: [String]?
+
+    public init(status: Int?, signedTransactions: [String]?) {
+        self.status = status
+        self.signedTransactions = signedTransactions
+    }
+}
+
+/// Whether an order id was found (Apple's `OrderLookupStatus`).
+public enum AppStoreOrderLookupStatus: Int, Codable, Sendable {
+    case valid = 0
+    case invalid = 1
+}
+
+/// The body of every App Store Server API error (Apple's `ErrorPayload`). A 401 has no body at all.
+public struct AppStoreErrorPayload: Codable, Sendable, Equatable {
+    /// One of ``AppStoreErrorCode``'s raw values, or another code Apple added.
+    public var errorCode: Int64?
+    public var errorMessage: String?
+
+    public init(errorCode: Int64?, errorMessage: String?) {
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+    }
+
+    /// The payload Apple sends for `code`, with Apple's message.
+    public init(_ code: AppStoreErrorCode) {
+        self.init(errorCode: code.rawValue, errorMessage: code.message)
+    }
+}
+
+/// The App Store Server API error codes Shopkeeper meets, with the HTTP status Apple sends each with.
+public enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
+    /// 400: the `revision` query parameter is not one Apple issued.
+    case invalidRequestRevision = 4_000_005
+    /// 400: the transaction id is not a transaction id at all.
+    case invalidTransactionId = 4_000_006
+    /// 404: no such transaction (in this environment, for this app).
+    case transactionIdNotFound = 4_040_010
+    /// 429: too many requests; retry later.
+    case rateLimitExceeded = 4_290_000
+    /// 500: an error on Apple's side.
+    case generalInternal = 5_000_000
+    /// 500: an error on Apple's side that is worth retrying.
+    case generalInternalRetryable = 5_000_001
+
+    /// Apple's `errorMessage` for this code.
+    public var message: String {
+        switch self {
+        case .invalidRequestRevision: "Invalid request revision."
+        case .invalidTransactionId: "Invalid transaction id."
+        case .transactionIdNotFound: "Transaction id not found."
+        case .rateLimitExceeded: "Rate limit exceeded."
+        case .generalInternal: "An unknown error occurred."
+        case .generalInternalRetryable: "An unknown error occurred. Please try again."
+        }
+    }
+
+    /// The HTTP status code Apple answers with.
+    public var httpStatus: Int {
+        Int(rawValue / 10_000)
+    }
+}
