@@ -128,7 +128,7 @@ let package = Package(
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperStores",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
-                .cryptoExtras, .x509, .nioCore, .nioPosix,
+                .cryptoExtras, .x509, .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers,
             ]
         ),
         .service(
@@ -189,7 +189,8 @@ let package = Package(
         .tests(
             "EndToEndTests",
             dependencies: [
-                "ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", .asyncHTTPClient, .hummingbird,
+                "ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", "ShopkeeperCore", .crypto,
+                .asyncHTTPClient, .hummingbird,
                 .hummingbirdTesting,
             ]),
     ]

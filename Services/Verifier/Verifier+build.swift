@@ -26,6 +26,9 @@ func buildApplication(
     )
 }
 
+/// Google's OAuth token endpoint, the only one a production service account may name.
+let googleTokenURI = "https://oauth2.googleapis.com/token"
+
 /// The verifier's routes and middleware.
 func buildRouter(
     settings: VerifierSettings,
@@ -45,6 +48,7 @@ func buildRouter(
         client: database, box: SecretBox(masterKey: settings.masterKey), logger: logger)
     let http = StoreHTTP(client: httpClient, timeout: settings.storeTimeout)
     let retry = RetryPolicy(attempts: settings.storeAttempts, base: settings.retryBase)
+    let tokens = BearerTokenCache()
     let service = PurchaseService(
         credentials: credentials,
         transactions: TransactionPostgresRepository(client: database, logger: logger),
@@ -54,13 +58,21 @@ func buildRouter(
             receipts: AppleReceiptClient(
                 http: http, productionURL: settings.endpoints.appleProductionReceipts,
                 sandboxURL: settings.endpoints.appleSandboxReceipts, retry: retry),
+            api: AppStoreServerAPIClient(
+                http: http, productionURL: settings.endpoints.appleProductionAPI,
+                sandboxURL: settings.endpoints.appleSandboxAPI, retry: retry, tokens: tokens),
             allowLocalEnvironments: settings.allowLocalAppleEnvironments
         ),
+        google: GoogleProofVerifier(
+            client: GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens)),
         logger: logger
     )
     PurchaseController(service: service, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
     router.addRoutes(
-        StoreCredentialsController(repository: credentials, maxBodyBytes: settings.service.maxBodyBytes).endpoints,
+        StoreCredentialsController(
+            repository: credentials, maxBodyBytes: settings.service.maxBodyBytes,
+            requiredGoogleTokenURI: settings.service.environment == .production ? googleTokenURI : nil
+        ).endpoints,
         atPath: "/v1/admin/stores")
     return router
 }

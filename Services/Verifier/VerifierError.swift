@@ -13,6 +13,8 @@ enum VerifierError: ProblemError, Equatable {
     case storeUnavailable(store: String, reason: String, retryAfterSeconds: Int)
     /// The app has no credentials for the store the proof comes from.
     case storeNotConfigured(CredentialStore)
+    /// The store refused the app's credentials (a revoked API key, a deleted service account).
+    case storeCredentialsRejected(CredentialStore, String)
     /// The transaction is already recorded for another app.
     case transactionOfAnotherApp(String)
     /// No credentials for that store to show or delete.
@@ -22,7 +24,7 @@ enum VerifierError: ProblemError, Equatable {
         switch self {
         case .proofRejected: .unprocessableContent
         case .storeUnavailable: .serviceUnavailable
-        case .storeNotConfigured: .unprocessableContent
+        case .storeNotConfigured, .storeCredentialsRejected: .unprocessableContent
         case .transactionOfAnotherApp: .conflict
         case .credentialsNotFound: .notFound
         }
@@ -33,6 +35,7 @@ enum VerifierError: ProblemError, Equatable {
         case .proofRejected(let code, _): code
         case .storeUnavailable: "store_unavailable"
         case .storeNotConfigured: "store_not_configured"
+        case .storeCredentialsRejected: "store_credentials_rejected"
         case .transactionOfAnotherApp: "transaction_belongs_to_another_app"
         case .credentialsNotFound: "store_credentials_not_found"
         }
@@ -45,6 +48,8 @@ enum VerifierError: ProblemError, Equatable {
             "\(store) could not verify the purchase right now (\(reason)); nothing was recorded, retry later."
         case .storeNotConfigured(let store):
             "This app has no \(store.rawValue) store credentials; set them with PUT /v1/admin/stores/\(store.rawValue)."
+        case .storeCredentialsRejected(let store, let reason):
+            "The \(store.rawValue) store refused this app's credentials: \(reason). Update them under /v1/admin/stores."
         case .transactionOfAnotherApp(let id): "Transaction \(id) is already recorded for another app."
         case .credentialsNotFound(let store): "This app has no \(store.rawValue) store credentials."
         }
@@ -61,7 +66,7 @@ enum VerifierError: ProblemError, Equatable {
     var isVerdict: Bool {
         switch self {
         case .proofRejected, .transactionOfAnotherApp: true
-        case .storeUnavailable, .storeNotConfigured, .credentialsNotFound: false
+        case .storeUnavailable, .storeNotConfigured, .storeCredentialsRejected, .credentialsNotFound: false
         }
     }
 }

@@ -8,13 +8,16 @@ import ShopkeeperModels
 struct StoreCredentialsController {
     let repository: any CredentialsRepository
     let maxBodyBytes: Int
+    /// In production, service accounts must use Google's own token endpoint; `nil` accepts any (development).
+    let requiredGoogleTokenURI: String?
 
     var endpoints: RouteCollection<ServiceRequestContext> {
         let routes = RouteCollection(context: ServiceRequestContext.self)
         routes.get { _, context in
             let caller = try context.requireSecretCaller()
             let apple = try await repository.apple(appID: caller.appID)
-            return try JSONBody.response(StoresView(apple: apple?.view))
+            let google = try await repository.google(appID: caller.appID)
+            return try JSONBody.response(StoresView(apple: apple?.view, google: google?.view))
         }
         routes.put(":store") { request, context in
             let caller = try context.requireSecretCaller()
@@ -26,7 +29,10 @@ struct StoreCredentialsController {
                 try await repository.saveApple(credentials, appID: caller.appID)
                 return try JSONBody.response(credentials.view)
             case .google:
-                throw RequestError.notFound
+                let input = try await JSONBody.decode(GoogleCredentialsInput.self, from: request, limit: maxBodyBytes)
+                let credentials = try input.credentials(requiredTokenURI: requiredGoogleTokenURI)
+                try await repository.saveGoogle(credentials, appID: caller.appID)
+                return try JSONBody.response(credentials.view)
             }
         }
         routes.delete(":store") { _, context in
@@ -52,6 +58,7 @@ struct StoreCredentialsController {
 /// `GET /v1/admin/stores`.
 struct StoresView: Codable, Sendable {
     var apple: AppleCredentialsView?
+    var google: GoogleCredentialsView?
 }
 
 /// The body of `PUT /v1/admin/stores/apple`. Omitted secrets keep their stored values, so a change of

@@ -1,5 +1,6 @@
 import Foundation
 import ShopkeeperModels
+import ShopkeeperStores
 
 /// What the verifier needs to check an app's Apple proofs. Secrets (`shared_secret`, the API
 /// key's `private_key`) are sealed at rest and never rendered.
@@ -76,4 +77,40 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
 enum CredentialStore: String, Codable, Sendable, CaseIterable {
     case apple
     case google
+}
+
+/// What the verifier needs to check an app's Google Play tokens. The service account's private key is
+/// sealed at rest and never rendered.
+struct GoogleCredentials: Codable, Sendable, Equatable {
+    var packageName: String
+    var serviceAccount: GoogleServiceAccountKey
+    /// `sandbox` accepts test purchases (license testers); `production` real ones.
+    var environments: [StoreEnvironment]
+
+    enum CodingKeys: String, CodingKey {
+        case environments
+        case packageName = "package_name"
+        case serviceAccount = "service_account"
+    }
+
+    var view: GoogleCredentialsView {
+        GoogleCredentialsView(
+            packageName: packageName, serviceAccountEmail: serviceAccount.clientEmail,
+            tokenURI: serviceAccount.tokenUri, environments: environments)
+    }
+}
+
+/// The Google credentials without their secrets.
+struct GoogleCredentialsView: Codable, Sendable, Equatable {
+    var packageName: String
+    var serviceAccountEmail: String
+    var tokenURI: String
+    var environments: [StoreEnvironment]
+
+    enum CodingKeys: String, CodingKey {
+        case environments
+        case packageName = "package_name"
+        case serviceAccountEmail = "service_account_email"
+        case tokenURI = "token_uri"
+    }
 }

@@ -8,6 +8,7 @@ struct PurchaseService: Sendable {
     let credentials: any CredentialsRepository
     let transactions: any TransactionRepository
     let apple: AppleProofVerifier
+    let google: GoogleProofVerifier
     let logger: Logger
 
     /// Verifies `request`'s proof, records the transactions once, and answers with them as recorded.
@@ -18,7 +19,9 @@ struct PurchaseService: Sendable {
             proof, appID: appID, appUserID: request.appUserID, requestID: requestID, ids: { $0.map(\.transactionID) }
         ) {
             let facts = try await verify(proof, appID: appID)
-            return try await transactions.record(facts, appID: appID, presenter: presenter)
+            let recorded = try await transactions.record(facts, appID: appID, presenter: presenter)
+            await acknowledge(facts, appID: appID)
+            return recorded
         }
         return PurchaseResponse(transactions: recorded)
     }
@@ -41,6 +44,12 @@ struct PurchaseService: Sendable {
             return ReceiptValidationResponse(status: .invalid, code: error.code, transactions: [])
         }
         var current = facts.map(\.transaction)
+        if case .signedTransaction = proof, let transaction = current.first,
+            let latest = try await apple.currentTransaction(
+                transaction.transactionID, credentials: try await appleCredentials(appID))
+        {
+            current = [latest]
+        }
         if let store = current.first?.store {
             let known = try await transactions.transactions(
                 appID: appID, store: store, ids: current.map(\.transactionID))
@@ -75,8 +84,34 @@ struct PurchaseService: Sendable {
                     code: "no_transactions", detail: "The receipt is genuine but holds no in-app purchase.")
             }
             return transactions.map { VerifiedFact(transaction: $0, proofKind: .receipt, rawProof: receipt) }
-        case .playToken:
-            throw RequestError.invalid("/purchase_token", "Google Play tokens are not accepted by this server yet")
+        case .playToken(let token, let productID, let kind):
+            guard let credentials = try await credentials.google(appID: appID) else {
+                throw VerifierError.storeNotConfigured(.google)
+            }
+            let (transaction, acknowledgement) = try await google.verify(
+                token: token, productID: productID, kind: kind, credentials: credentials)
+            return [
+                VerifiedFact(
+                    transaction: transaction, proofKind: .playToken, rawProof: proof.raw,
+                    acknowledgement: acknowledgement)
+            ]
+        }
+    }
+
+    /// Acknowledges recorded Play purchases. Only after recording, so nothing is acknowledged that is not kept;
+    /// a failure is logged and left to the next submission of the token (Google allows three days).
+    private func acknowledge(_ facts: [VerifiedFact], appID: String) async {
+        let pending = facts.compactMap(\.acknowledgement)
+        guard !pending.isEmpty else { return }
+        do {
+            guard let credentials = try await credentials.google(appID: appID) else { return }
+            for acknowledgement in pending {
+                try await google.client.acknowledge(acknowledgement, credentials: credentials)
+            }
+        } catch {
+            logger.warning(
+                "could not acknowledge a Play purchase; the next submission retries",
+                metadata: ["app_id": "\(appID)", "error": "\(error)"])
         }
     }
 

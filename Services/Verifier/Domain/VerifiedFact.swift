@@ -6,6 +6,8 @@ struct VerifiedFact: Sendable, Equatable {
     var transaction: StoreTransaction
     var proofKind: ProofKind
     var rawProof: String
+    /// A Play purchase to acknowledge once the fact is recorded.
+    var acknowledgement: GoogleAcknowledgement? = nil
 }
 
 /// The form a proof arrived in.

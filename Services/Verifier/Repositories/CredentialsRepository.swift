@@ -7,6 +7,9 @@ protocol CredentialsRepository: Sendable {
     /// The app's Apple credentials, or `nil` when none are set.
     func apple(appID: String) async throws -> AppleCredentials?
     func saveApple(_ credentials: AppleCredentials, appID: String) async throws
+    /// The app's Google credentials, or `nil` when none are set.
+    func google(appID: String) async throws -> GoogleCredentials?
+    func saveGoogle(_ credentials: GoogleCredentials, appID: String) async throws
     /// Removes the app's credentials for `store`; `false` when there were none.
     func delete(store: CredentialStore, appID: String) async throws -> Bool
 }
@@ -27,6 +30,17 @@ struct CredentialsPostgresRepository: CredentialsRepository {
     func saveApple(_ credentials: AppleCredentials, appID: String) async throws {
         try await save(
             appID: appID, store: .apple, whole: try JSONEncoder().encode(credentials),
+            view: try JSONEncoder().encode(credentials.view))
+    }
+
+    func google(appID: String) async throws -> GoogleCredentials? {
+        guard let plaintext = try await sealed(appID: appID, store: .google) else { return nil }
+        return try JSONDecoder().decode(GoogleCredentials.self, from: plaintext)
+    }
+
+    func saveGoogle(_ credentials: GoogleCredentials, appID: String) async throws {
+        try await save(
+            appID: appID, store: .google, whole: try JSONEncoder().encode(credentials),
             view: try JSONEncoder().encode(credentials.view))
     }
 

@@ -1,0 +1,62 @@
+import Foundation
+import ShopkeeperHTTP
+import ShopkeeperModels
+import ShopkeeperStores
+import _CryptoExtras
+
+/// The body of `PUT /v1/admin/stores/google`: the package name and the service account's JSON key
+/// exactly as Google Cloud hands it out.
+struct GoogleCredentialsInput: Codable, Sendable {
+    var packageName: String
+    var serviceAccount: GoogleServiceAccountKey
+    var environments: [StoreEnvironment]?
+
+    enum CodingKeys: String, CodingKey {
+        case environments
+        case packageName = "package_name"
+        case serviceAccount = "service_account"
+    }
+
+    func credentials(requiredTokenURI: String?) throws(RequestError) -> GoogleCredentials {
+        var problems: [FieldProblem] = []
+        if packageName.isEmpty || packageName.count > 255 {
+            problems.append(FieldProblem(pointer: "/package_name", detail: "must be 1 to 255 characters"))
+        }
+        if serviceAccount.type != "service_account" {
+            problems.append(FieldProblem(pointer: "/service_account/type", detail: "must be service_account"))
+        }
+        if serviceAccount.clientEmail.isEmpty {
+            problems.append(FieldProblem(pointer: "/service_account/client_email", detail: "must not be empty"))
+        }
+        if (try? _RSA.Signing.PrivateKey(pemRepresentation: serviceAccount.privateKey)) == nil {
+            problems.append(
+                FieldProblem(pointer: "/service_account/private_key", detail: "must be the account's RSA key (PEM)"))
+        }
+        if let requiredTokenURI, serviceAccount.tokenUri != requiredTokenURI {
+            problems.append(
+                FieldProblem(pointer: "/service_account/token_uri", detail: "must be \(requiredTokenURI) in production")
+            )
+        } else if (try? EnvironmentURL.check(serviceAccount.tokenUri)) == nil {
+            problems.append(FieldProblem(pointer: "/service_account/token_uri", detail: "must be an http(s) URL"))
+        }
+        if let environments, environments.isEmpty {
+            problems.append(FieldProblem(pointer: "/environments", detail: "must name at least one environment"))
+        }
+        guard problems.isEmpty else { throw .validationFailed(problems) }
+        return GoogleCredentials(
+            packageName: packageName, serviceAccount: serviceAccount,
+            environments: environments ?? [.production, .sandbox])
+    }
+}
+
+/// URL checks of credential fields.
+enum EnvironmentURL {
+    struct Invalid: Error {}
+
+    static func check(_ text: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme, scheme == "http" || scheme == "https",
+            url.host != nil
+        else { throw Invalid() }
+        return url
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import ShopkeeperModels
+import ShopkeeperStores
+
+/// Verifies Google Play purchase tokens with the Play Developer API for an app's package.
+struct GoogleProofVerifier: Sendable {
+    let client: GooglePlayClient
+
+    /// The purchase a token stands for, and the acknowledgement it still needs.
+    func verify(token: String, productID: String, kind: PlayPurchaseKind, credentials: GoogleCredentials)
+        async throws(VerifierError) -> (StoreTransaction, GoogleAcknowledgement?)
+    {
+        let (transaction, acknowledgement): (StoreTransaction, GoogleAcknowledgement?)
+        switch kind {
+        case .product:
+            let purchase = try await client.product(productID, token: token, credentials: credentials)
+            transaction = try GoogleTransactionNormalizer.normalize(purchase, productID: productID, token: token)
+            acknowledgement = purchase.acknowledgementState == 1 ? nil : .product(productID: productID, token: token)
+        case .subscription:
+            let purchase = try await client.subscription(token: token, credentials: credentials)
+            transaction = try GoogleTransactionNormalizer.normalize(purchase, productID: productID, token: token)
+            acknowledgement =
+                purchase.acknowledgementState == GoogleAcknowledgementState.acknowledged.rawValue
+                ? nil : .subscription(subscriptionID: transaction.storeProductID, token: token)
+        }
+        guard credentials.environments.contains(transaction.environment) else {
+            throw .proofRejected(
+                code: "wrong_environment",
+                detail: "This app does not accept \(transaction.environment == .sandbox ? "test" : "real") purchases.")
+        }
+        return (transaction, transaction.revocationDate == nil ? acknowledgement : nil)
+    }
+}
+
+/// Turns Play Developer API answers into the one transaction model of every store.
+enum GoogleTransactionNormalizer {
+    static func normalize(_ purchase: GoogleProductPurchase, productID: String, token: String) throws(VerifierError)
+        -> StoreTransaction
+    {
+        if let returned = purchase.productId, returned != productID {
+            throw .proofRejected(code: "wrong_product", detail: "The token is for product '\(returned)'.")
+        }
+        switch purchase.purchaseState {
+        case 2:
+            throw .proofRejected(
+                code: "purchase_pending", detail: "The purchase is pending payment; it is not a purchase yet.")
+        case 0, 1:
+            break
+        default:
+            throw .proofRejected(code: "malformed_proof", detail: "Google reported an unknown purchase state.")
+        }
+        guard let millis = purchase.purchaseTimeMillis.flatMap(Int64.init) else {
+            throw .proofRejected(code: "malformed_proof", detail: "Google reported no purchase time.")
+        }
+        let orderID = purchase.orderId.flatMap { $0.isEmpty ? nil : $0 } ?? token
+        let purchased = Date(timeIntervalSince1970: TimeInterval(millis / 1000))
+        return StoreTransaction(
+            store: .playStore,
+            environment: purchase.purchaseType == 0 ? .sandbox : .production,
+            transactionID: orderID,
+            originalTransactionID: orderID,
+            storeProductID: productID,
+            type: nil,
+            quantity: max(1, purchase.quantity ?? 1),
+            purchaseDate: purchased,
+            revocationDate: purchase.purchaseState == 1 ? wholeSeconds(Date()) : nil,
+            revocationReason: purchase.purchaseState == 1 ? .other : nil,
+            obfuscatedAccountID: purchase.obfuscatedExternalAccountId,
+            storefront: purchase.regionCode
+        )
+    }
+
+    static func normalize(_ purchase: GoogleSubscriptionPurchaseV2, productID: String, token: String)
+        throws(VerifierError) -> StoreTransaction
+    {
+        switch purchase.subscriptionState.flatMap(GoogleSubscriptionState.init(rawValue:)) {
+        case .pending:
+            throw .proofRejected(
+                code: "purchase_pending", detail: "The subscription is pending payment; it is not a purchase yet.")
+        case .pendingPurchaseCanceled:
+            throw .proofRejected(code: "purchase_canceled", detail: "The pending subscription purchase was canceled.")
+        default:
+            break
+        }
+        let item = purchase.lineItems?.first { $0.productId == productID } ?? purchase.lineItems?.first
+        guard let item, let storeProductID = item.productId else {
+            throw .proofRejected(code: "malformed_proof", detail: "Google reported no subscription line item.")
+        }
+        guard storeProductID == productID else {
+            throw .proofRejected(code: "wrong_product", detail: "The token is for subscription '\(storeProductID)'.")
+        }
+        let orderID = purchase.latestOrderId ?? item.latestSuccessfulOrderId ?? token
+        // Renewals are "<first order>..<n>"; the first order id identifies the subscription.
+        let original = orderID.components(separatedBy: "..").first ?? orderID
+        let start = purchase.startTime.flatMap(parse) ?? Date()
+        return StoreTransaction(
+            store: .playStore,
+            environment: purchase.testPurchase == nil ? .production : .sandbox,
+            transactionID: orderID,
+            originalTransactionID: original,
+            storeProductID: storeProductID,
+            type: .autoRenewable,
+            quantity: 1,
+            purchaseDate: wholeSeconds(start),
+            originalPurchaseDate: wholeSeconds(start),
+            expiresDate: item.expiryTime.flatMap(parse).map(wholeSeconds),
+            offer: item.offerDetails?.offerId.map { StoreOffer(type: "offer", identifier: $0) },
+            obfuscatedAccountID: purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId,
+            storefront: purchase.regionCode
+        )
+    }
+
+    private static func parse(_ text: String) -> Date? {
+        let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        return (try? withFraction.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+    }
+
+    private static func wholeSeconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+    }
+}

@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOHTTP1
+import ShopkeeperModels
+import ShopkeeperStores
+
+/// The App Store Server API: JWT auth with a cached token (`iat` a minute in the past for clock
+/// skew), production first and the sandbox on 4040010, 429 and 5xx retried, timeouts.
+struct AppStoreServerAPIClient: Sendable {
+    let http: StoreHTTP
+    let productionURL: URL
+    let sandboxURL: URL
+    let retry: RetryPolicy
+    let tokens: BearerTokenCache
+
+    /// Apple's "transaction id not found".
+    static let transactionNotFound: Int64 = 4_040_010
+
+    /// `GET /inApps/v1/transactions/{id}`: the signed transaction, from the first environment that has it.
+    func transactionInfo(_ transactionID: String, credentials: AppleCredentials, key: AppStoreAPIKey)
+        async throws(VerifierError) -> String
+    {
+        let response: AppStoreTransactionInfoResponse = try await get(
+            "/inApps/v1/transactions/\(Self.escape(transactionID))", credentials: credentials, key: key)
+        guard let signed = response.signedTransactionInfo else {
+            throw .proofRejected(code: "transaction_not_found", detail: "Apple returned no transaction.")
+        }
+        return signed
+    }
+
+    /// `GET /inApps/v2/history/{id}`: every page of the customer's transaction history.
+    func history(_ transactionID: String, credentials: AppleCredentials, key: AppStoreAPIKey, maxPages: Int = 20)
+        async throws(VerifierError) -> [AppStoreHistoryResponse]
+    {
+        var pages: [AppStoreHistoryResponse] = []
+        var revision: String?
+        repeat {
+            var path = "/inApps/v2/history/\(Self.escape(transactionID))"
+            if let revision { path += "?revision=\(Self.escape(revision))" }
+            let page: AppStoreHistoryResponse = try await get(path, credentials: credentials, key: key)
+            pages.append(page)
+            revision = page.hasMore == true ? page.revision : nil
+        } while revision != nil && pages.count < maxPages
+        return pages
+    }
+
+    /// A GET in production, then in the sandbox when Apple does not know the transaction there and the
+    /// app accepts sandbox purchases.
+    private func get<T: Decodable>(_ path: String, credentials: AppleCredentials, key: AppStoreAPIKey)
+        async throws(VerifierError) -> T
+    {
+        var environments = credentials.environments.filter { $0 == .production }
+        if credentials.environments.contains(.sandbox) { environments.append(.sandbox) }
+        for environment in environments {
+            let base = environment == .production ? productionURL : sandboxURL
+            let answer = try await call(base.absoluteString + path, credentials: credentials, key: key)
+            if answer.status == 404, Self.errorCode(answer) == Self.transactionNotFound { continue }
+            guard answer.status == 200 else { throw Self.verdict(answer) }
+            guard let decoded = try? JSONDecoder().decode(T.self, from: answer.data) else {
+                throw .storeUnavailable(store: "App Store", reason: "an unreadable answer", retryAfterSeconds: 5)
+            }
+            return decoded
+        }
+        throw .proofRejected(code: "transaction_not_found", detail: "Apple knows no such transaction for this app.")
+    }
+
+    private func call(_ url: String, credentials: AppleCredentials, key: AppStoreAPIKey)
+        async throws(VerifierError) -> StoreHTTP.Answer
+    {
+        let tokenKey = "\(key.issuerID)/\(key.keyID)/\(credentials.bundleID)"
+        return try await retry.run(store: "App Store") { (_: Int) async throws(StoreAttemptError) in
+            let token: String
+            do {
+                token = try await tokens.token(for: tokenKey) {
+                    try Self.makeToken(key: key, bundleID: credentials.bundleID)
+                }
+            } catch {
+                throw .final(.storeCredentialsRejected(.apple, "the App Store Server API key cannot sign"))
+            }
+            var request = HTTPClientRequest(url: url)
+            request.headers.add(name: "authorization", value: "Bearer \(token)")
+            let answer = try await http.sendSorted(request, what: "the App Store Server API")
+            if answer.status == 401 {
+                tokens.forget(tokenKey)
+                throw .final(.storeCredentialsRejected(.apple, "Apple refused the App Store Server API key (401)"))
+            }
+            return answer
+        }
+    }
+
+    /// A bearer token: ES256, `kid` the key id, issued a minute ago for clock skew, good for 20 minutes.
+    static func makeToken(key: AppStoreAPIKey, bundleID: String, now: Date = Date()) throws
+        -> (token: String, lifetime: TimeInterval)
+    {
+        let privateKey = try P256.Signing.PrivateKey(pemRepresentation: key.privateKey)
+        let signer = try ES256Signer(key: privateKey, header: JWSHeader(alg: "ES256", kid: key.keyID, typ: "JWT"))
+        let claims = AppStoreServerAPIClaims(
+            issuerID: key.issuerID, bundleID: bundleID, now: now.addingTimeInterval(-60), lifetime: 20 * 60)
+        return (try signer.sign(claims), 19 * 60)
+    }
+
+    private static func errorCode(_ answer: StoreHTTP.Answer) -> Int64? {
+        (try? JSONDecoder().decode(AppStoreErrorPayload.self, from: answer.data))?.errorCode
+    }
+
+    private static func verdict(_ answer: StoreHTTP.Answer) -> VerifierError {
+        let code = errorCode(answer).map(String.init) ?? "HTTP \(answer.status)"
+        if answer.status == 404 || answer.status == 400 {
+            return .proofRejected(
+                code: "transaction_not_found", detail: "Apple does not know the transaction (\(code)).")
+        }
+        return .storeUnavailable(store: "App Store", reason: "answer \(code)", retryAfterSeconds: 5)
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? text
+    }
+}

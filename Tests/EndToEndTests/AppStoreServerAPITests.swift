@@ -1,0 +1,59 @@
+import Crypto
+import Foundation
+import ShopkeeperTestSupport
+import Testing
+
+/// The verifier's App Store Server API client against the sandbox's, with Apple's JWT auth.
+@Suite(.serialized) struct AppStoreServerAPITests {
+    func buy(_ world: StoreWorld, environment: String = "Sandbox") async throws -> (id: String, jws: String) {
+        let bought = try await world.sandbox(
+            .POST, "/sandbox/apple/transactions",
+            ["bundle_id": world.bundleID, "product_id": "garden", "type": "Non-Consumable", "environment": environment])
+        return (
+            try #require(bought["transaction_id"] as? String), try #require(bought["signed_transaction"] as? String)
+        )
+    }
+
+    @Test func validateAsksAppleForTheCurrentStateOfATransaction() async throws {
+        try await StoreWorld.run { world in
+            try await world.configureApple(apiKey: true)
+            let (id, jws) = try await buy(world)
+            #expect(
+                try await world.verifier(.POST, "/v1/purchases", ["app_user_id": "di", "signed_transaction": jws])
+                    .status == 200)
+            #expect(
+                try await world.verifier(.POST, "/v1/receipts/validate", ["signed_transaction": jws])["status"]
+                    as? String == "valid")
+
+            try await world.sandbox(.POST, "/sandbox/apple/transactions/\(id)/refund", ["reason": 1])
+            let validated = try await world.verifier(.POST, "/v1/receipts/validate", ["signed_transaction": jws])
+            #expect(validated["status"] as? String == "revoked", "\(validated.json)")
+            let calls = try await world.calls()
+            // A Sandbox transaction: production said 4040010 once each time, then the sandbox answered.
+            #expect(calls["apple.production.transactions"] == 2)
+            #expect(calls["apple.sandbox.transactions"] == 2)
+        }
+    }
+
+    @Test func aKeyAppleDoesNotKnowIsACredentialsProblemNotAnInvalidProof() async throws {
+        try await StoreWorld.run { world in
+            try await world.configureApple(apiKey: true)
+            let (_, jws) = try await buy(world)
+            // A key the sandbox never issued, for the same issuer and key id format.
+            let saved = try await world.verifier(
+                .PUT, "/v1/admin/stores/apple",
+                [
+                    "bundle_id": world.bundleID,
+                    "api_key": [
+                        "issuer_id": "unknown-issuer", "key_id": "UNKNOWN123",
+                        "private_key": P256.Signing.PrivateKey().pemRepresentation,
+                    ],
+                ],
+                kind: .secret)
+            #expect(saved.status == 200, "\(saved.json)")
+            let validated = try await world.verifier(.POST, "/v1/receipts/validate", ["signed_transaction": jws])
+            #expect(validated.status == 422)
+            #expect(validated.code == "store_credentials_rejected")
+        }
+    }
+}
