@@ -61,6 +61,7 @@ let package = Package(
         .executable(name: "shopkeeper-sandbox-store", targets: ["SandboxStore"]),
         .executable(name: "shopkeeper", targets: ["ShopkeeperCLI"]),
         .executable(name: "shopkeeper-bench-hello", targets: ["BenchmarkHello"]),
+        .executable(name: "shopkeeper-bench-jws", targets: ["BenchmarkJWSVerify"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -153,6 +154,14 @@ let package = Package(
             name: "BenchmarkHello",
             dependencies: [.hummingbird],
             path: "Benchmarks/HelloServer",
+            swiftSettings: shopkeeperSwiftSettings
+        ),
+
+        // The in-process StoreKit 2 verification benchmark (Benchmarks/README.md).
+        .executableTarget(
+            name: "BenchmarkJWSVerify",
+            dependencies: ["ShopkeeperStores", .crypto],
+            path: "Benchmarks/JWSVerify",
             swiftSettings: shopkeeperSwiftSettings
         ),
 

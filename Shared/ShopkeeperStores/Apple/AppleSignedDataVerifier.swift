@@ -16,6 +16,9 @@ public struct AppleSignedDataVerifier: Sendable {
     /// App Store JWS are about 4 KB; anything far longer is refused before parsing.
     public static let maximumLength = 32 * 1024
 
+    /// One decoder for every payload (Foundation's decoder is safe to share).
+    private static let decoder = JSONDecoder()
+
     private let chainVerifier: X5CVerifier
     private let cache: VerifiedChainCache
 
@@ -34,15 +37,21 @@ public struct AppleSignedDataVerifier: Sendable {
         guard token.utf8.count <= Self.maximumLength else {
             throw .tooLarge(limit: Self.maximumLength)
         }
-        guard let jws = CompactJWS(token) else {
+        guard let segments = CompactJWS.Segments(token) else {
             throw .malformed("not a compact JWS")
         }
-        guard jws.header.alg == "ES256" else {
-            throw .unsupportedAlgorithm(jws.header.alg)
+        // A cached header passed every check, `alg` included: only the payload and signature need decoding.
+        let cached = cache[String(segments.header)]
+        if cached == nil {
+            guard let jws = CompactJWS(token) else { throw .malformed("not a compact JWS") }
+            guard jws.header.alg == "ES256" else { throw .unsupportedAlgorithm(jws.header.alg) }
         }
+        guard let payloadBytes = Base64URL.decode(segments.payload),
+            let signatureBytes = Base64URL.decode(segments.signature)
+        else { throw .malformed("a segment is not base64url") }
         let payload: Payload
         do {
-            payload = try JSONDecoder().decode(Payload.self, from: Data(jws.payload))
+            payload = try Self.decoder.decode(Payload.self, from: Data(payloadBytes))
         } catch {
             throw .malformed("the payload is not the expected JSON")
         }
@@ -51,16 +60,31 @@ public struct AppleSignedDataVerifier: Sendable {
         }
         let signedDate = Date(appleMilliseconds: signedMilliseconds)
 
-        let chain = try await verifiedChain(jws, at: signedDate)
+        let chain: VerifiedChain
+        if let cached {
+            chain = cached
+        } else {
+            guard let jws = CompactJWS(token) else { throw .malformed("not a compact JWS") }
+            chain = try await verifiedChain(jws, at: signedDate)
+        }
         guard chain.validity.contains(signedDate) else {
             throw .certificateNotValidAtSignedDate
         }
-        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
-            chain.leafKey.isValidSignature(signature, for: Data(jws.signingInput.utf8))
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+            chain.leafKey.isValidSignature(signature, for: Self.digest(of: segments.signingInput))
         else {
             throw .invalidSignature
         }
         return payload
+    }
+
+    /// SHA-256 of `text`'s UTF-8 bytes, hashed in place when the string is contiguous (it is, for a `String`
+    /// received from JSON).
+    static func digest(of text: Substring) -> SHA256.Digest {
+        if let digest = text.utf8.withContiguousStorageIfAvailable({ SHA256.hash(data: UnsafeRawBufferPointer($0)) }) {
+            return digest
+        }
+        return SHA256.hash(data: Array(text.utf8))
     }
 
     /// The chain of `jws`, from the cache or verified now.
@@ -68,9 +92,6 @@ public struct AppleSignedDataVerifier: Sendable {
         -> VerifiedChain
     {
         let key = String(jws.headerSegment)
-        if let cached = cache[key] {
-            return cached
-        }
         guard let x5c = jws.header.x5c else {
             throw .invalidCertificateChain("x5c is missing")
         }

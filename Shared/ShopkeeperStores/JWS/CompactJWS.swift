@@ -14,18 +14,56 @@ public struct CompactJWS: Sendable {
 
     /// Splits and decodes `token`; `nil` when it is not a well-formed compact JWS.
     public init?(_ token: String) {
-        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty,
-            let headerBytes = Base64URL.decode(segments[0]),
+        guard let segments = Segments(token), let headerBytes = Base64URL.decode(segments.header),
             let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(headerBytes)),
-            let payload = Base64URL.decode(segments[1]),
-            let signature = Base64URL.decode(segments[2])
+            let payload = Base64URL.decode(segments.payload),
+            let signature = Base64URL.decode(segments.signature)
         else { return nil }
-        self.headerSegment = segments[0]
+        self.headerSegment = segments.header
         self.header = header
         self.payload = payload
         self.signature = signature
-        self.signingInput = token[segments[0].startIndex..<segments[1].endIndex]
+        self.signingInput = segments.signingInput
+    }
+
+    /// The three segments of a compact JWS, found without decoding anything.
+    public struct Segments: Sendable {
+        public let header: Substring
+        public let payload: Substring
+        public let signature: Substring
+        /// `header.payload`.
+        public let signingInput: Substring
+
+        /// `nil` unless `token` has exactly three segments and non-empty header and payload.
+        public init?(_ token: String) {
+            // Find the dots on the contiguous UTF-8 bytes (a scan of a few kilobytes per transaction).
+            let dots =
+                token.utf8.withContiguousStorageIfAvailable { Self.dotOffsets(in: $0) }
+                ?? Array(token.utf8).withUnsafeBufferPointer { Self.dotOffsets(in: $0) }
+            guard let dots, dots.first > 0, dots.second > dots.first + 1 else { return nil }
+            let utf8 = token.utf8
+            let firstDot = utf8.index(utf8.startIndex, offsetBy: dots.first)
+            let secondDot = utf8.index(utf8.startIndex, offsetBy: dots.second)
+            header = token[token.startIndex..<firstDot]
+            payload = token[utf8.index(after: firstDot)..<secondDot]
+            signature = token[utf8.index(after: secondDot)...]
+            signingInput = token[token.startIndex..<secondDot]
+        }
+
+        /// The offsets of exactly two dots, or `nil`.
+        private static func dotOffsets(in bytes: UnsafeBufferPointer<UInt8>) -> (first: Int, second: Int)? {
+            guard let base = bytes.baseAddress else { return nil }
+            func dot(from start: Int) -> Int? {
+                guard start < bytes.count,
+                    let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
+                else { return nil }
+                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
+            guard let first = dot(from: 0), let second = dot(from: first + 1), dot(from: second + 1) == nil else {
+                return nil
+            }
+            return (first, second)
+        }
     }
 }
 
