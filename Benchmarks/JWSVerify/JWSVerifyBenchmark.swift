@@ -5,10 +5,22 @@ import ShopkeeperStores
 /// Verifying a StoreKit 2 signed transaction in process with a warm chain cache, against the bare ES256
 /// signature check of swift-crypto over the same bytes, in the same run (Benchmarks/README.md).
 ///
-///     swift run -c release shopkeeper-bench-jws [seconds per measurement, default 3]
+///     swift run -c release shopkeeper-bench-jws [seconds per path, default 3]
+///     swift run -c release shopkeeper-bench-jws emit COUNT PKI_PEM BUNDLE_ID PRODUCT_ID   (see PurchaseBodies)
 @main
 struct JWSVerifyBenchmark {
     static func main() async throws {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "emit" {
+            guard arguments.count == 5, let count = Int(arguments[1]) else {
+                FileHandle.standardError.write(
+                    Data("usage: shopkeeper-bench-jws emit COUNT PKI_PEM BUNDLE_ID PRODUCT_ID\n".utf8))
+                exit(64)
+            }
+            try PurchaseBodies.emit(
+                count: count, pkiPath: arguments[2], bundleID: arguments[3], productID: arguments[4])
+            return
+        }
         let seconds = Double(CommandLine.arguments.dropFirst().first ?? "") ?? 3
         let chain = try SigningChain.generate()
         let verifier = try AppleSignedDataVerifier(trustedRoots: [chain.root])

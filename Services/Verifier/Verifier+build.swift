@@ -44,8 +44,9 @@ func buildRouter(
         readiness: [.database(database, migrations: VerifierMigrations.runner, logger: logger)],
         metrics: metrics
     )
-    let credentials = CredentialsPostgresRepository(
-        client: database, box: SecretBox(masterKey: settings.masterKey), logger: logger)
+    let credentials = CachedCredentialsRepository(
+        CredentialsPostgresRepository(client: database, box: SecretBox(masterKey: settings.masterKey), logger: logger),
+        ttl: .seconds(2))
     let http = StoreHTTP(client: httpClient, timeout: settings.storeTimeout)
     let retry = RetryPolicy(attempts: settings.storeAttempts, base: settings.retryBase)
     let tokens = BearerTokenCache()

@@ -15,13 +15,25 @@ struct PurchaseService: Sendable {
     func purchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws -> PurchaseResponse {
         let proof = try StoreProof(request.proof)
         let presenter = Presenter(appUserID: request.appUserID, deviceID: request.deviceID)
-        let recorded = try await attempt(
-            proof, appID: appID, appUserID: request.appUserID, requestID: requestID, ids: { $0.map(\.transactionID) }
-        ) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let recorded: [StoreTransaction]
+        do {
             let facts = try await verify(proof, appID: appID)
-            let recorded = try await transactions.record(facts, appID: appID, presenter: presenter)
+            let entry = VerificationAttempt(
+                appID: appID, proofKind: proof.kind, outcome: .verified, code: nil,
+                transactionIDs: facts.map(\.transaction.transactionID), appUserID: request.appUserID,
+                requestID: requestID, duration: clock.now - start)
+            // The facts and the attempt that proved them are written together.
+            recorded = try await transactions.record(facts, appID: appID, presenter: presenter, attempt: entry)
             await acknowledge(facts, appID: appID)
-            return recorded
+        } catch let error as VerifierError {
+            await transactions.log(
+                VerificationAttempt(
+                    appID: appID, proofKind: proof.kind, outcome: error.isVerdict ? .invalid : .retryable,
+                    code: error.code, transactionIDs: [], appUserID: request.appUserID, requestID: requestID,
+                    duration: clock.now - start))
+            throw error
         }
         return PurchaseResponse(transactions: recorded)
     }

@@ -6,10 +6,12 @@ import ShopkeeperModels
 
 /// Where verified facts and verification attempts are recorded.
 protocol TransactionRepository: Sendable {
-    /// Records `facts` for `appID` in one database transaction, once per (store, transaction id), and
-    /// returns each as recorded. Recording the same fact again returns the first recording, except that
-    /// a revocation, once known, is kept.
-    func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter) async throws -> [StoreTransaction]
+    /// Records `facts` for `appID` and the successful `attempt` that proved them, atomically, once per
+    /// (store, transaction id), and returns each as recorded. Recording the same fact again returns the
+    /// first recording, except that a revocation, once known, is kept. Throws
+    /// ``VerifierError/transactionOfAnotherApp(_:)`` when a transaction is another app's.
+    func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter, attempt: VerificationAttempt)
+        async throws -> [StoreTransaction]
     /// The recorded transactions of `appID` with these ids.
     func transactions(appID: String, store: StorePlatform, ids: [String]) async throws -> [StoreTransaction]
     /// Logs an attempt; a failure to log is reported, never thrown.
@@ -21,48 +23,89 @@ struct TransactionPostgresRepository: TransactionRepository {
     let client: PostgresClient
     let logger: Logger
 
-    func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter) async throws -> [StoreTransaction] {
+    func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter, attempt: VerificationAttempt)
+        async throws -> [StoreTransaction]
+    {
         guard !facts.isEmpty else { return [] }
-        return try await client.withTransaction(logger: logger) { connection in
-            var recorded: [StoreTransaction] = []
-            for fact in facts {
-                let transaction = fact.transaction
-                let document = String(decoding: try JSONBody.encode(transaction), as: UTF8.self)
-                let rows = try await connection.query(
-                    """
-                    INSERT INTO verifier.transactions AS t (
-                        store, transaction_id, app_id, environment, original_transaction_id, store_product_id, type,
-                        quantity, purchase_date, expires_date, revocation_date, revocation_reason, fact, proof_kind,
-                        raw_proof, app_user_id, device_id)
-                    VALUES (
-                        \(transaction.store.rawValue), \(transaction.transactionID), \(appID),
-                        \(transaction.environment.rawValue), \(transaction.originalTransactionID),
-                        \(transaction.storeProductID), \(transaction.type?.rawValue), \(transaction.quantity),
-                        \(transaction.purchaseDate), \(transaction.expiresDate), \(transaction.revocationDate),
-                        \(transaction.revocationReason?.rawValue), \(document)::jsonb, \(fact.proofKind.rawValue),
-                        \(fact.rawProof), \(presenter.appUserID), \(presenter.deviceID))
-                    ON CONFLICT (store, transaction_id) DO UPDATE SET
-                        last_verified_at = now(),
-                        revocation_date = coalesce(t.revocation_date, excluded.revocation_date),
-                        revocation_reason = coalesce(t.revocation_reason, excluded.revocation_reason),
-                        fact = CASE WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NOT NULL
-                                    THEN excluded.fact ELSE t.fact END
-                    WHERE t.app_id = excluded.app_id
-                    RETURNING fact::text
-                    """,
-                    logger: logger
-                )
-                var found: StoreTransaction?
-                for try await text in rows.decode(String.self) {
-                    found = try JSONBody.decode(StoreTransaction.self, from: Data(text.utf8))
-                }
-                guard let found else {
-                    throw VerifierError.transactionOfAnotherApp(transaction.transactionID)
-                }
-                recorded.append(found)
+        // One fact (the common case) is one statement, atomic by itself: one round trip and one commit.
+        if facts.count == 1 {
+            return try await client.withConnection { connection in
+                [try await upsert(facts[0], appID: appID, presenter: presenter, attempt: attempt, on: connection)]
             }
-            return recorded
         }
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                var recorded: [StoreTransaction] = []
+                for (index, fact) in facts.enumerated() {
+                    let last = index == facts.count - 1
+                    recorded.append(
+                        try await upsert(
+                            fact, appID: appID, presenter: presenter, attempt: last ? attempt : nil, on: connection))
+                }
+                return recorded
+            }
+        } catch let error as PostgresTransactionError {
+            // The pool wraps what the closure threw; a verdict must reach the caller as itself.
+            if let verdict = error.closureError as? VerifierError { throw verdict }
+            throw error
+        }
+    }
+
+    /// Inserts or refreshes one fact, and logs `attempt` in the same statement when the fact is this app's;
+    /// throws when the transaction belongs to another app.
+    private func upsert(
+        _ fact: VerifiedFact, appID: String, presenter: Presenter, attempt: VerificationAttempt?,
+        on connection: PostgresConnection
+    ) async throws -> StoreTransaction {
+        let transaction = fact.transaction
+        let document = String(decoding: try JSONBody.encode(transaction), as: UTF8.self)
+        // Plain locals keep the interpolated query below quick to type-check.
+        let logAttempt: Bool = attempt != nil
+        let attemptIDs: [String] = attempt?.transactionIDs ?? []
+        let attemptUser: String? = attempt?.appUserID
+        let attemptRequest: String? = attempt?.requestID
+        let attemptMilliseconds: Int = Int(attempt?.duration.milliseconds ?? 0)
+        let type: String? = transaction.type?.rawValue
+        let reason: String? = transaction.revocationReason?.rawValue
+        let store: String = transaction.store.rawValue
+        let environment: String = transaction.environment.rawValue
+        let proofKind: String = fact.proofKind.rawValue
+        let rows = try await connection.query(
+            """
+            WITH recorded AS (
+                INSERT INTO verifier.transactions AS t (
+                    store, transaction_id, app_id, environment, original_transaction_id, store_product_id, type,
+                    quantity, purchase_date, expires_date, revocation_date, revocation_reason, fact, proof_kind,
+                    raw_proof, app_user_id, device_id)
+                VALUES (
+                    \(store), \(transaction.transactionID), \(appID), \(environment),
+                    \(transaction.originalTransactionID), \(transaction.storeProductID), \(type),
+                    \(transaction.quantity), \(transaction.purchaseDate), \(transaction.expiresDate),
+                    \(transaction.revocationDate), \(reason), \(document)::jsonb, \(proofKind),
+                    \(fact.rawProof), \(presenter.appUserID), \(presenter.deviceID))
+                ON CONFLICT (store, transaction_id) DO UPDATE SET
+                    last_verified_at = now(),
+                    revocation_date = coalesce(t.revocation_date, excluded.revocation_date),
+                    revocation_reason = coalesce(t.revocation_reason, excluded.revocation_reason),
+                    fact = CASE WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NOT NULL
+                                THEN excluded.fact ELSE t.fact END
+                WHERE t.app_id = excluded.app_id
+                RETURNING fact
+            ), logged AS (
+                INSERT INTO verifier.verification_attempts (
+                    app_id, proof_kind, outcome, code, transaction_ids, app_user_id, request_id, duration_ms)
+                SELECT \(appID), \(proofKind), 'verified', NULL, \(attemptIDs), \(attemptUser), \(attemptRequest),
+                       \(attemptMilliseconds)
+                FROM recorded WHERE \(logAttempt)
+            )
+            SELECT fact::text FROM recorded
+            """,
+            logger: logger
+        )
+        for try await text in rows.decode(String.self) {
+            return try JSONBody.decode(StoreTransaction.self, from: Data(text.utf8))
+        }
+        throw VerifierError.transactionOfAnotherApp(transaction.transactionID)
     }
 
     func transactions(appID: String, store: StorePlatform, ids: [String]) async throws -> [StoreTransaction] {
@@ -82,15 +125,17 @@ struct TransactionPostgresRepository: TransactionRepository {
     }
 
     func log(_ attempt: VerificationAttempt) async {
+        let outcome: String = attempt.outcome.rawValue
+        let proofKind: String = attempt.proofKind.rawValue
+        let milliseconds: Int = Int(attempt.duration.milliseconds)
         do {
             try await client.query(
                 """
                 INSERT INTO verifier.verification_attempts (
                     app_id, proof_kind, outcome, code, transaction_ids, app_user_id, request_id, duration_ms)
                 VALUES (
-                    \(attempt.appID), \(attempt.proofKind.rawValue), \(attempt.outcome.rawValue), \(attempt.code),
-                    \(attempt.transactionIDs), \(attempt.appUserID), \(attempt.requestID),
-                    \(Int(attempt.duration.milliseconds)))
+                    \(attempt.appID), \(proofKind), \(outcome), \(attempt.code), \(attempt.transactionIDs),
+                    \(attempt.appUserID), \(attempt.requestID), \(milliseconds))
                 """,
                 logger: logger
             )
