@@ -68,7 +68,7 @@ extension SandboxCommand {
             try await step("configure the App Store at PUT \(gatewayURL)/v1/admin/stores/apple") {
                 _ = try await gateway.send(.PUT, "/v1/admin/stores/apple", json: try Self.json(apple))
             }
-            print(
+            Self.say(
                 "apple:  bundle \(bundleID), app \(appAppleID), environments production and sandbox; "
                     + "shared secret and App Store Server API key \(apiKey["key_id"] ?? "?") "
                     + "(issuer \(apiKey["issuer_id"] ?? "?")) from the sandbox store")
@@ -77,7 +77,7 @@ extension SandboxCommand {
             try await step("configure Google Play at PUT \(gatewayURL)/v1/admin/stores/google") {
                 _ = try await gateway.send(.PUT, "/v1/admin/stores/google", json: try Self.json(google))
             }
-            print(
+            Self.say(
                 "google: package \(package); service account \(serviceAccount["client_email"] ?? "?") "
                     + "from the sandbox store")
         }
@@ -92,6 +92,11 @@ extension SandboxCommand {
                 Self.report("could not \(what): \(error)")
             }
             throw ExitCode.failure
+        }
+
+        /// Prints a line at once (not buffered), so it shows before a later step's failure on standard error.
+        private static func say(_ line: String) {
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
 
         private static func report(_ message: String) {

@@ -30,7 +30,7 @@ extension SandboxHarness {
 
 /// `receipt_data` of a purchase and `GET .../receipt`: the legacy app receipt of the customer, signed with the
 /// sandbox chain; and the `verifyReceipt` shared secrets.
-@Suite struct AppReceiptTests {
+@Suite struct SandboxReceiptTests {
     static let alice = "5f1c2a8e-0b7d-4c3e-9a61-2d4b8f7e6c10"
 
     @Test func aPurchaseAnswersTheCustomersReceiptSignedWithTheSandboxChain() async throws {

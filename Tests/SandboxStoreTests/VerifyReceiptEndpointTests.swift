@@ -27,8 +27,8 @@ extension SandboxHarness {
 
 /// Legacy `verifyReceipt` on both Apple hosts: Apple's table of statuses, the customer's current transactions,
 /// renewal info and injected Apple statuses.
-@Suite struct VerifyReceiptTests {
-    static let alice = AppReceiptTests.alice
+@Suite struct VerifyReceiptEndpointTests {
+    static let alice = SandboxReceiptTests.alice
     /// A monthly subscription of Alice's (`[String: Any]` is not `Sendable`: a new one each time).
     static var monthly: [String: Any] {
         [
