@@ -25,7 +25,8 @@ func buildApplication(
         responder: router.buildResponder(), settings: settings.service, logger: logger)
 }
 
-/// The sandbox store's routes: `/sandbox` controls (problem+json errors), two Apple hosts, Google's token endpoint
+/// The sandbox store's routes: `/sandbox` controls (problem+json errors), two Apple hosts (App Store Server API and
+/// legacy `verifyReceipt`), Google's token endpoint
 /// and Play Developer API (each with its store's own error format), health and metrics.
 func buildRouter(
     settings: SandboxStoreSettings,
@@ -58,6 +59,11 @@ func buildRouter(
     for host in AppleHost.allCases {
         router.addRoutes(
             AppStoreServerAPIController(host: host, store: store, signer: signer, traffic: traffic).endpoints,
+            atPath: RouterPath(stringLiteral: host.mountPath))
+        router.addRoutes(
+            VerifyReceiptController(
+                host: host, store: store, traffic: traffic, root: chain.root, maxBodyBytes: maxBody
+            ).endpoints,
             atPath: RouterPath(stringLiteral: host.mountPath))
     }
     router.addRoutes(GoogleOAuthController(store: store, traffic: traffic).endpoints, atPath: "/google")

@@ -21,14 +21,31 @@ struct GatewayAPIClient {
         body: (some Encodable)? = Optional<String>.none,
         as: Response.Type
     ) async throws -> Response {
-        var request = HTTPClientRequest(url: baseURL.trimmingSuffix("/") + path)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(bearer)")
+        var json: Data?
         if let body {
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
+            json = try encoder.encode(body)
+        }
+        let data = try await send(method, path, json: json)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(Response.self, from: data.isEmpty ? Data("null".utf8) : data)
+    }
+
+    /// Sends `json` as it is and returns the body of a 2xx answer; any other status throws ``Failure``.
+    func send(_ method: HTTPMethod, _ path: String, json: Data?) async throws -> Data {
+        try await Self.execute(method, url: baseURL.trimmingSuffix("/") + path, bearer: bearer, json: json)
+    }
+
+    /// One JSON request to any URL (`bearer` optional), the answer's body when the status is 2xx.
+    static func execute(_ method: HTTPMethod, url: String, bearer: String?, json: Data?) async throws -> Data {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try encoder.encode(body)))
+            request.body = .bytes(ByteBuffer(bytes: json))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 64 << 20)
@@ -36,9 +53,7 @@ struct GatewayAPIClient {
         guard (200..<300).contains(response.status.code) else {
             throw Failure(status: response.status.code, body: String(decoding: data, as: UTF8.self))
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(Response.self, from: data.isEmpty ? Data("null".utf8) : data)
+        return data
     }
 }
 

@@ -1,7 +1,5 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
-import NIOCore
 import ShopkeeperCore
 
 /// `shopkeeper sandbox`.
@@ -9,7 +7,7 @@ struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
         abstract: "Use the sandbox store (shopkeeper-sandbox-store) instead of a real one.",
-        subcommands: [Buy.self]
+        subcommands: [Buy.self, Connect.self]
     )
 
     struct Buy: AsyncParsableCommand {
@@ -61,17 +59,8 @@ struct SandboxCommand: AsyncParsableCommand {
         }
 
         private func post(_ path: String, _ body: some Encodable) async throws -> Data {
-            var request = HTTPClientRequest(url: sandboxURL.trimmingSuffix("/") + path)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-            let data = Data(try await response.body.collect(upTo: 1 << 20).readableBytesView)
-            guard (200..<300).contains(response.status.code) else {
-                throw GatewayAPIClient.Failure(
-                    status: response.status.code, body: String(decoding: data, as: UTF8.self))
-            }
-            return data
+            try await GatewayAPIClient.execute(
+                .POST, url: sandboxURL.trimmingSuffix("/") + path, bearer: nil, json: try JSONEncoder().encode(body))
         }
 
         /// Prints the sandbox's answer (the proof) with `extra` fields, as indented JSON.

@@ -4,12 +4,9 @@ import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperStores
 
-/// `/sandbox/apple`: make App Store purchases, refund and revoke them, steer subscription renewals (auto-renew,
-/// billing retry, grace period), issue App Store Connect API keys.
-///
-/// Legacy receipts are still to come: once `Shared/ShopkeeperStores/AppleReceipt` is merged, a purchase also answers
-/// `receipt_data`, and each Apple host gets `POST /verifyReceipt` (endpoint names `apple.*.verifyReceipt` already
-/// exist for faults and counters).
+/// `/sandbox/apple`: make App Store purchases (with the StoreKit 2 JWS and the legacy app receipt), refund and revoke
+/// them, steer subscription renewals (auto-renew, billing retry, grace period), make a customer's receipt afresh,
+/// issue App Store Connect API keys and `verifyReceipt` shared secrets.
 struct AppleControlController {
     let store: SandboxStore
     let signer: AppleSigner
@@ -27,7 +24,12 @@ struct AppleControlController {
         routes.post("subscriptions/{transactionId}/renewal") { request, context in
             try await self.updateRenewal(request, context)
         }
+        routes.get("transactions/{transactionId}/receipt") { _, context in
+            let id = context.parameters.get("transactionId") ?? ""
+            return try JSONBody.response(AppleReceiptData(receiptData: try await receiptData(ofTransaction: id)))
+        }
         routes.post("api-keys") { request, _ in try await self.createAPIKey(request) }
+        routes.post("shared-secrets") { request, _ in try await self.createSharedSecret(request) }
         return routes
     }
 
@@ -35,7 +37,7 @@ struct AppleControlController {
         let body = try await JSONBody.decode(CreateAppleTransactionRequest.self, from: request, limit: maxBodyBytes)
         let draft = try body.draft()
         let record = try await ErrorMapping.control { try await store.addAppleTransaction(draft) }
-        return try JSONBody.response(try created(record), status: .created)
+        return try JSONBody.response(try await created(record), status: .created)
     }
 
     private func revoke(_ request: Request, _ context: ServiceRequestContext, kind: String) async throws -> Response {
@@ -47,7 +49,7 @@ struct AppleControlController {
         let record = try await ErrorMapping.control {
             try await store.revokeAppleTransaction(id: id, reason: reason, kind: kind, at: Date())
         }
-        return try JSONBody.response(try created(record))
+        return try JSONBody.response(try await created(record))
     }
 
     private func updateRenewal(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
@@ -64,11 +66,28 @@ struct AppleControlController {
                 status: latest.subscriptionStatus(at: Date()).rawValue))
     }
 
-    private func created(_ record: AppleTransactionRecord) throws -> AppleTransactionCreated {
+    private func created(_ record: AppleTransactionRecord) async throws -> AppleTransactionCreated {
         AppleTransactionCreated(
             transactionId: record.transactionId, originalTransactionId: record.originalTransactionId,
             orderId: record.orderId, environment: record.environment.rawValue,
-            signedTransaction: try signer.transaction(record))
+            signedTransaction: try signer.transaction(record),
+            receiptData: try await receiptData(ofTransaction: record.transactionId))
+    }
+
+    /// The customer's app receipt as of now, signed afresh.
+    private func receiptData(ofTransaction id: String) async throws -> String {
+        let receipt = try await ErrorMapping.control { try await store.appReceipt(forTransaction: id) }
+        return try signer.receipt(receipt)
+    }
+
+    private func createSharedSecret(_ request: Request) async throws -> Response {
+        let body = try await JSONBody.decode(CreateSharedSecretRequest.self, from: request, limit: maxBodyBytes)
+        guard CreateAppleTransactionRequest.isIdentifier(body.bundleId) else {
+            throw RequestError.invalid("/bundle_id", "must be a bundle id such as com.example.app")
+        }
+        let (secret, created) = try await store.sharedSecret(bundleId: body.bundleId)
+        return try JSONBody.response(
+            AppleSharedSecret(bundleId: body.bundleId, sharedSecret: secret), status: created ? .created : .ok)
     }
 
     private func createAPIKey(_ request: Request) async throws -> Response {

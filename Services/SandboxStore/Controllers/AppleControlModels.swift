@@ -29,6 +29,8 @@ struct CreateAppleTransactionRequest: Decodable, Sendable {
     var originalTransactionId: String?
     var appAppleId: Int64?
     var subscriptionGroupIdentifier: String?
+    /// The app's `CFBundleVersion` in the receipt (default `1.0`).
+    var appVersion: String?
 
     enum CodingKeys: String, CodingKey {
         case bundleId = "bundle_id"
@@ -45,6 +47,7 @@ struct CreateAppleTransactionRequest: Decodable, Sendable {
         case originalTransactionId = "original_transaction_id"
         case appAppleId = "app_apple_id"
         case subscriptionGroupIdentifier = "subscription_group_identifier"
+        case appVersion = "app_version"
     }
 
     /// Apple's storefront ids of a few countries; others need `storefront_id`.
@@ -95,6 +98,7 @@ struct CreateAppleTransactionRequest: Decodable, Sendable {
         let storeId = storefrontId ?? Self.storefrontIds[store]
         check(storeId != nil, "/storefront_id", "is required for storefront \(store)")
         check((appAppleId ?? 1) > 0, "/app_apple_id", "must be positive")
+        check(appVersion.map(Self.isVersion) ?? true, "/app_version", "must be a version such as 1.0 or 42")
         guard problems.isEmpty, let productType, let appleEnvironment, let storeId else {
             throw .validationFailed(problems)
         }
@@ -105,8 +109,13 @@ struct CreateAppleTransactionRequest: Decodable, Sendable {
             offerDiscountType: offerDiscountType, offerPeriod: offerPeriod,
             price: price ?? (offerDiscountType == "FREE_TRIAL" ? 0 : 990), currency: currencyCode, storefront: store,
             storefrontId: storeId, originalTransactionId: originalTransactionId, appAppleId: appAppleId,
-            subscriptionGroupIdentifier: subscriptionGroupIdentifier
+            subscriptionGroupIdentifier: subscriptionGroupIdentifier, appVersion: appVersion
         )
+    }
+
+    /// A `CFBundleVersion`: 1 to 64 characters, letters, digits, `.` and `-`.
+    static func isVersion(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count) && isIdentifier(text) && !text.utf8.contains(0x5f)
     }
 
     static func isIdentifier(_ text: String) -> Bool {
@@ -130,7 +139,9 @@ struct AppleTransactionCreated: Codable, Sendable {
     var environment: String
     /// The StoreKit 2 JWS (`Transaction.jwsRepresentation`).
     var signedTransaction: String
-    // `receipt_data` (the legacy base64 app receipt) joins here once legacy receipts are merged.
+    /// The legacy app receipt (base64 PKCS#7) of this customer, as `Bundle.main.appStoreReceiptURL` would hold it
+    /// right after the purchase.
+    var receiptData: String
 
     enum CodingKeys: String, CodingKey {
         case transactionId = "transaction_id"
@@ -138,6 +149,7 @@ struct AppleTransactionCreated: Codable, Sendable {
         case orderId = "order_id"
         case environment
         case signedTransaction = "signed_transaction"
+        case receiptData = "receipt_data"
     }
 }
 
@@ -201,5 +213,36 @@ struct AppleRenewalState: Codable, Sendable {
         case originalTransactionId = "original_transaction_id"
         case latestTransactionId = "latest_transaction_id"
         case status
+    }
+}
+
+/// `GET /sandbox/apple/transactions/{id}/receipt`: the customer's app receipt, made now.
+struct AppleReceiptData: Codable, Sendable {
+    /// Base64 PKCS#7, as `receipt-data` of `verifyReceipt`.
+    var receiptData: String
+
+    enum CodingKeys: String, CodingKey {
+        case receiptData = "receipt_data"
+    }
+}
+
+/// `POST /sandbox/apple/shared-secrets`.
+struct CreateSharedSecretRequest: Decodable, Sendable {
+    var bundleId: String
+
+    enum CodingKeys: String, CodingKey {
+        case bundleId = "bundle_id"
+    }
+}
+
+/// An app's `verifyReceipt` shared secret: made once per bundle id, the same on every later call.
+struct AppleSharedSecret: Codable, Sendable {
+    var bundleId: String
+    /// 32 hexadecimal characters, as App Store Connect's app-specific shared secrets.
+    var sharedSecret: String
+
+    enum CodingKeys: String, CodingKey {
+        case bundleId = "bundle_id"
+        case sharedSecret = "shared_secret"
     }
 }

@@ -25,6 +25,8 @@ struct AppleTransactionDraft: Sendable {
     var originalTransactionId: String?
     var appAppleId: Int64?
     var subscriptionGroupIdentifier: String?
+    /// The app's version in the receipt; a renewal keeps the subscription's when `nil`, a purchase takes `1.0`.
+    var appVersion: String?
 }
 
 extension SandboxStore {
@@ -57,8 +59,10 @@ extension SandboxStore {
             record.subscriptionGroupIdentifier = earlier.subscriptionGroupIdentifier
             record.appAppleId = draft.appAppleId ?? earlier.appAppleId
             record.transactionReason = "RENEWAL"
+            record.appVersion = draft.appVersion ?? latest.appVersion
             previousLength = latest.expiresDate.map { $0 - latest.purchaseDate }
         }
+        record.appVersion = record.appVersion ?? draft.appVersion ?? "1.0"
         if draft.type == .autoRenewable {
             record.webOrderLineItemId = String(state.nextWebOrderLineItemNumber)
             state.nextWebOrderLineItemNumber += 1

@@ -7,7 +7,7 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
     case appleProductionHistory = "apple.production.history"
     case appleProductionSubscriptions = "apple.production.subscriptions"
     case appleProductionLookup = "apple.production.lookup"
-    /// Answered once legacy receipts land (see `AppleControlController`); faults can already be set.
+    /// Legacy `POST /verifyReceipt` (`VerifyReceiptController`).
     case appleProductionVerifyReceipt = "apple.production.verifyReceipt"
     case appleSandboxTransactions = "apple.sandbox.transactions"
     case appleSandboxHistory = "apple.sandbox.history"

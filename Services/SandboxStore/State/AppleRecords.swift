@@ -41,8 +41,9 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
     var isInBillingRetryPeriod: Bool?
     /// UNIX milliseconds: until then an expired subscription whose billing failed stays in service (status 4).
     var gracePeriodExpiresDate: Int64?
-    // Legacy receipts: `receipt_data` (the base64 PKCS#7 app receipt containing this transaction) is added here once
-    // `Shared/ShopkeeperStores/AppleReceipt` is merged.
+    /// `CFBundleVersion` of the app that made the purchase (`app_version`, default `1.0`): the receipt's
+    /// application version. Legacy receipts are not kept but made afresh on demand (`SandboxStore+Receipts`).
+    var appVersion: String?
 
     /// The transactions one customer sees together in history and subscription status: those of the same app and
     /// environment with the same `appAccountToken`, or, without a token, the same subscription chain.

@@ -16,6 +16,8 @@ struct SandboxSnapshot: Codable, Sendable, Equatable {
     var nextWebOrderLineItemNumber: Int64 = 2_000_000_000_000_000 + Int64.random(in: 0..<1_000_000) * 1000
     var appleTransactions: [AppleTransactionRecord] = []
     var appleKeys: [AppleAPIKeyRecord] = []
+    /// Bundle id -> the app-specific shared secret of `verifyReceipt` (optional: older state files lack it).
+    var appleSharedSecrets: [String: String]?
     var googleAccounts: [GoogleServiceAccountRecord] = []
     var googleAccessTokens: [GoogleAccessTokenRecord] = []
     var googlePurchases: [GooglePurchaseRecord] = []
