@@ -23,7 +23,19 @@ struct TransactionPostgresRepository: TransactionRepository {
 
     func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter) async throws -> [StoreTransaction] {
         guard !facts.isEmpty else { return [] }
-        return try await client.withTransaction(logger: logger) { connection in
+        do {
+            return try await recordInTransaction(facts, appID: appID, presenter: presenter)
+        } catch let error as PostgresTransactionError {
+            // PostgresNIO wraps the body's own errors; a transaction of another app must stay a 409.
+            if let verdict = error.closureError as? VerifierError { throw verdict }
+            throw error
+        }
+    }
+
+    private func recordInTransaction(_ facts: [VerifiedFact], appID: String, presenter: Presenter) async throws
+        -> [StoreTransaction]
+    {
+        try await client.withTransaction(logger: logger) { connection in
             var recorded: [StoreTransaction] = []
             for fact in facts {
                 let transaction = fact.transaction
