@@ -178,7 +178,8 @@ let package = Package(
         .tests(
             "GatewayTests",
             dependencies: [
-                "Gateway", "Catalog", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient, .crypto,
+                "Gateway", "Catalog", "Verifier", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient,
+                .crypto, .cryptoExtras,
             ]
         ),
         .tests(

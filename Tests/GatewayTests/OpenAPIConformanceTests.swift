@@ -1,3 +1,5 @@
+import AsyncHTTPClient
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,9 +9,11 @@ import Prometheus
 import ShopkeeperModels
 import ShopkeeperTestSupport
 import Testing
+import _CryptoExtras
 
 @testable import Catalog
 @testable import Gateway
+@testable import Verifier
 
 /// `docs/openapi.yaml` and the servers agree: the same routes, and real responses that fit the documented schemas.
 @Suite struct OpenAPIConformanceTests {
@@ -32,6 +36,14 @@ import Testing
             metrics: PrometheusCollectorRegistry(),
             logger: logger
         )
+        let verifierSettings = try Verifier.VerifierSettings.read(from: TestEnvironment.reader())
+        let verifierRouter = try Verifier.buildRouter(
+            settings: verifierSettings,
+            database: database,
+            httpClient: HTTPClient.shared,
+            metrics: PrometheusCollectorRegistry(),
+            logger: logger
+        )
         let gatewaySettings = try GatewaySettings.read(from: TestEnvironment.reader())
         let gatewayRouter = Gateway.buildRouter(
             settings: gatewaySettings,
@@ -50,15 +62,23 @@ import Testing
             if path.hasSuffix("**") || prefixes.contains(Self.documented(path)) { continue }
             served.insert("\(route.method.rawValue) \(Self.documented(path))")
         }
-        for route in catalogRouter.routes {
-            let path = Self.documented("\(route.path)")
-            if path.hasPrefix("/health") || path == "/metrics" { continue }
-            #expect(
-                prefixes.contains { path == $0 || path.hasPrefix($0 + "/") },
-                "catalog route \(path) is not reachable through the gateway's routing table"
-            )
-            served.insert("\(route.method.rawValue) \(path)")
+        var verifierRoutes = 0
+        for (service, routes) in [("catalog", catalogRouter.routes), ("verifier", verifierRouter.routes)] {
+            for route in routes {
+                let path = Self.documented("\(route.path)")
+                if path.hasPrefix("/health") || path == "/metrics" { continue }
+                #expect(
+                    gatewaySettings.routes.contains {
+                        $0.service == service && (path == $0.prefix || path.hasPrefix($0.prefix + "/"))
+                    },
+                    "\(service) route \(path) is not reachable through the gateway's routing table"
+                )
+                served.insert("\(route.method.rawValue) \(path)")
+                if service == "verifier" { verifierRoutes += 1 }
+            }
         }
+        #expect(
+            verifierRoutes == 5, "the verifier's routes: \(verifierRouter.routes.map { "\($0.method) \($0.path)" })")
         let documented = document.operations
         #expect(served.subtracting(documented).sorted() == [], "served but not documented")
         #expect(documented.subtracting(served).sorted() == [], "documented but not served")
@@ -157,6 +177,8 @@ import Testing
                 .get, "/v1/catalog",
                 try await gateway.send(.get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: nil))
 
+            try await Self.checkVerifier(gateway, secret: secret, publicKey: publicKey.key, check: check)
+
             check(.get, "/v1/admin/keys", try await gateway.send(.get, "/v1/admin/keys", bearer: secret))
             let webKey = try await gateway.send(.post, "/v1/admin/keys", bearer: secret, json: try keyBody(.public))
             check(.post, "/v1/admin/keys", webKey)
@@ -176,5 +198,129 @@ import Testing
             check(.get, "/health/ready", try await gateway.client.execute(uri: "/health/ready", method: .get))
             #expect(problems == [])
         }
+    }
+
+    /// The verifier's endpoints through the gateway: store credentials, purchases and receipt validation, with
+    /// answers that need no store (the test never reaches Apple or Google).
+    static func checkVerifier(
+        _ gateway: GatewayHarness, secret: String, publicKey: String,
+        check: (HTTPRequest.Method, String, TestResponse) -> Void
+    ) async throws {
+        let stores = "/v1/admin/stores"
+        check(.get, stores, try await gateway.send(.get, stores, bearer: secret))
+        check(.get, stores, try await gateway.send(.get, stores, bearer: publicKey))
+        let apple: [String: Any] = [
+            "bundle_id": "com.example.doc", "app_apple_id": 1_234_567_890, "environments": ["production", "sandbox"],
+            "shared_secret": "doc-shared-secret-0123456789",
+            "api_key": [
+                "issuer_id": "57246542-96fe-1a63-e053-0824d011072a", "key_id": "DOCKEY1234",
+                "private_key": P256.Signing.PrivateKey().pemRepresentation,
+            ],
+        ]
+        let savedApple = try await gateway.send(
+            .put, "\(stores)/apple", bearer: secret, json: try JSONSerialization.data(withJSONObject: apple))
+        #expect(savedApple.status == .ok)
+        #expect(!String(decoding: savedApple.body.readableBytesView, as: UTF8.self).contains("doc-shared-secret"))
+        #expect(!String(decoding: savedApple.body.readableBytesView, as: UTF8.self).contains("PRIVATE KEY"))
+        check(.put, "\(stores)/{store}", savedApple)
+        check(
+            .put, "\(stores)/{store}",
+            try await gateway.send(
+                .put, "\(stores)/apple", bearer: secret, json: Data(#"{"bundle_id":"com.example.doc"}"#.utf8)))
+        check(
+            .put, "\(stores)/{store}",
+            try await gateway.send(.put, "\(stores)/apple", bearer: secret, json: Data(#"{"bundle_id":""}"#.utf8)))
+        check(
+            .put, "\(stores)/{store}",
+            try await gateway.send(.put, "\(stores)/apple", bearer: publicKey, json: Data(#"{"bundle_id":"x"}"#.utf8)))
+        check(
+            .put, "\(stores)/{store}",
+            try await gateway.send(.put, "\(stores)/amazon", bearer: secret, json: Data(#"{"bundle_id":"x"}"#.utf8)))
+        let google: [String: Any] = [
+            "package_name": "com.example.doc", "environments": ["sandbox"],
+            "service_account": [
+                "type": "service_account", "project_id": "doc", "private_key_id": "k1",
+                "private_key": try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation,
+                "client_email": "doc@doc.iam.gserviceaccount.com", "client_id": "1",
+                "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+                "token_uri": "https://oauth2.googleapis.com/token",
+                "auth_provider_x509_cert_url": "https://www.googleapis.com/oauth2/v1/certs",
+                "client_x509_cert_url": "https://www.googleapis.com/robot/v1/metadata/x509/doc",
+            ],
+        ]
+        let savedGoogle = try await gateway.send(
+            .put, "\(stores)/google", bearer: secret, json: try JSONSerialization.data(withJSONObject: google))
+        #expect(savedGoogle.status == .ok)
+        #expect(!String(decoding: savedGoogle.body.readableBytesView, as: UTF8.self).contains("PRIVATE KEY"))
+        check(.put, "\(stores)/{store}", savedGoogle)
+        check(
+            .put, "\(stores)/{store}",
+            try await gateway.send(
+                .put, "\(stores)/google", bearer: secret,
+                json: Data(#"{"package_name":"p","service_account":{"type":"user"}}"#.utf8)))
+        check(.get, stores, try await gateway.send(.get, stores, bearer: secret))
+
+        // Purchases: Apple is configured, so a broken JWS is judged; no proof or broken JSON never reach a store.
+        let purchases = "/v1/purchases"
+        let jws = Self.unsignedJWS()
+        let malformed = try await gateway.send(
+            .post, purchases, bearer: publicKey, json: Data(#"{"app_user_id":"u1","signed_transaction":"a.b"}"#.utf8))
+        #expect(try code(malformed) == "malformed_proof")
+        check(.post, purchases, malformed)
+        let forged = try await gateway.send(
+            .post, purchases, bearer: publicKey,
+            json: try TestJSON.encode(PurchaseRequest(appUserID: "u1", proof: StoreProofFields(signedTransaction: jws)))
+        )
+        #expect(forged.status == .unprocessableContent)
+        check(.post, purchases, forged)
+        let none = try await gateway.send(
+            .post, purchases, bearer: publicKey, json: Data(#"{"app_user_id":"u1"}"#.utf8))
+        #expect(try code(none) == "validation_failed")
+        check(.post, purchases, none)
+        check(.post, purchases, try await gateway.send(.post, purchases, bearer: publicKey, json: Data("{".utf8)))
+        check(.post, purchases, try await gateway.send(.post, purchases, bearer: nil, json: Data("{}".utf8)))
+
+        let validate = "/v1/receipts/validate"
+        let invalid = try await gateway.send(
+            .post, validate, bearer: publicKey, json: Data(#"{"signed_transaction":"a.b"}"#.utf8))
+        #expect(invalid.status == .ok)
+        #expect(String(decoding: invalid.body.readableBytesView, as: UTF8.self).contains(#""status":"invalid""#))
+        check(.post, validate, invalid)
+        check(
+            .post, validate,
+            try await gateway.send(
+                .post, validate, bearer: publicKey, json: Data(#"{"receipt_data":"x","purchase_token":"y"}"#.utf8)))
+
+        // Without credentials every proof of the store is store_not_configured.
+        check(.delete, "\(stores)/{store}", try await gateway.send(.delete, "\(stores)/apple", bearer: secret))
+        let gone = try await gateway.send(.delete, "\(stores)/apple", bearer: secret)
+        #expect(try code(gone) == "store_credentials_not_found")
+        check(.delete, "\(stores)/{store}", gone)
+        check(.delete, "\(stores)/{store}", try await gateway.send(.delete, "\(stores)/amazon", bearer: secret))
+        let unconfigured = try await gateway.send(
+            .post, purchases, bearer: publicKey,
+            json: try TestJSON.encode(
+                PurchaseRequest(
+                    appUserID: "u1", deviceID: "d1", appVersion: "1.0", proof: StoreProofFields(signedTransaction: jws))
+            ))
+        #expect(try code(unconfigured) == "store_not_configured")
+        check(.post, purchases, unconfigured)
+        let unconfiguredValidation = try await gateway.send(
+            .post, validate, bearer: publicKey, json: try TestJSON.encode(StoreProofFields(signedTransaction: jws)))
+        #expect(try code(unconfiguredValidation) == "store_not_configured")
+        check(.post, validate, unconfiguredValidation)
+        check(.delete, "\(stores)/{store}", try await gateway.send(.delete, "\(stores)/google", bearer: secret))
+        check(.get, stores, try await gateway.send(.get, stores, bearer: secret))
+    }
+
+    /// A well-formed compact JWS with an ES256 header and a transaction payload, but no valid certificate chain.
+    static func unsignedJWS() -> String {
+        func part(_ json: String) -> String {
+            Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let payload =
+            #"{"transactionId":"2000000812345678","bundleId":"com.example.doc","productId":"doc.pro","type":"Non-Consumable","environment":"Sandbox","purchaseDate":1741944413000,"signedDate":1741944413000}"#
+        return part(#"{"alg":"ES256","x5c":["AAAA"]}"#) + "." + part(payload) + "." + part("signature")
     }
 }

@@ -66,6 +66,20 @@ import Testing
         }
     }
 
+    @Test func aTransactionRecordedForAnotherAppIsAConflict() async throws {
+        try await VerifierHarness.run { harness in
+            let other = VerifierHarness(
+                client: harness.client, appID: TestEnvironment.uniqueAppID(), chain: harness.chain)
+            #expect(try await harness.configureApple().status == .ok)
+            #expect(try await other.configureApple().status == .ok)
+            let jws = try harness.signedTransaction()
+            #expect(try await harness.purchase(signedTransaction: jws).status == .ok)
+            let stolen = try await other.purchase(signedTransaction: jws)
+            #expect(stolen.status == .conflict, "\(stolen.text)")
+            #expect(stolen.problemCode == "transaction_belongs_to_another_app")
+        }
+    }
+
     @Test func proofsOfAnotherAppOrEnvironmentAreRefusedWithTheirOwnCode() async throws {
         try await VerifierHarness.run(environment: ["SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS": "false"]) { harness in
             #expect(try await harness.configureApple(["environments": ["production"]]).status == .ok)
