@@ -56,11 +56,17 @@ struct PurchaseService: Sendable {
             return ReceiptValidationResponse(status: .invalid, code: error.code, transactions: [])
         }
         var current = facts.map(\.transaction)
-        if case .signedTransaction = proof, let transaction = current.first,
-            let latest = try await apple.currentTransaction(
-                transaction.transactionID, credentials: try await appleCredentials(appID))
-        {
-            current = [latest]
+        if case .signedTransaction = proof, let transaction = current.first {
+            do {
+                if let latest = try await apple.currentTransaction(
+                    transaction.transactionID, credentials: try await appleCredentials(appID))
+                {
+                    current = [latest]
+                }
+            } catch let error as VerifierError where error.isVerdict {
+                // Apple no longer vouches for it (unknown transaction, another app): not valid now.
+                return ReceiptValidationResponse(status: .invalid, code: error.code, transactions: [])
+            }
         }
         if let store = current.first?.store {
             let known = try await transactions.transactions(
