@@ -1,0 +1,96 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import ShopkeeperTestSupport
+import Testing
+
+/// The README's first sandbox purchase, with the real executables: seed the demo shop, connect it to the
+/// sandbox store with the CLI, buy with the CLI, and send each proof through the gateway.
+@Suite(.serialized) struct SandboxPurchaseEndToEndTests {
+    static let operatorKey = "op_e2e_operator_key_0123456789"
+
+    @Test func aSandboxPurchaseOfEachKindThroughTheGateway() async throws {
+        try await TestDatabase.withFreshDatabase { database in
+            let state = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: state) }
+            let sandbox = try ServiceProcess(
+                "shopkeeper-sandbox-store", environment: ["SHOPKEEPER_SANDBOX_STATE_DIR": state.path])
+            try await sandbox.waitUntilReady()
+            let common = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
+            let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
+            var verifierEnvironment = common
+            verifierEnvironment.merge([
+                "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
+                "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
+                "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
+                "SHOPKEEPER_APPLE_PRODUCTION_API_URL": sandbox.baseURL + "/apple/production",
+                "SHOPKEEPER_APPLE_SANDBOX_API_URL": sandbox.baseURL + "/apple/sandbox",
+                "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
+            ]) { _, new in new }
+            let verifier = try ServiceProcess("shopkeeper-verifier", environment: verifierEnvironment)
+            try await catalog.waitUntilReady()
+            try await verifier.waitUntilReady()
+            var gatewayEnvironment = common
+            gatewayEnvironment["SHOPKEEPER_OPERATOR_KEY"] = Self.operatorKey
+            gatewayEnvironment["SHOPKEEPER_CATALOG_URL"] = catalog.baseURL
+            gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
+            let gateway = try ServiceProcess("shopkeeper-gateway", environment: gatewayEnvironment)
+            try await gateway.waitUntilReady()
+
+            let envFile = state.appendingPathComponent("local.env")
+            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            let seed = try runCLI([
+                "seed", "demo", "--gateway-url", gateway.baseURL, "--operator-key", Self.operatorKey,
+                "--env-file", envFile.path,
+            ])
+            #expect(seed.status == 0, "\(seed.output)")
+            let keys = try DemoShopEndToEndTests.parseEnv(envFile)
+            let publicKey = try #require(keys["SHOPKEEPER_PUBLIC_KEY"])
+            let cliEnvironment = [
+                "SHOPKEEPER_GATEWAY_URL": gateway.baseURL, "SHOPKEEPER_SECRET_KEY": keys["SHOPKEEPER_SECRET_KEY"] ?? "",
+                "SHOPKEEPER_SANDBOX_URL": sandbox.baseURL,
+            ]
+            let connect = try runCLI(["sandbox", "connect"], environment: cliEnvironment)
+            #expect(connect.status == 0, "\(connect.output)")
+            #expect(!connect.output.contains("PRIVATE KEY"))
+
+            func buy(_ arguments: [String]) throws -> [String: Any] {
+                let bought = try runCLI(["sandbox", "buy"] + arguments, environment: cliEnvironment)
+                #expect(bought.status == 0, "\(bought.output)")
+                return (try JSONSerialization.jsonObject(with: Data(bought.output.utf8)) as? [String: Any]) ?? [:]
+            }
+            func purchase(_ body: [String: Any]) async throws -> (Int, [String: Any]) {
+                var request = HTTPClientRequest(url: gateway.baseURL + "/v1/purchases")
+                request.method = .POST
+                request.headers.add(name: "authorization", value: "Bearer \(publicKey)")
+                request.headers.add(name: "content-type", value: "application/json")
+                request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let bytes = try await response.body.collect(upTo: 1 << 20)
+                let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any]
+                return (Int(response.status.code), json ?? [:])
+            }
+
+            let apple = try buy(["--product", "com.shopkeeper.demo.garden.extra_garden", "--user", "alice"])
+            let transactionID = try #require(apple["transaction_id"] as? String)
+            for proof in ["signed_transaction", "receipt_data"] {
+                let (status, answer) = try await purchase(["app_user_id": "alice", proof: apple[proof] ?? ""])
+                #expect(status == 200, "\(proof): \(answer)")
+                let transactions = answer["transactions"] as? [[String: Any]] ?? []
+                #expect(transactions.contains { $0["transaction_id"] as? String == transactionID }, "\(proof)")
+                #expect(transactions.allSatisfy { $0["environment"] as? String == "sandbox" })
+            }
+
+            let google = try buy(["--store", "google", "--product", "fertilizer_10", "--user", "bob"])
+            let (status, answer) = try await purchase([
+                "app_user_id": "bob", "purchase_token": google["purchase_token"] ?? "", "product_id": "fertilizer_10",
+            ])
+            #expect(status == 200, "\(answer)")
+            #expect((answer["transactions"] as? [[String: Any]])?.first?["store"] as? String == "play_store")
+
+            for process in [gateway, verifier, catalog, sandbox] {
+                #expect(try await process.terminate() == 0, "\(process.name)")
+            }
+        }
+    }
+}
