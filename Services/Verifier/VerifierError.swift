@@ -17,6 +17,8 @@ enum VerifierError: ProblemError, Equatable {
     case storeCredentialsRejected(CredentialStore, String)
     /// The transaction is already recorded for another app.
     case transactionOfAnotherApp(String)
+    /// Stored credentials do not open: the master key changed, or the row is damaged. An operator must act.
+    case credentialsUnreadable(CredentialStore, String)
     /// No credentials for that store to show or delete.
     case credentialsNotFound(CredentialStore)
 
@@ -27,6 +29,7 @@ enum VerifierError: ProblemError, Equatable {
         case .storeNotConfigured, .storeCredentialsRejected: .unprocessableContent
         case .transactionOfAnotherApp: .conflict
         case .credentialsNotFound: .notFound
+        case .credentialsUnreadable: .internalServerError
         }
     }
 
@@ -38,6 +41,7 @@ enum VerifierError: ProblemError, Equatable {
         case .storeCredentialsRejected: "store_credentials_rejected"
         case .transactionOfAnotherApp: "transaction_belongs_to_another_app"
         case .credentialsNotFound: "store_credentials_not_found"
+        case .credentialsUnreadable: "store_credentials_unreadable"
         }
     }
 
@@ -52,6 +56,9 @@ enum VerifierError: ProblemError, Equatable {
             "The \(store.rawValue) store refused this app's credentials: \(reason). Update them under /v1/admin/stores."
         case .transactionOfAnotherApp(let id): "Transaction \(id) is already recorded for another app."
         case .credentialsNotFound(let store): "This app has no \(store.rawValue) store credentials."
+        case .credentialsUnreadable(let store, let reason):
+            "This app's \(store.rawValue) store credentials cannot be read on this server (\(reason)); set them again "
+                + "with PUT /v1/admin/stores/\(store.rawValue), or restore SHOPKEEPER_MASTER_KEY."
         }
     }
 
@@ -66,7 +73,9 @@ enum VerifierError: ProblemError, Equatable {
     var isVerdict: Bool {
         switch self {
         case .proofRejected, .transactionOfAnotherApp: true
-        case .storeUnavailable, .storeNotConfigured, .storeCredentialsRejected, .credentialsNotFound: false
+        case .storeUnavailable, .storeNotConfigured, .storeCredentialsRejected, .credentialsNotFound,
+            .credentialsUnreadable:
+            false
         }
     }
 }

@@ -66,3 +66,23 @@ import Testing
         #expect(other.keyID != box.keyID)
     }
 }
+
+@Suite struct MasterKeyTests {
+    @Test func credentialsSealedUnderAnotherMasterKeyGiveAClearProblemNotAnInternalError() async throws {
+        let appID = TestEnvironment.uniqueAppID()
+        let first = ["SHOPKEEPER_MASTER_KEY": String(repeating: "a", count: 40)]
+        try await VerifierHarness.run(appID: appID, environment: first) { (harness: VerifierHarness) async throws in
+            #expect(try await harness.configureApple().status == .ok)
+        }
+        let second = ["SHOPKEEPER_MASTER_KEY": String(repeating: "b", count: 40)]
+        try await VerifierHarness.run(appID: appID, environment: second) { (harness: VerifierHarness) async throws in
+            let response = try await harness.send(.get, "/v1/admin/stores")
+            #expect(response.status == .internalServerError)
+            #expect(response.problemCode == "store_credentials_unreadable")
+            #expect(response.text.contains("SHOPKEEPER_MASTER_KEY"))
+            // Setting them again under the new key repairs the app.
+            #expect(try await harness.configureApple().status == .ok)
+            #expect(try await harness.send(.get, "/v1/admin/stores").status == .ok)
+        }
+    }
+}

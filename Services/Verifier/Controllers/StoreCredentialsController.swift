@@ -24,7 +24,13 @@ struct StoreCredentialsController {
             switch try Self.store(context) {
             case .apple:
                 let input = try await JSONBody.decode(AppleCredentialsInput.self, from: request, limit: maxBodyBytes)
-                let existing = try await repository.apple(appID: caller.appID)
+                let existing: AppleCredentials?
+                do {
+                    existing = try await repository.apple(appID: caller.appID)
+                } catch VerifierError.credentialsUnreadable {
+                    // Credentials sealed under a lost master key are replaced whole by this PUT.
+                    existing = nil
+                }
                 let credentials = try input.credentials(keeping: existing)
                 try await repository.saveApple(credentials, appID: caller.appID)
                 return try JSONBody.response(credentials.view)

@@ -80,8 +80,15 @@ struct CredentialsPostgresRepository: CredentialsRepository {
             logger: logger
         )
         for try await (sealed, keyID) in rows.decode((ByteBuffer, String).self) {
-            return try box.open(
-                Data(sealed.readableBytesView), context: Self.context(appID: appID, store: store), keyID: keyID)
+            do {
+                return try box.open(
+                    Data(sealed.readableBytesView), context: Self.context(appID: appID, store: store), keyID: keyID)
+            } catch {
+                logger.error(
+                    "stored store credentials do not open",
+                    metadata: ["app_id": "\(appID)", "store": "\(store.rawValue)", "error": "\(error)"])
+                throw VerifierError.credentialsUnreadable(store, error.description)
+            }
         }
         return nil
     }
