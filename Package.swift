@@ -93,7 +93,7 @@ let package = Package(
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),
         .shared(
             "ShopkeeperStores",
-            dependencies: [.crypto, .cryptoExtras, .jwtKit, .x509, .asn1, .nioConcurrencyHelpers]
+            dependencies: ["ShopkeeperCore", .crypto, .cryptoExtras, .jwtKit, .x509, .asn1, .nioConcurrencyHelpers]
         ),
         .shared(
             "ShopkeeperTestSupport",

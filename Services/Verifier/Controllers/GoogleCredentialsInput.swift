@@ -1,4 +1,5 @@
 import Foundation
+import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperModels
 import ShopkeeperStores
@@ -36,7 +37,7 @@ struct GoogleCredentialsInput: Codable, Sendable {
             problems.append(
                 FieldProblem(pointer: "/service_account/token_uri", detail: "must be \(requiredTokenURI) in production")
             )
-        } else if (try? EnvironmentURL.check(serviceAccount.tokenUri)) == nil {
+        } else if (try? EnvironmentReader.parseHTTPURL(serviceAccount.tokenUri, variable: "token_uri")) == nil {
             problems.append(FieldProblem(pointer: "/service_account/token_uri", detail: "must be an http(s) URL"))
         }
         if let environments, environments.isEmpty {
@@ -46,17 +47,5 @@ struct GoogleCredentialsInput: Codable, Sendable {
         return GoogleCredentials(
             packageName: packageName, serviceAccount: serviceAccount,
             environments: environments ?? [.production, .sandbox])
-    }
-}
-
-/// URL checks of credential fields.
-enum EnvironmentURL {
-    struct Invalid: Error {}
-
-    static func check(_ text: String) throws -> URL {
-        guard let url = URL(string: text), let scheme = url.scheme, scheme == "http" || scheme == "https",
-            url.host != nil
-        else { throw Invalid() }
-        return url
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ShopkeeperCore
 
 /// Seals store credentials for storage with AES-256-GCM under a key derived from the master key
 /// (`SHOPKEEPER_MASTER_KEY`). The app and store are bound as associated data, so a sealed value
@@ -16,8 +17,7 @@ struct SecretBox: Sendable {
             info: Data("shopkeeper store credentials v1".utf8),
             outputByteCount: 32
         )
-        keyID = SHA256.hash(data: key.withUnsafeBytes { Data($0) }).prefix(4).map { String(format: "%02x", $0) }
-            .joined()
+        keyID = SHA256.hash(data: key.withUnsafeBytes { Data($0) }).prefix(4).hexString
     }
 
     func seal(_ plaintext: Data, context: String) throws -> Data {

@@ -29,10 +29,10 @@ enum AppleReceiptNormalizer {
                     // Receipts carry an expiry for auto-renewable subscriptions only; other kinds come from the catalog.
                     type: purchase.expiresDate == nil ? nil : .autoRenewable,
                     quantity: max(1, purchase.quantity),
-                    purchaseDate: seconds(purchase.purchaseDate),
-                    originalPurchaseDate: seconds(purchase.originalPurchaseDate),
-                    expiresDate: purchase.expiresDate.map(seconds),
-                    revocationDate: purchase.cancellationDate.map(seconds),
+                    purchaseDate: purchase.purchaseDate.wholeSeconds,
+                    originalPurchaseDate: purchase.originalPurchaseDate.wholeSeconds,
+                    expiresDate: purchase.expiresDate?.wholeSeconds,
+                    revocationDate: purchase.cancellationDate?.wholeSeconds,
                     revocationReason: purchase.cancellationDate == nil
                         ? nil : (record.cancellationReason == "1" ? .appIssue : .other),
                     ownershipType: record.inAppOwnershipType == "FAMILY_SHARED" ? .familyShared : .purchased,
@@ -41,10 +41,6 @@ enum AppleReceiptNormalizer {
             )
         }
         return transactions
-    }
-
-    private static func seconds(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 
     private static func offer(_ purchase: AppReceipt.InAppPurchase) -> StoreOffer? {

@@ -26,10 +26,10 @@ enum AppleTransactionNormalizer {
             storeProductID: productID,
             type: productType(appleType),
             quantity: max(1, payload.quantity ?? 1),
-            purchaseDate: date(purchase),
-            originalPurchaseDate: payload.originalPurchaseDate.map(date),
-            expiresDate: payload.expiresDate.map(date),
-            revocationDate: payload.revocationDate.map(date),
+            purchaseDate: Date(storeMilliseconds: purchase),
+            originalPurchaseDate: payload.originalPurchaseDate.map(Date.init(storeMilliseconds:)),
+            expiresDate: payload.expiresDate.map(Date.init(storeMilliseconds:)),
+            revocationDate: payload.revocationDate.map(Date.init(storeMilliseconds:)),
             revocationReason: payload.revocationDate == nil
                 ? nil : (payload.revocationReason == 1 ? .appIssue : .other),
             ownershipType: payload.inAppOwnershipType == "FAMILY_SHARED" ? .familyShared : .purchased,
@@ -39,11 +39,6 @@ enum AppleTransactionNormalizer {
             currency: payload.currency,
             storefront: payload.storefront
         )
-    }
-
-    /// Apple's milliseconds at the second precision Shopkeeper records.
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: TimeInterval(milliseconds / 1000))
     }
 
     static func productType(_ type: AppleProductType) -> StoreProductType {

@@ -53,7 +53,7 @@ enum GoogleTransactionNormalizer {
             throw .proofRejected(code: "malformed_proof", detail: "Google reported no purchase time.")
         }
         let orderID = purchase.orderId.flatMap { $0.isEmpty ? nil : $0 } ?? token
-        let purchased = Date(timeIntervalSince1970: TimeInterval(millis / 1000))
+        let purchased = Date(storeMilliseconds: millis)
         return StoreTransaction(
             store: .playStore,
             environment: purchase.purchaseType == 0 ? .sandbox : .production,
@@ -63,7 +63,7 @@ enum GoogleTransactionNormalizer {
             type: nil,
             quantity: max(1, purchase.quantity ?? 1),
             purchaseDate: purchased,
-            revocationDate: purchase.purchaseState == 1 ? wholeSeconds(Date()) : nil,
+            revocationDate: purchase.purchaseState == 1 ? Date().wholeSeconds : nil,
             revocationReason: purchase.purchaseState == 1 ? .other : nil,
             obfuscatedAccountID: purchase.obfuscatedExternalAccountId,
             storefront: purchase.regionCode
@@ -101,9 +101,9 @@ enum GoogleTransactionNormalizer {
             storeProductID: storeProductID,
             type: .autoRenewable,
             quantity: 1,
-            purchaseDate: wholeSeconds(start),
-            originalPurchaseDate: wholeSeconds(start),
-            expiresDate: item.expiryTime.flatMap(parse).map(wholeSeconds),
+            purchaseDate: start.wholeSeconds,
+            originalPurchaseDate: start.wholeSeconds,
+            expiresDate: item.expiryTime.flatMap(parse)?.wholeSeconds,
             offer: item.offerDetails?.offerId.map { StoreOffer(type: "offer", identifier: $0) },
             obfuscatedAccountID: purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId,
             storefront: purchase.regionCode
@@ -113,9 +113,5 @@ enum GoogleTransactionNormalizer {
     private static func parse(_ text: String) -> Date? {
         let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         return (try? withFraction.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
-    }
-
-    private static func wholeSeconds(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 }

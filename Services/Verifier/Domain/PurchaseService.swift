@@ -15,24 +15,21 @@ struct PurchaseService: Sendable {
     func purchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws -> PurchaseResponse {
         let proof = try StoreProof(request.proof)
         let presenter = Presenter(appUserID: request.appUserID, deviceID: request.deviceID)
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ContinuousClock.now
         let recorded: [StoreTransaction]
         do {
             let facts = try await verify(proof, appID: appID)
-            let entry = VerificationAttempt(
-                appID: appID, proofKind: proof.kind, outcome: .verified, code: nil,
-                transactionIDs: facts.map(\.transaction.transactionID), appUserID: request.appUserID,
-                requestID: requestID, duration: clock.now - start)
+            let entry = VerificationAttempt.verified(
+                facts.map(\.transaction.transactionID), kind: proof.kind, appID: appID, appUserID: request.appUserID,
+                requestID: requestID, since: start)
             // The facts and the attempt that proved them are written together.
             recorded = try await transactions.record(facts, appID: appID, presenter: presenter, attempt: entry)
             await acknowledge(facts, appID: appID)
         } catch let error as VerifierError {
             await transactions.log(
-                VerificationAttempt(
-                    appID: appID, proofKind: proof.kind, outcome: error.isVerdict ? .invalid : .retryable,
-                    code: error.code, transactionIDs: [], appUserID: request.appUserID, requestID: requestID,
-                    duration: clock.now - start))
+                .failed(
+                    error, kind: proof.kind, appID: appID, appUserID: request.appUserID, requestID: requestID,
+                    since: start))
             throw error
         }
         return PurchaseResponse(transactions: recorded)
@@ -46,12 +43,7 @@ struct PurchaseService: Sendable {
         let proof = try StoreProof(fields)
         let facts: [VerifiedFact]
         do {
-            facts = try await attempt(
-                proof, appID: appID, appUserID: nil, requestID: requestID,
-                ids: { $0.map(\.transaction.transactionID) }
-            ) {
-                try await verify(proof, appID: appID)
-            }
+            facts = try await verifyAndLog(proof, appID: appID, requestID: requestID)
         } catch let error as VerifierError where error.isVerdict {
             return ReceiptValidationResponse(status: .invalid, code: error.code, transactions: [])
         }
@@ -140,27 +132,19 @@ struct PurchaseService: Sendable {
         return found
     }
 
-    /// Runs `body` and logs the attempt with its outcome and duration.
-    private func attempt<T>(
-        _ proof: StoreProof, appID: String, appUserID: String?, requestID: String?,
-        ids: (T) -> [String], _ body: () async throws -> T
-    ) async throws -> T {
-        let clock = ContinuousClock()
-        let start = clock.now
-        var entry = VerificationAttempt(
-            appID: appID, proofKind: proof.kind, outcome: .verified, code: nil, transactionIDs: [],
-            appUserID: appUserID, requestID: requestID, duration: .zero)
+    /// Verifies `proof` without recording its facts, and logs the attempt.
+    private func verifyAndLog(_ proof: StoreProof, appID: String, requestID: String?) async throws -> [VerifiedFact] {
+        let start = ContinuousClock.now
         do {
-            let result = try await body()
-            entry.transactionIDs = ids(result)
-            entry.duration = clock.now - start
-            await transactions.log(entry)
-            return result
+            let facts = try await verify(proof, appID: appID)
+            await transactions.log(
+                .verified(
+                    facts.map(\.transaction.transactionID), kind: proof.kind, appID: appID, appUserID: nil,
+                    requestID: requestID, since: start))
+            return facts
         } catch let error as VerifierError {
-            entry.outcome = error.isVerdict ? .invalid : .retryable
-            entry.code = error.code
-            entry.duration = clock.now - start
-            await transactions.log(entry)
+            await transactions.log(
+                .failed(error, kind: proof.kind, appID: appID, appUserID: nil, requestID: requestID, since: start))
             throw error
         }
     }

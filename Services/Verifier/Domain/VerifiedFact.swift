@@ -37,4 +37,24 @@ struct VerificationAttempt: Sendable {
     var appUserID: String?
     var requestID: String?
     var duration: Duration
+
+    /// The attempt, started at `start`, that proved `transactionIDs`.
+    static func verified(
+        _ transactionIDs: [String], kind: ProofKind, appID: String, appUserID: String?, requestID: String?,
+        since start: ContinuousClock.Instant
+    ) -> VerificationAttempt {
+        VerificationAttempt(
+            appID: appID, proofKind: kind, outcome: .verified, code: nil, transactionIDs: transactionIDs,
+            appUserID: appUserID, requestID: requestID, duration: .now - start)
+    }
+
+    /// The attempt, started at `start`, that ended with `error`: `invalid` for a verdict, else `retryable`.
+    static func failed(
+        _ error: VerifierError, kind: ProofKind, appID: String, appUserID: String?, requestID: String?,
+        since start: ContinuousClock.Instant
+    ) -> VerificationAttempt {
+        VerificationAttempt(
+            appID: appID, proofKind: kind, outcome: error.isVerdict ? .invalid : .retryable, code: error.code,
+            transactionIDs: [], appUserID: appUserID, requestID: requestID, duration: .now - start)
+    }
 }

@@ -22,7 +22,7 @@ struct AppStoreServerAPIClient: Sendable {
         async throws(VerifierError) -> String
     {
         let response: AppStoreTransactionInfoResponse = try await get(
-            "/inApps/v1/transactions/\(Self.escape(transactionID))", credentials: credentials, key: key)
+            "/inApps/v1/transactions/\(transactionID.pathSegmentEscaped)", credentials: credentials, key: key)
         guard let signed = response.signedTransactionInfo else {
             throw .proofRejected(code: "transaction_not_found", detail: "Apple returned no transaction.")
         }
@@ -36,8 +36,8 @@ struct AppStoreServerAPIClient: Sendable {
         var pages: [AppStoreHistoryResponse] = []
         var revision: String?
         repeat {
-            var path = "/inApps/v2/history/\(Self.escape(transactionID))"
-            if let revision { path += "?revision=\(Self.escape(revision))" }
+            var path = "/inApps/v2/history/\(transactionID.pathSegmentEscaped)"
+            if let revision { path += "?revision=\(revision.pathSegmentEscaped)" }
             let page: AppStoreHistoryResponse = try await get(path, credentials: credentials, key: key)
             pages.append(page)
             revision = page.hasMore == true ? page.revision : nil
@@ -111,10 +111,5 @@ struct AppStoreServerAPIClient: Sendable {
                 code: "transaction_not_found", detail: "Apple does not know the transaction (\(code)).")
         }
         return .storeUnavailable(store: "App Store", reason: "answer \(code)", retryAfterSeconds: 5)
-    }
-
-    private static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
-            ?? text
     }
 }

@@ -17,14 +17,15 @@ struct GooglePlayClient: Sendable {
         -> GoogleProductPurchase
     {
         try await get(
-            "purchases/products/\(Self.escape(productID))/tokens/\(Self.escape(token))", credentials: credentials)
+            "purchases/products/\(productID.pathSegmentEscaped)/tokens/\(token.pathSegmentEscaped)",
+            credentials: credentials)
     }
 
     /// `purchases.subscriptionsv2.get`.
     func subscription(token: String, credentials: GoogleCredentials) async throws(VerifierError)
         -> GoogleSubscriptionPurchaseV2
     {
-        try await get("purchases/subscriptionsv2/tokens/\(Self.escape(token))", credentials: credentials)
+        try await get("purchases/subscriptionsv2/tokens/\(token.pathSegmentEscaped)", credentials: credentials)
     }
 
     /// `purchases.products.acknowledge` or `purchases.subscriptions.acknowledge`.
@@ -34,9 +35,9 @@ struct GooglePlayClient: Sendable {
         let path =
             switch acknowledgement {
             case .product(let productID, let token):
-                "purchases/products/\(Self.escape(productID))/tokens/\(Self.escape(token)):acknowledge"
+                "purchases/products/\(productID.pathSegmentEscaped)/tokens/\(token.pathSegmentEscaped):acknowledge"
             case .subscription(let subscriptionID, let token):
-                "purchases/subscriptions/\(Self.escape(subscriptionID))/tokens/\(Self.escape(token)):acknowledge"
+                "purchases/subscriptions/\(subscriptionID.pathSegmentEscaped)/tokens/\(token.pathSegmentEscaped):acknowledge"
             }
         let answer = try await call(.POST, path, credentials: credentials)
         guard (200..<300).contains(answer.status) else { throw Self.verdict(answer) }
@@ -56,7 +57,7 @@ struct GooglePlayClient: Sendable {
     {
         let url =
             apiURL.absoluteString + "/androidpublisher/v3/applications/"
-            + "\(Self.escape(credentials.packageName))/\(path)"
+            + "\(credentials.packageName.pathSegmentEscaped)/\(path)"
         let account = credentials.serviceAccount
         let tokenKey = "\(account.clientEmail)/\(account.privateKeyId)"
         return try await retry.run(store: "Google Play") { (_: Int) async throws(StoreAttemptError) in
@@ -87,7 +88,8 @@ struct GooglePlayClient: Sendable {
                 var request = HTTPClientRequest(url: account.tokenUri)
                 request.method = .POST
                 request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
-                let form = "grant_type=\(Self.escape(GoogleServiceAccountClaims.grantType))&assertion=\(assertion)"
+                let form =
+                    "grant_type=\(GoogleServiceAccountClaims.grantType.pathSegmentEscaped)&assertion=\(assertion)"
                 request.body = .bytes(ByteBuffer(string: form))
                 let answer = try await http.sendSorted(request, what: "Google's token endpoint")
                 guard answer.status == 200,
@@ -116,11 +118,6 @@ struct GooglePlayClient: Sendable {
         default:
             return .storeUnavailable(store: "Google Play", reason: "answer \(answer.status)", retryAfterSeconds: 5)
         }
-    }
-
-    private static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
-            ?? text
     }
 }
 

@@ -1,4 +1,5 @@
 import Crypto
+import ShopkeeperCore
 import SwiftASN1
 import X509
 
@@ -77,9 +78,6 @@ public enum AppleRootCertificates {
     public static func fingerprint(of certificate: Certificate) throws -> String {
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
-        return SHA256.hash(data: serializer.serializedBytes).map { byte in
-            let hex = String(byte, radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined()
+        return SHA256.hash(data: serializer.serializedBytes).hexString
     }
 }

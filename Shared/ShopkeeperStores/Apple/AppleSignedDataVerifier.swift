@@ -41,10 +41,13 @@ public struct AppleSignedDataVerifier: Sendable {
             throw .malformed("not a compact JWS")
         }
         // A cached header passed every check, `alg` included: only the payload and signature need decoding.
-        let cached = cache[String(segments.header)]
+        let headerKey = String(segments.header)
+        let cached = cache[headerKey]
+        var header: JWSHeader?
         if cached == nil {
-            guard let jws = CompactJWS(token) else { throw .malformed("not a compact JWS") }
-            guard jws.header.alg == "ES256" else { throw .unsupportedAlgorithm(jws.header.alg) }
+            header = JWSHeader(segment: segments.header)
+            guard let header else { throw .malformed("the header is not base64url JSON") }
+            guard header.alg == "ES256" else { throw .unsupportedAlgorithm(header.alg) }
         }
         guard let payloadBytes = Base64URL.decode(segments.payload),
             let signatureBytes = Base64URL.decode(segments.signature)
@@ -63,9 +66,10 @@ public struct AppleSignedDataVerifier: Sendable {
         let chain: VerifiedChain
         if let cached {
             chain = cached
+        } else if let header {
+            chain = try await verifiedChain(header, key: headerKey, at: signedDate)
         } else {
-            guard let jws = CompactJWS(token) else { throw .malformed("not a compact JWS") }
-            chain = try await verifiedChain(jws, at: signedDate)
+            throw .malformed("the header is not base64url JSON")
         }
         guard chain.validity.contains(signedDate) else {
             throw .certificateNotValidAtSignedDate
@@ -87,12 +91,11 @@ public struct AppleSignedDataVerifier: Sendable {
         return SHA256.hash(data: Array(text.utf8))
     }
 
-    /// The chain of `jws`, from the cache or verified now.
-    private func verifiedChain(_ jws: CompactJWS, at signedDate: Date) async throws(AppleSignedDataError)
-        -> VerifiedChain
+    /// The chain `header` names, verified now and cached under `key` (the header segment).
+    private func verifiedChain(_ header: JWSHeader, key: String, at signedDate: Date)
+        async throws(AppleSignedDataError) -> VerifiedChain
     {
-        let key = String(jws.headerSegment)
-        guard let x5c = jws.header.x5c else {
+        guard let x5c = header.x5c else {
             throw .invalidCertificateChain("x5c is missing")
         }
         guard x5c.count == 3 else {

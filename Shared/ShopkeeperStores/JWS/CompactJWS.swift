@@ -14,8 +14,7 @@ public struct CompactJWS: Sendable {
 
     /// Splits and decodes `token`; `nil` when it is not a well-formed compact JWS.
     public init?(_ token: String) {
-        guard let segments = Segments(token), let headerBytes = Base64URL.decode(segments.header),
-            let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(headerBytes)),
+        guard let segments = Segments(token), let header = JWSHeader(segment: segments.header),
             let payload = Base64URL.decode(segments.payload),
             let signature = Base64URL.decode(segments.signature)
         else { return nil }
@@ -74,6 +73,14 @@ public struct JWSHeader: Codable, Sendable, Equatable {
     public var typ: String?
     /// The certificate chain, leaf first, each base64 (not base64url) DER.
     public var x5c: [String]?
+
+    /// The header a base64url header segment holds; `nil` when it is not base64url JSON.
+    public init?(segment: Substring) {
+        guard let bytes = Base64URL.decode(segment),
+            let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(bytes))
+        else { return nil }
+        self = header
+    }
 
     public init(alg: String?, kid: String? = nil, typ: String? = nil, x5c: [String]? = nil) {
         self.alg = alg
