@@ -58,6 +58,7 @@ let package = Package(
         .executable(name: "shopkeeper-gateway", targets: ["Gateway"]),
         .executable(name: "shopkeeper-catalog", targets: ["Catalog"]),
         .executable(name: "shopkeeper-verifier", targets: ["Verifier"]),
+        .executable(name: "shopkeeper-entitlements", targets: ["Entitlements"]),
         .executable(name: "shopkeeper-sandbox-store", targets: ["SandboxStore"]),
         .executable(name: "shopkeeper", targets: ["ShopkeeperCLI"]),
         .executable(name: "shopkeeper-bench-hello", targets: ["BenchmarkHello"]),
@@ -133,6 +134,15 @@ let package = Package(
             ]
         ),
         .service(
+            "Entitlements",
+            folder: "Entitlements",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
+                .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
+                .nioCore, .nioPosix, .nioHTTP1,
+            ]
+        ),
+        .service(
             "SandboxStore",
             folder: "SandboxStore",
             dependencies: [
@@ -187,6 +197,13 @@ let package = Package(
             dependencies: [
                 "Verifier", "ShopkeeperStores", "ShopkeeperTestSupport", "ShopkeeperModels", .hummingbirdTesting,
                 .crypto, .x509,
+            ]
+        ),
+        .tests(
+            "EntitlementsTests",
+            dependencies: [
+                "Entitlements", "Catalog", "ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperCore",
+                .hummingbirdTesting, .postgresNIO, .asyncHTTPClient,
             ]
         ),
         .tests(

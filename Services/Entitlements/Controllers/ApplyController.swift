@@ -1,0 +1,23 @@
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// `POST /internal/v1/apply`: the verifier hands over verified, recorded transactions (signed internal call).
+struct ApplyController {
+    let purchases: any PurchaseRepository
+    let maxBodyBytes: Int
+    /// Most transactions one call may apply (a receipt of a long-lived subscriber holds many).
+    static let maximumTransactions = 2_000
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        router.post("/internal/v1/apply") { request, context in
+            let caller = try context.requireCaller()
+            let body = try await JSONBody.decode(ApplyRequest.self, from: request, limit: maxBodyBytes)
+            guard !body.transactions.isEmpty, body.transactions.count <= Self.maximumTransactions else {
+                throw RequestError.invalid("/transactions", "must hold 1 to \(Self.maximumTransactions) transactions")
+            }
+            if let user = body.appUserID { try CustomerID.validate(user, pointer: "/app_user_id") }
+            return try JSONBody.response(try await purchases.apply(body, appID: caller.appID))
+        }
+    }
+}

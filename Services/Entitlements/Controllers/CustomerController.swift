@@ -1,0 +1,27 @@
+import Hummingbird
+import NIOCore
+import ShopkeeperHTTP
+
+/// `GET /v1/customers/{app_user_id}`: what a customer owns now, with an `ETag`.
+struct CustomerController {
+    let customers: any CustomerRepository
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        RouteCollection(context: ServiceRequestContext.self)
+            .get(":app_user_id", use: info)
+    }
+
+    @Sendable func info(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        let id = try CustomerID.from(context)
+        let document = try await customers.info(appID: caller.appID, appUserID: id)
+        var headers: HTTPFields = [.eTag: document.etag, .cacheControl: "private, no-cache"]
+        if let match = request.headers[.ifNoneMatch], ETagMatch.matches(match, etag: document.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.contentLength] = String(document.json.utf8.count)
+        return Response(
+            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: document.json)))
+    }
+}

@@ -1,0 +1,88 @@
+import HTTPTypes
+import ShopkeeperHTTP
+
+/// Entitlements failures with their HTTP rendering. Every case is a verdict on the request: retrying it unchanged
+/// gives the same answer.
+enum EntitlementsError: ProblemError, Equatable {
+    /// The purchase belongs to another customer and the app's transfer policy keeps it there.
+    case alreadyOwnedByOtherCustomer(transactionID: String, policy: TransferPolicy)
+    /// The purchase has been presented by as many distinct devices as the app allows.
+    case deviceLimitReached(transactionID: String, limit: Int)
+    /// The transaction's `appAccountToken` names another customer.
+    case appAccountTokenMismatch(transactionID: String)
+    /// The transaction's obfuscated account id names another customer.
+    case obfuscatedAccountIDMismatch(transactionID: String)
+    /// The app refuses sandbox purchases.
+    case sandboxNotAccepted(transactionID: String)
+    /// Consuming more than the balance holds.
+    case insufficientBalance(productID: String, balance: Int64, requested: Int64)
+    /// The product is not a consumable of this app's catalog.
+    case notAConsumable(productID: String)
+    /// The idempotency key was used before with a different request.
+    case idempotencyKeyReused
+    /// No customer has this id.
+    case customerNotFound(String)
+    /// No promotional grant with this id for this customer.
+    case grantNotFound(String)
+    /// No event with this id for this app.
+    case eventNotFound(String)
+    /// No purchase with this store transaction for this app.
+    case purchaseNotFound(String)
+    /// Linking two customers that both own something, and the transfer policy keeps purchases where they are.
+    case aliasConflict(alias: String, policy: TransferPolicy)
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .alreadyOwnedByOtherCustomer, .insufficientBalance, .aliasConflict: .conflict
+        case .deviceLimitReached, .appAccountTokenMismatch, .obfuscatedAccountIDMismatch, .sandboxNotAccepted:
+            .forbidden
+        case .notAConsumable, .idempotencyKeyReused: .unprocessableContent
+        case .customerNotFound, .grantNotFound, .eventNotFound, .purchaseNotFound: .notFound
+        }
+    }
+
+    var code: String {
+        switch self {
+        case .alreadyOwnedByOtherCustomer, .aliasConflict: "already_owned_by_other_customer"
+        case .deviceLimitReached: "device_limit_reached"
+        case .appAccountTokenMismatch: "app_account_token_mismatch"
+        case .obfuscatedAccountIDMismatch: "obfuscated_account_id_mismatch"
+        case .sandboxNotAccepted: "sandbox_not_accepted"
+        case .insufficientBalance: "insufficient_balance"
+        case .notAConsumable: "not_a_consumable"
+        case .idempotencyKeyReused: "idempotency_key_reused"
+        case .customerNotFound: "customer_not_found"
+        case .grantNotFound: "grant_not_found"
+        case .eventNotFound: "event_not_found"
+        case .purchaseNotFound: "purchase_not_found"
+        }
+    }
+
+    var detail: String {
+        switch self {
+        case .alreadyOwnedByOtherCustomer(let id, let policy):
+            "Transaction \(id) belongs to another customer, and this app's transfer policy (\(policy.rawValue)) "
+                + "keeps it there."
+        case .deviceLimitReached(let id, let limit):
+            "Transaction \(id) has been presented by \(limit) devices, the most this app allows; nothing was granted."
+        case .appAccountTokenMismatch(let id):
+            "Transaction \(id) was bought with an appAccountToken of another customer."
+        case .obfuscatedAccountIDMismatch(let id):
+            "Transaction \(id) was bought with the obfuscated account id of another customer."
+        case .sandboxNotAccepted(let id):
+            "Transaction \(id) is a sandbox purchase, and this app does not accept sandbox purchases."
+        case .insufficientBalance(let product, let balance, let requested):
+            "Cannot consume \(requested) of \(product): the balance is \(balance)."
+        case .notAConsumable(let product): "\(product) is not a consumable product of this app's catalog."
+        case .idempotencyKeyReused:
+            "This Idempotency-Key was used before with a different request; use a new key for a new request."
+        case .customerNotFound(let id): "No customer has the id \(id)."
+        case .grantNotFound(let id): "No promotional grant \(id) for this customer."
+        case .eventNotFound(let id): "No event \(id) for this app."
+        case .purchaseNotFound(let id): "No purchase with the original transaction \(id) for this app."
+        case .aliasConflict(let alias, let policy):
+            "\(alias) is another customer who owns purchases, and this app's transfer policy (\(policy.rawValue)) "
+                + "keeps purchases with their owner."
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import ShopkeeperCore
+import ShopkeeperHTTP
+
+/// The entitlements service's settings: the common ones plus
+///
+/// | variable | default | meaning |
+/// | --- | --- | --- |
+/// | `SHOPKEEPER_PORT` | `8083` | |
+/// | `SHOPKEEPER_WEBHOOK_POLL_MS` | `500` | how often an idle webhook dispatcher looks for due deliveries |
+/// | `SHOPKEEPER_WEBHOOK_TIMEOUT_SECONDS` | `10` | one delivery attempt to an app's webhook |
+/// | `SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS` | `10` | first backoff after a failed delivery; doubles per attempt, capped at 1 hour, with jitter |
+/// | `SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS` | `26` | how long a delivery is retried before it becomes a dead letter (at least 24) |
+/// | `SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS` | `true` outside production | allow webhook URLs on loopback and private networks |
+struct EntitlementsSettings: Sendable {
+    var service: ServiceSettings
+    var webhooks: WebhookSettings
+
+    static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
+        -> EntitlementsSettings
+    {
+        let service = try ServiceSettings.read(service: "entitlements", defaultPort: 8083, from: environment)
+        let production = service.environment == .production
+        return EntitlementsSettings(
+            service: service,
+            webhooks: WebhookSettings(
+                pollInterval: .milliseconds(
+                    try environment.int("SHOPKEEPER_WEBHOOK_POLL_MS", default: 500, in: 10...60_000)),
+                timeout: try environment.seconds(
+                    "SHOPKEEPER_WEBHOOK_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...60),
+                retryBase: try environment.seconds(
+                    "SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS", default: .seconds(10), in: 0.01...3600),
+                giveUpAfter: .seconds(
+                    3600 * (try environment.double("SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS", default: 26, in: 0...720))),
+                allowPrivateHosts: try environment.bool("SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS", default: !production)
+            )
+        )
+    }
+}
+
+/// How webhooks are delivered.
+struct WebhookSettings: Sendable {
+    var pollInterval: Duration
+    var timeout: Duration
+    var retryBase: Duration
+    var giveUpAfter: Duration
+    var allowPrivateHosts: Bool
+}

@@ -1,0 +1,222 @@
+import ShopkeeperDatabase
+
+/// The entitlements service's schema changes, oldest first. Forward only: never edit a released one, add a new one.
+enum EntitlementsMigrations {
+    static let runner = MigrationRunner(schema: "entitlements", migrations: all)
+
+    static let all: [Migration] = [
+        Migration(
+            "0001_customers_purchases_ledger_events",
+            sql: """
+                -- Per-app rules; an app without a row gets the defaults.
+                CREATE TABLE entitlements.app_settings (
+                    app_id text PRIMARY KEY,
+                    transfer_policy text NOT NULL DEFAULT 'transfer'
+                        CHECK (transfer_policy IN ('transfer', 'keep_with_original', 'transfer_if_no_active')),
+                    device_limit integer NOT NULL DEFAULT 25 CHECK (device_limit BETWEEN 1 AND 10000),
+                    accept_sandbox boolean NOT NULL DEFAULT true,
+                    webhook_url text,
+                    webhook_secret text,
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                );
+
+                -- A customer of one app. `merged_into` is set when an alias folded it into another customer.
+                CREATE TABLE entitlements.customers (
+                    customer_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+                    app_id text NOT NULL,
+                    first_seen timestamptz NOT NULL DEFAULT now(),
+                    last_seen timestamptz NOT NULL DEFAULT now(),
+                    refund_count integer NOT NULL DEFAULT 0,
+                    merged_into uuid REFERENCES entitlements.customers (customer_id)
+                );
+
+                -- Every id an app addresses a customer by; the primary key makes an id name one customer only.
+                CREATE TABLE entitlements.aliases (
+                    app_id text NOT NULL,
+                    app_user_id text NOT NULL,
+                    customer_id uuid NOT NULL REFERENCES entitlements.customers (customer_id),
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, app_user_id)
+                );
+                CREATE INDEX aliases_by_customer ON entitlements.aliases (customer_id);
+
+                -- The customer an id names, created on first sight. Two callers creating the same id at once both get
+                -- the one the primary key let in; the loser's empty customer is removed in its own transaction.
+                CREATE FUNCTION entitlements.customer_for(p_app_id text, p_app_user_id text) RETURNS uuid
+                LANGUAGE plpgsql AS $$
+                DECLARE
+                    existing uuid;
+                    created uuid;
+                BEGIN
+                    LOOP
+                        SELECT customer_id INTO existing FROM entitlements.aliases
+                        WHERE app_id = p_app_id AND app_user_id = p_app_user_id;
+                        IF existing IS NOT NULL THEN
+                            RETURN existing;
+                        END IF;
+                        INSERT INTO entitlements.customers (app_id) VALUES (p_app_id) RETURNING customer_id INTO created;
+                        INSERT INTO entitlements.aliases (app_id, app_user_id, customer_id)
+                        VALUES (p_app_id, p_app_user_id, created)
+                        ON CONFLICT DO NOTHING;
+                        IF FOUND THEN
+                            RETURN created;
+                        END IF;
+                        DELETE FROM entitlements.customers WHERE customer_id = created;
+                    END LOOP;
+                END;
+                $$;
+
+                -- One row per store purchase (its original transaction): the unit that is owned, transferred,
+                -- revoked and bound to devices. The primary key, not a check, makes a purchase have one owner.
+                CREATE TABLE entitlements.purchases (
+                    store text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    app_id text NOT NULL,
+                    customer_id uuid NOT NULL REFERENCES entitlements.customers (customer_id),
+                    store_product_id text NOT NULL,
+                    product_id text,
+                    product_type text NOT NULL,
+                    environment text NOT NULL CHECK (environment IN ('production', 'sandbox')),
+                    ownership_type text NOT NULL,
+                    purchase_date timestamptz NOT NULL,
+                    latest_transaction_id text NOT NULL,
+                    quantity integer NOT NULL,
+                    expires_date timestamptz,
+                    credited bigint,
+                    revoked_at timestamptz,
+                    revocation_reason text,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (store, original_transaction_id)
+                );
+                CREATE INDEX purchases_by_customer ON entitlements.purchases (customer_id);
+
+                -- Every store transaction applied, once per (store, transaction id).
+                CREATE TABLE entitlements.transactions (
+                    store text NOT NULL,
+                    transaction_id text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    app_id text NOT NULL,
+                    customer_id uuid NOT NULL,
+                    environment text NOT NULL,
+                    store_product_id text NOT NULL,
+                    quantity integer NOT NULL,
+                    purchase_date timestamptz NOT NULL,
+                    expires_date timestamptz,
+                    price_milliunits bigint,
+                    currency text,
+                    applied_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (store, transaction_id),
+                    FOREIGN KEY (store, original_transaction_id)
+                        REFERENCES entitlements.purchases (store, original_transaction_id)
+                );
+                CREATE INDEX transactions_by_customer ON entitlements.transactions (customer_id);
+
+                -- The distinct devices that presented a purchase; counted against the app's device limit.
+                CREATE TABLE entitlements.purchase_devices (
+                    store text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    device_id text NOT NULL,
+                    customer_id uuid NOT NULL,
+                    first_seen timestamptz NOT NULL DEFAULT now(),
+                    last_seen timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (store, original_transaction_id, device_id),
+                    FOREIGN KEY (store, original_transaction_id)
+                        REFERENCES entitlements.purchases (store, original_transaction_id)
+                );
+
+                -- Consumable balances. The ledger is the truth; the balance is its sum, kept in the same transaction.
+                CREATE TABLE entitlements.balances (
+                    customer_id uuid NOT NULL REFERENCES entitlements.customers (customer_id),
+                    product_id text NOT NULL,
+                    app_id text NOT NULL,
+                    balance bigint NOT NULL DEFAULT 0,
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (customer_id, product_id)
+                );
+                CREATE TABLE entitlements.ledger (
+                    line_id bigserial PRIMARY KEY,
+                    app_id text NOT NULL,
+                    customer_id uuid NOT NULL REFERENCES entitlements.customers (customer_id),
+                    product_id text NOT NULL,
+                    delta bigint NOT NULL CHECK (delta <> 0),
+                    reason text NOT NULL CHECK (reason IN (
+                        'purchase', 'consume', 'refund', 'transfer_in', 'transfer_out', 'merge_in', 'merge_out')),
+                    store text,
+                    transaction_id text,
+                    idempotency_key text,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE INDEX ledger_by_customer ON entitlements.ledger (customer_id, product_id);
+
+                -- Consume requests by idempotency key: the first response is kept and answered again.
+                CREATE TABLE entitlements.idempotency_keys (
+                    app_id text NOT NULL,
+                    idempotency_key text NOT NULL,
+                    request_hash text NOT NULL,
+                    status integer NOT NULL,
+                    response text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, idempotency_key)
+                );
+
+                -- Entitlements granted by the developer rather than a purchase.
+                CREATE TABLE entitlements.promotional_grants (
+                    grant_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+                    app_id text NOT NULL,
+                    customer_id uuid NOT NULL REFERENCES entitlements.customers (customer_id),
+                    entitlement_id text NOT NULL,
+                    starts_at timestamptz NOT NULL DEFAULT now(),
+                    expires_at timestamptz NOT NULL,
+                    revoked_at timestamptz,
+                    note text,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE INDEX promotional_grants_by_customer ON entitlements.promotional_grants (customer_id);
+
+                -- The transactional outbox: every change writes its event in the same transaction.
+                CREATE TABLE entitlements.events (
+                    event_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+                    sequence bigserial UNIQUE,
+                    app_id text NOT NULL,
+                    customer_id uuid NOT NULL,
+                    app_user_id text,
+                    type text NOT NULL,
+                    environment text,
+                    payload jsonb NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE INDEX events_by_customer ON entitlements.events (customer_id, sequence);
+
+                -- One delivery per event to the app's webhook; claimed by dispatchers with FOR UPDATE SKIP LOCKED.
+                CREATE TABLE entitlements.webhook_deliveries (
+                    event_id uuid PRIMARY KEY REFERENCES entitlements.events (event_id),
+                    app_id text NOT NULL,
+                    state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'dead')),
+                    attempts integer NOT NULL DEFAULT 0,
+                    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                    last_status integer,
+                    last_error text,
+                    delivered_at timestamptz,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE INDEX webhook_deliveries_due ON entitlements.webhook_deliveries (next_attempt_at)
+                    WHERE state = 'pending';
+
+                -- Whole-second UTC ISO 8601, the one date format of every Shopkeeper response.
+                CREATE FUNCTION entitlements.iso(t timestamptz) RETURNS text
+                LANGUAGE sql IMMUTABLE AS $$
+                    SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+                $$;
+
+                -- Published for other services (read only).
+                CREATE VIEW entitlements.customer_aliases_v1 AS
+                SELECT app_id, app_user_id, customer_id FROM entitlements.aliases;
+                CREATE VIEW entitlements.purchases_v1 AS
+                SELECT app_id, customer_id, store, original_transaction_id, store_product_id, product_id, product_type,
+                       environment, purchase_date, expires_date, revoked_at, revocation_reason
+                FROM entitlements.purchases;
+                """
+        )
+    ]
+}

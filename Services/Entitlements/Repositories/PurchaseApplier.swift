@@ -1,0 +1,320 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperModels
+
+/// Applies verified transactions inside one database transaction that holds the presenter's customer lock.
+///
+/// Each purchase row is inserted or locked before anything is decided about it, so two replicas applying the same
+/// transaction at once are serialized by PostgreSQL: the first inserts and grants, the second finds the row and
+/// has nothing left to do (or follows the transfer policy when it presents for another customer).
+struct PurchaseApplier {
+    let connection: PostgresConnection
+    let logger: Logger
+    let appID: String
+    let settings: AppEntitlementSettings
+
+    /// Applies one transaction; throws an ``EntitlementsError`` verdict that must roll everything back.
+    func apply(_ transaction: StoreTransaction, presenter: Presenter?) async throws -> TransactionOutcome {
+        if let presenter {
+            try checkPresenter(presenter, may: transaction)
+        }
+        let product = try await CatalogLookup.product(
+            appID: appID, store: transaction.store, storeProductID: transaction.storeProductID, on: connection,
+            logger: logger)
+        let type = product?.type ?? transaction.type?.rawValue ?? "unknown"
+        let row: PurchaseRow?
+        if let presenter {
+            row = try await PurchaseRow.insertOrLock(
+                transaction, appID: appID, customerID: presenter.customerID, product: product, type: type,
+                on: connection, logger: logger)
+        } else {
+            row = try await PurchaseRow.lock(
+                store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
+                on: connection, logger: logger)
+        }
+        guard var row else {
+            guard presenter != nil else {
+                return outcome(transaction, product, .notOwned)
+            }
+            // The verifier records each transaction for one app only; a purchase of another app cannot be moved.
+            throw EntitlementsError.alreadyOwnedByOtherCustomer(
+                transactionID: transaction.transactionID, policy: .keepWithOriginal)
+        }
+
+        var result: ApplyOutcome = .alreadyApplied
+        if let presenter, row.customerID != presenter.customerID {
+            try await transfer(&row, to: presenter, transaction: transaction)
+            result = .transferred
+        }
+        let owner = row.customerID
+        let ownerUserID = presenter?.appUserID
+        if let presenter, let device = presenter.deviceID {
+            try await bind(device: device, to: row, transaction: transaction, customerID: presenter.customerID)
+        }
+        try await recordTransaction(transaction, customerID: owner)
+        if !row.inserted, try await refresh(&row, with: transaction, product: product),
+            row.productType == "non_consumable", result == .alreadyApplied
+        {
+            result = .granted  // the catalog learned the product since the purchase was first recorded
+        }
+
+        if row.inserted {
+            result = try await announceNew(row, transaction: transaction, customerID: owner, appUserID: ownerUserID)
+        }
+        if transaction.revocationDate != nil, row.inserted || row.revokedAt == nil {
+            try await revoke(&row, transaction: transaction, appUserID: ownerUserID)
+            return outcome(transaction, product, .revoked)
+        }
+        if row.productType == "consumable", row.revokedAt == nil, row.credited == nil, let productID = row.productID {
+            try await credit(
+                &row, productID: productID, quantity: product?.consumableQuantity ?? 1, transaction: transaction,
+                appUserID: ownerUserID)
+            return outcome(transaction, product, result == .transferred ? .transferred : .credited)
+        }
+        return outcome(transaction, product, result)
+    }
+
+    // MARK: - Steps
+
+    private func checkPresenter(_ presenter: Presenter, may transaction: StoreTransaction) throws {
+        if transaction.environment == .sandbox, !settings.acceptSandbox {
+            throw EntitlementsError.sandboxNotAccepted(transactionID: transaction.transactionID)
+        }
+        if let token = transaction.appAccountToken, !presenter.owns(appAccountToken: token) {
+            throw EntitlementsError.appAccountTokenMismatch(transactionID: transaction.transactionID)
+        }
+        if let account = transaction.obfuscatedAccountID, !presenter.owns(obfuscatedAccountID: account) {
+            throw EntitlementsError.obfuscatedAccountIDMismatch(transactionID: transaction.transactionID)
+        }
+    }
+
+    /// Moves a purchase to the presenter when the app's policy allows it; throws otherwise.
+    private func transfer(_ row: inout PurchaseRow, to presenter: Presenter, transaction: StoreTransaction)
+        async throws
+    {
+        switch settings.transferPolicy {
+        case .keepWithOriginal:
+            throw EntitlementsError.alreadyOwnedByOtherCustomer(
+                transactionID: transaction.transactionID, policy: .keepWithOriginal)
+        case .transferIfNoActive where row.isActive():
+            throw EntitlementsError.alreadyOwnedByOtherCustomer(
+                transactionID: transaction.transactionID, policy: .transferIfNoActive)
+        case .transfer, .transferIfNoActive:
+            break
+        }
+        let previous = row.customerID
+        try await CustomerRows.lock([previous], on: connection, logger: logger)
+        let store: String = row.store.rawValue
+        try await connection.query(
+            """
+            UPDATE entitlements.purchases SET customer_id = \(presenter.customerID), updated_at = now()
+            WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
+            """,
+            logger: logger
+        )
+        if let credited = row.credited, credited > 0, row.revokedAt == nil, let productID = row.productID {
+            try await Ledger.post(
+                -credited, reason: .transferOut, appID: appID, customerID: previous, productID: productID,
+                store: store, transactionID: transaction.transactionID, on: connection, logger: logger)
+            try await Ledger.post(
+                credited, reason: .transferIn, appID: appID, customerID: presenter.customerID, productID: productID,
+                store: store, transactionID: transaction.transactionID, on: connection, logger: logger)
+        }
+        let previousUserID = try await CustomerRows.aliases(of: previous, on: connection, logger: logger).first
+        var payload = Self.payload(transaction, productID: row.productID)
+        payload.fromAppUserID = previousUserID
+        payload.toAppUserID = presenter.appUserID
+        for (customer, user) in [(previous, previousUserID), (presenter.customerID, presenter.appUserID)] {
+            try await EventOutbox.append(
+                .transfer, payload: payload, appID: appID, customerID: customer, appUserID: user, on: connection,
+                logger: logger)
+        }
+        row.customerID = presenter.customerID
+    }
+
+    /// Counts the device against the purchase's limit; throws when a new device would pass it.
+    private func bind(device: String, to row: PurchaseRow, transaction: StoreTransaction, customerID: UUID)
+        async throws
+    {
+        let store: String = row.store.rawValue
+        let rows = try await connection.query(
+            """
+            WITH seen AS (
+                INSERT INTO entitlements.purchase_devices AS d (store, original_transaction_id, device_id, customer_id)
+                VALUES (\(store), \(row.originalTransactionID), \(device), \(customerID))
+                ON CONFLICT (store, original_transaction_id, device_id)
+                DO UPDATE SET last_seen = now(), customer_id = excluded.customer_id
+                RETURNING (xmax = 0) AS new
+            )
+            SELECT seen.new, (
+                SELECT count(*) FROM entitlements.purchase_devices
+                WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
+            ) FROM seen
+            """,
+            logger: logger
+        )
+        for try await (new, earlier) in rows.decode((Bool, Int64).self) {
+            // The count is taken before this statement's insert is visible: `earlier` devices had presented it.
+            if new, earlier >= settings.deviceLimit {
+                throw EntitlementsError.deviceLimitReached(
+                    transactionID: transaction.transactionID, limit: settings.deviceLimit)
+            }
+        }
+    }
+
+    /// Records the store transaction once; whether this was the first time.
+    @discardableResult
+    private func recordTransaction(_ transaction: StoreTransaction, customerID: UUID) async throws -> Bool {
+        let store: String = transaction.store.rawValue
+        let environment: String = transaction.environment.rawValue
+        let rows = try await connection.query(
+            """
+            INSERT INTO entitlements.transactions (
+                store, transaction_id, original_transaction_id, app_id, customer_id, environment, store_product_id,
+                quantity, purchase_date, expires_date, price_milliunits, currency)
+            VALUES (
+                \(store), \(transaction.transactionID), \(transaction.originalTransactionID), \(appID), \(customerID),
+                \(environment), \(transaction.storeProductID), \(transaction.quantity), \(transaction.purchaseDate),
+                \(transaction.expiresDate), \(transaction.priceMilliunits), \(transaction.currency))
+            ON CONFLICT (store, transaction_id) DO NOTHING
+            RETURNING 1
+            """,
+            logger: logger
+        )
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
+    }
+
+    /// Takes in what a later transaction of the same purchase knows: a later end, a product the catalog now knows.
+    /// Returns whether the product became known.
+    private func refresh(_ row: inout PurchaseRow, with transaction: StoreTransaction, product: CatalogProduct?)
+        async throws -> Bool
+    {
+        let later = transaction.expiresDate.map { new in row.expiresDate.map { new > $0 } ?? true } ?? false
+        let resolves = row.productID == nil && product != nil
+        guard later || resolves else { return false }
+        let store: String = row.store.rawValue
+        let expires: Date? = later ? transaction.expiresDate : row.expiresDate
+        let latest: String? = later ? transaction.transactionID : nil
+        let productID: String? = row.productID ?? product?.productID
+        let type: String = resolves ? (product?.type ?? row.productType) : row.productType
+        try await connection.query(
+            """
+            UPDATE entitlements.purchases SET
+                expires_date = \(expires), latest_transaction_id = coalesce(\(latest), latest_transaction_id),
+                product_id = \(productID), product_type = \(type), updated_at = now()
+            WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
+            """,
+            logger: logger
+        )
+        row.expiresDate = expires
+        row.productID = productID
+        row.productType = type
+        return resolves
+    }
+
+    /// The event of a first-seen purchase, and what it did.
+    private func announceNew(_ row: PurchaseRow, transaction: StoreTransaction, customerID: UUID, appUserID: String?)
+        async throws -> ApplyOutcome
+    {
+        let event: EventType?
+        let result: ApplyOutcome
+        switch row.productType {
+        case "consumable":
+            return .credited  // the credit writes its own event
+        case "non_consumable":
+            (event, result) = (.initialPurchase, .granted)
+        case "non_renewing":
+            (event, result) = (.nonRenewingPurchase, .subscriptionRecorded)
+        case "auto_renewable":
+            (event, result) = (nil, .subscriptionRecorded)
+        default:
+            (event, result) = (.initialPurchase, .unknownProduct)
+        }
+        if let event {
+            try await EventOutbox.append(
+                event, payload: Self.payload(transaction, productID: row.productID), appID: appID,
+                customerID: customerID, appUserID: appUserID, on: connection, logger: logger)
+        }
+        return result
+    }
+
+    /// Ends the purchase's grants, claws back its credited units (the balance may go negative) and counts a refund.
+    private func revoke(_ row: inout PurchaseRow, transaction: StoreTransaction, appUserID: String?) async throws {
+        let store: String = row.store.rawValue
+        let reason: String = transaction.revocationReason?.rawValue ?? "other"
+        let revokedAt: Date = transaction.revocationDate ?? Date()
+        try await connection.query(
+            """
+            WITH purchase AS (
+                UPDATE entitlements.purchases SET revoked_at = \(revokedAt), revocation_reason = \(reason),
+                    updated_at = now()
+                WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
+                RETURNING customer_id
+            )
+            UPDATE entitlements.customers SET refund_count = refund_count + 1
+            WHERE customer_id = (SELECT customer_id FROM purchase)
+            """,
+            logger: logger
+        )
+        var payload = Self.payload(transaction, productID: row.productID)
+        payload.reason = reason
+        if let credited = row.credited, credited > 0, let productID = row.productID {
+            payload.balance = try await Ledger.post(
+                -credited, reason: .refund, appID: appID, customerID: row.customerID, productID: productID,
+                store: store, transactionID: transaction.transactionID, on: connection, logger: logger)
+            payload.quantity = credited
+        }
+        let event: EventType = transaction.ownershipType == .familyShared ? .revocation : .refund
+        try await EventOutbox.append(
+            event, payload: payload, appID: appID, customerID: row.customerID, appUserID: appUserID, on: connection,
+            logger: logger)
+        row.revokedAt = revokedAt
+    }
+
+    /// Credits a consumable purchase's units once: `credited` is set in the same transaction as the ledger line.
+    private func credit(
+        _ row: inout PurchaseRow, productID: String, quantity: Int64, transaction: StoreTransaction,
+        appUserID: String?
+    ) async throws {
+        let units = quantity * Int64(max(1, transaction.quantity))
+        let store: String = row.store.rawValue
+        try await connection.query(
+            """
+            UPDATE entitlements.purchases SET credited = \(units), updated_at = now()
+            WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
+            """,
+            logger: logger
+        )
+        var payload = Self.payload(transaction, productID: productID)
+        payload.quantity = units
+        payload.balance = try await Ledger.post(
+            units, reason: .purchase, appID: appID, customerID: row.customerID, productID: productID, store: store,
+            transactionID: transaction.transactionID, on: connection, logger: logger)
+        try await EventOutbox.append(
+            .consumablePurchase, payload: payload, appID: appID, customerID: row.customerID, appUserID: appUserID,
+            on: connection, logger: logger)
+        row.credited = units
+    }
+
+    // MARK: - Helpers
+
+    private func outcome(_ transaction: StoreTransaction, _ product: CatalogProduct?, _ outcome: ApplyOutcome)
+        -> TransactionOutcome
+    {
+        TransactionOutcome(
+            store: transaction.store, transactionID: transaction.transactionID, productID: product?.productID,
+            outcome: outcome)
+    }
+
+    /// The part of an event every purchase event carries.
+    static func payload(_ transaction: StoreTransaction, productID: String?) -> EventPayload {
+        EventPayload(
+            productID: productID, storeProductID: transaction.storeProductID, store: transaction.store.rawValue,
+            environment: transaction.environment.rawValue, transactionID: transaction.transactionID,
+            originalTransactionID: transaction.originalTransactionID,
+            purchaseDate: transaction.purchaseDate.formatted(.iso8601), priceMilliunits: transaction.priceMilliunits,
+            currency: transaction.currency)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperDatabase
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// Applies verified store transactions to customers.
+protocol PurchaseRepository: Sendable {
+    /// Applies `request` for `appID` in one database transaction and answers with the presenter's customer info
+    /// as committed. Idempotent per (store, transaction id); throws an ``EntitlementsError`` verdict with nothing
+    /// written.
+    func apply(_ request: ApplyRequest, appID: String) async throws -> ApplyResponse
+}
+
+/// ``PurchaseRepository`` on PostgreSQL.
+struct PurchasePostgresRepository: PurchaseRepository {
+    let client: PostgresClient
+    let logger: Logger
+
+    func apply(_ request: ApplyRequest, appID: String) async throws -> ApplyResponse {
+        // Purchases are locked in one order, whatever order the proof listed them in.
+        let order = request.transactions.indices.sorted { a, b in
+            let (x, y) = (request.transactions[a], request.transactions[b])
+            return (x.store.rawValue, x.originalTransactionID, x.purchaseDate, x.transactionID)
+                < (y.store.rawValue, y.originalTransactionID, y.purchaseDate, y.transactionID)
+        }
+        let (outcomes, info) = try await client.transaction(logger: logger) { connection in
+            let settings = try await SettingsRows.read(appID: appID, on: connection, logger: logger)
+            var presenter: Presenter?
+            if let user = request.appUserID {
+                let customerID = try await CustomerRows.customerFor(
+                    appID: appID, appUserID: user, on: connection, logger: logger)
+                try await CustomerRows.lock([customerID], on: connection, logger: logger)
+                let named = request.transactions.contains { $0.appAccountToken != nil || $0.obfuscatedAccountID != nil }
+                let aliases =
+                    named ? try await CustomerRows.aliases(of: customerID, on: connection, logger: logger) : []
+                presenter = Presenter(
+                    customerID: customerID, appUserID: user, deviceID: request.deviceID, aliases: aliases)
+            }
+            let applier = PurchaseApplier(connection: connection, logger: logger, appID: appID, settings: settings)
+            var outcomes = [TransactionOutcome?](repeating: nil, count: request.transactions.count)
+            for index in order {
+                outcomes[index] = try await applier.apply(request.transactions[index], presenter: presenter)
+            }
+            var info: String?
+            if let presenter {
+                try await CustomerRows.touch(presenter.customerID, on: connection, logger: logger)
+                info = try await CustomerInfoQuery.render(
+                    appID: appID, appUserID: presenter.appUserID, on: connection, logger: logger)?.json
+            }
+            return (outcomes.compactMap { $0 }, info)
+        }
+        let customer = try info.map { try JSONBody.decode(CustomerInfo.self, from: Data($0.utf8)) }
+        return ApplyResponse(customer: customer, outcomes: outcomes)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperModels
+
+/// A purchase row, read under its row lock.
+struct PurchaseRow: Sendable {
+    var store: StorePlatform
+    var originalTransactionID: String
+    var customerID: UUID
+    var productID: String?
+    var productType: String
+    var environment: String
+    var expiresDate: Date?
+    var credited: Int64?
+    var revokedAt: Date?
+    /// Whether this transaction just created the row.
+    var inserted: Bool
+
+    /// Whether the owner has something in force from it: not revoked, and not past its end.
+    func isActive(now: Date = Date()) -> Bool {
+        guard revokedAt == nil else { return false }
+        guard let expiresDate else { return true }
+        return expiresDate > now
+    }
+}
+
+extension PurchaseRow {
+    /// Inserts the purchase for `customerID` unless it exists; returns the row, locked either way (a new row is
+    /// locked by its insert). `nil` when the purchase exists for another app.
+    static func insertOrLock(
+        _ transaction: StoreTransaction, appID: String, customerID: UUID, product: CatalogProduct?, type: String,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> PurchaseRow? {
+        let store: String = transaction.store.rawValue
+        let environment: String = transaction.environment.rawValue
+        let ownership: String = transaction.ownershipType.rawValue
+        let purchaseDate: Date = transaction.originalPurchaseDate ?? transaction.purchaseDate
+        let productID: String? = product?.productID
+        let reason: String? =
+            transaction.revocationReason?.rawValue ?? (transaction.revocationDate != nil ? "other" : nil)
+        let rows = try await connection.query(
+            """
+            INSERT INTO entitlements.purchases (
+                store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
+                environment, ownership_type, purchase_date, latest_transaction_id, quantity, expires_date,
+                revoked_at, revocation_reason)
+            VALUES (
+                \(store), \(transaction.originalTransactionID), \(appID), \(customerID), \(transaction.storeProductID),
+                \(productID), \(type), \(environment), \(ownership), \(purchaseDate), \(transaction.transactionID),
+                \(transaction.quantity), \(transaction.expiresDate), \(transaction.revocationDate), \(reason))
+            ON CONFLICT (store, original_transaction_id) DO NOTHING
+            RETURNING customer_id
+            """,
+            logger: logger
+        )
+        for try await _ in rows.decode(UUID.self) {
+            return PurchaseRow(
+                store: transaction.store, originalTransactionID: transaction.originalTransactionID,
+                customerID: customerID, productID: productID, productType: type, environment: environment,
+                expiresDate: transaction.expiresDate, credited: nil, revokedAt: transaction.revocationDate,
+                inserted: true)
+        }
+        return try await lock(
+            store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
+            on: connection, logger: logger)
+    }
+
+    /// The purchase, locked until the transaction ends; `nil` when this app has no such purchase.
+    static func lock(
+        store: StorePlatform, originalTransactionID: String, appID: String, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> PurchaseRow? {
+        let storeName: String = store.rawValue
+        let rows = try await connection.query(
+            """
+            SELECT customer_id, product_id, product_type, environment, expires_date, credited, revoked_at
+            FROM entitlements.purchases
+            WHERE store = \(storeName) AND original_transaction_id = \(originalTransactionID) AND app_id = \(appID)
+            FOR UPDATE
+            """,
+            logger: logger
+        )
+        for try await (customer, product, type, environment, expires, credited, revoked) in rows.decode(
+            (UUID, String?, String, String, Date?, Int64?, Date?).self)
+        {
+            return PurchaseRow(
+                store: store, originalTransactionID: originalTransactionID, customerID: customer, productID: product,
+                productType: type, environment: environment, expiresDate: expires, credited: credited,
+                revokedAt: revoked, inserted: false)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,91 @@
+/// Why verified transactions are being applied; recorded on events and in logs.
+package enum ApplySource: String, Codable, Sendable, CaseIterable {
+    /// `POST /v1/purchases`.
+    case purchase
+    /// `POST /v1/customers/{app_user_id}/restore`.
+    case restore
+    /// `POST /v1/receipts/validate` found news (a refund) about recorded transactions.
+    case validation
+    /// The verifier's background retry of facts whose apply did not finish.
+    case retry
+    /// A store notification.
+    case notification
+}
+
+/// `POST /internal/v1/apply` (verifier to entitlements): verified, recorded transactions to apply for the app of
+/// the signed caller.
+package struct ApplyRequest: Codable, Sendable, Equatable {
+    /// Who presented the proof. `nil` (validation, notifications) applies news to purchases already owned only.
+    package var appUserID: String?
+    package var deviceID: String?
+    package var source: ApplySource
+    package var transactions: [StoreTransaction]
+
+    package init(appUserID: String?, deviceID: String?, source: ApplySource, transactions: [StoreTransaction]) {
+        self.appUserID = appUserID
+        self.deviceID = deviceID
+        self.source = source
+        self.transactions = transactions
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case source, transactions
+        case appUserID = "app_user_id"
+        case deviceID = "device_id"
+    }
+}
+
+/// What applying one transaction did.
+package enum ApplyOutcome: String, Codable, Sendable, CaseIterable {
+    /// A new purchase that grants its product's entitlements.
+    case granted
+    /// A consumable purchase credited to the balance.
+    case credited
+    /// Applied before; nothing changed.
+    case alreadyApplied = "already_applied"
+    /// The purchase moved to this customer from another (the app's transfer policy allows it).
+    case transferred
+    /// A subscription purchase, recorded; it grants nothing until the subscriptions service tracks it.
+    case subscriptionRecorded = "subscription_recorded"
+    /// The store product is not in the catalog: recorded, nothing granted until the catalog has it and the
+    /// purchase is presented again.
+    case unknownProduct = "unknown_product"
+    /// The store took the purchase back: its grants ended and its unspent units were clawed back.
+    case revoked
+    /// News about a purchase no customer owns yet (no presenter): nothing to apply.
+    case notOwned = "not_owned"
+}
+
+/// One transaction's outcome.
+package struct TransactionOutcome: Codable, Sendable, Equatable {
+    package var store: StorePlatform
+    package var transactionID: String
+    /// The catalog product, when the store product is known.
+    package var productID: String?
+    package var outcome: ApplyOutcome
+
+    package init(store: StorePlatform, transactionID: String, productID: String?, outcome: ApplyOutcome) {
+        self.store = store
+        self.transactionID = transactionID
+        self.productID = productID
+        self.outcome = outcome
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case store, outcome
+        case transactionID = "transaction_id"
+        case productID = "product_id"
+    }
+}
+
+/// The answer of `POST /internal/v1/apply`.
+package struct ApplyResponse: Codable, Sendable, Equatable {
+    /// The presenter's customer info after everything was committed; `nil` when there was no presenter.
+    package var customer: CustomerInfo?
+    package var outcomes: [TransactionOutcome]
+
+    package init(customer: CustomerInfo?, outcomes: [TransactionOutcome]) {
+        self.customer = customer
+        self.outcomes = outcomes
+    }
+}
