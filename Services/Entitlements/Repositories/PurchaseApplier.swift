@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 import ShopkeeperModels
 
 /// Applies verified transactions inside one database transaction that holds the presenter's customer lock.
@@ -106,7 +107,7 @@ struct PurchaseApplier {
         let previous = row.customerID
         try await CustomerRows.lock([previous], on: connection, logger: logger)
         let store: String = row.store.rawValue
-        try await connection.query(
+        try await connection.run(
             """
             UPDATE entitlements.purchases SET customer_id = \(presenter.customerID), updated_at = now()
             WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
@@ -199,7 +200,7 @@ struct PurchaseApplier {
         let latest: String? = later ? transaction.transactionID : nil
         let productID: String? = row.productID ?? product?.productID
         let type: String = resolves ? (product?.type ?? row.productType) : row.productType
-        try await connection.query(
+        try await connection.run(
             """
             UPDATE entitlements.purchases SET
                 expires_date = \(expires), latest_transaction_id = coalesce(\(latest), latest_transaction_id),
@@ -245,7 +246,7 @@ struct PurchaseApplier {
         let store: String = row.store.rawValue
         let reason: String = transaction.revocationReason?.rawValue ?? "other"
         let revokedAt: Date = transaction.revocationDate ?? Date()
-        try await connection.query(
+        try await connection.run(
             """
             WITH purchase AS (
                 UPDATE entitlements.purchases SET revoked_at = \(revokedAt), revocation_reason = \(reason),
@@ -280,7 +281,7 @@ struct PurchaseApplier {
     ) async throws {
         let units = quantity * Int64(max(1, transaction.quantity))
         let store: String = row.store.rawValue
-        try await connection.query(
+        try await connection.run(
             """
             UPDATE entitlements.purchases SET credited = \(units), updated_at = now()
             WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)

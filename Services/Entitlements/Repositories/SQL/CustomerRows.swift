@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 
 /// The statements about customers that several repositories share.
 enum CustomerRows {
@@ -30,16 +31,18 @@ enum CustomerRows {
 
     /// Locks customers' rows, in id order so that two transactions locking the same pair cannot deadlock.
     static func lock(_ customerIDs: [UUID], on connection: PostgresConnection, logger: Logger) async throws {
-        let ids = Array(Set(customerIDs)).sorted { $0.uuidString < $1.uuidString }
-        for id in ids {
-            try await connection.query(
-                "SELECT 1 FROM entitlements.customers WHERE customer_id = \(id) FOR UPDATE", logger: logger)
-        }
+        let ids = Array(Set(customerIDs))
+        try await connection.run(
+            """
+            SELECT 1 FROM entitlements.customers WHERE customer_id = ANY(\(ids)) ORDER BY customer_id FOR UPDATE
+            """,
+            logger: logger
+        )
     }
 
     /// Records that the customer was seen now.
     static func touch(_ customerID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
+        try await connection.run(
             "UPDATE entitlements.customers SET last_seen = now() WHERE customer_id = \(customerID)", logger: logger)
     }
 

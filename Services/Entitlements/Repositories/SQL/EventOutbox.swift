@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 import ShopkeeperHTTP
 
 /// Writes events in the caller's transaction, with a webhook delivery when the app has a webhook: the change and
@@ -18,7 +19,7 @@ enum EventOutbox {
         let document = String(decoding: try JSONBody.encode(payload), as: UTF8.self)
         let typeName: String = type.rawValue
         let environment: String? = payload.environment
-        try await connection.query(
+        try await connection.run(
             """
             WITH event AS (
                 INSERT INTO entitlements.events (app_id, customer_id, app_user_id, type, environment, payload)

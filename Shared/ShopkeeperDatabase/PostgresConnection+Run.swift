@@ -1,0 +1,12 @@
+import Logging
+import PostgresNIO
+
+extension PostgresConnection {
+    /// Runs a statement and reads its result to the end, so that an error PostgreSQL reports late (a deadlock found
+    /// while waiting for a lock, a constraint checked at the end) is thrown here rather than lost with the unread
+    /// rows, leaving the transaction silently aborted.
+    package func run(_ query: PostgresQuery, logger: Logger) async throws {
+        let rows = try await self.query(query, logger: logger)
+        for try await _ in rows {}
+    }
+}

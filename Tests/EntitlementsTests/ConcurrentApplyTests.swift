@@ -1,0 +1,103 @@
+import Foundation
+import HummingbirdTesting
+import PostgresNIO
+import ShopkeeperModels
+import ShopkeeperTestSupport
+import Testing
+
+@Suite("Concurrent applies across replicas")
+struct ConcurrentApplyTests {
+    /// Owners, credits and balances of one purchase, read from the database.
+    struct Ledgered: Equatable {
+        var owners: Int
+        var purchaseLines: Int
+        var balanceTotal: Int64
+        var ledgerTotal: Int64
+    }
+
+    static func ledgered(_ purchase: StoreTransaction, appID: String) async throws -> Ledgered {
+        try await TestDatabase.withClient { client in
+            let rows = try await client.query(
+                """
+                SELECT
+                    (SELECT count(*) FROM entitlements.purchases
+                     WHERE store = 'app_store' AND original_transaction_id = \(purchase.originalTransactionID)),
+                    (SELECT count(*) FROM entitlements.ledger
+                     WHERE app_id = \(appID) AND reason = 'purchase' AND transaction_id = \(purchase.transactionID)),
+                    (SELECT coalesce(sum(balance), 0)::bigint FROM entitlements.balances WHERE app_id = \(appID)),
+                    (SELECT coalesce(sum(delta), 0)::bigint FROM entitlements.ledger WHERE app_id = \(appID))
+                """)
+            for try await (owners, lines, balances, ledger) in rows.decode((Int64, Int64, Int64, Int64).self) {
+                return Ledgered(
+                    owners: Int(owners), purchaseLines: Int(lines), balanceTotal: balances, ledgerTotal: ledger)
+            }
+            throw HarnessError("no row")
+        }
+    }
+
+    @Test(
+        "50 submissions of one consumable, two customers, two replicas: one owner, one credit",
+        arguments: ["transfer", "keep_with_original"])
+    func oneOwnerOneCredit(policy: String) async throws {
+        try await EntitlementsHarness.run(replicas: 2) { harness in
+            try await setPolicy(policy, appID: harness.appID)
+            let purchase = EntitlementsFixtures.transaction(product: "seeds")
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        let response = try await harness.apply(
+                            [purchase], user: index % 2 == 0 ? "alice" : "bob", device: "device-\(index % 2)",
+                            replica: index % 4 < 2 ? 0 : 1)
+                        return response.status.code
+                    }
+                }
+                var statuses: [Int] = []
+                for try await status in group { statuses.append(status) }
+                return statuses
+            }
+            if policy == "keep_with_original" {
+                // The first to commit owns it; every submission by the other customer is refused.
+                #expect(Set(statuses).isSubset(of: [200, 409]))
+                #expect(statuses.filter { $0 == 200 }.count == 25)
+            } else {
+                #expect(statuses.allSatisfy { $0 == 200 })
+            }
+            let state = try await Self.ledgered(purchase, appID: harness.appID)
+            #expect(state == Ledgered(owners: 1, purchaseLines: 1, balanceTotal: 5, ledgerTotal: 5))
+            let alice = try await harness.info("alice")
+            let bob = try await harness.info("bob")
+            let owners = [alice, bob].filter { !$0.nonSubscriptionPurchases.isEmpty }
+            #expect(owners.count == 1)
+            #expect(owners.first?.consumableBalances == ["seeds": 5])
+        }
+    }
+
+    @Test("The same customer's first purchase submitted 20 times at once creates one customer and one grant")
+    func firstSightRace() async throws {
+        try await EntitlementsHarness.run(replicas: 2) { harness in
+            let purchase = EntitlementsFixtures.transaction(product: "garden")
+            let outcomes = try await withThrowingTaskGroup(of: [ApplyOutcome].self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let response = try await harness.apply([purchase], user: "fresh", replica: index % 2)
+                        guard response.status == .ok else { throw HarnessError("status \(response.status)") }
+                        return try TestJSON.decode(ApplyResponse.self, response.body.readableBytesView).outcomes.map(
+                            \.outcome)
+                    }
+                }
+                var all: [ApplyOutcome] = []
+                for try await outcome in group { all += outcome }
+                return all
+            }
+            #expect(outcomes.filter { $0 == .granted }.count == 1)
+            #expect(outcomes.filter { $0 == .alreadyApplied }.count == 19)
+            let customers = try await TestDatabase.withClient { client in
+                let rows = try await client.query(
+                    "SELECT count(*) FROM entitlements.customers WHERE app_id = \(harness.appID)")
+                for try await count in rows.decode(Int64.self) { return count }
+                return -1
+            }
+            #expect(customers == 1)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import HummingbirdTesting
+import PostgresNIO
+import ShopkeeperModels
+import ShopkeeperTestSupport
+import Testing
+
+/// Sets an app's transfer policy (and other settings) in the database, as the settings API stores it.
+func setPolicy(_ policy: String, deviceLimit: Int = 25, appID: String) async throws {
+    try await TestDatabase.withClient { client in
+        try await client.query(
+            """
+            INSERT INTO entitlements.app_settings (app_id, transfer_policy, device_limit) VALUES (\(appID), \(policy), \(deviceLimit))
+            ON CONFLICT (app_id) DO UPDATE SET transfer_policy = excluded.transfer_policy,
+                device_limit = excluded.device_limit
+            """)
+    }
+}
+
+@Suite("Transfer policy: a purchase presented by another customer")
+struct TransferPolicyTests {
+    @Test("transfer: the purchase and its unspent units move, both sides get an event")
+    func transfer() async throws {
+        try await EntitlementsHarness.run { harness in
+            let garden = EntitlementsFixtures.transaction(product: "garden")
+            let seeds = EntitlementsFixtures.transaction(product: "seeds")
+            _ = try await harness.applied([garden, seeds], user: "old-phone")
+            let moved = try await harness.applied([garden, seeds], user: "new-phone", device: "device-2")
+            #expect(moved.outcomes.map(\.outcome) == [.transferred, .transferred])
+            #expect(moved.customer?.entitlements["extra_garden"]?.active == true)
+            #expect(moved.customer?.consumableBalances == ["seeds": 5])
+
+            let old = try await harness.info("old-phone")
+            #expect(old.entitlements.isEmpty)
+            #expect(old.nonSubscriptionPurchases.isEmpty)
+            #expect(old.consumableBalances == ["seeds": 0])
+
+            let events = try await TestDatabase.withClient { client in
+                let rows = try await client.query(
+                    """
+                    SELECT e.app_user_id FROM entitlements.events e
+                    WHERE e.app_id = \(harness.appID) AND e.type = 'transfer' ORDER BY e.app_user_id
+                    """)
+                var users: [String] = []
+                for try await user in rows.decode(String.self) { users.append(user) }
+                return users
+            }
+            #expect(events == ["new-phone", "new-phone", "old-phone", "old-phone"])
+        }
+    }
+
+    @Test("keep_with_original: 409 already_owned_by_other_customer and nothing changes")
+    func keepWithOriginal() async throws {
+        try await EntitlementsHarness.run { harness in
+            try await setPolicy("keep_with_original", appID: harness.appID)
+            let garden = EntitlementsFixtures.transaction(product: "garden")
+            _ = try await harness.applied([garden], user: "first")
+            let refused = try await harness.apply([garden], user: "second")
+            #expect(refused.status == .conflict)
+            #expect(refused.problemCode == "already_owned_by_other_customer")
+            #expect(try await harness.info("first").entitlements["extra_garden"]?.active == true)
+            #expect(try await harness.info("second").entitlements.isEmpty)
+            // The owner presenting it again is fine.
+            #expect(try await harness.apply([garden], user: "first").status == .ok)
+        }
+    }
+
+    @Test("transfer_if_no_active: moves an expired or revoked purchase, keeps an active one")
+    func transferIfNoActive() async throws {
+        try await EntitlementsHarness.run { harness in
+            try await setPolicy("transfer_if_no_active", appID: harness.appID)
+            let active = EntitlementsFixtures.transaction(product: "garden")
+            _ = try await harness.applied([active], user: "first")
+            let refused = try await harness.apply([active], user: "second")
+            #expect(refused.status == .conflict)
+            #expect(refused.problemCode == "already_owned_by_other_customer")
+
+            let expired = EntitlementsFixtures.transaction(
+                product: "pro_monthly", expires: Date().addingTimeInterval(-3600))
+            _ = try await harness.applied([expired], user: "first")
+            let moved = try await harness.applied([expired], user: "second")
+            #expect(moved.outcomes.map(\.outcome) == [.transferred])
+
+            var revoked = EntitlementsFixtures.transaction(product: "garden")
+            _ = try await harness.applied([revoked], user: "first")
+            revoked.revocationDate = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            _ = try await harness.applied([revoked], user: nil, device: nil, source: .validation)
+            let movedRevoked = try await harness.applied([revoked], user: "second")
+            #expect(movedRevoked.outcomes.map(\.outcome) == [.transferred])
+            #expect(movedRevoked.customer?.entitlements["extra_garden"]?.active == false)
+        }
+    }
+}
