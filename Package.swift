@@ -89,12 +89,19 @@ let package = Package(
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .logging, .metrics,
                 .prometheus, .postgresNIO, .nioCore, .nioPosix, .asyncHTTPClient, .serviceLifecycle,
+                .nioConcurrencyHelpers,
             ]
         ),
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),
         .shared(
             "ShopkeeperStores",
             dependencies: ["ShopkeeperCore", .crypto, .cryptoExtras, .jwtKit, .x509, .asn1, .nioConcurrencyHelpers]
+        ),
+        .shared(
+            "ShopkeeperClients",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperModels", .asyncHTTPClient, .logging, .nioCore, .nioHTTP1,
+            ]
         ),
         .shared(
             "ShopkeeperTestSupport",
@@ -129,7 +136,7 @@ let package = Package(
             folder: "Verifier",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperStores",
-                .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
+                "ShopkeeperClients", .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
                 .cryptoExtras, .x509, .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers,
             ]
         ),
@@ -188,14 +195,16 @@ let package = Package(
         .tests(
             "GatewayTests",
             dependencies: [
-                "Gateway", "Catalog", "Verifier", "ShopkeeperTestSupport", .hummingbirdTesting, .asyncHTTPClient,
+                "Gateway", "Catalog", "Verifier", "Entitlements", "ShopkeeperTestSupport", .hummingbirdTesting,
+                .asyncHTTPClient,
                 .crypto, .cryptoExtras,
             ]
         ),
         .tests(
             "VerifierTests",
             dependencies: [
-                "Verifier", "ShopkeeperStores", "ShopkeeperTestSupport", "ShopkeeperModels", .hummingbirdTesting,
+                "Verifier", "Catalog", "Entitlements", "ShopkeeperStores", "ShopkeeperTestSupport", "ShopkeeperModels",
+                .hummingbirdTesting,
                 .crypto, .x509,
             ]
         ),

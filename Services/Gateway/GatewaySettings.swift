@@ -10,6 +10,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_OPERATOR_KEY` | unset (operator API off) | bearer key of the operator API, 24+ characters |
 /// | `SHOPKEEPER_CATALOG_URL` | `http://127.0.0.1:8081` | the catalog service |
 /// | `SHOPKEEPER_VERIFIER_URL` | `http://127.0.0.1:8082` | the verifier service |
+/// | `SHOPKEEPER_ENTITLEMENTS_URL` | `http://127.0.0.1:8083` | the entitlements service |
 /// | `SHOPKEEPER_GATEWAY_ROUTES` | built from the service URLs | routing table override: `prefix=service@url,...` |
 /// | `SHOPKEEPER_RATE_LIMIT_PUBLIC` | `1000/2000` | requests per second / burst for each public key |
 /// | `SHOPKEEPER_RATE_LIMIT_SECRET` | `100/200` | the same for each secret key |
@@ -41,7 +42,9 @@ struct GatewaySettings: Sendable {
         } else {
             routes = UpstreamRoute.defaults(
                 catalogURL: try environment.httpURL("SHOPKEEPER_CATALOG_URL", default: "http://127.0.0.1:8081"),
-                verifierURL: try environment.httpURL("SHOPKEEPER_VERIFIER_URL", default: "http://127.0.0.1:8082")
+                verifierURL: try environment.httpURL("SHOPKEEPER_VERIFIER_URL", default: "http://127.0.0.1:8082"),
+                entitlementsURL: try environment.httpURL(
+                    "SHOPKEEPER_ENTITLEMENTS_URL", default: "http://127.0.0.1:8083")
             )
         }
         for route in routes where route.baseURL.scheme?.lowercased() != "http" {

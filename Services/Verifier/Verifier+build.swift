@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import Prometheus
+import ShopkeeperClients
 import ShopkeeperHTTP
 import ShopkeeperStores
 
@@ -16,14 +17,32 @@ func buildApplication(
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
     let router = try buildRouter(
         settings: settings, database: database, httpClient: httpClient, metrics: metrics, logger: logger)
+    let startup = StartupGate()
+    let worker = PendingApplyWorker(
+        transactions: TransactionPostgresRepository(
+            client: database, logger: logger, applyGrace: settings.applyRetryInterval),
+        entitlements: entitlementsClient(settings: settings, httpClient: httpClient),
+        interval: settings.applyRetryInterval,
+        startup: startup,
+        logger: logger
+    )
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
         database: database,
         migrations: VerifierMigrations.runner,
-        services: [HTTPClientService(client: httpClient)],
+        services: [worker, HTTPClientService(client: httpClient)],
+        startup: startup,
         logger: logger
     )
+}
+
+/// The signed client of the entitlements service's internal API.
+func entitlementsClient(settings: VerifierSettings, httpClient: HTTPClient) -> EntitlementsClient {
+    EntitlementsClient(
+        client: InternalClient(
+            service: "entitlements", baseURL: settings.entitlementsURL, httpClient: httpClient,
+            signature: settings.service.internalSignature, timeout: settings.applyTimeout))
 }
 
 /// Google's OAuth token endpoint, the only one a production service account may name.
@@ -52,7 +71,8 @@ func buildRouter(
     let tokens = BearerTokenCache()
     let service = PurchaseService(
         credentials: credentials,
-        transactions: TransactionPostgresRepository(client: database, logger: logger),
+        transactions: TransactionPostgresRepository(
+            client: database, logger: logger, applyGrace: settings.applyRetryInterval),
         apple: AppleProofVerifier(
             signedData: try AppleSignedDataVerifier(trustedRoots: settings.appleRoots),
             receiptReader: AppReceiptReader(trustedRoots: settings.appleRoots),
@@ -66,6 +86,7 @@ func buildRouter(
         ),
         google: GoogleProofVerifier(
             client: GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens)),
+        entitlements: entitlementsClient(settings: settings, httpClient: httpClient),
         logger: logger
     )
     PurchaseController(service: service, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)

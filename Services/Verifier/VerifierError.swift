@@ -21,6 +21,8 @@ enum VerifierError: ProblemError, Equatable {
     case credentialsUnreadable(CredentialStore, String)
     /// No credentials for that store to show or delete.
     case credentialsNotFound(CredentialStore)
+    /// The facts are recorded but the entitlements service did not apply them; the background retry will.
+    case applyPending(reason: String)
 
     var status: HTTPResponse.Status {
         switch self {
@@ -30,6 +32,7 @@ enum VerifierError: ProblemError, Equatable {
         case .transactionOfAnotherApp: .conflict
         case .credentialsNotFound: .notFound
         case .credentialsUnreadable: .internalServerError
+        case .applyPending: .serviceUnavailable
         }
     }
 
@@ -42,6 +45,7 @@ enum VerifierError: ProblemError, Equatable {
         case .transactionOfAnotherApp: "transaction_belongs_to_another_app"
         case .credentialsNotFound: "store_credentials_not_found"
         case .credentialsUnreadable: "store_credentials_unreadable"
+        case .applyPending: "apply_pending"
         }
     }
 
@@ -59,12 +63,18 @@ enum VerifierError: ProblemError, Equatable {
         case .credentialsUnreadable(let store, let reason):
             "This app's \(store.rawValue) store credentials cannot be read on this server (\(reason)); set them again "
                 + "with PUT /v1/admin/stores/\(store.rawValue), or restore SHOPKEEPER_MASTER_KEY."
+        case .applyPending(let reason):
+            "The purchase is verified and recorded, but granting it did not finish (\(reason)); it is retried in the "
+                + "background. Retry this request (it is safe) and finish the store transaction only after a success."
         }
     }
 
     var headers: HTTPFields {
         if case .storeUnavailable(_, _, let seconds) = self {
             return [.retryAfter: String(seconds)]
+        }
+        if case .applyPending = self {
+            return [.retryAfter: "2"]
         }
         return [:]
     }
@@ -74,7 +84,7 @@ enum VerifierError: ProblemError, Equatable {
         switch self {
         case .proofRejected, .transactionOfAnotherApp: true
         case .storeUnavailable, .storeNotConfigured, .storeCredentialsRejected, .credentialsNotFound,
-            .credentialsUnreadable:
+            .credentialsUnreadable, .applyPending:
             false
         }
     }

@@ -20,6 +20,9 @@ import X509
 /// | `SHOPKEEPER_STORE_TIMEOUT_SECONDS` | `10` | one call to a store |
 /// | `SHOPKEEPER_STORE_ATTEMPTS` | `3` | tries of a retryable store answer before answering 503 |
 /// | `SHOPKEEPER_STORE_RETRY_BASE_MS` | `200` | first backoff; doubles per try, capped at 2 s |
+/// | `SHOPKEEPER_ENTITLEMENTS_URL` | `http://127.0.0.1:8083` | the entitlements service, which applies recorded facts |
+/// | `SHOPKEEPER_APPLY_TIMEOUT_SECONDS` | `10` | one apply call to the entitlements service |
+/// | `SHOPKEEPER_APPLY_RETRY_SECONDS` | `5` | how often, and after how long, recorded facts whose apply did not finish are applied again in the background |
 ///
 /// In production only Apple's and Google's own URLs and only Apple Root CA - G3 are accepted, so a
 /// production verifier can never trust the sandbox store.
@@ -34,6 +37,9 @@ struct VerifierSettings: Sendable {
     var storeTimeout: Duration
     var storeAttempts: Int
     var retryBase: Duration
+    var entitlementsURL: URL
+    var applyTimeout: Duration
+    var applyRetryInterval: Duration
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> VerifierSettings
@@ -72,7 +78,12 @@ struct VerifierSettings: Sendable {
                 "SHOPKEEPER_STORE_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
             storeAttempts: try environment.int("SHOPKEEPER_STORE_ATTEMPTS", default: 3, in: 1...10),
             retryBase: .milliseconds(
-                try environment.int("SHOPKEEPER_STORE_RETRY_BASE_MS", default: 200, in: 1...10_000))
+                try environment.int("SHOPKEEPER_STORE_RETRY_BASE_MS", default: 200, in: 1...10_000)),
+            entitlementsURL: try environment.httpURL("SHOPKEEPER_ENTITLEMENTS_URL", default: "http://127.0.0.1:8083"),
+            applyTimeout: try environment.seconds(
+                "SHOPKEEPER_APPLY_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
+            applyRetryInterval: try environment.seconds(
+                "SHOPKEEPER_APPLY_RETRY_SECONDS", default: .seconds(5), in: 0.05...3600)
         )
     }
 

@@ -34,13 +34,15 @@ package enum ServiceApplication {
         MetricsController<Context>(registry: metrics).addRoutes(to: router)
     }
 
-    /// The application: the router's server, the database pool, migrations before the first request.
+    /// The application: the router's server, the database pool, migrations before the first request. `startup`
+    /// opens once the migrations are applied, for background `services` to wait on.
     package static func make<Responder: HTTPResponder>(
         responder: Responder,
         settings: ServiceSettings,
         database: PostgresClient,
         migrations: MigrationRunner,
         services: [any Service] = [],
+        startup: StartupGate? = nil,
         logger: Logger
     ) -> Application<Responder> where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
         var app = Application(
@@ -63,6 +65,7 @@ package enum ServiceApplication {
                 try await group.next()
                 group.cancelAll()
             }
+            startup?.open()
         }
         return app
     }

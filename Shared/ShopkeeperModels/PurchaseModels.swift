@@ -73,12 +73,17 @@ package enum PlayPurchaseKind: String, Codable, Sendable, CaseIterable {
     case subscription
 }
 
-/// The answer to `POST /v1/purchases`: the verified transactions, as recorded.
+/// The answer to `POST /v1/purchases`: the verified transactions as recorded, what applying them did, and what
+/// the customer owns now (everything committed: the app may finish the store transaction).
 package struct PurchaseResponse: Codable, Sendable, Equatable {
     package var transactions: [StoreTransaction]
+    package var outcomes: [TransactionOutcome]
+    package var customer: CustomerInfo?
 
-    package init(transactions: [StoreTransaction]) {
+    package init(transactions: [StoreTransaction], outcomes: [TransactionOutcome] = [], customer: CustomerInfo? = nil) {
         self.transactions = transactions
+        self.outcomes = outcomes
+        self.customer = customer
     }
 }
 

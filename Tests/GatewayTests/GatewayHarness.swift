@@ -7,16 +7,18 @@ import ShopkeeperModels
 import ShopkeeperTestSupport
 
 @testable import Catalog
+@testable import Entitlements
 @testable import Gateway
 @testable import Verifier
 
-/// A live catalog, a live verifier and a live gateway in front of them, on the test database.
+/// A live catalog, entitlements service and verifier, and a live gateway in front of them, on the test database.
 struct GatewayHarness {
     static let operatorKey = "op_test_operator_key_0123456789"
 
     let client: any TestClientProtocol
 
-    /// Runs a catalog and a verifier, then a gateway routed to them (or both to `upstreamURL`), then `body`.
+    /// Runs a catalog, an entitlements service and a verifier, then a gateway routed to them (or all to
+    /// `upstreamURL`), then `body`.
     static func run(
         environment: [String: String] = [:],
         upstreamURL: String? = nil,
@@ -24,21 +26,28 @@ struct GatewayHarness {
     ) async throws {
         let catalogSettings = try Catalog.CatalogSettings.read(from: TestEnvironment.reader())
         let catalog = try await Catalog.buildApplication(settings: catalogSettings)
-        let verifierSettings = try Verifier.VerifierSettings.read(from: TestEnvironment.reader())
-        let verifier = try await Verifier.buildApplication(settings: verifierSettings)
+        let entitlementsSettings = try Entitlements.EntitlementsSettings.read(from: TestEnvironment.reader())
+        let entitlements = try await Entitlements.buildApplication(settings: entitlementsSettings)
         try await catalog.test(.live) { catalogClient in
-            try await verifier.test(.live) { verifierClient in
-                var values = [
-                    "SHOPKEEPER_OPERATOR_KEY": operatorKey,
-                    "SHOPKEEPER_CATALOG_URL": upstreamURL ?? "http://127.0.0.1:\(catalogClient.port ?? 0)",
-                    "SHOPKEEPER_VERIFIER_URL": upstreamURL ?? "http://127.0.0.1:\(verifierClient.port ?? 0)",
-                    "SHOPKEEPER_KEY_CACHE_SECONDS": "0",
-                ]
-                values.merge(environment) { _, new in new }
-                let settings = try GatewaySettings.read(from: TestEnvironment.reader(values))
-                let gateway = try await Gateway.buildApplication(settings: settings)
-                try await gateway.test(.live) { client in
-                    try await body(GatewayHarness(client: client))
+            try await entitlements.test(.live) { entitlementsClient in
+                let entitlementsURL = "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
+                let verifierSettings = try Verifier.VerifierSettings.read(
+                    from: TestEnvironment.reader(["SHOPKEEPER_ENTITLEMENTS_URL": entitlementsURL]))
+                let verifier = try await Verifier.buildApplication(settings: verifierSettings)
+                try await verifier.test(.live) { verifierClient in
+                    var values = [
+                        "SHOPKEEPER_OPERATOR_KEY": operatorKey,
+                        "SHOPKEEPER_CATALOG_URL": upstreamURL ?? "http://127.0.0.1:\(catalogClient.port ?? 0)",
+                        "SHOPKEEPER_VERIFIER_URL": upstreamURL ?? "http://127.0.0.1:\(verifierClient.port ?? 0)",
+                        "SHOPKEEPER_ENTITLEMENTS_URL": upstreamURL ?? entitlementsURL,
+                        "SHOPKEEPER_KEY_CACHE_SECONDS": "0",
+                    ]
+                    values.merge(environment) { _, new in new }
+                    let settings = try GatewaySettings.read(from: TestEnvironment.reader(values))
+                    let gateway = try await Gateway.buildApplication(settings: settings)
+                    try await gateway.test(.live) { client in
+                        try await body(GatewayHarness(client: client))
+                    }
                 }
             }
         }

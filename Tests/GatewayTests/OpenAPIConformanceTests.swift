@@ -12,6 +12,7 @@ import Testing
 import _CryptoExtras
 
 @testable import Catalog
+@testable import Entitlements
 @testable import Gateway
 @testable import Verifier
 
@@ -22,6 +23,16 @@ import _CryptoExtras
         "/"
             + path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(
                 separator: "/")
+    }
+
+    /// The route the gateway forwards `path` by: the longest prefix that matches it, `*` matching one segment.
+    static func upstream(of path: String, in routes: [UpstreamRoute]) -> UpstreamRoute? {
+        let segments = path.split(separator: "/")
+        return routes.filter { route in
+            let prefix = route.prefix.split(separator: "/")
+            return prefix.count <= segments.count
+                && zip(prefix, segments).allSatisfy { $0 == "*" || $0 == $1 }
+        }.max { $0.prefix.split(separator: "/").count < $1.prefix.split(separator: "/").count }
     }
 
     @Test func everyRouteIsDocumentedAndEveryDocumentedRouteExists() async throws {
@@ -44,6 +55,12 @@ import _CryptoExtras
             metrics: PrometheusCollectorRegistry(),
             logger: logger
         )
+        let entitlementsRouter = Entitlements.buildRouter(
+            settings: try Entitlements.EntitlementsSettings.read(from: TestEnvironment.reader()),
+            database: database,
+            metrics: PrometheusCollectorRegistry(),
+            logger: logger
+        )
         let gatewaySettings = try GatewaySettings.read(from: TestEnvironment.reader())
         let gatewayRouter = Gateway.buildRouter(
             settings: gatewaySettings,
@@ -63,14 +80,16 @@ import _CryptoExtras
             served.insert("\(route.method.rawValue) \(Self.documented(path))")
         }
         var verifierRoutes = 0
-        for (service, routes) in [("catalog", catalogRouter.routes), ("verifier", verifierRouter.routes)] {
+        let services = [
+            ("catalog", catalogRouter.routes), ("verifier", verifierRouter.routes),
+            ("entitlements", entitlementsRouter.routes),
+        ]
+        for (service, routes) in services {
             for route in routes {
                 let path = Self.documented("\(route.path)")
-                if path.hasPrefix("/health") || path == "/metrics" { continue }
+                if path.hasPrefix("/health") || path == "/metrics" || path.hasPrefix("/internal/") { continue }
                 #expect(
-                    gatewaySettings.routes.contains {
-                        $0.service == service && (path == $0.prefix || path.hasPrefix($0.prefix + "/"))
-                    },
+                    Self.upstream(of: path, in: gatewaySettings.routes)?.service == service,
                     "\(service) route \(path) is not reachable through the gateway's routing table"
                 )
                 served.insert("\(route.method.rawValue) \(path)")
@@ -78,7 +97,7 @@ import _CryptoExtras
             }
         }
         #expect(
-            verifierRoutes == 5, "the verifier's routes: \(verifierRouter.routes.map { "\($0.method) \($0.path)" })")
+            verifierRoutes == 6, "the verifier's routes: \(verifierRouter.routes.map { "\($0.method) \($0.path)" })")
         let documented = document.operations
         #expect(served.subtracting(documented).sorted() == [], "served but not documented")
         #expect(documented.subtracting(served).sorted() == [], "documented but not served")
@@ -178,6 +197,7 @@ import _CryptoExtras
                 try await gateway.send(.get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: nil))
 
             try await Self.checkVerifier(gateway, secret: secret, publicKey: publicKey.key, check: check)
+            try await Self.checkCustomers(gateway, secret: secret, publicKey: publicKey.key, check: check)
 
             check(.get, "/v1/admin/keys", try await gateway.send(.get, "/v1/admin/keys", bearer: secret))
             let webKey = try await gateway.send(.post, "/v1/admin/keys", bearer: secret, json: try keyBody(.public))
@@ -198,6 +218,42 @@ import _CryptoExtras
             check(.get, "/health/ready", try await gateway.client.execute(uri: "/health/ready", method: .get))
             #expect(problems == [])
         }
+    }
+
+    /// Customer info and restore through the gateway: the restore goes to the verifier, the rest to entitlements.
+    static func checkCustomers(
+        _ gateway: GatewayHarness, secret: String, publicKey: String,
+        check: (HTTPRequest.Method, String, TestResponse) -> Void
+    ) async throws {
+        let apple = try await gateway.send(
+            .put, "/v1/admin/stores/apple", bearer: secret,
+            json: Data(#"{"bundle_id":"com.example.doc","environments":["sandbox"]}"#.utf8))
+        #expect(apple.status == .ok)
+        let info = try await gateway.send(.get, "/v1/customers/doc-user", bearer: publicKey)
+        #expect(info.status == .ok)
+        check(.get, "/v1/customers/{app_user_id}", info)
+        let etag = try #require(info.headers[.eTag])
+        let unchanged = try await gateway.send(
+            .get, "/v1/customers/doc-user", bearer: publicKey, headers: [.ifNoneMatch: etag])
+        #expect(unchanged.status == .notModified)
+        check(.get, "/v1/customers/{app_user_id}", unchanged)
+        let long = String(repeating: "u", count: 300)
+        check(
+            .get, "/v1/customers/{app_user_id}",
+            try await gateway.send(.get, "/v1/customers/\(long)", bearer: publicKey))
+
+        let restore = "/v1/customers/doc-user/restore"
+        let forged = try await gateway.send(
+            .post, restore, bearer: publicKey,
+            json: try TestJSON.encode(RestoreRequest(deviceID: "d1", signedTransactions: [Self.unsignedJWS()])))
+        #expect(forged.status == .ok)
+        let restored = try TestJSON.decode(RestoreResponse.self, forged.body.readableBytesView)
+        #expect(restored.rejected.map(\.pointer) == ["/signed_transactions/0"])
+        #expect(restored.customer?.appUserID == "doc-user")
+        check(.post, "/v1/customers/{app_user_id}/restore", forged)
+        let empty = try await gateway.send(.post, restore, bearer: publicKey, json: Data("{}".utf8))
+        #expect(empty.status == .unprocessableContent)
+        check(.post, "/v1/customers/{app_user_id}/restore", empty)
     }
 
     /// The verifier's endpoints through the gateway: store credentials, purchases and receipt validation, with

@@ -25,9 +25,14 @@ import Testing
             #expect(transaction.priceMilliunits == 1990)
             #expect(transaction.currency == "USD")
 
-            // The same proof again, even by another user: the same recorded transaction.
+            // The same proof again, even by another user: the same recorded transaction (which the default
+            // transfer policy moves to that user).
             let again = try await harness.purchase(signedTransaction: jws, user: "user-2")
-            #expect(try again.decode(PurchaseResponse.self) == response)
+            let second = try again.decode(PurchaseResponse.self)
+            #expect(second.transactions == response.transactions)
+            #expect(second.outcomes.map(\.outcome) == [.transferred])
+            #expect(second.customer?.appUserID == "user-2")
+            #expect(second.customer?.nonSubscriptionPurchases.map(\.transactionID) == [transaction.transactionID])
 
             let rows = try await TestDatabase.withClient { client in
                 try await client.query(

@@ -8,6 +8,8 @@ import ShopkeeperStores
 import ShopkeeperTestSupport
 import X509
 
+@testable import Catalog
+@testable import Entitlements
 @testable import Verifier
 
 /// Runs a live verifier on the test database that trusts a test signing chain, and calls it as the
@@ -44,10 +46,23 @@ struct VerifierHarness {
         let chain = sharedChain
         var values = ["SHOPKEEPER_APPLE_ROOT_CERTIFICATES": try rootFile(for: chain)]
         values.merge(environment) { _, new in new }
-        let settings = try VerifierSettings.read(from: TestEnvironment.reader(values))
-        let app = try await buildApplication(settings: settings)
-        try await app.test(.live) { client in
-            try await body(VerifierHarness(client: client, appID: appID, chain: chain))
+        // The verifier hands recorded facts to entitlements, which reads the catalog's views.
+        let catalog = try await Catalog.buildApplication(
+            settings: try CatalogSettings.read(from: TestEnvironment.reader()))
+        let entitlements = try await Entitlements.buildApplication(
+            settings: try EntitlementsSettings.read(from: TestEnvironment.reader()))
+        let configured = values
+        try await catalog.test(.live) { _ in
+            try await entitlements.test(.live) { entitlementsClient in
+                var values = configured
+                values["SHOPKEEPER_ENTITLEMENTS_URL"] =
+                    values["SHOPKEEPER_ENTITLEMENTS_URL"] ?? "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
+                let settings = try VerifierSettings.read(from: TestEnvironment.reader(values))
+                let app = try await makeVerifierApplication(settings: settings)
+                try await app.test(.live) { client in
+                    try await body(VerifierHarness(client: client, appID: appID, chain: chain))
+                }
+            }
         }
     }
 

@@ -13,8 +13,13 @@ struct ApplyController {
         router.post("/internal/v1/apply") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(ApplyRequest.self, from: request, limit: maxBodyBytes)
-            guard !body.transactions.isEmpty, body.transactions.count <= Self.maximumTransactions else {
-                throw RequestError.invalid("/transactions", "must hold 1 to \(Self.maximumTransactions) transactions")
+            // No transactions is allowed with a presenter: a restore that found nothing still answers with the
+            // customer's info.
+            guard body.transactions.count <= Self.maximumTransactions,
+                !body.transactions.isEmpty || body.appUserID != nil
+            else {
+                throw RequestError.invalid(
+                    "/transactions", "must hold 1 to \(Self.maximumTransactions) transactions (0 with app_user_id)")
             }
             if let user = body.appUserID { try CustomerID.validate(user, pointer: "/app_user_id") }
             return try JSONBody.response(try await purchases.apply(body, appID: caller.appID))

@@ -3,7 +3,8 @@ import ShopkeeperCore
 
 /// One row of the routing table: requests whose path starts with `prefix` go to `baseURL`.
 struct UpstreamRoute: Sendable, Hashable {
-    /// A path prefix such as `/v1/catalog`; matches the path itself and everything below it.
+    /// A path prefix such as `/v1/catalog`; matches the path itself and everything below it. A `*` segment matches
+    /// any one segment (`/v1/customers/*/restore`); a longer, more specific prefix wins over a shorter one.
     var prefix: String
     /// Name used in errors, logs and the readiness report.
     var service: String
@@ -19,8 +20,20 @@ struct UpstreamRoute: Sendable, Hashable {
         return path
     }
 
+    /// Whether `path` is this route's prefix or lies below it (`*` matching any one segment).
+    func matches(_ path: Substring) -> Bool {
+        var segments = path.split(separator: "/", omittingEmptySubsequences: true).makeIterator()
+        for expected in prefix.split(separator: "/") {
+            guard let segment = segments.next(), expected == "*" || expected == segment else { return false }
+        }
+        return true
+    }
+
+    /// Whether the prefix has a `*` segment.
+    var hasWildcard: Bool { prefix.split(separator: "/").contains("*") }
+
     /// The default table, from each service's URL.
-    static func defaults(catalogURL: URL, verifierURL: URL) -> [UpstreamRoute] {
+    static func defaults(catalogURL: URL, verifierURL: URL, entitlementsURL: URL) -> [UpstreamRoute] {
         [
             UpstreamRoute(prefix: "/v1/catalog", service: "catalog", baseURL: catalogURL),
             UpstreamRoute(prefix: "/v1/admin/products", service: "catalog", baseURL: catalogURL),
@@ -28,6 +41,12 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/purchases", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/receipts", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/admin/stores", service: "verifier", baseURL: verifierURL),
+            // A restore verifies proofs first: the verifier takes it and hands the facts to entitlements.
+            UpstreamRoute(prefix: "/v1/customers/*/restore", service: "verifier", baseURL: verifierURL),
+            UpstreamRoute(prefix: "/v1/customers", service: "entitlements", baseURL: entitlementsURL),
+            UpstreamRoute(prefix: "/v1/admin/entitlements", service: "entitlements", baseURL: entitlementsURL),
+            UpstreamRoute(prefix: "/v1/admin/events", service: "entitlements", baseURL: entitlementsURL),
+            UpstreamRoute(prefix: "/v1/admin/purchases", service: "entitlements", baseURL: entitlementsURL),
         ]
     }
 

@@ -2,7 +2,8 @@ import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// `POST /v1/purchases` and `POST /v1/receipts/validate`, for an app's public or secret key.
+/// `POST /v1/purchases`, `POST /v1/customers/{app_user_id}/restore` and `POST /v1/receipts/validate`, for an app's
+/// public or secret key.
 struct PurchaseController {
     let service: PurchaseService
     let maxBodyBytes: Int
@@ -16,6 +17,16 @@ struct PurchaseController {
             }
             let response = try await service.purchase(body, appID: caller.appID, requestID: context.requestID)
             return try JSONBody.response(response)
+        }
+        router.post("/v1/customers/:app_user_id/restore") { request, context in
+            let caller = try context.requireCaller()
+            let user = try context.parameters.require("app_user_id")
+            guard !user.isEmpty, user.count <= 256 else {
+                throw RequestError.invalid("app_user_id", "must be 1 to 256 characters")
+            }
+            let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: maxBodyBytes)
+            return try JSONBody.response(
+                try await service.restore(body, appUserID: user, appID: caller.appID, requestID: context.requestID))
         }
         router.post("/v1/receipts/validate") { request, context in
             let caller = try context.requireCaller()

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ShopkeeperClients
 import ShopkeeperHTTP
 import ShopkeeperModels
 
@@ -9,6 +10,7 @@ struct PurchaseService: Sendable {
     let transactions: any TransactionRepository
     let apple: AppleProofVerifier
     let google: GoogleProofVerifier
+    let entitlements: EntitlementsClient
     let logger: Logger
 
     /// Verifies `request`'s proof, records the transactions once, and answers with them as recorded.
@@ -32,7 +34,31 @@ struct PurchaseService: Sendable {
                     since: start))
             throw error
         }
-        return PurchaseResponse(transactions: recorded)
+        let applied = try await apply(
+            recorded, appID: appID, presenter: presenter, source: .purchase, requestID: requestID)
+        return PurchaseResponse(transactions: recorded, outcomes: applied.outcomes, customer: applied.customer)
+    }
+
+    /// Hands recorded facts to the entitlements service and records how that went. A verdict (device limit,
+    /// another owner...) is passed on as it is; no answer leaves the facts pending for the background retry.
+    func apply(
+        _ recorded: [StoreTransaction], appID: String, presenter: Presenter, source: ApplySource, requestID: String?
+    ) async throws -> ApplyResponse {
+        let request = ApplyRequest(
+            appUserID: presenter.appUserID, deviceID: presenter.deviceID, source: source, transactions: recorded)
+        do {
+            let response = try await entitlements.apply(request, appID: appID, requestID: requestID)
+            await transactions.markApplied(recorded, appID: appID)
+            return response
+        } catch let verdict as RemoteProblem {
+            await transactions.markRefused(recorded, appID: appID, code: verdict.code)
+            throw verdict
+        } catch {
+            logger.warning(
+                "recorded facts were not applied; the background retry will",
+                metadata: ["app_id": "\(appID)", "error": "\(error)"])
+            throw VerifierError.applyPending(reason: "the entitlements service did not answer")
+        }
     }
 
     /// Whether a saved proof is still good now: `invalid` when it does not verify, else `revoked`,
@@ -66,8 +92,25 @@ struct PurchaseService: Sendable {
             current = current.map { fact in
                 known.first { $0.transactionID == fact.transactionID && $0.revocationDate != nil } ?? fact
             }
+            await applyRevocations(current, appID: appID, requestID: requestID)
         }
         return ReceiptValidationResponse(status: Self.status(of: current, now: Date()), transactions: current)
+    }
+
+    /// Refunds the store reports for recorded transactions end their grants now; on failure they stay pending for
+    /// the background retry, so the answer to the app does not wait on it.
+    private func applyRevocations(_ current: [StoreTransaction], appID: String, requestID: String?) async {
+        do {
+            let news = try await transactions.recordRevocations(current, appID: appID)
+            guard !news.isEmpty else { return }
+            _ = try await apply(
+                news, appID: appID, presenter: Presenter(appUserID: nil, deviceID: nil), source: .validation,
+                requestID: requestID)
+        } catch {
+            logger.warning(
+                "a refund seen by validation was not applied yet",
+                metadata: ["app_id": "\(appID)", "error": "\(error)"])
+        }
     }
 
     /// `revoked` if any transaction is revoked, `expired` if all that expire have, else `valid`.
@@ -110,7 +153,7 @@ struct PurchaseService: Sendable {
 
     /// Acknowledges recorded Play purchases. Only after recording, so nothing is acknowledged that is not kept;
     /// a failure is logged and left to the next submission of the token (Google allows three days).
-    private func acknowledge(_ facts: [VerifiedFact], appID: String) async {
+    func acknowledge(_ facts: [VerifiedFact], appID: String) async {
         let pending = facts.compactMap(\.acknowledgement)
         guard !pending.isEmpty else { return }
         do {

@@ -70,6 +70,26 @@ enum VerifierMigrations {
                        app_user_id, apply_state, first_verified_at
                 FROM verifier.transactions;
                 """
-        )
+        ),
+        Migration(
+            "0002_apply_state",
+            sql: """
+                -- `refused`: the entitlements service gave a verdict (device limit, another owner...): not retried in
+                -- the background; the next presentation applies again. `next_apply_at` leases a pending fact to one
+                -- background worker at a time. `apply_as`: `presenter` applies for the customer who presented the
+                -- proof; `owner` (news such as a refund) only updates the purchase's current owner.
+                ALTER TABLE verifier.transactions DROP CONSTRAINT transactions_apply_state_check;
+                ALTER TABLE verifier.transactions ADD CONSTRAINT transactions_apply_state_check
+                    CHECK (apply_state IN ('pending', 'applied', 'refused'));
+                ALTER TABLE verifier.transactions
+                    ADD COLUMN apply_attempts integer NOT NULL DEFAULT 0,
+                    ADD COLUMN next_apply_at timestamptz NOT NULL DEFAULT now(),
+                    ADD COLUMN apply_error text,
+                    ADD COLUMN applied_at timestamptz,
+                    ADD COLUMN apply_as text NOT NULL DEFAULT 'presenter' CHECK (apply_as IN ('presenter', 'owner'));
+                DROP INDEX verifier.transactions_pending;
+                CREATE INDEX transactions_pending ON verifier.transactions (next_apply_at) WHERE apply_state = 'pending';
+                """
+        ),
     ]
 }

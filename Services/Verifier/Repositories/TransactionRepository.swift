@@ -16,12 +16,35 @@ protocol TransactionRepository: Sendable {
     func transactions(appID: String, store: StorePlatform, ids: [String]) async throws -> [StoreTransaction]
     /// Logs an attempt; a failure to log is reported, never thrown.
     func log(_ attempt: VerificationAttempt) async
+    /// Marks recorded facts as applied by the entitlements service; a failure is logged (the background retry
+    /// applies them again, which is idempotent).
+    func markApplied(_ transactions: [StoreTransaction], appID: String) async
+    /// Marks recorded facts as refused by the entitlements service with its problem `code`.
+    func markRefused(_ transactions: [StoreTransaction], appID: String, code: String) async
+    /// Leases up to `limit` pending facts whose time has come to one background worker, pushing their next try
+    /// back by `base` doubled per attempt (at most an hour).
+    func claimPending(limit: Int, base: Duration) async throws -> [PendingFact]
+    /// Keeps the revocations these fresh store facts report for recorded transactions, and returns the ones that
+    /// were news; they are left pending, to be applied to their current owner.
+    func recordRevocations(_ transactions: [StoreTransaction], appID: String) async throws -> [StoreTransaction]
+}
+
+/// A recorded fact whose apply has not finished, leased to one background worker.
+struct PendingFact: Sendable {
+    var appID: String
+    var appUserID: String?
+    var deviceID: String?
+    /// Whether to apply for the presenter (`false`: news for the current owner only).
+    var asPresenter: Bool
+    var transaction: StoreTransaction
 }
 
 /// ``TransactionRepository`` on PostgreSQL.
 struct TransactionPostgresRepository: TransactionRepository {
     let client: PostgresClient
     let logger: Logger
+    /// How long the request that recorded a fact has to apply it before the background retry may.
+    var applyGrace: Duration = .seconds(5)
 
     func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter, attempt: VerificationAttempt)
         async throws -> [StoreTransaction]
@@ -70,21 +93,24 @@ struct TransactionPostgresRepository: TransactionRepository {
         let store: String = transaction.store.rawValue
         let environment: String = transaction.environment.rawValue
         let proofKind: String = fact.proofKind.rawValue
+        let applyGraceSeconds: Double = Double(applyGrace.milliseconds) / 1000
         let rows = try await connection.query(
             """
             WITH recorded AS (
                 INSERT INTO verifier.transactions AS t (
                     store, transaction_id, app_id, environment, original_transaction_id, store_product_id, type,
                     quantity, purchase_date, expires_date, revocation_date, revocation_reason, fact, proof_kind,
-                    raw_proof, app_user_id, device_id)
+                    raw_proof, app_user_id, device_id, next_apply_at)
                 VALUES (
                     \(store), \(transaction.transactionID), \(appID), \(environment),
                     \(transaction.originalTransactionID), \(transaction.storeProductID), \(type),
                     \(transaction.quantity), \(transaction.purchaseDate), \(transaction.expiresDate),
                     \(transaction.revocationDate), \(reason), \(document)::jsonb, \(proofKind),
-                    \(fact.rawProof), \(presenter.appUserID), \(presenter.deviceID))
+                    \(fact.rawProof), \(presenter.appUserID), \(presenter.deviceID),
+                    now() + make_interval(secs => \(applyGraceSeconds)))
                 ON CONFLICT (store, transaction_id) DO UPDATE SET
                     last_verified_at = now(),
+                    next_apply_at = greatest(t.next_apply_at, excluded.next_apply_at),
                     revocation_date = coalesce(t.revocation_date, excluded.revocation_date),
                     revocation_reason = coalesce(t.revocation_reason, excluded.revocation_reason),
                     fact = CASE WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NOT NULL

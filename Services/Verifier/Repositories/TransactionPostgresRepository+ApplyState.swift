@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperDatabase
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// Where each recorded fact stands with the entitlements service: `pending`, `applied` or `refused`.
+extension TransactionPostgresRepository {
+    func markApplied(_ transactions: [StoreTransaction], appID: String) async {
+        await setState(transactions, appID: appID, state: "applied", error: nil)
+    }
+
+    func markRefused(_ transactions: [StoreTransaction], appID: String, code: String) async {
+        await setState(transactions, appID: appID, state: "refused", error: code)
+    }
+
+    private func setState(_ transactions: [StoreTransaction], appID: String, state: String, error: String?) async {
+        guard !transactions.isEmpty else { return }
+        let stores: [String] = transactions.map(\.store.rawValue)
+        let ids: [String] = transactions.map(\.transactionID)
+        do {
+            try await client.withConnection { connection in
+                try await connection.run(
+                    """
+                    UPDATE verifier.transactions SET apply_state = \(state), apply_error = \(error),
+                        applied_at = CASE WHEN \(state) = 'applied' THEN now() ELSE applied_at END
+                    WHERE app_id = \(appID)
+                      AND (store, transaction_id) IN (SELECT * FROM unnest(\(stores)::text[], \(ids)::text[]))
+                    """,
+                    logger: logger
+                )
+            }
+        } catch {
+            logger.error(
+                "could not record the apply state of facts; the background retry applies them again",
+                metadata: ["state": "\(state)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    func claimPending(limit: Int, base: Duration) async throws -> [PendingFact] {
+        let baseSeconds: Double = Double(base.milliseconds) / 1000
+        let rows = try await client.query(
+            """
+            UPDATE verifier.transactions t
+            SET apply_attempts = t.apply_attempts + 1,
+                next_apply_at = now() + least(
+                    make_interval(secs => \(baseSeconds) * power(2, least(t.apply_attempts, 12))), interval '1 hour')
+            WHERE (t.store, t.transaction_id) IN (
+                SELECT store, transaction_id FROM verifier.transactions
+                WHERE apply_state = 'pending' AND next_apply_at <= now()
+                ORDER BY next_apply_at
+                LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED)
+            RETURNING t.app_id, t.app_user_id, t.device_id, t.apply_as = 'presenter', t.fact::text
+            """,
+            logger: logger
+        )
+        var claimed: [PendingFact] = []
+        for try await (appID, user, device, asPresenter, fact) in rows.decode(
+            (String, String?, String?, Bool, String).self)
+        {
+            claimed.append(
+                PendingFact(
+                    appID: appID, appUserID: user, deviceID: device, asPresenter: asPresenter,
+                    transaction: try JSONBody.decode(StoreTransaction.self, from: Data(fact.utf8))))
+        }
+        return claimed
+    }
+
+    func recordRevocations(_ transactions: [StoreTransaction], appID: String) async throws -> [StoreTransaction] {
+        var news: [StoreTransaction] = []
+        for transaction in transactions {
+            guard let revocationDate = transaction.revocationDate else { continue }
+            let document = String(decoding: try JSONBody.encode(transaction), as: UTF8.self)
+            let store: String = transaction.store.rawValue
+            let reason: String? = transaction.revocationReason?.rawValue
+            let rows = try await client.query(
+                """
+                UPDATE verifier.transactions SET
+                    revocation_date = \(revocationDate), revocation_reason = \(reason), fact = \(document)::jsonb,
+                    apply_state = 'pending', apply_as = 'owner', next_apply_at = now(), last_verified_at = now()
+                WHERE app_id = \(appID) AND store = \(store) AND transaction_id = \(transaction.transactionID)
+                  AND revocation_date IS NULL
+                RETURNING 1
+                """,
+                logger: logger
+            )
+            for try await _ in rows.decode(Int.self) { news.append(transaction) }
+        }
+        return news
+    }
+}
