@@ -226,8 +226,7 @@ let package = Package(
             "EndToEndTests",
             dependencies: [
                 "ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", "ShopkeeperCore", .crypto,
-                .asyncHTTPClient, .hummingbird,
-                .hummingbirdTesting,
+                .asyncHTTPClient, .hummingbird, .hummingbirdTesting, .postgresNIO,
             ]),
     ]
 )

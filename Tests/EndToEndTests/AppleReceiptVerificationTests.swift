@@ -1,4 +1,5 @@
 import Foundation
+import ShopkeeperCore
 import ShopkeeperTestSupport
 import Testing
 
@@ -6,12 +7,14 @@ import Testing
 /// API) at the sandbox store, with Apple's status table, environment fallbacks and retries.
 @Suite(.serialized) struct AppleReceiptVerificationTests {
     /// A purchase at the sandbox store and its customer's receipt.
-    func buy(_ world: StoreWorld, environment: String = "Sandbox", appAppleID: Int? = nil) async throws
+    func buy(_ world: StoreWorld, environment: String = "Sandbox", appAppleID: Int? = nil, user: String = "eve")
+        async throws
         -> (id: String, receipt: String)
     {
         var body: [String: Any] = [
             "bundle_id": world.bundleID, "product_id": "garden", "type": "Non-Consumable", "environment": environment,
-            "app_account_token": UUID().uuidString.lowercased(),
+            // Bought by the customer who presents the receipt (a token of another customer is refused).
+            "app_account_token": AppAccountToken.uuid(forAppUserID: user).uuidString.lowercased(),
         ]
         if let appAppleID { body["app_apple_id"] = appAppleID }
         let bought = try await world.sandbox(.POST, "/sandbox/apple/transactions", body)
@@ -135,7 +138,7 @@ import Testing
             #expect(calls["apple.production.history"] == 1)
             #expect((calls["apple.production.verifyReceipt"] ?? 0) == 0)
 
-            let (_, other) = try await buy(world, environment: "Production", appAppleID: 7_654_321)
+            let (_, other) = try await buy(world, environment: "Production", appAppleID: 7_654_321, user: "zoe")
             let refused = try await purchase(world, receipt: other)
             #expect(refused.code == "wrong_app_apple_id", "\(refused.json)")
         }

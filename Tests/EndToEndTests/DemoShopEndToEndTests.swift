@@ -13,12 +13,17 @@ import Testing
             let common = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
             let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
             try await catalog.waitUntilReady()
-            let verifier = try ServiceProcess("shopkeeper-verifier", environment: common)
+            let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: common)
+            try await entitlements.waitUntilReady()
+            var verifierEnvironment = common
+            verifierEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
+            let verifier = try ServiceProcess("shopkeeper-verifier", environment: verifierEnvironment)
             try await verifier.waitUntilReady()
             var gatewayEnvironment = common
             gatewayEnvironment["SHOPKEEPER_OPERATOR_KEY"] = Self.operatorKey
             gatewayEnvironment["SHOPKEEPER_CATALOG_URL"] = catalog.baseURL
             gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
+            gatewayEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
             let gateway = try ServiceProcess("shopkeeper-gateway", environment: gatewayEnvironment)
             try await gateway.waitUntilReady()
 

@@ -11,7 +11,7 @@ import Testing
                 .POST, "/sandbox/google/purchases",
                 [
                     "package_name": world.packageName, "product_id": "coins_100", "type": "product", "quantity": 2,
-                    "obfuscated_account_id": "acct-7",
+                    "obfuscated_account_id": "ana",
                 ])
             let token = try #require(bought["purchase_token"] as? String)
             let purchase = try await world.verifier(
@@ -23,7 +23,7 @@ import Testing
             #expect(transaction["environment"] as? String == "sandbox")
             #expect(transaction["quantity"] as? Int == 2)
             #expect(transaction["transaction_id"] as? String == bought["order_id"] as? String)
-            #expect(transaction["obfuscated_account_id"] as? String == "acct-7")
+            #expect(transaction["obfuscated_account_id"] as? String == "ana")
 
             // Recorded, so acknowledged at Google.
             let calls = try await world.calls()

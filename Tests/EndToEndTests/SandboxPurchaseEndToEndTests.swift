@@ -18,7 +18,10 @@ import Testing
             try await sandbox.waitUntilReady()
             let common = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
             let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
+            let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: common)
+            try await entitlements.waitUntilReady()
             var verifierEnvironment = common
+            verifierEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
             verifierEnvironment.merge([
                 "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
                 "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
@@ -34,6 +37,7 @@ import Testing
             gatewayEnvironment["SHOPKEEPER_OPERATOR_KEY"] = Self.operatorKey
             gatewayEnvironment["SHOPKEEPER_CATALOG_URL"] = catalog.baseURL
             gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
+            gatewayEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
             let gateway = try ServiceProcess("shopkeeper-gateway", environment: gatewayEnvironment)
             try await gateway.waitUntilReady()
 
@@ -79,6 +83,10 @@ import Testing
                 let transactions = answer["transactions"] as? [[String: Any]] ?? []
                 #expect(transactions.contains { $0["transaction_id"] as? String == transactionID }, "\(proof)")
                 #expect(transactions.allSatisfy { $0["environment"] as? String == "sandbox" })
+                // Granted before the answer: the app may finish the transaction now.
+                let customer = answer["customer"] as? [String: Any] ?? [:]
+                let grants = customer["entitlements"] as? [String: [String: Any]] ?? [:]
+                #expect(grants["extra_garden"]?["active"] as? Bool == true, "\(proof): \(customer)")
             }
 
             let google = try buy(["--store", "google", "--product", "fertilizer_10", "--user", "bob"])
@@ -87,8 +95,10 @@ import Testing
             ])
             #expect(status == 200, "\(answer)")
             #expect((answer["transactions"] as? [[String: Any]])?.first?["store"] as? String == "play_store")
+            let balances = (answer["customer"] as? [String: Any])?["consumable_balances"] as? [String: Int]
+            #expect(balances == ["fertilizer_10": 10], "\(answer)")
 
-            for process in [gateway, verifier, catalog, sandbox] {
+            for process in [gateway, verifier, entitlements, catalog, sandbox] {
                 #expect(try await process.terminate() == 0, "\(process.name)")
             }
         }

@@ -20,19 +20,23 @@ final class ServiceProcess: @unchecked Sendable {
         }
     }
 
-    /// Starts `executable` (e.g. `shopkeeper-catalog`) with `environment` on a free port.
-    init(_ executable: String, environment: [String: String]) throws {
+    /// What the process was started with, to start it again.
+    let environment: [String: String]
+
+    /// Starts `executable` (e.g. `shopkeeper-catalog`) with `environment` on `port` (a free one by default).
+    init(_ executable: String, environment: [String: String], port: Int? = nil) throws {
         guard let binPath = ProcessInfo.processInfo.environment["SHOPKEEPER_BIN_PATH"] else { throw NotBuilt() }
         self.name = executable
-        self.port = try Self.freePort()
+        self.environment = environment
+        self.port = try port ?? Self.freePort()
         self.process = Process()
         process.executableURL = URL(fileURLWithPath: binPath).appendingPathComponent(executable)
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, new in new }
-        env["SHOPKEEPER_PORT"] = String(port)
+        env["SHOPKEEPER_PORT"] = String(self.port)
         env["SHOPKEEPER_HOST"] = "127.0.0.1"
         process.environment = env
-        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(port).log")
+        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(self.port).log")
         FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         process.standardOutput = log
@@ -74,6 +78,17 @@ final class ServiceProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         return process.terminationStatus
+    }
+
+    /// Kills the process at once (SIGKILL: no graceful shutdown, as in a crash) and waits until it is gone.
+    func crash() async throws {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        _ = try await waitForExit(timeout: .seconds(10))
+    }
+
+    /// The same executable started again on the same port with the same environment.
+    func restarted() throws -> ServiceProcess {
+        try ServiceProcess(name, environment: environment, port: port)
     }
 
     /// Waits for the process to exit by itself; returns its exit status.

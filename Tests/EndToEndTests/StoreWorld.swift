@@ -6,10 +6,13 @@ import ShopkeeperCore
 import ShopkeeperModels
 import ShopkeeperTestSupport
 
-/// A sandbox store and a verifier trusting it, as separate processes on the test database: the verifier's
-/// real store clients (HTTP, JWS, PKCS#7, JWT auth) against the local App Store and Google Play.
+/// A sandbox store, a catalog, an entitlements service and a verifier trusting the sandbox, as separate processes
+/// on the test database: the verifier's real store clients (HTTP, JWS, PKCS#7, JWT auth) against the local App Store
+/// and Google Play, and its real signed calls to entitlements.
 struct StoreWorld {
     let sandbox: ServiceProcess
+    let catalog: ServiceProcess
+    let entitlements: ServiceProcess
     let verifier: ServiceProcess
     let appID = TestEnvironment.uniqueAppID()
     let bundleID: String
@@ -17,15 +20,26 @@ struct StoreWorld {
 
     /// Starts both processes and runs `body`; they stop afterwards.
     static func run(
-        verifierEnvironment: [String: String] = [:], _ body: @Sendable (StoreWorld) async throws -> Void
+        databaseURL: String? = nil, verifierEnvironment: [String: String] = [:],
+        _ body: @Sendable (StoreWorld) async throws -> Void
     ) async throws {
+        let databaseURL = try databaseURL ?? TestDatabase.url()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)")
         let sandbox = try ServiceProcess(
             "shopkeeper-sandbox-store", environment: ["SHOPKEEPER_SANDBOX_STATE_DIR": state.path])
         try await sandbox.waitUntilReady()
-        var environment = [
-            "DATABASE_URL": try TestDatabase.url(),
+        let common = [
+            "DATABASE_URL": databaseURL,
             "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
+        ]
+        let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
+        let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: common)
+        try await catalog.waitUntilReady()
+        try await entitlements.waitUntilReady()
+        var environment = [
+            "DATABASE_URL": databaseURL,
+            "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
+            "SHOPKEEPER_ENTITLEMENTS_URL": entitlements.baseURL,
             "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
             "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
             "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
@@ -40,7 +54,8 @@ struct StoreWorld {
         try await verifier.waitUntilReady()
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let world = StoreWorld(
-            sandbox: sandbox, verifier: verifier, bundleID: "com.example.world\(suffix)",
+            sandbox: sandbox, catalog: catalog, entitlements: entitlements, verifier: verifier,
+            bundleID: "com.example.world\(suffix)",
             packageName: "com.example.world\(suffix)")
         do {
             try await body(world)
@@ -48,6 +63,8 @@ struct StoreWorld {
             throw ServiceProcess.Failure("\(error)\nverifier log: \(verifier.logTail())")
         }
         _ = try? await verifier.terminate()
+        _ = try? await entitlements.terminate()
+        _ = try? await catalog.terminate()
         _ = try? await sandbox.terminate()
         try? FileManager.default.removeItem(at: state)
     }
@@ -73,11 +90,26 @@ struct StoreWorld {
     func verifier(_ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil, kind: APIKeyKind = .public)
         async throws -> Answer
     {
+        try await call(verifier, method, path, body, kind: kind)
+    }
+
+    /// Calls a service as the gateway would, for this world's app.
+    @discardableResult
+    func call(
+        _ service: ServiceProcess, _ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil,
+        kind: APIKeyKind = .public
+    ) async throws -> Answer {
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         let headers = TestEnvironment.signedHeaders(
             method: method.rawValue, pathAndQuery: path, caller: InternalCaller(appID: appID, keyKind: kind), body: data
         )
-        return try await Self.send(method, verifier.baseURL + path, data: data, headers: headers)
+        return try await Self.send(method, service.baseURL + path, data: data, headers: headers)
+    }
+
+    /// Imports `products` (catalog JSON objects) as this world's catalog.
+    func importCatalog(_ products: [[String: Any]]) async throws {
+        let imported = try await call(catalog, .PUT, "/v1/admin/catalog", ["products": products], kind: .secret)
+        guard imported.status == 200 else { throw ServiceProcess.Failure("catalog import: \(imported.json)") }
     }
 
     /// Gives the app Apple credentials: an App Store Server API key from the sandbox when `apiKey`.
