@@ -28,6 +28,11 @@ import Testing
             try await world.sandbox(.POST, "/sandbox/apple/transactions/\(id)/refund", ["reason": 1])
             let validated = try await world.verifier(.POST, "/v1/receipts/validate", ["signed_transaction": jws])
             #expect(validated["status"] as? String == "revoked", "\(validated.json)")
+            // The refund seen by validation ends the purchase at once for its owner.
+            let customer = try await world.call(world.entitlements, .GET, "/v1/customers/di")
+            #expect(customer["refund_count"] as? Int == 1, "\(customer.json)")
+            let purchases = customer["non_subscription_purchases"] as? [[String: Any]] ?? []
+            #expect(purchases.first?["revoked_at"] as? String != nil, "\(customer.json)")
             let calls = try await world.calls()
             // A Sandbox transaction: production said 4040010 once each time, then the sandbox answered.
             #expect(calls["apple.production.transactions"] == 2)

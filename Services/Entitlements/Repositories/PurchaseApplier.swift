@@ -221,7 +221,7 @@ struct PurchaseApplier {
     {
         let event: EventType?
         let result: ApplyOutcome
-        switch row.productType {
+        switch row.productID == nil ? "unknown" : row.productType {
         case "consumable":
             return .credited  // the credit writes its own event
         case "non_consumable":
