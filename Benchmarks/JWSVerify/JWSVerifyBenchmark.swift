@@ -6,19 +6,20 @@ import ShopkeeperStores
 /// signature check of swift-crypto over the same bytes, in the same run (Benchmarks/README.md).
 ///
 ///     swift run -c release shopkeeper-bench-jws [seconds per path, default 3]
-///     swift run -c release shopkeeper-bench-jws emit COUNT PKI_PEM BUNDLE_ID PRODUCT_ID   (see PurchaseBodies)
+///     swift run -c release shopkeeper-bench-jws emit COUNT PKI_PEM BUNDLE_ID PRODUCTS [APP_USER_ID]   (see PurchaseBodies)
 @main
 struct JWSVerifyBenchmark {
     static func main() async throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "emit" {
-            guard arguments.count == 5, let count = Int(arguments[1]) else {
+            guard arguments.count == 5 || arguments.count == 6, let count = Int(arguments[1]) else {
                 FileHandle.standardError.write(
-                    Data("usage: shopkeeper-bench-jws emit COUNT PKI_PEM BUNDLE_ID PRODUCT_ID\n".utf8))
+                    Data("usage: shopkeeper-bench-jws emit COUNT PKI_PEM BUNDLE_ID PRODUCTS [APP_USER_ID]\n".utf8))
                 exit(64)
             }
             try PurchaseBodies.emit(
-                count: count, pkiPath: arguments[2], bundleID: arguments[3], productID: arguments[4])
+                count: count, pkiPath: arguments[2], bundleID: arguments[3],
+                products: PurchaseBodies.products(arguments[4]), appUserID: arguments.count == 6 ? arguments[5] : nil)
             return
         }
         let seconds = Double(CommandLine.arguments.dropFirst().first ?? "") ?? 3
