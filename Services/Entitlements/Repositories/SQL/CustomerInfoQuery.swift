@@ -13,12 +13,21 @@ enum CustomerInfoQuery {
     static func render(
         appID: String, appUserID: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> (json: String, lastSeen: Date)? {
-        let rows = try await connection.query(
-            """
+        let rows = try await connection.execute(Statement(appID: appID, appUserID: appUserID), logger: logger)
+        for try await (json, lastSeen) in rows { return (json, lastSeen) }
+        return nil
+    }
+
+    /// The statement, prepared once per connection: planning it costs several times more than running it.
+    struct Statement: PostgresPreparedStatement {
+        typealias Row = (String, Date)
+
+        static let name = "entitlements_customer_info_v1"
+        static let sql = """
             WITH c AS (
                 SELECT cu.customer_id, cu.first_seen, cu.last_seen, cu.refund_count
                 FROM entitlements.aliases a JOIN entitlements.customers cu ON cu.customer_id = a.customer_id
-                WHERE a.app_id = \(appID) AND a.app_user_id = \(appUserID)
+                WHERE a.app_id = $1 AND a.app_user_id = $2
             ), grants AS (
                 SELECT e.entitlement_id,
                        p.revoked_at IS NULL AND (p.expires_date IS NULL OR p.expires_date > now()) AS active,
@@ -40,7 +49,7 @@ enum CustomerInfoQuery {
                 ORDER BY entitlement_id, active DESC, expires_at DESC NULLS FIRST, purchase_date
             )
             SELECT jsonb_build_object(
-                'app_user_id', \(appUserID)::text,
+                'app_user_id', $2::text,
                 'aliases', coalesce((
                     SELECT jsonb_agg(a.app_user_id ORDER BY a.created_at, a.app_user_id)
                     FROM entitlements.aliases a WHERE a.customer_id = c.customer_id), '[]'::jsonb),
@@ -69,10 +78,20 @@ enum CustomerInfoQuery {
                     FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb)
             )::text, c.last_seen
             FROM c
-            """,
-            logger: logger
-        )
-        for try await (json, lastSeen) in rows.decode((String, Date).self) { return (json, lastSeen) }
-        return nil
+            """
+
+        var appID: String
+        var appUserID: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings()
+            bindings.append(appID)
+            bindings.append(appUserID)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode(Row.self)
+        }
     }
 }
