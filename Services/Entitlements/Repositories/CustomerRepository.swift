@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperCore
 import ShopkeeperDatabase
 
 /// A customer's info as rendered JSON, with its entity tag.
@@ -13,7 +14,7 @@ struct CustomerInfoDocument: Sendable {
     init(json: String) {
         self.json = json
         let digest = SHA256.hash(data: Data(json.utf8))
-        self.etag = "\"" + digest.prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        self.etag = "\"" + Data(digest.prefix(12)).hexString + "\""
     }
 }
 
