@@ -146,7 +146,7 @@ let package = Package(
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
-                .nioCore, .nioPosix, .nioHTTP1,
+                .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers,
             ]
         ),
         .service(

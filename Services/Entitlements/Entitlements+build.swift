@@ -11,12 +11,16 @@ func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let logger = Logger(label: "entitlements")
     let database = settings.service.database.makeClient(logger: logger)
-    let router = buildRouter(settings: settings, database: database, metrics: metrics, logger: logger)
+    let cache = settings.makeCustomerInfoCache()
+    let startup = StartupGate()
+    let router = buildRouter(settings: settings, database: database, metrics: metrics, logger: logger, cache: cache)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
         database: database,
         migrations: EntitlementsMigrations.runner,
+        services: [CustomerChangeListener(client: database, cache: cache, startup: startup, logger: logger)],
+        startup: startup,
         logger: logger
     )
 }
@@ -26,8 +30,10 @@ func buildRouter(
     settings: EntitlementsSettings,
     database: PostgresClient,
     metrics: PrometheusCollectorRegistry,
-    logger: Logger
+    logger: Logger,
+    cache: CustomerInfoCache? = nil
 ) -> Router<ServiceRequestContext> {
+    let cache = cache ?? settings.makeCustomerInfoCache()
     let router = Router(context: ServiceRequestContext.self)
     ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
     ServiceApplication.addOperationalRoutes(
@@ -35,8 +41,9 @@ func buildRouter(
         readiness: [.database(database, migrations: EntitlementsMigrations.runner, logger: logger)],
         metrics: metrics
     )
-    let purchases = PurchasePostgresRepository(client: database, logger: logger)
-    let customers = CustomerPostgresRepository(client: database, logger: logger)
+    router.addMiddleware { CustomerCacheInvalidationMiddleware(cache: cache) }
+    let purchases = PurchasePostgresRepository(client: database, cache: cache, logger: logger)
+    let customers = CustomerPostgresRepository(client: database, cache: cache, logger: logger)
     ApplyController(purchases: purchases, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
     router.addRoutes(CustomerController(customers: customers).endpoints, atPath: "/v1/customers")
     return router

@@ -6,6 +6,8 @@ import ShopkeeperHTTP
 /// | variable | default | meaning |
 /// | --- | --- | --- |
 /// | `SHOPKEEPER_PORT` | `8083` | |
+/// | `SHOPKEEPER_CUSTOMER_CACHE_MS` | `1000` | longest time a replica keeps a rendered customer info between changes (changes drop it at once); `0` turns the cache off |
+/// | `SHOPKEEPER_CUSTOMER_CACHE_ENTRIES` | `50000` | most customer infos kept per replica |
 /// | `SHOPKEEPER_WEBHOOK_POLL_MS` | `500` | how often an idle webhook dispatcher looks for due deliveries |
 /// | `SHOPKEEPER_WEBHOOK_TIMEOUT_SECONDS` | `10` | one delivery attempt to an app's webhook |
 /// | `SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS` | `10` | first backoff after a failed delivery; doubles per attempt, capped at 1 hour, with jitter |
@@ -14,6 +16,8 @@ import ShopkeeperHTTP
 struct EntitlementsSettings: Sendable {
     var service: ServiceSettings
     var webhooks: WebhookSettings
+    var customerCacheTTL: Duration
+    var customerCacheEntries: Int
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> EntitlementsSettings
@@ -32,7 +36,11 @@ struct EntitlementsSettings: Sendable {
                 giveUpAfter: .seconds(
                     3600 * (try environment.double("SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS", default: 26, in: 0...720))),
                 allowPrivateHosts: try environment.bool("SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS", default: !production)
-            )
+            ),
+            customerCacheTTL: .milliseconds(
+                try environment.int("SHOPKEEPER_CUSTOMER_CACHE_MS", default: 1000, in: 0...60_000)),
+            customerCacheEntries: try environment.int(
+                "SHOPKEEPER_CUSTOMER_CACHE_ENTRIES", default: 50_000, in: 100...10_000_000)
         )
     }
 }
@@ -44,4 +52,11 @@ struct WebhookSettings: Sendable {
     var retryBase: Duration
     var giveUpAfter: Duration
     var allowPrivateHosts: Bool
+}
+
+extension EntitlementsSettings {
+    /// A customer info cache with these settings.
+    func makeCustomerInfoCache() -> CustomerInfoCache {
+        CustomerInfoCache(ttl: customerCacheTTL, maximumEntries: customerCacheEntries)
+    }
 }

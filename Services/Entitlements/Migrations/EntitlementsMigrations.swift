@@ -217,6 +217,36 @@ enum EntitlementsMigrations {
                        environment, purchase_date, expires_date, revoked_at, revocation_reason
                 FROM entitlements.purchases;
                 """
-        )
+        ),
+        Migration(
+            "0002_customer_change_notifications",
+            sql: """
+                -- Every change to what a customer's info shows notifies the channel with the customer's id, at commit;
+                -- every replica listens and drops its cached info of that customer.
+                CREATE FUNCTION entitlements.notify_customer_change() RETURNS trigger
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP <> 'INSERT' THEN
+                        PERFORM pg_notify('entitlements_customer_changed', OLD.customer_id::text);
+                    END IF;
+                    IF TG_OP <> 'DELETE' THEN
+                        PERFORM pg_notify('entitlements_customer_changed', NEW.customer_id::text);
+                    END IF;
+                    RETURN NULL;
+                END;
+                $$;
+                CREATE TRIGGER customers_changed AFTER INSERT OR UPDATE OR DELETE ON entitlements.customers
+                    FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
+                CREATE TRIGGER aliases_changed AFTER INSERT OR UPDATE OR DELETE ON entitlements.aliases
+                    FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
+                CREATE TRIGGER purchases_changed AFTER INSERT OR UPDATE OR DELETE ON entitlements.purchases
+                    FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
+                CREATE TRIGGER balances_changed AFTER INSERT OR UPDATE OR DELETE ON entitlements.balances
+                    FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
+                CREATE TRIGGER promotional_grants_changed AFTER INSERT OR UPDATE OR DELETE
+                    ON entitlements.promotional_grants
+                    FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
+                """
+        ),
     ]
 }

@@ -24,31 +24,38 @@ protocol CustomerRepository: Sendable {
     func info(appID: String, appUserID: String) async throws -> CustomerInfoDocument
 }
 
-/// ``CustomerRepository`` on PostgreSQL.
+/// ``CustomerRepository`` on PostgreSQL, with rendered info kept in ``CustomerInfoCache``.
 struct CustomerPostgresRepository: CustomerRepository {
     let client: PostgresClient
+    let cache: CustomerInfoCache
     let logger: Logger
     /// How stale `last_seen` may get before a read refreshes it (reads stay read-only in between).
     var lastSeenResolution: TimeInterval = 600
 
     func info(appID: String, appUserID: String) async throws -> CustomerInfoDocument {
-        try await client.withConnection { connection in
-            if let (json, lastSeen) = try await CustomerInfoQuery.render(
-                appID: appID, appUserID: appUserID, on: connection, logger: logger)
+        let key = CustomerInfoCache.Key(appID: appID, appUserID: appUserID)
+        if let cached = cache.lookup(key) { return cached }
+        let ticket = cache.ticket()
+        return try await client.withConnection { connection in
+            if let rendered = try await CustomerInfoQuery.renderDocument(
+                appID: appID, appUserID: appUserID, on: connection, logger: logger),
+                Date().timeIntervalSince(rendered.lastSeen) <= lastSeenResolution
             {
-                guard Date().timeIntervalSince(lastSeen) > lastSeenResolution else {
-                    return CustomerInfoDocument(json: json)
-                }
+                let document = CustomerInfoDocument(json: rendered.json)
+                cache.store(
+                    document, for: key, customerID: rendered.customerID, nextChange: rendered.nextChange,
+                    ticket: ticket)
+                return document
             }
-            // First sight, or seen long ago: create or touch, then render what is now true.
+            // First sight, or seen long ago: create or touch, then render what is now true (cached next time).
             let customerID = try await CustomerRows.customerFor(
                 appID: appID, appUserID: appUserID, on: connection, logger: logger)
             try await CustomerRows.touch(customerID, on: connection, logger: logger)
             guard
-                let (json, _) = try await CustomerInfoQuery.render(
+                let rendered = try await CustomerInfoQuery.renderDocument(
                     appID: appID, appUserID: appUserID, on: connection, logger: logger)
             else { throw EntitlementsError.customerNotFound(appUserID) }
-            return CustomerInfoDocument(json: json)
+            return CustomerInfoDocument(json: rendered.json)
         }
     }
 }

@@ -16,6 +16,8 @@ protocol PurchaseRepository: Sendable {
 /// ``PurchaseRepository`` on PostgreSQL.
 struct PurchasePostgresRepository: PurchaseRepository {
     let client: PostgresClient
+    /// Told about the presenter's change once it is committed (others learn it from the change notification).
+    let cache: CustomerInfoCache
     let logger: Logger
 
     func apply(_ request: ApplyRequest, appID: String) async throws -> ApplyResponse {
@@ -25,7 +27,7 @@ struct PurchasePostgresRepository: PurchaseRepository {
             return (x.store.rawValue, x.originalTransactionID, x.purchaseDate, x.transactionID)
                 < (y.store.rawValue, y.originalTransactionID, y.purchaseDate, y.transactionID)
         }
-        let (outcomes, info) = try await client.transaction(logger: logger) { connection in
+        let (outcomes, info, presenterID) = try await client.transaction(logger: logger) { connection in
             let settings = try await SettingsRows.read(appID: appID, on: connection, logger: logger)
             var presenter: Presenter?
             if let user = request.appUserID {
@@ -49,8 +51,9 @@ struct PurchasePostgresRepository: PurchaseRepository {
                 info = try await CustomerInfoQuery.render(
                     appID: appID, appUserID: presenter.appUserID, on: connection, logger: logger)?.json
             }
-            return (outcomes.compactMap { $0 }, info)
+            return (outcomes.compactMap { $0 }, info, presenter?.customerID)
         }
+        if let presenterID { cache.invalidate(customerIDs: [presenterID]) }
         let customer = try info.map { try JSONBody.decode(CustomerInfo.self, from: Data($0.utf8)) }
         return ApplyResponse(customer: customer, outcomes: outcomes)
     }

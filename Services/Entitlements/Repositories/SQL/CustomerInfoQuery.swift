@@ -13,16 +13,38 @@ enum CustomerInfoQuery {
     static func render(
         appID: String, appUserID: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> (json: String, lastSeen: Date)? {
+        guard
+            let rendered = try await renderDocument(appID: appID, appUserID: appUserID, on: connection, logger: logger)
+        else { return nil }
+        return (rendered.json, rendered.lastSeen)
+    }
+
+    /// The info of the customer `appUserID` names with what a cache needs to know about it; `nil` when no
+    /// customer has that id.
+    static func renderDocument(
+        appID: String, appUserID: String, on connection: PostgresConnection, logger: Logger
+    ) async throws -> RenderedCustomer? {
         let rows = try await connection.execute(Statement(appID: appID, appUserID: appUserID), logger: logger)
-        for try await (json, lastSeen) in rows { return (json, lastSeen) }
+        for try await (json, lastSeen, customerID, nextChange) in rows {
+            return RenderedCustomer(json: json, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
+        }
         return nil
+    }
+
+    /// A rendered customer info.
+    struct RenderedCustomer: Sendable {
+        var json: String
+        var lastSeen: Date
+        var customerID: UUID
+        /// When an end or a start passes and the info changes without a write; `nil` when none is ahead.
+        var nextChange: Date?
     }
 
     /// The statement, prepared once per connection: planning it costs several times more than running it.
     struct Statement: PostgresPreparedStatement {
-        typealias Row = (String, Date)
+        typealias Row = (String, Date, UUID, Date?)
 
-        static let name = "entitlements_customer_info_v1"
+        static let name = "entitlements_customer_info_v2"
         static let sql = """
             WITH c AS (
                 SELECT cu.customer_id, cu.first_seen, cu.last_seen, cu.refund_count
@@ -76,7 +98,18 @@ enum CustomerInfoQuery {
                 'consumable_balances', coalesce((
                     SELECT jsonb_object_agg(bal.product_id, bal.balance)
                     FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb)
-            )::text, c.last_seen
+            )::text, c.last_seen, c.customer_id, (
+                -- The next moment the info changes by itself (an end or a start passes): a cache keeps it no longer.
+                SELECT min(t) FROM (
+                    SELECT p.expires_date FROM entitlements.purchases p
+                    WHERE p.customer_id = c.customer_id AND p.expires_date > now()
+                    UNION ALL
+                    SELECT g.starts_at FROM entitlements.promotional_grants g
+                    WHERE g.customer_id = c.customer_id AND g.starts_at > now()
+                    UNION ALL
+                    SELECT g.expires_at FROM entitlements.promotional_grants g
+                    WHERE g.customer_id = c.customer_id AND g.expires_at > now()
+                ) AS changes(t))
             FROM c
             """
 

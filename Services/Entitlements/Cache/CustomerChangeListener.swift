@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import ShopkeeperHTTP
+
+/// Listens for `entitlements_customer_changed` notifications and drops the changed customers' cached info. While it
+/// is not listening the cache is off; after a lost connection it reconnects and starts from an empty cache.
+struct CustomerChangeListener: Service {
+    static let channel = "entitlements_customer_changed"
+
+    let client: PostgresClient
+    let cache: CustomerInfoCache
+    let startup: StartupGate
+    let logger: Logger
+    var retryDelay: Duration = .seconds(1)
+
+    func run() async throws {
+        guard cache.isEnabled else { return }
+        await cancelWhenGracefulShutdown {
+            await startup.wait()
+            while !Task.isCancelled {
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: Self.channel) { notifications in
+                            cache.setLive(true)
+                            for try await notification in notifications {
+                                if let id = UUID(uuidString: notification.payload) {
+                                    cache.invalidate(customerIDs: [id])
+                                }
+                            }
+                        }
+                    }
+                } catch {
+                    if !Task.isCancelled {
+                        logger.warning(
+                            "customer change notifications lost; the info cache is off until they are back",
+                            metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                }
+                cache.setLive(false)
+                try? await Task.sleep(for: retryDelay)
+            }
+        }
+    }
+}
