@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Hummingbird
 import Logging
 import PostgresNIO
@@ -14,12 +15,27 @@ func buildApplication(
     let cache = settings.makeCustomerInfoCache()
     let startup = StartupGate()
     let router = buildRouter(settings: settings, database: database, metrics: metrics, logger: logger, cache: cache)
+    let webhookClient = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: WebhookSender.configuration(timeout: settings.webhooks.timeout))
+    let dispatcher = WebhookDispatcher(
+        queue: WebhookDeliveryPostgresQueue(client: database, logger: logger),
+        sender: WebhookSender(client: webhookClient, timeout: settings.webhooks.timeout),
+        settings: settings.webhooks,
+        urlPolicy: settings.webhookURLPolicy,
+        ready: .database(database, migrations: EntitlementsMigrations.runner, logger: logger),
+        logger: logger
+    )
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
         database: database,
         migrations: EntitlementsMigrations.runner,
-        services: [CustomerChangeListener(client: database, cache: cache, startup: startup, logger: logger)],
+        // Stopped in reverse order: the dispatcher finishes its batch before its client shuts down.
+        services: [
+            HTTPClientService(client: webhookClient), dispatcher,
+            CustomerChangeListener(client: database, cache: cache, startup: startup, logger: logger),
+        ],
         startup: startup,
         logger: logger
     )
@@ -46,5 +62,14 @@ func buildRouter(
     let customers = CustomerPostgresRepository(client: database, cache: cache, logger: logger)
     ApplyController(purchases: purchases, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
     router.addRoutes(CustomerController(customers: customers).endpoints, atPath: "/v1/customers")
+    router.addRoutes(
+        SettingsController(
+            repository: SettingsPostgresRepository(client: database, logger: logger),
+            urlPolicy: settings.webhookURLPolicy, maxBodyBytes: settings.service.maxBodyBytes
+        ).endpoints,
+        atPath: "/v1/admin/entitlements")
+    router.addRoutes(
+        EventController(events: EventPostgresRepository(client: database, logger: logger)).endpoints,
+        atPath: "/v1/admin/events")
     return router
 }

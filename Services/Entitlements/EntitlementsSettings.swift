@@ -12,7 +12,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_WEBHOOK_TIMEOUT_SECONDS` | `10` | one delivery attempt to an app's webhook |
 /// | `SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS` | `10` | first backoff after a failed delivery; doubles per attempt, capped at 1 hour, with jitter |
 /// | `SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS` | `26` | how long a delivery is retried before it becomes a dead letter (at least 24) |
-/// | `SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS` | `true` outside production | allow webhook URLs on loopback and private networks |
+/// | `SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS` | `true` outside production | allow webhook URLs naming loopback and private hosts (never in production) |
 struct EntitlementsSettings: Sendable {
     var service: ServiceSettings
     var webhooks: WebhookSettings
@@ -42,6 +42,13 @@ struct EntitlementsSettings: Sendable {
             customerCacheEntries: try environment.int(
                 "SHOPKEEPER_CUSTOMER_CACHE_ENTRIES", default: 50_000, in: 100...10_000_000)
         )
+    }
+}
+
+extension EntitlementsSettings {
+    /// Which webhook URLs apps may set: private hosts only when allowed and never in production.
+    var webhookURLPolicy: WebhookURLPolicy {
+        WebhookURLPolicy(allowPrivateHosts: webhooks.allowPrivateHosts && service.environment != .production)
     }
 }
 

@@ -18,6 +18,8 @@ struct EntitlementsHarness {
 
     var client: any TestClientProtocol { replicas[0] }
 
+    /// Runs `body` with the services started; `environment` is added to every service's settings (a
+    /// `DATABASE_URL` there moves the catalog too).
     static func run(
         appID: String = TestEnvironment.uniqueAppID(),
         replicas count: Int = 1,
@@ -26,7 +28,7 @@ struct EntitlementsHarness {
         _ body: @Sendable (EntitlementsHarness) async throws -> Void
     ) async throws {
         let catalogApp = try await Catalog.buildApplication(
-            settings: try CatalogSettings.read(from: TestEnvironment.reader()))
+            settings: try CatalogSettings.read(from: TestEnvironment.reader(environment)))
         try await catalogApp.test(.live) { catalog in
             try await withReplicas(count, environment: environment, started: []) { replicas in
                 let harness = EntitlementsHarness(replicas: replicas, catalog: catalog, appID: appID)

@@ -187,6 +187,7 @@ enum EntitlementsMigrations {
                     created_at timestamptz NOT NULL DEFAULT now()
                 );
                 CREATE INDEX events_by_customer ON entitlements.events (customer_id, sequence);
+                CREATE INDEX events_by_app ON entitlements.events (app_id, sequence);
 
                 -- One delivery per event to the app's webhook; claimed by dispatchers with FOR UPDATE SKIP LOCKED.
                 CREATE TABLE entitlements.webhook_deliveries (

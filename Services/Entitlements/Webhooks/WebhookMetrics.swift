@@ -1,0 +1,22 @@
+import Metrics
+
+/// The webhook dispatcher's metrics, declared in one place.
+///
+/// `shopkeeper_webhook_deliveries_total{outcome}` counts finished attempts: `delivered` (a 2xx answer), `retry` (a
+/// failure with another attempt scheduled) and `dead` (a failure after the retry window, or no webhook configured).
+struct WebhookMetrics: Sendable {
+    let delivered = Counter(label: "shopkeeper_webhook_deliveries_total", dimensions: [("outcome", "delivered")])
+    let retry = Counter(label: "shopkeeper_webhook_deliveries_total", dimensions: [("outcome", "retry")])
+    let dead = Counter(label: "shopkeeper_webhook_deliveries_total", dimensions: [("outcome", "dead")])
+    /// How long each attempt took, answer or failure.
+    let duration = Metrics.Timer(label: "shopkeeper_webhook_attempt_duration_seconds")
+
+    /// The counter of a delivery's state after an attempt.
+    func counter(for state: WebhookDeliveryState) -> Counter {
+        switch state {
+        case .delivered: delivered
+        case .pending: retry
+        case .dead: dead
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+
+/// A webhook endpoint for tests, served over real HTTP on loopback: records every request and answers with the
+/// status its ``Script`` gives.
+actor WebhookReceiver {
+    /// How the receiver answers.
+    enum Script: Sendable {
+        /// Always this status.
+        case always(HTTPResponse.Status)
+        /// 500 to the first `count` requests for each event id, then 200.
+        case failFirst(Int)
+        /// 307 to the receiver's own URL.
+        case redirect
+        /// 200, but only after this long.
+        case slow(Duration)
+    }
+
+    /// One request as received.
+    struct Received: Sendable {
+        var headers: HTTPFields
+        var body: Data
+        var status: HTTPResponse.Status
+        /// `Shopkeeper-Event-ID`.
+        var eventID: String? { headers[HTTPField.Name("Shopkeeper-Event-ID")!] }
+        /// `Shopkeeper-Signature`.
+        var signature: String? { headers[HTTPField.Name("Shopkeeper-Signature")!] }
+    }
+
+    private(set) var requests: [Received] = []
+    private var script: Script
+    /// The receiver's URL, once it listens.
+    nonisolated let url: String
+
+    private init(script: Script, url: String) {
+        self.script = script
+        self.url = url
+    }
+
+    /// Runs a receiver on 127.0.0.1 for the duration of `body`.
+    static func run<T: Sendable>(
+        _ script: Script, _ body: @Sendable (WebhookReceiver) async throws -> T
+    ) async throws -> T {
+        let holder = Holder()
+        let router = Router()
+        router.post("/hooks/shopkeeper") { request, _ -> Response in
+            let bytes = try await request.body.collect(upTo: 1 << 20)
+            let receiver = try await holder.receiver()
+            let (status, delay) = await receiver.record(headers: request.headers, body: Data(bytes.readableBytesView))
+            if let delay { try await Task.sleep(for: delay) }
+            let headers: HTTPFields = status == .temporaryRedirect ? [.location: receiver.url] : [:]
+            return Response(
+                status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "recorded")))
+        }
+        var logger = Logger(label: "webhook-receiver")
+        logger.logLevel = .warning
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        return try await app.test(.live) { client in
+            guard let port = client.port else { throw HarnessError("the receiver has no port") }
+            let receiver = WebhookReceiver(script: script, url: "http://127.0.0.1:\(port)/hooks/shopkeeper")
+            await holder.set(receiver)
+            return try await body(receiver)
+        }
+    }
+
+    /// Changes how the receiver answers from now on.
+    func answer(_ script: Script) {
+        self.script = script
+    }
+
+    /// The requests received for one event.
+    func requests(for eventID: String) -> [Received] {
+        requests.filter { $0.eventID == eventID }
+    }
+
+    /// Records a request; returns the status to answer and how long to wait first.
+    private func record(headers: HTTPFields, body: Data) -> (HTTPResponse.Status, Duration?) {
+        let id = headers[HTTPField.Name("Shopkeeper-Event-ID")!]
+        let earlier = requests.filter { $0.eventID == id }.count
+        let (status, delay): (HTTPResponse.Status, Duration?) =
+            switch script {
+            case .always(let status): (status, nil)
+            case .failFirst(let count): (earlier < count ? .internalServerError : .ok, nil)
+            case .redirect: (.temporaryRedirect, nil)
+            case .slow(let delay): (.ok, delay)
+            }
+        requests.append(Received(headers: headers, body: body, status: status))
+        return (status, delay)
+    }
+
+    /// Hands the receiver to the route, which exists before the port is known.
+    private actor Holder {
+        private var value: WebhookReceiver?
+
+        func set(_ receiver: WebhookReceiver) { value = receiver }
+
+        func receiver() throws -> WebhookReceiver {
+            guard let value else { throw HTTPError(.serviceUnavailable) }
+            return value
+        }
+    }
+}
+
+/// Polls `condition` until it holds; fails the test with `message` after `timeout`.
+func eventually(
+    timeout: Duration = .seconds(30), _ message: String, _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw HarnessError("timed out: \(message)") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
