@@ -10,3 +10,11 @@ extension PostgresConnection {
         for try await _ in rows {}
     }
 }
+
+extension PostgresClient {
+    /// Runs a statement on a pooled connection and reads its result to the end (see `PostgresConnection.run`).
+    package func run(_ query: PostgresQuery, logger: Logger) async throws {
+        let rows = try await self.query(query, logger: logger)
+        for try await _ in rows {}
+    }
+}

@@ -100,7 +100,7 @@ struct EventPostgresRepository: EventRepository {
             guard hasWebhook else { throw WebhookError.notConfigured }
             // `attempts` restarts (the backoff starts over) and so does the retry window (`created_at`); an attempt
             // still in flight from before cannot overwrite the new state, its `attempts` no longer matches.
-            try await connection.query(
+            try await connection.run(
                 """
                 INSERT INTO entitlements.webhook_deliveries (event_id, app_id) VALUES (\(id), \(appID))
                 ON CONFLICT (event_id) DO UPDATE SET

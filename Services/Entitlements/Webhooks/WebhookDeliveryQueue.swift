@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 import ShopkeeperCore
 
 /// The state of an event's webhook delivery.
@@ -89,7 +90,7 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
 
     func markDelivered(_ delivery: ClaimedDelivery, status: Int) async throws {
         // A success counts even when the claim is stale: the receiver has the event.
-        try await client.query(
+        try await client.run(
             """
             UPDATE entitlements.webhook_deliveries
             SET state = 'delivered', delivered_at = now(), last_status = \(status), last_error = NULL
