@@ -39,5 +39,18 @@ func buildRouter(
     let customers = CustomerPostgresRepository(client: database, logger: logger)
     ApplyController(purchases: purchases, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
     router.addRoutes(CustomerController(customers: customers).endpoints, atPath: "/v1/customers")
+    let bodyLimit = settings.service.maxBodyBytes
+    let aliases = AliasPostgresRepository(client: database, logger: logger)
+    let consumables = ConsumablePostgresRepository(client: database, logger: logger)
+    let grants = PromotionalGrantPostgresRepository(client: database, logger: logger)
+    let history = HistoryPostgresRepository(client: database, logger: logger)
+    let devices = PurchaseDevicePostgresRepository(client: database, logger: logger)
+    router.addRoutes(AliasController(aliases: aliases, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
+    router.addRoutes(
+        ConsumeController(consumables: consumables, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
+    router.addRoutes(
+        PromotionalGrantController(grants: grants, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
+    router.addRoutes(HistoryController(history: history).endpoints, atPath: "/v1/customers")
+    router.addRoutes(PurchaseDeviceController(devices: devices).endpoints, atPath: "/v1/admin/purchases")
     return router
 }
