@@ -71,5 +71,18 @@ func buildRouter(
     router.addRoutes(
         EventController(events: EventPostgresRepository(client: database, logger: logger)).endpoints,
         atPath: "/v1/admin/events")
+    let bodyLimit = settings.service.maxBodyBytes
+    let aliases = AliasPostgresRepository(client: database, logger: logger)
+    let consumables = ConsumablePostgresRepository(client: database, logger: logger)
+    let grants = PromotionalGrantPostgresRepository(client: database, logger: logger)
+    let history = HistoryPostgresRepository(client: database, logger: logger)
+    let devices = PurchaseDevicePostgresRepository(client: database, logger: logger)
+    router.addRoutes(AliasController(aliases: aliases, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
+    router.addRoutes(
+        ConsumeController(consumables: consumables, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
+    router.addRoutes(
+        PromotionalGrantController(grants: grants, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
+    router.addRoutes(HistoryController(history: history).endpoints, atPath: "/v1/customers")
+    router.addRoutes(PurchaseDeviceController(devices: devices).endpoints, atPath: "/v1/admin/purchases")
     return router
 }

@@ -30,14 +30,19 @@ enum EntitlementsError: ProblemError, Equatable {
     case purchaseNotFound(String)
     /// Linking two customers that both own something, and the transfer policy keeps purchases where they are.
     case aliasConflict(alias: String, policy: TransferPolicy)
+    /// A request that must be idempotent came without an `Idempotency-Key` header.
+    case idempotencyKeyRequired
+    /// The app's catalog has no product with this id.
+    case productNotFound(String)
 
     var status: HTTPResponse.Status {
         switch self {
         case .alreadyOwnedByOtherCustomer, .insufficientBalance, .aliasConflict: .conflict
+        case .idempotencyKeyRequired: .badRequest
         case .deviceLimitReached, .appAccountTokenMismatch, .obfuscatedAccountIDMismatch, .sandboxNotAccepted:
             .forbidden
         case .notAConsumable, .idempotencyKeyReused: .unprocessableContent
-        case .customerNotFound, .grantNotFound, .eventNotFound, .purchaseNotFound: .notFound
+        case .customerNotFound, .grantNotFound, .eventNotFound, .purchaseNotFound, .productNotFound: .notFound
         }
     }
 
@@ -55,6 +60,8 @@ enum EntitlementsError: ProblemError, Equatable {
         case .grantNotFound: "grant_not_found"
         case .eventNotFound: "event_not_found"
         case .purchaseNotFound: "purchase_not_found"
+        case .idempotencyKeyRequired: "idempotency_key_required"
+        case .productNotFound: "product_not_found"
         }
     }
 
@@ -81,8 +88,11 @@ enum EntitlementsError: ProblemError, Equatable {
         case .eventNotFound(let id): "No event \(id) for this app."
         case .purchaseNotFound(let id): "No purchase with the original transaction \(id) for this app."
         case .aliasConflict(let alias, let policy):
-            "\(alias) is another customer who owns purchases, and this app's transfer policy (\(policy.rawValue)) "
-                + "keeps purchases with their owner."
+            "\(alias) names another customer; both customers own purchases, units or grants, and this app's "
+                + "transfer policy (\(policy.rawValue)) keeps them with their owner. Nothing was linked."
+        case .idempotencyKeyRequired:
+            "Send an Idempotency-Key header (1 to 255 printable ASCII characters), a new one for each new request."
+        case .productNotFound(let product): "This app's catalog has no product \(product)."
         }
     }
 }

@@ -31,9 +31,11 @@ struct PurchasePostgresRepository: PurchaseRepository {
             let settings = try await SettingsRows.read(appID: appID, on: connection, logger: logger)
             var presenter: Presenter?
             if let user = request.appUserID {
-                let customerID = try await CustomerRows.customerFor(
-                    appID: appID, appUserID: user, on: connection, logger: logger)
-                try await CustomerRows.lock([customerID], on: connection, logger: logger)
+                // Resolved again under the lock: an alias merged meanwhile names its new customer.
+                guard
+                    let customerID = try await CustomerRows.lockCurrent(
+                        appID: appID, appUserID: user, create: true, on: connection, logger: logger)
+                else { throw CustomerRowsError.notCreated }
                 let named = request.transactions.contains { $0.appAccountToken != nil || $0.obfuscatedAccountID != nil }
                 let aliases =
                     named ? try await CustomerRows.aliases(of: customerID, on: connection, logger: logger) : []

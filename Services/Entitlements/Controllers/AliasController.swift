@@ -1,0 +1,28 @@
+import Hummingbird
+import ShopkeeperHTTP
+
+/// `POST /v1/customers/{app_user_id}/aliases`: makes another id (typically the anonymous install id) address the
+/// same customer.
+struct AliasController {
+    let aliases: any AliasRepository
+    let maxBodyBytes: Int
+
+    /// The body: the id to link.
+    struct LinkRequest: Decodable {
+        var alias: String
+    }
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        RouteCollection(context: ServiceRequestContext.self)
+            .post(":app_user_id/aliases", use: link)
+    }
+
+    @Sendable func link(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        let id = try CustomerID.from(context)
+        let body = try await JSONBody.decode(LinkRequest.self, from: request, limit: maxBodyBytes)
+        try CustomerID.validate(body.alias, pointer: "/alias")
+        let document = try await aliases.link(alias: body.alias, to: id, appID: caller.appID)
+        return JSONText.response(document.json, headers: [.eTag: document.etag, .cacheControl: "private, no-cache"])
+    }
+}
