@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import PostgresNIO
-import ShopkeeperDatabase
 import ShopkeeperCore
+import ShopkeeperDatabase
 
 /// The state of an event's webhook delivery.
 enum WebhookDeliveryState: String, Sendable, Equatable {
