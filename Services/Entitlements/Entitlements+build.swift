@@ -61,7 +61,9 @@ func buildRouter(
     let purchases = PurchasePostgresRepository(client: database, cache: cache, logger: logger)
     let customers = CustomerPostgresRepository(client: database, cache: cache, logger: logger)
     ApplyController(purchases: purchases, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
-    router.addRoutes(CustomerController(customers: customers).endpoints, atPath: "/v1/customers")
+    router.addRoutes(
+        CustomerController(customers: customers, gatewayCacheTTL: settings.customerGatewayCacheTTL).endpoints,
+        atPath: "/v1/customers")
     router.addRoutes(
         SettingsController(
             repository: SettingsPostgresRepository(client: database, logger: logger),

@@ -8,6 +8,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_PORT` | `8083` | |
 /// | `SHOPKEEPER_CUSTOMER_CACHE_MS` | `1000` | longest time a replica keeps a rendered customer info between changes (changes drop it at once); `0` turns the cache off |
 /// | `SHOPKEEPER_CUSTOMER_CACHE_ENTRIES` | `50000` | most customer infos kept per replica |
+/// | `SHOPKEEPER_CUSTOMER_GATEWAY_CACHE_MS` | `250` | how long a gateway replica may answer a customer info request from memory (0-1000; `0` never); a write for the app through the same gateway drops it at once |
 /// | `SHOPKEEPER_WEBHOOK_POLL_MS` | `500` | how often an idle webhook dispatcher looks for due deliveries |
 /// | `SHOPKEEPER_WEBHOOK_TIMEOUT_SECONDS` | `10` | one delivery attempt to an app's webhook |
 /// | `SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS` | `10` | first backoff after a failed delivery; doubles per attempt, capped at 1 hour, with jitter |
@@ -18,6 +19,7 @@ struct EntitlementsSettings: Sendable {
     var webhooks: WebhookSettings
     var customerCacheTTL: Duration
     var customerCacheEntries: Int
+    var customerGatewayCacheTTL: Duration
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> EntitlementsSettings
@@ -40,7 +42,9 @@ struct EntitlementsSettings: Sendable {
             customerCacheTTL: .milliseconds(
                 try environment.int("SHOPKEEPER_CUSTOMER_CACHE_MS", default: 1000, in: 0...60_000)),
             customerCacheEntries: try environment.int(
-                "SHOPKEEPER_CUSTOMER_CACHE_ENTRIES", default: 50_000, in: 100...10_000_000)
+                "SHOPKEEPER_CUSTOMER_CACHE_ENTRIES", default: 50_000, in: 100...10_000_000),
+            customerGatewayCacheTTL: .milliseconds(
+                try environment.int("SHOPKEEPER_CUSTOMER_GATEWAY_CACHE_MS", default: 250, in: 0...1000))
         )
     }
 }

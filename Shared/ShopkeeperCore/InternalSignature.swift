@@ -19,6 +19,9 @@ package enum InternalHeader {
     package static let contentSHA256 = "x-shopkeeper-content-sha256"
     /// Lowercase hex HMAC-SHA256 over the canonical request.
     package static let signature = "x-shopkeeper-signature"
+    /// On a service's `GET` response: the gateway may answer the same request from memory for this many
+    /// milliseconds (at most one second). Stripped before the response leaves the gateway.
+    package static let cacheTTLMilliseconds = "x-shopkeeper-cache-ttl-ms"
 }
 
 /// The identity an internal call carries, set by the gateway after it authenticated an API key.

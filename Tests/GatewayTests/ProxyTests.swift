@@ -166,3 +166,28 @@ import Testing
         }
     }
 }
+
+/// Customer info may be answered by the gateway from memory for a moment, but never after a write for the app went
+/// through the same gateway.
+@Suite struct CustomerInfoThroughTheGatewayTests {
+    @Test func aWriteThroughTheGatewayIsReadBackAtOnce() async throws {
+        try await GatewayHarness.run { gateway in
+            let app = try await gateway.createApp("Customers")
+            let path = "/v1/customers/reader"
+            let first = try await gateway.send(.get, path, bearer: app.publicKey.key)
+            #expect(first.status == .ok)
+            #expect(first.headers[HTTPField.Name("x-shopkeeper-cache-ttl-ms")!] == nil)
+            let cached = try await gateway.send(.get, path, bearer: app.publicKey.key)
+            #expect(String(buffer: cached.body) == String(buffer: first.body))
+
+            let grant = try await gateway.send(
+                .post, "\(path)/grants", bearer: app.secretKey.key,
+                json: Data(#"{"entitlement_id":"vip","expires_at":"2099-01-01T00:00:00Z"}"#.utf8))
+            #expect(grant.status == .created, "\(String(buffer: grant.body))")
+            let after = try await gateway.send(.get, path, bearer: app.publicKey.key)
+            let info = try TestJSON.decode(CustomerInfo.self, after.body.readableBytesView)
+            #expect(info.entitlements["vip"]?.active == true)
+            #expect(after.headers[.eTag] != first.headers[.eTag])
+        }
+    }
+}

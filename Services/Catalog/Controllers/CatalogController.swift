@@ -33,7 +33,7 @@ struct CatalogController {
     }
 
     /// Internal header telling the gateway it may keep a response this many milliseconds.
-    static let cacheTTLHeader = "x-shopkeeper-cache-ttl-ms".fieldName
+    static let cacheTTLHeader = InternalHeader.cacheTTLMilliseconds.fieldName
 
     /// Reads and checks the query parameters; every problem is reported at once.
     static func query(from parameters: Parameters) throws(RequestError) -> CatalogQuery {

@@ -1,10 +1,13 @@
 import Hummingbird
 import NIOCore
+import ShopkeeperCore
 import ShopkeeperHTTP
 
 /// `GET /v1/customers/{app_user_id}`: what a customer owns now, with an `ETag`.
 struct CustomerController {
     let customers: any CustomerRepository
+    /// How long the gateway may answer the same request from memory (zero: never).
+    let gatewayCacheTTL: Duration
 
     var endpoints: RouteCollection<ServiceRequestContext> {
         RouteCollection(context: ServiceRequestContext.self)
@@ -16,6 +19,9 @@ struct CustomerController {
         let id = try CustomerID.from(context)
         let document = try await customers.info(appID: caller.appID, appUserID: id)
         var headers: HTTPFields = [.eTag: document.etag, .cacheControl: "private, no-cache"]
+        if gatewayCacheTTL > .zero {
+            headers[Self.cacheTTLHeader] = String(gatewayCacheTTL.milliseconds)
+        }
         if let match = request.headers[.ifNoneMatch], ETagMatch.matches(match, etag: document.etag) {
             return Response(status: .notModified, headers: headers)
         }
@@ -24,4 +30,6 @@ struct CustomerController {
         return Response(
             status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: document.json)))
     }
+
+    static let cacheTTLHeader = InternalHeader.cacheTTLMilliseconds.fieldName
 }

@@ -11,7 +11,7 @@ import ShopkeeperCore
 /// developer reads their own change at once through the same gateway.
 final class ResponseMicroCache: Sendable {
     /// The internal response header a service sets to make a `GET` response cacheable.
-    static let ttlHeader = "x-shopkeeper-cache-ttl-ms"
+    static let ttlHeader = InternalHeader.cacheTTLMilliseconds
 
     struct Entry: Sendable {
         var status: HTTPResponse.Status
