@@ -139,23 +139,11 @@ struct PurchaseApplier {
         async throws
     {
         let store: String = row.store.rawValue
-        let rows = try await connection.query(
-            """
-            WITH seen AS (
-                INSERT INTO entitlements.purchase_devices AS d (store, original_transaction_id, device_id, customer_id)
-                VALUES (\(store), \(row.originalTransactionID), \(device), \(customerID))
-                ON CONFLICT (store, original_transaction_id, device_id)
-                DO UPDATE SET last_seen = now(), customer_id = excluded.customer_id
-                RETURNING (xmax = 0) AS new
-            )
-            SELECT seen.new, (
-                SELECT count(*) FROM entitlements.purchase_devices
-                WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
-            ) FROM seen
-            """,
+        let rows = try await connection.run(
+            SQL.BindDevice.self, try PostgresBindings(store, row.originalTransactionID, device, customerID),
             logger: logger
-        )
-        for try await (new, earlier) in rows.decode((Bool, Int64).self) {
+        ) { try $0.decode((Bool, Int64).self) }
+        for (new, earlier) in rows {
             // The count is taken before this statement's insert is visible: `earlier` devices had presented it.
             if new, earlier >= settings.deviceLimit {
                 throw EntitlementsError.deviceLimitReached(
@@ -169,22 +157,14 @@ struct PurchaseApplier {
     private func recordTransaction(_ transaction: StoreTransaction, customerID: UUID) async throws -> Bool {
         let store: String = transaction.store.rawValue
         let environment: String = transaction.environment.rawValue
-        let rows = try await connection.query(
-            """
-            INSERT INTO entitlements.transactions (
-                store, transaction_id, original_transaction_id, app_id, customer_id, environment, store_product_id,
-                quantity, purchase_date, expires_date, price_milliunits, currency)
-            VALUES (
-                \(store), \(transaction.transactionID), \(transaction.originalTransactionID), \(appID), \(customerID),
-                \(environment), \(transaction.storeProductID), \(transaction.quantity), \(transaction.purchaseDate),
-                \(transaction.expiresDate), \(transaction.priceMilliunits), \(transaction.currency))
-            ON CONFLICT (store, transaction_id) DO NOTHING
-            RETURNING 1
-            """,
-            logger: logger
-        )
-        for try await _ in rows.decode(Int.self) { return true }
-        return false
+        let bindings = try PostgresBindings(
+            store, transaction.transactionID, transaction.originalTransactionID, appID, customerID, environment,
+            transaction.storeProductID, transaction.quantity, transaction.purchaseDate, transaction.expiresDate,
+            transaction.priceMilliunits, transaction.currency)
+        let rows = try await connection.run(SQL.RecordTransaction.self, bindings, logger: logger) {
+            try $0.decode(Int.self)
+        }
+        return !rows.isEmpty
     }
 
     /// Takes in what a later transaction of the same purchase knows: a later end, a product the catalog now knows.
@@ -282,12 +262,7 @@ struct PurchaseApplier {
         let units = quantity * Int64(max(1, transaction.quantity))
         let store: String = row.store.rawValue
         try await connection.run(
-            """
-            UPDATE entitlements.purchases SET credited = \(units), updated_at = now()
-            WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
-            """,
-            logger: logger
-        )
+            SQL.Credit.self, try PostgresBindings(units, store, row.originalTransactionID), logger: logger)
         var payload = Self.payload(transaction, productID: productID)
         payload.quantity = units
         payload.balance = try await Ledger.post(
@@ -317,5 +292,47 @@ struct PurchaseApplier {
             originalTransactionID: transaction.originalTransactionID,
             purchaseDate: transaction.purchaseDate.formatted(.iso8601), priceMilliunits: transaction.priceMilliunits,
             currency: transaction.currency)
+    }
+}
+
+extension PurchaseApplier {
+    /// The statements of every purchase, prepared once per connection.
+    enum SQL {
+        enum BindDevice: PreparedSQL {
+            // The count is taken before this statement's insert is visible: the devices that presented it before.
+            static let sql = """
+                WITH seen AS (
+                    INSERT INTO entitlements.purchase_devices AS d (store, original_transaction_id, device_id, customer_id)
+                    VALUES ($1::text, $2::text, $3::text, $4::uuid)
+                    ON CONFLICT (store, original_transaction_id, device_id)
+                    DO UPDATE SET last_seen = now(), customer_id = excluded.customer_id
+                    RETURNING (xmax = 0) AS new
+                )
+                SELECT seen.new, (
+                    SELECT count(*) FROM entitlements.purchase_devices
+                    WHERE store = $1::text AND original_transaction_id = $2::text
+                ) FROM seen
+                """
+        }
+
+        enum RecordTransaction: PreparedSQL {
+            static let sql = """
+                INSERT INTO entitlements.transactions (
+                    store, transaction_id, original_transaction_id, app_id, customer_id, environment, store_product_id,
+                    quantity, purchase_date, expires_date, price_milliunits, currency)
+                VALUES (
+                    $1::text, $2::text, $3::text, $4::text, $5::uuid, $6::text, $7::text, $8::bigint,
+                    $9::timestamptz, $10::timestamptz, $11::bigint, $12::text)
+                ON CONFLICT (store, transaction_id) DO NOTHING
+                RETURNING 1
+                """
+        }
+
+        enum Credit: PreparedSQL {
+            static let sql = """
+                UPDATE entitlements.purchases SET credited = $1::bigint, updated_at = now()
+                WHERE store = $2::text AND original_transaction_id = $3::text
+                """
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 import ShopkeeperModels
 
 /// A catalog product as the entitlements service needs it, read through the catalog's published views.
@@ -18,19 +19,21 @@ enum CatalogLookup {
         logger: Logger
     ) async throws -> CatalogProduct? {
         let platform: String = store.rawValue
-        let rows = try await connection.query(
-            """
+        let rows = try await connection.run(
+            ByStoreProduct.self, try PostgresBindings(appID, platform, storeProductID), logger: logger
+        ) { try $0.decode((String, String, Int?).self) }
+        return rows.first.map { id, type, quantity in
+            CatalogProduct(productID: id, type: type, consumableQuantity: quantity.map(Int64.init))
+        }
+    }
+
+    private enum ByStoreProduct: PreparedSQL {
+        static let sql = """
             SELECT p.product_id, p.type, p.consumable_quantity
             FROM catalog.store_products_v1 s
             JOIN catalog.products_v1 p ON p.app_id = s.app_id AND p.product_id = s.product_id
-            WHERE s.app_id = \(appID) AND s.platform = \(platform) AND s.store_product_id = \(storeProductID)
-            """,
-            logger: logger
-        )
-        for try await (id, type, quantity) in rows.decode((String, String, Int?).self) {
-            return CatalogProduct(productID: id, type: type, consumableQuantity: quantity.map(Int64.init))
-        }
-        return nil
+            WHERE s.app_id = $1::text AND s.platform = $2::text AND s.store_product_id = $3::text
+            """
     }
 
     /// The product with this catalog id, or `nil`.

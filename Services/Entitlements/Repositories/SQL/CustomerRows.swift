@@ -9,41 +9,31 @@ enum CustomerRows {
     static func customerFor(
         appID: String, appUserID: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> UUID {
-        let rows = try await connection.query(
-            "SELECT entitlements.customer_for(\(appID), \(appUserID))", logger: logger)
-        for try await id in rows.decode(UUID.self) { return id }
-        throw CustomerRowsError.notCreated
+        let rows = try await connection.run(CustomerFor.self, try PostgresBindings(appID, appUserID), logger: logger) {
+            try $0.decode(UUID.self)
+        }
+        guard let id = rows.first else { throw CustomerRowsError.notCreated }
+        return id
     }
 
     /// The customer `appUserID` names, or `nil`.
     static func find(appID: String, appUserID: String, on connection: PostgresConnection, logger: Logger)
         async throws -> UUID?
     {
-        let rows = try await connection.query(
-            """
-            SELECT customer_id FROM entitlements.aliases WHERE app_id = \(appID) AND app_user_id = \(appUserID)
-            """,
-            logger: logger
-        )
-        for try await id in rows.decode(UUID.self) { return id }
-        return nil
+        try await connection.run(Find.self, try PostgresBindings(appID, appUserID), logger: logger) {
+            try $0.decode(UUID.self)
+        }.first
     }
 
     /// Locks customers' rows, in id order so that two transactions locking the same pair cannot deadlock.
     static func lock(_ customerIDs: [UUID], on connection: PostgresConnection, logger: Logger) async throws {
         let ids = Array(Set(customerIDs))
-        try await connection.run(
-            """
-            SELECT 1 FROM entitlements.customers WHERE customer_id = ANY(\(ids)) ORDER BY customer_id FOR UPDATE
-            """,
-            logger: logger
-        )
+        try await connection.run(Lock.self, try PostgresBindings(ids), logger: logger)
     }
 
     /// Records that the customer was seen now.
     static func touch(_ customerID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.run(
-            "UPDATE entitlements.customers SET last_seen = now() WHERE customer_id = \(customerID)", logger: logger)
+        try await connection.run(Touch.self, try PostgresBindings(customerID), logger: logger)
     }
 
     /// Every id of a customer, oldest first.
@@ -60,6 +50,27 @@ enum CustomerRows {
         var found: [String] = []
         for try await id in rows.decode(String.self) { found.append(id) }
         return found
+    }
+}
+
+extension CustomerRows {
+    private enum CustomerFor: PreparedSQL {
+        static let sql = "SELECT entitlements.customer_for($1::text, $2::text)"
+    }
+
+    private enum Find: PreparedSQL {
+        static let sql =
+            "SELECT customer_id FROM entitlements.aliases WHERE app_id = $1::text AND app_user_id = $2::text"
+    }
+
+    private enum Lock: PreparedSQL {
+        static let sql = """
+            SELECT 1 FROM entitlements.customers WHERE customer_id = ANY($1::uuid[]) ORDER BY customer_id FOR UPDATE
+            """
+    }
+
+    private enum Touch: PreparedSQL {
+        static let sql = "UPDATE entitlements.customers SET last_seen = now() WHERE customer_id = $1::uuid"
     }
 }
 

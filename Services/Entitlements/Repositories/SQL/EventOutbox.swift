@@ -20,18 +20,21 @@ enum EventOutbox {
         let typeName: String = type.rawValue
         let environment: String? = payload.environment
         try await connection.run(
-            """
+            Append.self, try PostgresBindings(appID, customerID, appUserID, typeName, environment, document),
+            logger: logger)
+    }
+
+    private enum Append: PreparedSQL {
+        static let sql = """
             WITH event AS (
                 INSERT INTO entitlements.events (app_id, customer_id, app_user_id, type, environment, payload)
-                VALUES (\(appID), \(customerID), \(appUserID), \(typeName), \(environment), \(document)::jsonb)
+                VALUES ($1::text, $2::uuid, $3::text, $4::text, $5::text, $6::text::jsonb)
                 RETURNING event_id, app_id
             )
             INSERT INTO entitlements.webhook_deliveries (event_id, app_id)
             SELECT event.event_id, event.app_id FROM event
             JOIN entitlements.app_settings s ON s.app_id = event.app_id
             WHERE s.webhook_url IS NOT NULL
-            """,
-            logger: logger
-        )
+            """
     }
 }

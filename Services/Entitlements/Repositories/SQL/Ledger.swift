@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 
 /// Consumable ledger lines and the balance they add up to, always written together in the caller's transaction
 /// (which holds the customer's row lock), so the balance is the sum of the lines at every commit.
@@ -29,23 +30,23 @@ enum Ledger {
         logger: Logger
     ) async throws -> Int64 {
         let reasonName: String = reason.rawValue
-        let rows = try await connection.query(
-            """
+        let bindings = try PostgresBindings(
+            appID, customerID, productID, delta, reasonName, store, transactionID, idempotencyKey)
+        let rows = try await connection.run(Post.self, bindings, logger: logger) { try $0.decode(Int64.self) }
+        return rows.first ?? delta
+    }
+
+    private enum Post: PreparedSQL {
+        static let sql = """
             WITH line AS (
                 INSERT INTO entitlements.ledger (
                     app_id, customer_id, product_id, delta, reason, store, transaction_id, idempotency_key)
-                VALUES (
-                    \(appID), \(customerID), \(productID), \(delta), \(reasonName), \(store), \(transactionID),
-                    \(idempotencyKey))
+                VALUES ($1::text, $2::uuid, $3::text, $4::bigint, $5::text, $6::text, $7::text, $8::text)
             )
             INSERT INTO entitlements.balances AS b (customer_id, product_id, app_id, balance)
-            VALUES (\(customerID), \(productID), \(appID), \(delta))
+            VALUES ($2::uuid, $3::text, $1::text, $4::bigint)
             ON CONFLICT (customer_id, product_id) DO UPDATE SET balance = b.balance + excluded.balance, updated_at = now()
             RETURNING balance
-            """,
-            logger: logger
-        )
-        for try await balance in rows.decode(Int64.self) { return balance }
-        return delta
+            """
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 import ShopkeeperModels
 
 /// A purchase row, read under its row lock.
@@ -39,22 +40,12 @@ extension PurchaseRow {
         let productID: String? = product?.productID
         let reason: String? =
             transaction.revocationReason?.rawValue ?? (transaction.revocationDate != nil ? "other" : nil)
-        let rows = try await connection.query(
-            """
-            INSERT INTO entitlements.purchases (
-                store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
-                environment, ownership_type, purchase_date, latest_transaction_id, quantity, expires_date,
-                revoked_at, revocation_reason)
-            VALUES (
-                \(store), \(transaction.originalTransactionID), \(appID), \(customerID), \(transaction.storeProductID),
-                \(productID), \(type), \(environment), \(ownership), \(purchaseDate), \(transaction.transactionID),
-                \(transaction.quantity), \(transaction.expiresDate), \(transaction.revocationDate), \(reason))
-            ON CONFLICT (store, original_transaction_id) DO NOTHING
-            RETURNING customer_id
-            """,
-            logger: logger
-        )
-        for try await _ in rows.decode(UUID.self) {
+        let bindings = try PostgresBindings(
+            store, transaction.originalTransactionID, appID, customerID, transaction.storeProductID, productID, type,
+            environment, ownership, purchaseDate, transaction.transactionID, transaction.quantity,
+            transaction.expiresDate, transaction.revocationDate, reason)
+        let inserted = try await connection.run(Insert.self, bindings, logger: logger) { try $0.decode(UUID.self) }
+        if !inserted.isEmpty {
             return PurchaseRow(
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID,
                 customerID: customerID, productID: productID, productType: type, environment: environment,
@@ -72,23 +63,38 @@ extension PurchaseRow {
         logger: Logger
     ) async throws -> PurchaseRow? {
         let storeName: String = store.rawValue
-        let rows = try await connection.query(
-            """
-            SELECT customer_id, product_id, product_type, environment, expires_date, credited, revoked_at
-            FROM entitlements.purchases
-            WHERE store = \(storeName) AND original_transaction_id = \(originalTransactionID) AND app_id = \(appID)
-            FOR UPDATE
-            """,
-            logger: logger
-        )
-        for try await (customer, product, type, environment, expires, credited, revoked) in rows.decode(
-            (UUID, String?, String, String, Date?, Int64?, Date?).self)
-        {
+        let rows = try await connection.run(
+            Lock.self, try PostgresBindings(storeName, originalTransactionID, appID), logger: logger
+        ) { try $0.decode((UUID, String?, String, String, Date?, Int64?, Date?).self) }
+        for (customer, product, type, environment, expires, credited, revoked) in rows {
             return PurchaseRow(
                 store: store, originalTransactionID: originalTransactionID, customerID: customer, productID: product,
                 productType: type, environment: environment, expiresDate: expires, credited: credited,
                 revokedAt: revoked, inserted: false)
         }
         return nil
+    }
+
+    private enum Insert: PreparedSQL {
+        static let sql = """
+            INSERT INTO entitlements.purchases (
+                store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
+                environment, ownership_type, purchase_date, latest_transaction_id, quantity, expires_date,
+                revoked_at, revocation_reason)
+            VALUES (
+                $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, $7::text, $8::text, $9::text,
+                $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text)
+            ON CONFLICT (store, original_transaction_id) DO NOTHING
+            RETURNING customer_id
+            """
+    }
+
+    private enum Lock: PreparedSQL {
+        static let sql = """
+            SELECT customer_id, product_id, product_type, environment, expires_date, credited, revoked_at
+            FROM entitlements.purchases
+            WHERE store = $1::text AND original_transaction_id = $2::text AND app_id = $3::text
+            FOR UPDATE
+            """
     }
 }

@@ -1,0 +1,62 @@
+import Logging
+import PostgresNIO
+
+/// The text of a statement that runs on every request of a hot path: PostgreSQL plans it once per connection
+/// instead of once per execution (planning a statement often costs more than running it).
+///
+/// Parameters are `$1`, `$2`... Cast each one to the type of the Swift value bound to it (`$1::text`,
+/// `$2::bigint`, `$3::timestamptz`): the statement is prepared with the types of its first execution, and a cast
+/// keeps a `NULL` there from leaving a parameter's type to guesswork.
+package protocol PreparedSQL {
+    static var sql: String { get }
+}
+
+/// `S` as PostgresNIO's prepared statement, with the bindings and row decoding of one execution.
+package struct PreparedStatement<S: PreparedSQL, Row>: PostgresPreparedStatement {
+    /// A name from the statement's text: short (PostgreSQL cuts names at 63 bytes) and the same in every process.
+    package static var name: String { "sk_" + String(fnv1a64(S.sql), radix: 16) }
+    package static var sql: String { S.sql }
+
+    package var bindings: PostgresBindings
+    package var decode: @Sendable (PostgresRow) throws -> Row
+
+    package func makeBindings() throws -> PostgresBindings { bindings }
+    package func decodeRow(_ row: PostgresRow) throws -> Row { try decode(row) }
+}
+
+/// FNV-1a, 64 bits: a stable hash of a statement's text (Swift's `hashValue` changes from process to process).
+func fnv1a64(_ text: String) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+        hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    return hash
+}
+
+extension PostgresConnection {
+    /// Runs `S` with `bindings` and decodes every row with `decode`.
+    package func run<S: PreparedSQL, Row>(
+        _ statement: S.Type, _ bindings: PostgresBindings, logger: Logger,
+        decode: @escaping @Sendable (PostgresRow) throws -> Row
+    ) async throws -> [Row] {
+        let rows = try await execute(PreparedStatement<S, Row>(bindings: bindings, decode: decode), logger: logger)
+        var decoded: [Row] = []
+        for try await row in rows { decoded.append(row) }
+        return decoded
+    }
+
+    /// Runs `S` with `bindings`, reading its result to the end.
+    package func run<S: PreparedSQL>(_ statement: S.Type, _ bindings: PostgresBindings, logger: Logger) async throws {
+        _ = try await run(statement, bindings, logger: logger) { _ in () }
+    }
+}
+
+extension PostgresBindings {
+    /// Bindings of these values, in order; `nil` binds `NULL`.
+    package init(_ values: (any PostgresThrowingDynamicTypeEncodable)?...) throws {
+        self.init(capacity: values.count)
+        for value in values {
+            if let value { try append(value) } else { appendNull() }
+        }
+    }
+}
