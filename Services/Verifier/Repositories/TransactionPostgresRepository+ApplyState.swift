@@ -22,14 +22,7 @@ extension TransactionPostgresRepository {
         do {
             try await client.withConnection { connection in
                 try await connection.run(
-                    """
-                    UPDATE verifier.transactions SET apply_state = \(state), apply_error = \(error),
-                        applied_at = CASE WHEN \(state) = 'applied' THEN now() ELSE applied_at END
-                    WHERE app_id = \(appID)
-                      AND (store, transaction_id) IN (SELECT * FROM unnest(\(stores)::text[], \(ids)::text[]))
-                    """,
-                    logger: logger
-                )
+                    SetApplyState.self, try PostgresBindings(state, error, appID, stores, ids), logger: logger)
             }
         } catch {
             logger.error(
@@ -46,12 +39,13 @@ extension TransactionPostgresRepository {
             SET apply_attempts = t.apply_attempts + 1,
                 next_apply_at = now() + least(
                     make_interval(secs => \(baseSeconds) * power(2, least(t.apply_attempts, 12))), interval '1 hour')
-            WHERE (t.store, t.transaction_id) IN (
+            FROM (
                 SELECT store, transaction_id FROM verifier.transactions
                 WHERE apply_state = 'pending' AND next_apply_at <= now()
                 ORDER BY next_apply_at
                 LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED)
+                FOR UPDATE SKIP LOCKED) AS due
+            WHERE t.store = due.store AND t.transaction_id = due.transaction_id
             RETURNING t.app_id, t.app_user_id, t.device_id, t.apply_as = 'presenter', t.fact::text
             """,
             logger: logger
@@ -89,5 +83,15 @@ extension TransactionPostgresRepository {
             for try await _ in rows.decode(Int.self) { news.append(transaction) }
         }
         return news
+    }
+
+    /// One statement per call, prepared; the join on the primary key finds each fact by its index.
+    private enum SetApplyState: PreparedSQL {
+        static let sql = """
+            UPDATE verifier.transactions AS t SET apply_state = $1::text, apply_error = $2::text,
+                applied_at = CASE WHEN $1::text = 'applied' THEN now() ELSE t.applied_at END
+            FROM unnest($4::text[], $5::text[]) AS k(store, transaction_id)
+            WHERE t.store = k.store AND t.transaction_id = k.transaction_id AND t.app_id = $3::text
+            """
     }
 }
