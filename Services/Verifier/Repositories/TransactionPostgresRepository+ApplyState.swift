@@ -21,8 +21,10 @@ extension TransactionPostgresRepository {
         let ids: [String] = transactions.map(\.transactionID)
         do {
             try await client.withConnection { connection in
-                try await connection.run(
-                    SetApplyState.self, try PostgresBindings(state, error, appID, stores, ids), logger: logger)
+                for (store, id) in zip(stores, ids) {
+                    try await connection.run(
+                        SetApplyState.self, try PostgresBindings(state, error, appID, store, id), logger: logger)
+                }
             }
         } catch {
             logger.error(
@@ -85,13 +87,12 @@ extension TransactionPostgresRepository {
         return news
     }
 
-    /// One statement per call, prepared; the join on the primary key finds each fact by its index.
+    /// One fact by its primary key, prepared (a set-based form made PostgreSQL scan the table).
     private enum SetApplyState: PreparedSQL {
         static let sql = """
-            UPDATE verifier.transactions AS t SET apply_state = $1::text, apply_error = $2::text,
-                applied_at = CASE WHEN $1::text = 'applied' THEN now() ELSE t.applied_at END
-            FROM unnest($4::text[], $5::text[]) AS k(store, transaction_id)
-            WHERE t.store = k.store AND t.transaction_id = k.transaction_id AND t.app_id = $3::text
+            UPDATE verifier.transactions SET apply_state = $1::text, apply_error = $2::text,
+                applied_at = CASE WHEN $1::text = 'applied' THEN now() ELSE applied_at END
+            WHERE store = $4::text AND transaction_id = $5::text AND app_id = $3::text
             """
     }
 }
