@@ -136,7 +136,8 @@ let package = Package(
             folder: "Verifier",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperStores",
-                "ShopkeeperClients", .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
+                "ShopkeeperClients", .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging,
+                .metrics, .crypto,
                 .cryptoExtras, .x509, .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers,
             ]
         ),
