@@ -25,32 +25,14 @@ package struct JSONLogHandler: LogHandler {
             merged.merge(extra) { _, new in new }
         }
         var line = "{\"ts\":\"\(Date().formatted(.iso8601))\",\"level\":\"\(event.level.rawValue)\""
-        line += ",\"service\":" + Self.quoted(label)
-        line += ",\"msg\":" + Self.quoted(event.message.description)
+        line += ",\"service\":" + JSONString.quoted(label)
+        line += ",\"msg\":" + JSONString.quoted(event.message.description)
         for key in merged.keys.sorted() {
             guard let value = merged[key] else { continue }
-            line += "," + Self.quoted(key) + ":" + Self.quoted(value.description)
+            line += "," + JSONString.quoted(key) + ":" + JSONString.quoted(value.description)
         }
         line += "}\n"
         FileHandle.standardError.write(Data(line.utf8))
-    }
-
-    /// JSON string literal for `text`, with the escapes RFC 8259 requires.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }
 

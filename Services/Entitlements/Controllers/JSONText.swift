@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import ShopkeeperCore
 import ShopkeeperHTTP
 
 /// JSON that is already text (customer info and history are rendered by PostgreSQL), composed and sent as it is,
@@ -7,22 +8,7 @@ import ShopkeeperHTTP
 enum JSONText {
     /// `value` as a JSON string literal.
     static func string(_ value: String) -> String {
-        var result = "\""
-        result.reserveCapacity(value.utf8.count + 2)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        JSONString.quoted(value)
     }
 
     /// An object whose member values are JSON texts, in the order given.
