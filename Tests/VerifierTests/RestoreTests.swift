@@ -57,3 +57,35 @@ struct RestoreTests {
         }
     }
 }
+
+@Suite("Apply state")
+struct ApplyStateTests {
+    @Test("A fact granted by the request is marked applied in the background, without a second apply")
+    func sweptToApplied() async throws {
+        try await VerifierHarness.run(environment: ["SHOPKEEPER_APPLY_RETRY_SECONDS": "0.2"]) { harness in
+            #expect(try await harness.configureApple().status == .ok)
+            let jws = try harness.signedTransaction()
+            #expect(try await harness.purchase(signedTransaction: jws).status == .ok)
+            let deadline = ContinuousClock.now + .seconds(10)
+            var states: [String] = []
+            repeat {
+                try await Task.sleep(for: .milliseconds(100))
+                states = try await TestDatabase.withClient { client in
+                    var found: [String] = []
+                    let rows = try await client.query(
+                        "SELECT apply_state FROM verifier.transactions WHERE app_id = \(harness.appID)")
+                    for try await state in rows.decode(String.self) { found.append(state) }
+                    return found
+                }
+            } while states != ["applied"] && ContinuousClock.now < deadline
+            #expect(states == ["applied"])
+            let events = try await TestDatabase.withClient { client in
+                let rows = try await client.query(
+                    "SELECT count(*)::int FROM entitlements.events WHERE app_id = \(harness.appID)")
+                for try await count in rows.decode(Int.self) { return count }
+                return -1
+            }
+            #expect(events == 1)
+        }
+    }
+}

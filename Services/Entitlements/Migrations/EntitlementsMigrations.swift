@@ -249,5 +249,14 @@ enum EntitlementsMigrations {
                     FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
                 """
         ),
+        Migration(
+            "0003_applied_transactions_view",
+            sql: """
+                -- Published for the verifier: a store transaction in this view is applied, whatever the verifier's own
+                -- record of it says (it marks its facts from this view in the background).
+                CREATE VIEW entitlements.applied_transactions_v1 AS
+                SELECT app_id, store, transaction_id, applied_at FROM entitlements.transactions;
+                """
+        ),
     ]
 }

@@ -34,6 +34,7 @@ struct PendingApplyWorker: Service {
     func runOnce() async -> Int {
         let claimed: [PendingFact]
         do {
+            _ = try await transactions.sweepApplied()
             claimed = try await transactions.claimPending(limit: batchSize, base: interval)
         } catch {
             logger.error("could not claim pending facts", metadata: ["error": "\(String(reflecting: error))"])

@@ -47,9 +47,9 @@ struct PurchaseService: Sendable {
         let request = ApplyRequest(
             appUserID: presenter.appUserID, deviceID: presenter.deviceID, source: source, transactions: recorded)
         do {
-            let response = try await entitlements.apply(request, appID: appID, requestID: requestID)
-            await transactions.markApplied(recorded, appID: appID)
-            return response
+            // Not marked here: the background worker marks facts the entitlements service has applied, which keeps a
+            // write of a wide row off every purchase.
+            return try await entitlements.apply(request, appID: appID, requestID: requestID)
         } catch let verdict as RemoteProblem {
             await transactions.markRefused(recorded, appID: appID, code: verdict.code)
             throw verdict

@@ -33,6 +33,24 @@ extension TransactionPostgresRepository {
         }
     }
 
+    func sweepApplied() async throws -> Int {
+        // Only facts past their grace (the request that recorded them had its chance), and only for their
+        // presenter: news for an owner (a refund) is applied by the worker even though the transaction is known.
+        let rows = try await client.query(
+            """
+            UPDATE verifier.transactions t SET apply_state = 'applied', applied_at = a.applied_at, apply_error = NULL
+            FROM entitlements.applied_transactions_v1 a
+            WHERE t.apply_state = 'pending' AND t.apply_as = 'presenter' AND t.next_apply_at <= now()
+              AND a.store = t.store AND a.transaction_id = t.transaction_id AND a.app_id = t.app_id
+            RETURNING 1
+            """,
+            logger: logger
+        )
+        var count = 0
+        for try await _ in rows.decode(Int.self) { count += 1 }
+        return count
+    }
+
     func claimPending(limit: Int, base: Duration) async throws -> [PendingFact] {
         let baseSeconds: Double = Double(base.milliseconds) / 1000
         let rows = try await client.query(

@@ -21,6 +21,9 @@ protocol TransactionRepository: Sendable {
     func markApplied(_ transactions: [StoreTransaction], appID: String) async
     /// Marks recorded facts as refused by the entitlements service with its problem `code`.
     func markRefused(_ transactions: [StoreTransaction], appID: String, code: String) async
+    /// Marks pending facts applied that the entitlements service has applied (its `applied_transactions_v1` view), so
+    /// the request path need not write the state itself; returns how many.
+    func sweepApplied() async throws -> Int
     /// Leases up to `limit` pending facts whose time has come to one background worker, pushing their next try
     /// back by `base` doubled per attempt (at most an hour).
     func claimPending(limit: Int, base: Duration) async throws -> [PendingFact]
