@@ -23,7 +23,7 @@ func buildApplication(
         sender: WebhookSender(client: webhookClient, timeout: settings.webhooks.timeout),
         settings: settings.webhooks,
         urlPolicy: settings.webhookURLPolicy,
-        ready: .database(database, migrations: EntitlementsMigrations.runner, logger: logger),
+        startup: startup,
         logger: logger
     )
     return ServiceApplication.make(

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import ServiceLifecycle
+import ShopkeeperCore
 import ShopkeeperHTTP
 
 /// Delivers the outbox's events to the apps' webhooks, at least once each, until graceful shutdown.
@@ -16,8 +17,8 @@ struct WebhookDispatcher: Service {
     let settings: WebhookSettings
     /// Whether loopback and private hosts may be delivered to (checked again at delivery: the setting may change).
     let urlPolicy: WebhookURLPolicy
-    /// Passes once the schema is migrated; nothing is claimed before.
-    let ready: ReadinessCheck
+    /// Opens once the schema is migrated; nothing is claimed before.
+    let startup: StartupGate
     let logger: Logger
     var batchSize = 16
     var metrics = WebhookMetrics()
@@ -114,29 +115,14 @@ struct WebhookDispatcher: Service {
         }
     }
 
-    /// Waits until ``ready`` passes; `false` when the service is stopped first.
+    /// Waits until the schema is migrated; `false` when the service is stopped first.
     private func waitUntilReady() async -> Bool {
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            do {
-                try await ready.check()
-                return true
-            } catch {
-                logger.debug("webhook dispatcher waiting for the schema", metadata: ["error": "\(error)"])
-                await pause(.milliseconds(min(settings.pollInterval.milliseconds, 200)))
-            }
-        }
-        return false
+        await cancelWhenGracefulShutdown { await startup.wait() }
+        return !Task.isShuttingDownGracefully && !Task.isCancelled
     }
 
     /// Sleeps, cut short by graceful shutdown or cancellation.
     private func pause(_ duration: Duration) async {
         try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
-    }
-}
-
-extension Duration {
-    /// Whole nanoseconds, for timers.
-    fileprivate var nanoseconds: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
 }

@@ -12,18 +12,14 @@ struct PurchaseController {
         router.post("/v1/purchases") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(PurchaseRequest.self, from: request, limit: maxBodyBytes)
-            guard !body.appUserID.isEmpty, body.appUserID.count <= 256 else {
-                throw RequestError.invalid("/app_user_id", "must be 1 to 256 characters")
-            }
+            try Self.checkAppUserID(body.appUserID, pointer: "/app_user_id")
             let response = try await service.purchase(body, appID: caller.appID, requestID: context.requestID)
             return try JSONBody.response(response)
         }
         router.post("/v1/customers/:app_user_id/restore") { request, context in
             let caller = try context.requireCaller()
             let user = try context.parameters.require("app_user_id")
-            guard !user.isEmpty, user.count <= 256 else {
-                throw RequestError.invalid("app_user_id", "must be 1 to 256 characters")
-            }
+            try Self.checkAppUserID(user, pointer: "app_user_id")
             let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: maxBodyBytes)
             return try JSONBody.response(
                 try await service.restore(body, appUserID: user, appID: caller.appID, requestID: context.requestID))
@@ -34,5 +30,10 @@ struct PurchaseController {
             return try JSONBody.response(
                 try await service.validate(body, appID: caller.appID, requestID: context.requestID))
         }
+    }
+
+    /// An app user id is 1 to 256 characters, as the entitlements service accepts.
+    static func checkAppUserID(_ id: String, pointer: String) throws(RequestError) {
+        guard !id.isEmpty, id.count <= 256 else { throw .invalid(pointer, "must be 1 to 256 characters") }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import ShopkeeperCore
 
 /// The verifier's HTTP calls to the stores: one client, a timeout per call, and failures sorted into
 /// retryable ones (unreachable, timeout, 5xx, 429) and answers.
@@ -49,13 +50,5 @@ struct StoreHTTP: Sendable {
             throw .retryable(reason: "\(what) failed with \(answer.status)", retryAfter: answer.retryAfter)
         }
         return answer
-    }
-}
-
-extension Duration {
-    /// The whole nanoseconds of this duration.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
