@@ -59,6 +59,7 @@ let package = Package(
         .executable(name: "shopkeeper-catalog", targets: ["Catalog"]),
         .executable(name: "shopkeeper-verifier", targets: ["Verifier"]),
         .executable(name: "shopkeeper-entitlements", targets: ["Entitlements"]),
+        .executable(name: "shopkeeper-subscriptions", targets: ["Subscriptions"]),
         .executable(name: "shopkeeper-sandbox-store", targets: ["SandboxStore"]),
         .executable(name: "shopkeeper", targets: ["ShopkeeperCLI"]),
         .executable(name: "shopkeeper-bench-hello", targets: ["BenchmarkHello"]),
@@ -142,10 +143,18 @@ let package = Package(
             ]
         ),
         .service(
+            "Subscriptions",
+            folder: "Subscriptions",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
+                .hummingbird, .postgresNIO, .serviceLifecycle, .logging, .metrics,
+            ]
+        ),
+        .service(
             "Entitlements",
             folder: "Entitlements",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperClients",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
                 .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers,
             ]
@@ -196,7 +205,8 @@ let package = Package(
         .tests(
             "GatewayTests",
             dependencies: [
-                "Gateway", "Catalog", "Verifier", "Entitlements", "ShopkeeperTestSupport", .hummingbirdTesting,
+                "Gateway", "Catalog", "Verifier", "Entitlements", "Subscriptions", "ShopkeeperTestSupport",
+                .hummingbirdTesting,
                 .asyncHTTPClient,
                 .crypto, .cryptoExtras,
             ]
@@ -204,7 +214,8 @@ let package = Package(
         .tests(
             "VerifierTests",
             dependencies: [
-                "Verifier", "Catalog", "Entitlements", "ShopkeeperStores", "ShopkeeperTestSupport", "ShopkeeperModels",
+                "Verifier", "Catalog", "Entitlements", "Subscriptions", "ShopkeeperStores", "ShopkeeperTestSupport",
+                "ShopkeeperModels",
                 .hummingbirdTesting,
                 .crypto, .x509,
             ]
@@ -212,8 +223,15 @@ let package = Package(
         .tests(
             "EntitlementsTests",
             dependencies: [
-                "Entitlements", "Catalog", "ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperCore",
-                .hummingbirdTesting, .postgresNIO, .asyncHTTPClient,
+                "Entitlements", "Catalog", "Subscriptions", "ShopkeeperTestSupport", "ShopkeeperModels",
+                "ShopkeeperCore", .hummingbirdTesting, .postgresNIO, .asyncHTTPClient,
+            ]
+        ),
+        .tests(
+            "SubscriptionsTests",
+            dependencies: [
+                "Subscriptions", "Entitlements", "Catalog", "ShopkeeperTestSupport", "ShopkeeperModels",
+                "ShopkeeperCore", .hummingbirdTesting, .postgresNIO,
             ]
         ),
         .tests(

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import Prometheus
+import ShopkeeperClients
 import ShopkeeperHTTP
 
 /// Builds the entitlements application: the same function serves `main` and the tests.
@@ -14,7 +15,10 @@ func buildApplication(
     let database = settings.service.database.makeClient(logger: logger)
     let cache = settings.makeCustomerInfoCache()
     let startup = StartupGate()
-    let router = buildRouter(settings: settings, database: database, metrics: metrics, logger: logger, cache: cache)
+    let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+    let router = buildRouter(
+        settings: settings, database: database, metrics: metrics, logger: logger, cache: cache,
+        subscriptions: subscriptionsClient(settings: settings, httpClient: httpClient))
     let webhookClient = HTTPClient(
         eventLoopGroupProvider: .singleton,
         configuration: WebhookSender.configuration(timeout: settings.webhooks.timeout))
@@ -33,12 +37,23 @@ func buildApplication(
         migrations: EntitlementsMigrations.runner,
         // Stopped in reverse order: the dispatcher finishes its batch before its client shuts down.
         services: [
-            HTTPClientService(client: webhookClient), dispatcher,
+            HTTPClientService(client: webhookClient), HTTPClientService(client: httpClient), dispatcher,
             CustomerChangeListener(client: database, cache: cache, startup: startup, logger: logger),
+            SubscriptionRelayService(
+                relay: SubscriptionChangeRelay(client: database, logger: logger), interval: settings.relayInterval,
+                startup: startup, logger: logger),
         ],
         startup: startup,
         logger: logger
     )
+}
+
+/// The signed client of the subscriptions service's internal API.
+func subscriptionsClient(settings: EntitlementsSettings, httpClient: HTTPClient) -> SubscriptionsClient {
+    SubscriptionsClient(
+        client: InternalClient(
+            service: "subscriptions", baseURL: settings.subscriptionsURL, httpClient: httpClient,
+            signature: settings.service.internalSignature, timeout: settings.subscriptionsTimeout))
 }
 
 /// The entitlements service's routes and middleware.
@@ -47,7 +62,8 @@ func buildRouter(
     database: PostgresClient,
     metrics: PrometheusCollectorRegistry,
     logger: Logger,
-    cache: CustomerInfoCache? = nil
+    cache: CustomerInfoCache? = nil,
+    subscriptions: SubscriptionsClient
 ) -> Router<ServiceRequestContext> {
     let cache = cache ?? settings.makeCustomerInfoCache()
     let router = Router(context: ServiceRequestContext.self)
@@ -86,5 +102,11 @@ func buildRouter(
         PromotionalGrantController(grants: grants, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
     router.addRoutes(HistoryController(history: history).endpoints, atPath: "/v1/customers")
     router.addRoutes(PurchaseDeviceController(devices: devices).endpoints, atPath: "/v1/admin/purchases")
+    router.addRoutes(
+        TrialController(
+            customers: TrialCustomerPostgresRepository(client: database, logger: logger), subscriptions: subscriptions,
+            maxBodyBytes: bodyLimit
+        ).endpoints,
+        atPath: "/v1/customers")
     return router
 }

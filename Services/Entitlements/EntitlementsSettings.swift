@@ -1,3 +1,4 @@
+import Foundation
 import ShopkeeperCore
 import ShopkeeperHTTP
 
@@ -14,12 +15,18 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS` | `10` | first backoff after a failed delivery; doubles per attempt, capped at 1 hour, with jitter |
 /// | `SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS` | `26` | how long a delivery is retried before it becomes a dead letter (at least 24) |
 /// | `SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS` | `true` outside production | allow webhook URLs naming loopback and private hosts (never in production) |
+/// | `SHOPKEEPER_SUBSCRIPTIONS_URL` | `http://127.0.0.1:8084` | the subscriptions service (trials, eligibility) |
+/// | `SHOPKEEPER_SUBSCRIPTIONS_TIMEOUT_SECONDS` | `10` | one call to the subscriptions service |
+/// | `SHOPKEEPER_SUBSCRIPTION_RELAY_MS` | `250` | how often an idle replica relays subscription changes to events, webhooks and its cache |
 struct EntitlementsSettings: Sendable {
     var service: ServiceSettings
     var webhooks: WebhookSettings
     var customerCacheTTL: Duration
     var customerCacheEntries: Int
     var customerGatewayCacheTTL: Duration
+    var subscriptionsURL: URL
+    var subscriptionsTimeout: Duration
+    var relayInterval: Duration
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> EntitlementsSettings
@@ -44,7 +51,12 @@ struct EntitlementsSettings: Sendable {
             customerCacheEntries: try environment.int(
                 "SHOPKEEPER_CUSTOMER_CACHE_ENTRIES", default: 50_000, in: 100...10_000_000),
             customerGatewayCacheTTL: .milliseconds(
-                try environment.int("SHOPKEEPER_CUSTOMER_GATEWAY_CACHE_MS", default: 250, in: 0...1000))
+                try environment.int("SHOPKEEPER_CUSTOMER_GATEWAY_CACHE_MS", default: 250, in: 0...1000)),
+            subscriptionsURL: try environment.httpURL("SHOPKEEPER_SUBSCRIPTIONS_URL", default: "http://127.0.0.1:8084"),
+            subscriptionsTimeout: try environment.seconds(
+                "SHOPKEEPER_SUBSCRIPTIONS_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
+            relayInterval: .milliseconds(
+                try environment.int("SHOPKEEPER_SUBSCRIPTION_RELAY_MS", default: 250, in: 10...60_000))
         )
     }
 }

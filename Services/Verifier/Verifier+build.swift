@@ -21,7 +21,7 @@ func buildApplication(
     let worker = PendingApplyWorker(
         transactions: TransactionPostgresRepository(
             client: database, logger: logger, applyGrace: settings.applyRetryInterval),
-        entitlements: entitlementsClient(settings: settings, httpClient: httpClient),
+        projections: factProjections(settings: settings, httpClient: httpClient),
         interval: settings.applyRetryInterval,
         startup: startup,
         logger: logger
@@ -37,12 +37,17 @@ func buildApplication(
     )
 }
 
-/// The signed client of the entitlements service's internal API.
-func entitlementsClient(settings: VerifierSettings, httpClient: HTTPClient) -> EntitlementsClient {
-    EntitlementsClient(
-        client: InternalClient(
-            service: "entitlements", baseURL: settings.entitlementsURL, httpClient: httpClient,
-            signature: settings.service.internalSignature, timeout: settings.applyTimeout))
+/// The signed clients of the subscriptions and entitlements services' internal APIs.
+func factProjections(settings: VerifierSettings, httpClient: HTTPClient) -> FactProjections {
+    FactProjections(
+        subscriptions: SubscriptionsClient(
+            client: InternalClient(
+                service: "subscriptions", baseURL: settings.subscriptionsURL, httpClient: httpClient,
+                signature: settings.service.internalSignature, timeout: settings.applyTimeout)),
+        entitlements: EntitlementsClient(
+            client: InternalClient(
+                service: "entitlements", baseURL: settings.entitlementsURL, httpClient: httpClient,
+                signature: settings.service.internalSignature, timeout: settings.applyTimeout)))
 }
 
 /// Google's OAuth token endpoint, the only one a production service account may name.
@@ -86,7 +91,7 @@ func buildRouter(
         ),
         google: GoogleProofVerifier(
             client: GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens)),
-        entitlements: entitlementsClient(settings: settings, httpClient: httpClient),
+        projections: factProjections(settings: settings, httpClient: httpClient),
         logger: logger
     )
     PurchaseController(service: service, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)

@@ -13,15 +13,17 @@ package struct CustomerInfo: Codable, Sendable, Equatable {
     package var refundCount: Int
     /// Entitlement id to its best grant (active ones first, then the latest to end).
     package var entitlements: [String: EntitlementInfo]
-    /// Subscriptions with their state (filled by the subscriptions service).
+    /// Subscriptions with their state, auto-renewable ones from the subscriptions service.
     package var subscriptions: [SubscriptionInfo]
+    /// The app's own free trial (`state` is `none` when the customer never started one).
+    package var trial: TrialInfo
     /// Consumables, non-consumables and non-renewing purchases, oldest first.
     package var nonSubscriptionPurchases: [NonSubscriptionPurchase]
     /// Catalog product id to the unspent units; negative after a refund of units already spent.
     package var consumableBalances: [String: Int64]
 
     package enum CodingKeys: String, CodingKey {
-        case aliases, entitlements, subscriptions
+        case aliases, entitlements, subscriptions, trial
         case appUserID = "app_user_id"
         case firstSeen = "first_seen"
         case lastSeen = "last_seen"
@@ -54,17 +56,73 @@ package struct EntitlementInfo: Codable, Sendable, Equatable {
     }
 }
 
-/// A subscription of a customer (its timeline lives in the subscriptions service).
+/// A subscription of a customer: an auto-renewable subscription (its timeline lives in the subscriptions service) or
+/// a stack of non-renewing purchases of one group (each purchase extends the end by its duration).
 package struct SubscriptionInfo: Codable, Sendable, Equatable {
     package var productID: String?
+    package var storeProductID: String?
+    /// `auto_renewable` or `non_renewing`.
+    package var type: String
     package var store: StorePlatform
     package var environment: StoreEnvironment
+    /// The store's id of the subscription (its first transaction); the latest purchase for a non-renewing stack.
+    package var originalTransactionID: String
+    package var state: SubscriptionState
+    /// Whether the subscription's entitlements are in force now.
+    package var active: Bool
+    package var periodType: SubscriptionPeriodType
+    package var startedAt: Date?
+    /// When the current (or last) paid period ends.
     package var expiresAt: Date?
+    /// `nil` while the store has not said.
+    package var willRenew: Bool?
+    /// The store product the next period renews into, when it differs from the current one.
+    package var renewsIntoStoreProductID: String?
+    package var gracePeriodExpiresAt: Date?
+    package var expirationReason: String?
+    package var refundedAt: Date?
+    package var revokedAt: Date?
+
+    package init(
+        productID: String?, storeProductID: String?, type: String, store: StorePlatform,
+        environment: StoreEnvironment, originalTransactionID: String, state: SubscriptionState, active: Bool,
+        periodType: SubscriptionPeriodType, startedAt: Date?, expiresAt: Date?, willRenew: Bool?,
+        renewsIntoStoreProductID: String?, gracePeriodExpiresAt: Date?, expirationReason: String?, refundedAt: Date?,
+        revokedAt: Date?
+    ) {
+        self.productID = productID
+        self.storeProductID = storeProductID
+        self.type = type
+        self.store = store
+        self.environment = environment
+        self.originalTransactionID = originalTransactionID
+        self.state = state
+        self.active = active
+        self.periodType = periodType
+        self.startedAt = startedAt
+        self.expiresAt = expiresAt
+        self.willRenew = willRenew
+        self.renewsIntoStoreProductID = renewsIntoStoreProductID
+        self.gracePeriodExpiresAt = gracePeriodExpiresAt
+        self.expirationReason = expirationReason
+        self.refundedAt = refundedAt
+        self.revokedAt = revokedAt
+    }
 
     package enum CodingKeys: String, CodingKey {
-        case store, environment
+        case type, store, environment, state, active
         case productID = "product_id"
+        case storeProductID = "store_product_id"
+        case originalTransactionID = "original_transaction_id"
+        case periodType = "period_type"
+        case startedAt = "started_at"
         case expiresAt = "expires_at"
+        case willRenew = "will_renew"
+        case renewsIntoStoreProductID = "renews_into_store_product_id"
+        case gracePeriodExpiresAt = "grace_period_expires_at"
+        case expirationReason = "expiration_reason"
+        case refundedAt = "refunded_at"
+        case revokedAt = "revoked_at"
     }
 }
 

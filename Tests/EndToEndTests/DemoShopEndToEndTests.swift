@@ -13,9 +13,13 @@ import Testing
             let common = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
             let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
             try await catalog.waitUntilReady()
-            let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: common)
+            let subscriptions = try ServiceProcess("shopkeeper-subscriptions", environment: common)
+            try await subscriptions.waitUntilReady()
+            var entitlementsEnvironment = common
+            entitlementsEnvironment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = subscriptions.baseURL
+            let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: entitlementsEnvironment)
             try await entitlements.waitUntilReady()
-            var verifierEnvironment = common
+            var verifierEnvironment = entitlementsEnvironment
             verifierEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
             let verifier = try ServiceProcess("shopkeeper-verifier", environment: verifierEnvironment)
             try await verifier.waitUntilReady()
@@ -74,6 +78,7 @@ import Testing
 
             #expect(try await gateway.terminate() == 0)
             #expect(try await catalog.terminate() == 0)
+            #expect(try await subscriptions.terminate() == 0)
         }
     }
 

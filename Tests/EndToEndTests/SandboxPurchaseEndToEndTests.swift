@@ -18,9 +18,13 @@ import Testing
             try await sandbox.waitUntilReady()
             let common = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
             let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
-            let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: common)
+            let subscriptions = try ServiceProcess("shopkeeper-subscriptions", environment: common)
+            try await subscriptions.waitUntilReady()
+            var entitlementsEnvironment = common
+            entitlementsEnvironment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = subscriptions.baseURL
+            let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: entitlementsEnvironment)
             try await entitlements.waitUntilReady()
-            var verifierEnvironment = common
+            var verifierEnvironment = entitlementsEnvironment
             verifierEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
             verifierEnvironment.merge([
                 "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
@@ -98,7 +102,7 @@ import Testing
             let balances = (answer["customer"] as? [String: Any])?["consumable_balances"] as? [String: Int]
             #expect(balances == ["fertilizer_10": 10], "\(answer)")
 
-            for process in [gateway, verifier, entitlements, catalog, sandbox] {
+            for process in [gateway, verifier, entitlements, subscriptions, catalog, sandbox] {
                 #expect(try await process.terminate() == 0, "\(process.name)")
             }
         }

@@ -12,6 +12,7 @@ import ShopkeeperTestSupport
 struct StoreWorld {
     let sandbox: ServiceProcess
     let catalog: ServiceProcess
+    let subscriptions: ServiceProcess
     let entitlements: ServiceProcess
     let verifier: ServiceProcess
     let appID = TestEnvironment.uniqueAppID()
@@ -33,13 +34,18 @@ struct StoreWorld {
             "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
         ]
         let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
-        let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: common)
+        let subscriptions = try ServiceProcess("shopkeeper-subscriptions", environment: common)
+        try await subscriptions.waitUntilReady()
+        var entitlementsEnvironment = common
+        entitlementsEnvironment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = subscriptions.baseURL
+        let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: entitlementsEnvironment)
         try await catalog.waitUntilReady()
         try await entitlements.waitUntilReady()
         var environment = [
             "DATABASE_URL": databaseURL,
             "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
             "SHOPKEEPER_ENTITLEMENTS_URL": entitlements.baseURL,
+            "SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptions.baseURL,
             "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
             "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
             "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
@@ -54,7 +60,8 @@ struct StoreWorld {
         try await verifier.waitUntilReady()
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let world = StoreWorld(
-            sandbox: sandbox, catalog: catalog, entitlements: entitlements, verifier: verifier,
+            sandbox: sandbox, catalog: catalog, subscriptions: subscriptions, entitlements: entitlements,
+            verifier: verifier,
             bundleID: "com.example.world\(suffix)",
             packageName: "com.example.world\(suffix)")
         do {
@@ -64,6 +71,7 @@ struct StoreWorld {
         }
         _ = try? await verifier.terminate()
         _ = try? await entitlements.terminate()
+        _ = try? await subscriptions.terminate()
         _ = try? await catalog.terminate()
         _ = try? await sandbox.terminate()
         try? FileManager.default.removeItem(at: state)

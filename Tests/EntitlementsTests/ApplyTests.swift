@@ -45,15 +45,27 @@ struct ApplyTests {
         }
     }
 
-    @Test("Subscription products are recorded and grant nothing yet, and say so")
+    @Test("Subscription purchases are recorded as such and grant while their period lasts")
     func subscriptionsRecorded() async throws {
         try await EntitlementsHarness.run { harness in
-            let renewing = EntitlementsFixtures.transaction(
-                product: "pro_monthly", expires: Date().addingTimeInterval(30 * 86_400))
             let yearly = EntitlementsFixtures.transaction(product: "pro_year")
-            let response = try await harness.applied([renewing, yearly])
-            #expect(response.outcomes.map(\.outcome) == [.subscriptionRecorded, .subscriptionRecorded])
-            #expect(response.customer?.entitlements["pro"] == nil)
+            let response = try await harness.applied([yearly])
+            #expect(response.outcomes.map(\.outcome) == [.subscriptionRecorded])
+            let pro = try #require(response.customer?.entitlements["pro"])
+            #expect(pro.active && pro.source == "subscription")
+            // A one-year non-renewing purchase: the end is a year after the purchase.
+            let ends = try #require(pro.expiresAt)
+            #expect(abs(ends.timeIntervalSince(yearly.purchaseDate) - 365 * 86_400) < 2 * 86_400)
+            let subscription = try #require(response.customer?.subscriptions.first)
+            #expect(subscription.type == "non_renewing" && subscription.state == .active)
+
+            // An auto-renewable the subscriptions service has not seen yet still counts by its store end.
+            let ended = EntitlementsFixtures.transaction(
+                product: "pro_monthly", expires: Date().addingTimeInterval(-60))
+            let later = try await harness.applied([ended], user: "user-2")
+            #expect(later.outcomes.map(\.outcome) == [.subscriptionRecorded])
+            #expect(later.customer?.entitlements["pro"]?.active == false)
+            #expect(later.customer?.subscriptions.first?.state == .expired)
         }
     }
 

@@ -72,7 +72,8 @@ struct DeviceLimitTests {
 
             // Another app's purchase is not this app's to clear.
             let other = EntitlementsHarness(
-                replicas: harness.replicas, catalog: harness.catalog, appID: TestEnvironment.uniqueAppID())
+                replicas: harness.replicas, catalog: harness.catalog, subscriptions: harness.subscriptions,
+                appID: TestEnvironment.uniqueAppID())
             #expect(try await other.clearDevices(garden.originalTransactionID).problemCode == "purchase_not_found")
         }
     }

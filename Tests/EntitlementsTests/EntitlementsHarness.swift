@@ -7,13 +7,15 @@ import ShopkeeperTestSupport
 
 @testable import Catalog
 @testable import Entitlements
+@testable import Subscriptions
 
-/// Runs a live catalog and one or more live entitlements replicas on the test database, and calls them as the
-/// gateway and the verifier would.
+/// Runs a live catalog, a live subscriptions service and one or more live entitlements replicas on the test
+/// database, and calls them as the gateway and the verifier would.
 struct EntitlementsHarness {
     /// The entitlements replicas (at least one).
     let replicas: [any TestClientProtocol]
     let catalog: any TestClientProtocol
+    let subscriptions: any TestClientProtocol
     let appID: String
 
     var client: any TestClientProtocol { replicas[0] }
@@ -29,17 +31,24 @@ struct EntitlementsHarness {
     ) async throws {
         let catalogApp = try await Catalog.buildApplication(
             settings: try CatalogSettings.read(from: TestEnvironment.reader(environment)))
+        let subscriptionsApp = try await Subscriptions.buildApplication(
+            settings: try SubscriptionsSettings.read(from: TestEnvironment.reader(environment)))
         try await catalogApp.test(.live) { catalog in
-            try await withReplicas(count, environment: environment, started: []) { replicas in
-                let harness = EntitlementsHarness(replicas: replicas, catalog: catalog, appID: appID)
-                if !products.isEmpty {
-                    let imported = try await harness.importCatalog(products)
-                    guard imported.status == .ok else {
-                        throw HarnessError(
-                            "catalog import answered \(imported.status): \(String(buffer: imported.body))")
+            try await subscriptionsApp.test(.live) { subscriptions in
+                var environment = environment
+                environment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = "http://127.0.0.1:\(subscriptions.port ?? 0)"
+                try await withReplicas(count, environment: environment, started: []) { replicas in
+                    let harness = EntitlementsHarness(
+                        replicas: replicas, catalog: catalog, subscriptions: subscriptions, appID: appID)
+                    if !products.isEmpty {
+                        let imported = try await harness.importCatalog(products)
+                        guard imported.status == .ok else {
+                            throw HarnessError(
+                                "catalog import answered \(imported.status): \(String(buffer: imported.body))")
+                        }
                     }
+                    try await body(harness)
                 }
-                try await body(harness)
             }
         }
     }

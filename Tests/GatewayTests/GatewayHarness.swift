@@ -9,6 +9,7 @@ import ShopkeeperTestSupport
 @testable import Catalog
 @testable import Entitlements
 @testable import Gateway
+@testable import Subscriptions
 @testable import Verifier
 
 /// A live catalog, entitlements service and verifier, and a live gateway in front of them, on the test database.
@@ -26,27 +27,36 @@ struct GatewayHarness {
     ) async throws {
         let catalogSettings = try Catalog.CatalogSettings.read(from: TestEnvironment.reader())
         let catalog = try await Catalog.buildApplication(settings: catalogSettings)
-        let entitlementsSettings = try Entitlements.EntitlementsSettings.read(from: TestEnvironment.reader())
-        let entitlements = try await Entitlements.buildApplication(settings: entitlementsSettings)
+        let subscriptions = try await Subscriptions.buildApplication(
+            settings: try Subscriptions.SubscriptionsSettings.read(from: TestEnvironment.reader()))
         try await catalog.test(.live) { catalogClient in
-            try await entitlements.test(.live) { entitlementsClient in
-                let entitlementsURL = "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
-                let verifierSettings = try Verifier.VerifierSettings.read(
-                    from: TestEnvironment.reader(["SHOPKEEPER_ENTITLEMENTS_URL": entitlementsURL]))
-                let verifier = try await Verifier.buildApplication(settings: verifierSettings)
-                try await verifier.test(.live) { verifierClient in
-                    var values = [
-                        "SHOPKEEPER_OPERATOR_KEY": operatorKey,
-                        "SHOPKEEPER_CATALOG_URL": upstreamURL ?? "http://127.0.0.1:\(catalogClient.port ?? 0)",
-                        "SHOPKEEPER_VERIFIER_URL": upstreamURL ?? "http://127.0.0.1:\(verifierClient.port ?? 0)",
-                        "SHOPKEEPER_ENTITLEMENTS_URL": upstreamURL ?? entitlementsURL,
-                        "SHOPKEEPER_KEY_CACHE_SECONDS": "0",
-                    ]
-                    values.merge(environment) { _, new in new }
-                    let settings = try GatewaySettings.read(from: TestEnvironment.reader(values))
-                    let gateway = try await Gateway.buildApplication(settings: settings)
-                    try await gateway.test(.live) { client in
-                        try await body(GatewayHarness(client: client))
+            try await subscriptions.test(.live) { subscriptionsClient in
+                let subscriptionsURL = "http://127.0.0.1:\(subscriptionsClient.port ?? 0)"
+                let entitlementsSettings = try Entitlements.EntitlementsSettings.read(
+                    from: TestEnvironment.reader(["SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL]))
+                let entitlements = try await Entitlements.buildApplication(settings: entitlementsSettings)
+                try await entitlements.test(.live) { entitlementsClient in
+                    let entitlementsURL = "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
+                    let verifierSettings = try Verifier.VerifierSettings.read(
+                        from: TestEnvironment.reader([
+                            "SHOPKEEPER_ENTITLEMENTS_URL": entitlementsURL,
+                            "SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL,
+                        ]))
+                    let verifier = try await Verifier.buildApplication(settings: verifierSettings)
+                    try await verifier.test(.live) { verifierClient in
+                        var values = [
+                            "SHOPKEEPER_OPERATOR_KEY": operatorKey,
+                            "SHOPKEEPER_CATALOG_URL": upstreamURL ?? "http://127.0.0.1:\(catalogClient.port ?? 0)",
+                            "SHOPKEEPER_VERIFIER_URL": upstreamURL ?? "http://127.0.0.1:\(verifierClient.port ?? 0)",
+                            "SHOPKEEPER_ENTITLEMENTS_URL": upstreamURL ?? entitlementsURL,
+                            "SHOPKEEPER_KEY_CACHE_SECONDS": "0",
+                        ]
+                        values.merge(environment) { _, new in new }
+                        let settings = try GatewaySettings.read(from: TestEnvironment.reader(values))
+                        let gateway = try await Gateway.buildApplication(settings: settings)
+                        try await gateway.test(.live) { client in
+                            try await body(GatewayHarness(client: client))
+                        }
                     }
                 }
             }

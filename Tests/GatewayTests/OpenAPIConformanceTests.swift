@@ -55,11 +55,13 @@ import _CryptoExtras
             metrics: PrometheusCollectorRegistry(),
             logger: logger
         )
+        let entitlementsSettings = try Entitlements.EntitlementsSettings.read(from: TestEnvironment.reader())
         let entitlementsRouter = Entitlements.buildRouter(
-            settings: try Entitlements.EntitlementsSettings.read(from: TestEnvironment.reader()),
+            settings: entitlementsSettings,
             database: database,
             metrics: PrometheusCollectorRegistry(),
-            logger: logger
+            logger: logger,
+            subscriptions: Entitlements.subscriptionsClient(settings: entitlementsSettings, httpClient: .shared)
         )
         let gatewaySettings = try GatewaySettings.read(from: TestEnvironment.reader())
         let gatewayRouter = Gateway.buildRouter(

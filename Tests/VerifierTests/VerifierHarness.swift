@@ -10,6 +10,7 @@ import X509
 
 @testable import Catalog
 @testable import Entitlements
+@testable import Subscriptions
 @testable import Verifier
 
 /// Runs a live verifier on the test database that trusts a test signing chain, and calls it as the
@@ -46,21 +47,28 @@ struct VerifierHarness {
         let chain = sharedChain
         var values = ["SHOPKEEPER_APPLE_ROOT_CERTIFICATES": try rootFile(for: chain)]
         values.merge(environment) { _, new in new }
-        // The verifier hands recorded facts to entitlements, which reads the catalog's views.
+        // The verifier hands recorded facts to subscriptions and entitlements, which read the catalog's views.
         let catalog = try await Catalog.buildApplication(
             settings: try CatalogSettings.read(from: TestEnvironment.reader()))
-        let entitlements = try await Entitlements.buildApplication(
-            settings: try EntitlementsSettings.read(from: TestEnvironment.reader()))
+        let subscriptions = try await Subscriptions.buildApplication(
+            settings: try SubscriptionsSettings.read(from: TestEnvironment.reader()))
         let configured = values
         try await catalog.test(.live) { _ in
-            try await entitlements.test(.live) { entitlementsClient in
-                var values = configured
-                values["SHOPKEEPER_ENTITLEMENTS_URL"] =
-                    values["SHOPKEEPER_ENTITLEMENTS_URL"] ?? "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
-                let settings = try VerifierSettings.read(from: TestEnvironment.reader(values))
-                let app = try await makeVerifierApplication(settings: settings)
-                try await app.test(.live) { client in
-                    try await body(VerifierHarness(client: client, appID: appID, chain: chain))
+            try await subscriptions.test(.live) { subscriptionsClient in
+                let subscriptionsURL = "http://127.0.0.1:\(subscriptionsClient.port ?? 0)"
+                let entitlements = try await Entitlements.buildApplication(
+                    settings: try EntitlementsSettings.read(
+                        from: TestEnvironment.reader(["SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL])))
+                try await entitlements.test(.live) { entitlementsClient in
+                    var values = configured
+                    values["SHOPKEEPER_ENTITLEMENTS_URL"] =
+                        values["SHOPKEEPER_ENTITLEMENTS_URL"] ?? "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
+                    values["SHOPKEEPER_SUBSCRIPTIONS_URL"] = values["SHOPKEEPER_SUBSCRIPTIONS_URL"] ?? subscriptionsURL
+                    let settings = try VerifierSettings.read(from: TestEnvironment.reader(values))
+                    let app = try await makeVerifierApplication(settings: settings)
+                    try await app.test(.live) { client in
+                        try await body(VerifierHarness(client: client, appID: appID, chain: chain))
+                    }
                 }
             }
         }

@@ -20,6 +20,29 @@ enum EventType: String, Codable, Sendable, CaseIterable {
     case promotionalGrantRevoked = "promotional_grant_revoked"
     /// Two ids were linked to one customer.
     case alias
+    // Relayed from the subscriptions service (`subscriptions.changes_v1`).
+    /// An auto-renewable subscription began with a paid period.
+    case subscriptionStarted = "subscription_started"
+    /// A new period of a subscription began.
+    case renewal
+    /// Auto-renew was switched off; the subscription ends with its period.
+    case cancellation
+    /// Auto-renew was switched back on.
+    case uncancellation
+    /// The store could not bill the renewal.
+    case billingIssue = "billing_issue"
+    /// The subscription stays in service while the store retries billing.
+    case gracePeriodStarted = "grace_period_started"
+    /// The subscription ended.
+    case expiration
+    /// The subscription moved to another product (upgrade, downgrade, crossgrade).
+    case productChange = "product_change"
+    /// A free trial began (a store's or the app's own).
+    case trialStarted = "trial_started"
+    /// A store free trial became a paid period.
+    case trialConverted = "trial_converted"
+    /// A free trial ended without becoming a paid period.
+    case trialExpired = "trial_expired"
 }
 
 /// The body of an event: what changed, in the same words as customer info. Absent fields are left out.

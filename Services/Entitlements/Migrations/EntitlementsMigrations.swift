@@ -258,5 +258,30 @@ enum EntitlementsMigrations {
                 SELECT app_id, store, transaction_id, applied_at FROM entitlements.transactions;
                 """
         ),
+        Migration(
+            "0004_subscription_change_relay",
+            sql: """
+                -- How far each relay has read another service's outbox, in that outbox's (tx, sequence) order.
+                CREATE TABLE entitlements.relay_cursors (
+                    name text PRIMARY KEY,
+                    tx xid8 NOT NULL,
+                    sequence bigint NOT NULL
+                );
+                -- Subscription changes relayed before their purchase had an owner here (the store's news came first):
+                -- turned into events once a customer owns the purchase, dropped after a week.
+                CREATE TABLE entitlements.parked_changes (
+                    sequence bigint PRIMARY KEY,
+                    app_id text NOT NULL,
+                    type text NOT NULL,
+                    store text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    environment text,
+                    payload jsonb NOT NULL,
+                    created_at timestamptz NOT NULL
+                );
+                CREATE INDEX parked_changes_by_purchase
+                    ON entitlements.parked_changes (store, original_transaction_id);
+                """
+        ),
     ]
 }

@@ -9,7 +9,7 @@ import ShopkeeperModels
 /// retries. Several replicas share the work: each claim leases its facts (`FOR UPDATE SKIP LOCKED`).
 struct PendingApplyWorker: Service {
     let transactions: any TransactionRepository
-    let entitlements: EntitlementsClient
+    let projections: FactProjections
     /// How often to look, and the first backoff of a fact whose apply failed again.
     let interval: Duration
     /// Opens once the schema is migrated.
@@ -51,7 +51,7 @@ struct PendingApplyWorker: Service {
             let request = ApplyRequest(
                 appUserID: key.appUserID, deviceID: key.deviceID, source: .retry, transactions: recorded)
             do {
-                _ = try await entitlements.apply(request, appID: key.appID, requestID: nil)
+                _ = try await projections.apply(request, appID: key.appID, requestID: nil)
                 await transactions.markApplied(recorded, appID: key.appID)
                 logger.info(
                     "applied pending facts", metadata: ["app_id": "\(key.appID)", "count": "\(recorded.count)"])

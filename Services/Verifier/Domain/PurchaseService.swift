@@ -10,7 +10,7 @@ struct PurchaseService: Sendable {
     let transactions: any TransactionRepository
     let apple: AppleProofVerifier
     let google: GoogleProofVerifier
-    let entitlements: EntitlementsClient
+    let projections: FactProjections
     let logger: Logger
 
     /// Verifies `request`'s proof, records the transactions once, and answers with them as recorded.
@@ -39,7 +39,7 @@ struct PurchaseService: Sendable {
         return PurchaseResponse(transactions: recorded, outcomes: applied.outcomes, customer: applied.customer)
     }
 
-    /// Hands recorded facts to the entitlements service and records how that went. A verdict (device limit,
+    /// Hands recorded facts to the subscriptions and entitlements services and records how that went. A verdict (device limit,
     /// another owner...) is passed on as it is; no answer leaves the facts pending for the background retry.
     func apply(
         _ recorded: [StoreTransaction], appID: String, presenter: Presenter, source: ApplySource, requestID: String?
@@ -49,7 +49,7 @@ struct PurchaseService: Sendable {
         do {
             // Not marked here: the background worker marks facts the entitlements service has applied, which keeps a
             // write of a wide row off every purchase.
-            return try await entitlements.apply(request, appID: appID, requestID: requestID)
+            return try await projections.apply(request, appID: appID, requestID: requestID)
         } catch let verdict as RemoteProblem {
             await transactions.markRefused(recorded, appID: appID, code: verdict.code)
             throw verdict
@@ -57,7 +57,7 @@ struct PurchaseService: Sendable {
             logger.warning(
                 "recorded facts were not applied; the background retry will",
                 metadata: ["app_id": "\(appID)", "error": "\(error)"])
-            throw VerifierError.applyPending(reason: "the entitlements service did not answer")
+            throw VerifierError.applyPending(reason: "the subscriptions or entitlements service did not answer")
         }
     }
 

@@ -1,0 +1,145 @@
+import ShopkeeperDatabase
+
+/// The subscriptions service's schema changes, oldest first. Forward only: never edit a released one, add a new one.
+enum SubscriptionsMigrations {
+    static let runner = MigrationRunner(schema: "subscriptions", migrations: all)
+
+    static let all: [Migration] = [
+        Migration(
+            "0001_subscriptions_periods_trials_changes",
+            sql: """
+                -- One auto-renewable subscription at a store: the chain of transactions sharing an original
+                -- transaction id. The stored state is the state at `updated_at`; `access_until` says exactly when the
+                -- entitlements end, and the expiry sweep moves `state` on when that passes without news.
+                CREATE TABLE subscriptions.subscriptions (
+                    store text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    app_id text NOT NULL,
+                    environment text NOT NULL,
+                    product_id text NOT NULL,
+                    store_product_id text NOT NULL,
+                    group_key text NOT NULL,
+                    state text NOT NULL CHECK (state IN ('trial', 'active', 'grace_period', 'billing_retry',
+                        'paused', 'expired', 'revoked', 'refunded')),
+                    period_type text NOT NULL CHECK (period_type IN ('trial', 'intro', 'normal')),
+                    started_at timestamptz NOT NULL,
+                    expires_at timestamptz,
+                    access_until timestamptz,
+                    will_renew boolean,
+                    renews_into_store_product_id text,
+                    grace_expires_at timestamptz,
+                    billing_retry boolean NOT NULL DEFAULT false,
+                    paused boolean NOT NULL DEFAULT false,
+                    expiration_reason text,
+                    revoked_at timestamptz,
+                    renewal_observed_at timestamptz,
+                    -- The next moment the state changes by itself (a period or a grace period ends).
+                    next_change_at timestamptz,
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (store, original_transaction_id)
+                );
+                CREATE INDEX subscriptions_by_app ON subscriptions.subscriptions (app_id, group_key);
+                -- The expiry sweep's queue.
+                CREATE INDEX subscriptions_due ON subscriptions.subscriptions (next_change_at)
+                    WHERE next_change_at IS NOT NULL;
+
+                -- Each transaction of a subscription once: the period it paid for (or its trial or intro offer).
+                CREATE TABLE subscriptions.periods (
+                    store text NOT NULL,
+                    transaction_id text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    app_id text NOT NULL,
+                    product_id text NOT NULL,
+                    store_product_id text NOT NULL,
+                    group_key text NOT NULL,
+                    period_type text NOT NULL CHECK (period_type IN ('trial', 'intro', 'normal')),
+                    starts_at timestamptz NOT NULL,
+                    ends_at timestamptz NOT NULL,
+                    revoked_at timestamptz,
+                    revocation_reason text,
+                    applied_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (store, transaction_id),
+                    FOREIGN KEY (store, original_transaction_id)
+                        REFERENCES subscriptions.subscriptions (store, original_transaction_id)
+                );
+                CREATE INDEX periods_by_subscription ON subscriptions.periods (store, original_transaction_id);
+
+                -- The app's own free trial: once per customer (entitlements' customer id) and once per device.
+                CREATE TABLE subscriptions.trials (
+                    trial_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+                    app_id text NOT NULL,
+                    customer_id uuid NOT NULL,
+                    product_id text NOT NULL,
+                    group_key text NOT NULL,
+                    device_id text NOT NULL,
+                    started_at timestamptz NOT NULL DEFAULT now(),
+                    ends_at timestamptz NOT NULL,
+                    ended_reported boolean NOT NULL DEFAULT false,
+                    UNIQUE (app_id, customer_id)
+                );
+                CREATE INDEX trials_due ON subscriptions.trials (ends_at) WHERE NOT ended_reported;
+                -- Every device that asked for a trial, and the trial it belongs to: a device never starts another.
+                CREATE TABLE subscriptions.trial_devices (
+                    app_id text NOT NULL,
+                    device_id text NOT NULL,
+                    trial_id uuid NOT NULL REFERENCES subscriptions.trials (trial_id),
+                    first_seen timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, device_id)
+                );
+
+                -- Outbox: every change of a subscription or trial. The entitlements service relays these to its
+                -- events (and webhooks) with the customer they belong to, in (tx, sequence) order: a reader that only
+                -- takes rows whose transaction is older than every running one (pg_snapshot_xmin) never skips a row
+                -- committed late.
+                CREATE TABLE subscriptions.changes (
+                    sequence bigserial PRIMARY KEY,
+                    tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+                    app_id text NOT NULL,
+                    type text NOT NULL,
+                    store text,
+                    original_transaction_id text,
+                    customer_id uuid,
+                    environment text,
+                    payload jsonb NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE INDEX changes_in_order ON subscriptions.changes (tx, sequence);
+
+                -- Published for entitlements (customer info): each subscription's state now. The stored state
+                -- is at most one sweep old; `active` is exact.
+                CREATE VIEW subscriptions.subscriptions_v1 AS
+                SELECT s.app_id, s.store, s.original_transaction_id, s.environment, s.product_id, s.store_product_id,
+                       s.group_key, s.period_type, s.started_at, s.expires_at, s.access_until, s.will_renew,
+                       s.renews_into_store_product_id, s.grace_expires_at, s.expiration_reason,
+                       CASE WHEN s.state = 'refunded' THEN s.revoked_at END AS refunded_at,
+                       CASE WHEN s.state = 'revoked' THEN s.revoked_at END AS revoked_at,
+                       s.state IN ('trial', 'active', 'grace_period') AND s.access_until > now() AS active,
+                       CASE WHEN s.state IN ('trial', 'active', 'grace_period') AND s.access_until <= now()
+                            THEN CASE WHEN s.billing_retry THEN 'billing_retry' ELSE 'expired' END
+                            ELSE s.state END AS state
+                FROM subscriptions.subscriptions s;
+
+                -- Published for entitlements: the app's own trials.
+                CREATE VIEW subscriptions.trials_v1 AS
+                SELECT app_id, customer_id, product_id, group_key, started_at, ends_at, ends_at > now() AS active
+                FROM subscriptions.trials;
+
+                -- Published for entitlements: the change outbox.
+                CREATE VIEW subscriptions.changes_v1 AS
+                SELECT sequence, tx, app_id, type, store, original_transaction_id, customer_id, environment, payload,
+                       created_at
+                FROM subscriptions.changes;
+
+                CREATE FUNCTION subscriptions.notify_change() RETURNS trigger
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_notify('subscriptions_changed', NEW.app_id);
+                    RETURN NULL;
+                END;
+                $$;
+                CREATE TRIGGER changes_added AFTER INSERT ON subscriptions.changes
+                    FOR EACH ROW EXECUTE FUNCTION subscriptions.notify_change();
+                """
+        )
+    ]
+}

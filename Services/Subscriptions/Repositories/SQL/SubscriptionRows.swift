@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperDatabase
+import ShopkeeperModels
+
+/// A subscription row with its periods, locked for the caller's transaction.
+struct StoredSubscription: Sendable {
+    var appID: String
+    var store: StorePlatform
+    var originalTransactionID: String
+    var environment: String
+    var groupKey: String
+    /// The state last announced (events are written when it changes).
+    var state: SubscriptionState
+    var facts: SubscriptionFacts
+}
+
+/// The statements on `subscriptions.subscriptions` and `subscriptions.periods`.
+enum SubscriptionRows {
+    /// Locks and reads the subscription; `nil` when there is none for this app.
+    static func lock(
+        appID: String, store: StorePlatform, originalTransactionID: String, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> StoredSubscription? {
+        let storeName: String = store.rawValue
+        let rows = try await connection.run(
+            Lock.self, try PostgresBindings(storeName, originalTransactionID, appID), logger: logger
+        ) { row in
+            try row.decode((String, String, String, Date?, Bool?, String?, Date?, Bool, Bool, String?).self)
+        }
+        guard
+            let (environment, group, state, observed, willRenew, renewsInto, grace, retry, paused, reason) = rows.first
+        else { return nil }
+        let periods = try await connection.run(
+            Periods.self, try PostgresBindings(storeName, originalTransactionID), logger: logger
+        ) { row in
+            let (id, product, storeProduct, type, starts, ends, revoked, kind) = try row.decode(
+                (String, String, String, String, Date, Date, Date?, String?).self)
+            return SubscriptionFacts.Period(
+                transactionID: id, productID: product, storeProductID: storeProduct,
+                periodType: SubscriptionPeriodType(rawValue: type) ?? .normal, startsAt: starts, endsAt: ends,
+                revokedAt: revoked, revocationKind: kind.flatMap(SubscriptionFacts.RevocationKind.init))
+        }
+        let renewal = SubscriptionFacts.Renewal(
+            observedAt: observed, willRenew: willRenew, renewsIntoStoreProductID: renewsInto, graceExpiresAt: grace,
+            billingRetry: retry, paused: paused, expirationReason: reason)
+        return StoredSubscription(
+            appID: appID, store: store, originalTransactionID: originalTransactionID, environment: environment,
+            groupKey: group, state: SubscriptionState(rawValue: state) ?? .expired,
+            facts: SubscriptionFacts(periods: periods, renewal: renewal))
+    }
+
+    /// Creates the subscription row when there is none (a concurrent creator wins quietly).
+    static func create(
+        appID: String, store: StorePlatform, originalTransactionID: String, environment: String,
+        first period: SubscriptionFacts.Period, groupKey: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let storeName: String = store.rawValue
+        let periodType: String = period.periodType.rawValue
+        try await connection.run(
+            Create.self,
+            try PostgresBindings(
+                storeName, originalTransactionID, appID, environment, period.productID, period.storeProductID,
+                groupKey, periodType, period.startsAt, period.endsAt),
+            logger: logger)
+    }
+
+    /// Records a period (once per transaction; a revocation, once known, stays).
+    static func upsert(
+        _ period: SubscriptionFacts.Period, of subscription: StoredSubscription, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let storeName: String = subscription.store.rawValue
+        let periodType: String = period.periodType.rawValue
+        let kind: String? = period.revocationKind?.rawValue
+        try await connection.run(
+            UpsertPeriod.self,
+            try PostgresBindings(
+                storeName, period.transactionID, subscription.originalTransactionID, subscription.appID,
+                period.productID, period.storeProductID, subscription.groupKey, periodType, period.startsAt,
+                period.endsAt, period.revokedAt, kind),
+            logger: logger)
+    }
+
+    /// Writes the subscription's state and renewal facts.
+    static func update(
+        _ subscription: StoredSubscription, to status: SubscriptionStatus, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let storeName: String = subscription.store.rawValue
+        let renewal = subscription.facts.renewal
+        let state: String = status.state.rawValue
+        let periodType: String = status.periodType.rawValue
+        let willRenew: Bool? = renewal.willRenew
+        let renewsInto: String? = renewal.renewsIntoStoreProductID
+        let grace: Date? = renewal.graceExpiresAt
+        let reason: String? = status.expirationReason
+        let observed: Date? = renewal.observedAt
+        let bindings = try PostgresBindings(
+            storeName, subscription.originalTransactionID, status.productID, status.storeProductID, state, periodType,
+            status.startedAt, status.expiresAt, status.accessUntil, willRenew, renewsInto, grace, renewal.billingRetry,
+            renewal.paused, reason, status.revokedAt, observed, status.nextChangeAt)
+        try await connection.run(Update.self, bindings, logger: logger)
+    }
+
+    private enum Lock: PreparedSQL {
+        static let sql = """
+            SELECT environment, group_key, state, renewal_observed_at, will_renew, renews_into_store_product_id,
+                   grace_expires_at, billing_retry, paused, expiration_reason
+            FROM subscriptions.subscriptions
+            WHERE store = $1::text AND original_transaction_id = $2::text AND app_id = $3::text
+            FOR UPDATE
+            """
+    }
+
+    private enum Periods: PreparedSQL {
+        static let sql = """
+            SELECT transaction_id, product_id, store_product_id, period_type, starts_at, ends_at, revoked_at,
+                   revocation_reason
+            FROM subscriptions.periods
+            WHERE store = $1::text AND original_transaction_id = $2::text
+            """
+    }
+
+    private enum Create: PreparedSQL {
+        static let sql = """
+            INSERT INTO subscriptions.subscriptions (
+                store, original_transaction_id, app_id, environment, product_id, store_product_id, group_key, state,
+                period_type, started_at, expires_at, access_until)
+            VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, 'expired', $8::text,
+                    $9::timestamptz, $10::timestamptz, $10::timestamptz)
+            ON CONFLICT (store, original_transaction_id) DO NOTHING
+            """
+    }
+
+    private enum UpsertPeriod: PreparedSQL {
+        static let sql = """
+            INSERT INTO subscriptions.periods AS p (
+                store, transaction_id, original_transaction_id, app_id, product_id, store_product_id, group_key,
+                period_type, starts_at, ends_at, revoked_at, revocation_reason)
+            VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::timestamptz,
+                    $10::timestamptz, $11::timestamptz, $12::text)
+            ON CONFLICT (store, transaction_id) DO UPDATE SET
+                ends_at = greatest(p.ends_at, EXCLUDED.ends_at),
+                revoked_at = coalesce(p.revoked_at, EXCLUDED.revoked_at),
+                revocation_reason = coalesce(p.revocation_reason, EXCLUDED.revocation_reason)
+            """
+    }
+
+    private enum Update: PreparedSQL {
+        static let sql = """
+            UPDATE subscriptions.subscriptions SET
+                product_id = $3::text, store_product_id = $4::text, state = $5::text, period_type = $6::text,
+                started_at = $7::timestamptz, expires_at = $8::timestamptz, access_until = $9::timestamptz,
+                will_renew = $10::boolean, renews_into_store_product_id = $11::text,
+                grace_expires_at = $12::timestamptz, billing_retry = $13::boolean, paused = $14::boolean,
+                expiration_reason = $15::text, revoked_at = $16::timestamptz,
+                renewal_observed_at = $17::timestamptz, next_change_at = $18::timestamptz, updated_at = now()
+            WHERE store = $1::text AND original_transaction_id = $2::text
+            """
+    }
+}

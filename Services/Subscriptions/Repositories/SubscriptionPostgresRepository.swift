@@ -1,0 +1,160 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperDatabase
+import ShopkeeperModels
+
+/// Subscription timelines in PostgreSQL. Each subscription is changed under its row lock, so the same facts
+/// applied by several replicas at once change it once and write its events once.
+struct SubscriptionPostgresRepository: SubscriptionRepository {
+    let client: PostgresClient
+    let logger: Logger
+    var now: @Sendable () -> Date = { Date() }
+
+    func apply(_ request: SubscriptionApplyRequest, appID: String) async throws -> [SubscriptionInfo] {
+        let work = Self.group(request)
+        guard !work.isEmpty else { return [] }
+        return try await client.transaction(logger: logger) { connection in
+            var products: [StorePlatform: [String: SubscriptionProduct]] = [:]
+            for store in Set(work.map(\.key.store)) {
+                let ids = Set(request.transactions.filter { $0.store == store }.map(\.storeProductID))
+                products[store] = try await CatalogSubscriptions.products(
+                    appID: appID, store: store, storeProductIDs: ids.sorted(), on: connection, logger: logger)
+            }
+            var touched: [SubscriptionInfo] = []
+            // A fixed order, so two applies touching the same subscriptions never wait on each other in a cycle.
+            for (key, facts) in work.sorted(by: { $0.key < $1.key }) {
+                let known = products[key.store] ?? [:]
+                let periods = facts.transactions.compactMap { transaction -> (SubscriptionFacts.Period, String)? in
+                    guard let product = known[transaction.storeProductID], product.type == "auto_renewable",
+                        let period = SubscriptionPeriods.period(of: transaction, product: product)
+                    else { return nil }
+                    return (period, product.groupKey)
+                }
+                if let info = try await apply(
+                    key: key, periods: periods, renewals: facts.renewals,
+                    environment: facts.transactions.first?.environment.rawValue, appID: appID, on: connection)
+                {
+                    touched.append(info)
+                }
+            }
+            return touched
+        }
+    }
+
+    /// Applies one subscription's facts under its lock; `nil` when it is not a known subscription.
+    private func apply(
+        key: SubscriptionKey, periods: [(SubscriptionFacts.Period, String)], renewals: [SubscriptionRenewalFacts],
+        environment: String?, appID: String, on connection: PostgresConnection
+    ) async throws -> SubscriptionInfo? {
+        var stored = try await SubscriptionRows.lock(
+            appID: appID, store: key.store, originalTransactionID: key.originalTransactionID, on: connection,
+            logger: logger)
+        if stored == nil, let (first, group) = periods.first, let environment {
+            try await SubscriptionRows.create(
+                appID: appID, store: key.store, originalTransactionID: key.originalTransactionID,
+                environment: environment, first: first, groupKey: group, on: connection, logger: logger)
+            stored = try await SubscriptionRows.lock(
+                appID: appID, store: key.store, originalTransactionID: key.originalTransactionID, on: connection,
+                logger: logger)
+        }
+        guard var subscription = stored else { return nil }
+        let at = now()
+        let before = SubscriptionTimeline.status(of: subscription.facts, at: at).map { status in
+            var announced = status
+            announced.state = subscription.state
+            return announced
+        }
+        for (period, _) in periods {
+            let old = subscription.facts.periods.first { $0.transactionID == period.transactionID }
+            subscription.facts.record(period)
+            let merged = subscription.facts.periods.first { $0.transactionID == period.transactionID }
+            if merged != old, let merged {
+                try await SubscriptionRows.upsert(merged, of: subscription, on: connection, logger: logger)
+            }
+        }
+        for renewal in renewals.sorted(by: { $0.observedAt < $1.observedAt }) {
+            subscription.facts.record(renewal)
+        }
+        guard let after = SubscriptionTimeline.status(of: subscription.facts, at: at) else { return nil }
+        try await write(subscription, from: before, to: after, on: connection)
+        return SubscriptionPresenter.info(subscription, status: after)
+    }
+
+    /// Writes the new status and the events of the change, when anything changed.
+    private func write(
+        _ subscription: StoredSubscription, from before: SubscriptionStatus?, to after: SubscriptionStatus,
+        on connection: PostgresConnection
+    ) async throws {
+        guard before != after || subscription.state != after.state else { return }
+        try await SubscriptionRows.update(subscription, to: after, on: connection, logger: logger)
+        for event in SubscriptionChange.events(from: before, to: after) {
+            try await ChangeOutbox.append(
+                event, subscription: subscription, status: after, on: connection, logger: logger)
+        }
+    }
+
+    func sweepDue(limit: Int) async throws -> Int {
+        let at = now()
+        return try await client.transaction(logger: logger) { connection in
+            let due = try await connection.run(Due.self, try PostgresBindings(at, limit), logger: logger) { row in
+                try row.decode((String, String, String).self)
+            }
+            for (store, originalTransactionID, appID) in due {
+                guard let platform = StorePlatform(rawValue: store),
+                    let subscription = try await SubscriptionRows.lock(
+                        appID: appID, store: platform, originalTransactionID: originalTransactionID, on: connection,
+                        logger: logger),
+                    let after = SubscriptionTimeline.status(of: subscription.facts, at: at)
+                else { continue }
+                var before = after
+                before.state = subscription.state
+                before.nextChangeAt = .distantPast
+                try await write(subscription, from: before, to: after, on: connection)
+            }
+            return due.count
+        }
+    }
+
+    /// Subscriptions whose state changes by itself by `$1`, oldest first; replicas skip each other's.
+    private enum Due: PreparedSQL {
+        static let sql = """
+            SELECT store, original_transaction_id, app_id FROM subscriptions.subscriptions
+            WHERE next_change_at <= $1::timestamptz
+            ORDER BY next_change_at
+            LIMIT $2::bigint
+            FOR UPDATE SKIP LOCKED
+            """
+    }
+
+    /// Transactions and renewal facts by the subscription they belong to.
+    static func group(_ request: SubscriptionApplyRequest) -> [SubscriptionKey: SubscriptionWork] {
+        var work: [SubscriptionKey: SubscriptionWork] = [:]
+        for transaction in request.transactions {
+            let key = SubscriptionKey(
+                store: transaction.store, originalTransactionID: transaction.originalTransactionID)
+            work[key, default: SubscriptionWork()].transactions.append(transaction)
+        }
+        for renewal in request.renewals {
+            let key = SubscriptionKey(store: renewal.store, originalTransactionID: renewal.originalTransactionID)
+            work[key, default: SubscriptionWork()].renewals.append(renewal)
+        }
+        return work
+    }
+}
+
+/// A subscription by its store identity.
+struct SubscriptionKey: Hashable, Comparable, Sendable {
+    var store: StorePlatform
+    var originalTransactionID: String
+
+    static func < (lhs: SubscriptionKey, rhs: SubscriptionKey) -> Bool {
+        (lhs.store.rawValue, lhs.originalTransactionID) < (rhs.store.rawValue, rhs.originalTransactionID)
+    }
+}
+
+/// The facts one apply brings for one subscription.
+struct SubscriptionWork: Sendable {
+    var transactions: [StoreTransaction] = []
+    var renewals: [SubscriptionRenewalFacts] = []
+}

@@ -1,0 +1,53 @@
+import Hummingbird
+import Logging
+import PostgresNIO
+import Prometheus
+import ShopkeeperHTTP
+
+/// Builds the subscriptions application: the same function serves `main` and the tests.
+func buildApplication(
+    settings: SubscriptionsSettings,
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+) async throws -> some ApplicationProtocol {
+    let logger = Logger(label: "subscriptions")
+    let database = settings.service.database.makeClient(logger: logger)
+    let startup = StartupGate()
+    let router = buildRouter(settings: settings, database: database, metrics: metrics, logger: logger)
+    let sweeper = ExpirySweeper(
+        subscriptions: SubscriptionPostgresRepository(client: database, logger: logger),
+        trials: TrialPostgresRepository(client: database, logger: logger),
+        interval: settings.sweepInterval, startup: startup, logger: logger)
+    return ServiceApplication.make(
+        responder: router.buildResponder(),
+        settings: settings.service,
+        database: database,
+        migrations: SubscriptionsMigrations.runner,
+        services: [sweeper],
+        startup: startup,
+        logger: logger
+    )
+}
+
+/// The subscriptions service's routes and middleware (internal only: its public routes go through entitlements,
+/// which owns customers, and the verifier, which owns store facts).
+func buildRouter(
+    settings: SubscriptionsSettings,
+    database: PostgresClient,
+    metrics: PrometheusCollectorRegistry,
+    logger: Logger
+) -> Router<ServiceRequestContext> {
+    let router = Router(context: ServiceRequestContext.self)
+    ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
+    ServiceApplication.addOperationalRoutes(
+        to: router,
+        readiness: [.database(database, migrations: SubscriptionsMigrations.runner, logger: logger)],
+        metrics: metrics
+    )
+    let bodyLimit = settings.service.maxBodyBytes
+    ApplyController(
+        subscriptions: SubscriptionPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+    ).addRoutes(to: router)
+    TrialController(trials: TrialPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit)
+        .addRoutes(to: router)
+    return router
+}
