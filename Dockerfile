@@ -17,7 +17,7 @@ COPY . .
 RUN swift build -c release --static-swift-stdlib \
  && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
  && mkdir -p /out \
- && for product in shopkeeper-gateway shopkeeper-catalog shopkeeper-entitlements shopkeeper-verifier shopkeeper-sandbox-store shopkeeper; do \
+ && for product in shopkeeper-gateway shopkeeper-catalog shopkeeper-entitlements shopkeeper-subscriptions shopkeeper-verifier shopkeeper-sandbox-store shopkeeper; do \
         cp "$bin/$product" /out/; \
     done \
  && find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /out/ \;
