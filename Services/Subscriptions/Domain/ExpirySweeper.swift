@@ -34,8 +34,10 @@ struct ExpirySweeper: Service {
             moved = try await subscriptions.sweepDue(limit: batchSize)
             moved = max(moved, try await trials.sweepEnded(limit: batchSize))
             if moved > 0 { logger.debug("expiry sweep", metadata: ["moved": "\(moved)"]) }
-        } catch {
+        } catch  where !Task.isCancelled {
             logger.error("expiry sweep failed", metadata: ["error": "\(String(reflecting: error))"])
+        } catch {
+            // Shutting down.
         }
         return moved
     }

@@ -23,6 +23,7 @@ enum SubscriptionChange {
     static func events(from old: SubscriptionStatus?, to new: SubscriptionStatus) -> [SubscriptionEventType] {
         guard let old else {
             var events: [SubscriptionEventType] = [new.periodType == .trial ? .trialStarted : .subscriptionStarted]
+            if new.willRenew == false && new.state.grantsAccess { events.append(.cancellation) }
             events += endings(from: nil, to: new)
             return events
         }

@@ -1,0 +1,209 @@
+import Foundation
+import ShopkeeperModels
+import ShopkeeperTestSupport
+import Testing
+
+/// Store facts through the real services: timelines, customer info and events.
+@Suite("Subscription timelines") struct SubscriptionLifecycleTests {
+    typealias F = SubscriptionFixtures
+
+    @Test("Buy, renew twice, fail into grace, recover, cancel, expire: state and events follow the store's facts")
+    func lifecycle() async throws {
+        try await SubscriptionsHarness.run { harness in
+            let now = Date()
+            let first = F.transaction(
+                start: now.addingTimeInterval(-3 * 86_400), end: now.addingTimeInterval(-2 * 86_400))
+            let original = first.originalTransactionID
+            var bought = try await harness.apply([first])
+            #expect(bought.customer?.subscriptions.first?.state == .expired)
+
+            // Two renewals; the second covers now.
+            let second = F.transaction(
+                original: original, start: now.addingTimeInterval(-2 * 86_400), end: now.addingTimeInterval(-86_400))
+            let third = F.transaction(
+                original: original, start: now.addingTimeInterval(-86_400), end: now.addingTimeInterval(86_400))
+            bought = try await harness.apply([second, third])
+            var subscription = try #require(bought.customer?.subscriptions.first)
+            #expect(subscription.state == .active && subscription.active)
+            #expect(subscription.expiresAt == third.expiresDate)
+            #expect(bought.customer?.entitlements["pro"]?.active == true)
+            #expect(bought.customer?.entitlements["pro"]?.source == "subscription")
+
+            // The next renewal fails: the store reports billing retry with a grace period.
+            let failedAt = now.addingTimeInterval(86_400 + 60)
+            _ = try await harness.apply(
+                [],
+                renewals: [
+                    SubscriptionRenewalFacts(
+                        store: .appStore, originalTransactionID: original, observedAt: failedAt, willRenew: true,
+                        gracePeriodExpiresDate: now.addingTimeInterval(3 * 86_400), isInBillingRetry: true)
+                ])
+            // (the period has not ended yet: still active, grace ahead)
+            subscription = try #require(try await harness.info().subscriptions.first)
+            #expect(subscription.state == .active)
+            #expect(subscription.gracePeriodExpiresAt != nil)
+
+            // Recovered: a new period; then the customer switches auto-renew off.
+            let fourth = F.transaction(
+                original: original, start: now.addingTimeInterval(86_400 + 120),
+                end: now.addingTimeInterval(40 * 86_400))
+            _ = try await harness.apply(
+                [fourth],
+                renewals: [
+                    SubscriptionRenewalFacts(
+                        store: .appStore, originalTransactionID: original,
+                        observedAt: now.addingTimeInterval(86_400 + 180),
+                        willRenew: false, isInBillingRetry: false, expirationReason: "voluntary")
+                ])
+            subscription = try #require(try await harness.info().subscriptions.first)
+            #expect(subscription.state == .active)
+            #expect(subscription.willRenew == false)
+            #expect(subscription.expirationReason == "voluntary")
+            #expect(subscription.gracePeriodExpiresAt == nil)
+
+            let expected = ["subscription_started", "expiration", "renewal", "renewal", "cancellation"]
+            #expect(try await harness.eventually { try await harness.eventTypes() == expected })
+            #expect(try await harness.eventTypes() == expected)
+        }
+    }
+
+    @Test("A subscription whose period ends with no news expires on time: access ends, an expiration event follows")
+    func expirySweep() async throws {
+        try await SubscriptionsHarness.run { harness in
+            let now = Date()
+            let short = F.transaction(start: now.addingTimeInterval(-60), end: now.addingTimeInterval(3))
+            let bought = try await harness.apply([short])
+            #expect(bought.customer?.entitlements["pro"]?.active == true)
+            try await Task.sleep(for: .seconds(4))
+            // Customer info is exact at once; the stored state and the event catch up within a sweep.
+            let info = try await harness.info()
+            #expect(info.entitlements["pro"]?.active == false)
+            #expect(info.subscriptions.first?.state == .expired)
+            #expect(try await harness.eventually { try await harness.eventTypes().contains("expiration") })
+            #expect(try await harness.eventTypes() == ["subscription_started", "expiration"])
+        }
+    }
+
+    @Test("A grace period keeps access after the period ended, until the grace ends")
+    func gracePeriod() async throws {
+        try await SubscriptionsHarness.run { harness in
+            let now = Date()
+            let ended = F.transaction(start: now.addingTimeInterval(-30 * 86_400), end: now.addingTimeInterval(-3600))
+            _ = try await harness.apply(
+                [ended],
+                renewals: [
+                    SubscriptionRenewalFacts(
+                        store: .appStore, originalTransactionID: ended.originalTransactionID,
+                        observedAt: now.addingTimeInterval(-3000), willRenew: true,
+                        gracePeriodExpiresDate: now.addingTimeInterval(86_400), isInBillingRetry: true)
+                ])
+            let info = try await harness.info()
+            let subscription = try #require(info.subscriptions.first)
+            #expect(subscription.state == .gracePeriod && subscription.active)
+            #expect(info.entitlements["pro"]?.active == true)
+            #expect(try await harness.eventually { try await harness.eventTypes().contains("grace_period_started") })
+            #expect(
+                try await harness.eventTypes() == ["subscription_started", "billing_issue", "grace_period_started"])
+        }
+    }
+
+    @Test("A refund of the current period ends access at once")
+    func refund() async throws {
+        try await SubscriptionsHarness.run { harness in
+            let bought = F.transaction()
+            _ = try await harness.apply([bought])
+            var refunded = bought
+            refunded.revocationDate = F.whole(Date())
+            refunded.revocationReason = .other
+            let answer = try await harness.apply([refunded], user: nil, source: .notification)
+            #expect(answer.outcomes.first?.outcome == .revoked)
+            let info = try await harness.info()
+            #expect(info.entitlements["pro"]?.active == false)
+            let subscription = try #require(info.subscriptions.first)
+            #expect(subscription.state == .refunded && !subscription.active)
+            #expect(subscription.refundedAt == refunded.revocationDate)
+        }
+    }
+
+    @Test("An upgrade moves the customer to the new product at once")
+    func upgrade() async throws {
+        try await SubscriptionsHarness.run { harness in
+            let now = Date()
+            let monthly = F.transaction(
+                start: now.addingTimeInterval(-86_400), end: now.addingTimeInterval(29 * 86_400))
+            _ = try await harness.apply([monthly])
+            let yearly = F.transaction(
+                product: "pro_yearly", original: monthly.originalTransactionID, start: now.addingTimeInterval(-10),
+                end: now.addingTimeInterval(365 * 86_400))
+            let answer = try await harness.apply([yearly])
+            let subscription = try #require(answer.customer?.subscriptions.first)
+            #expect(subscription.productID == "pro_yearly")
+            #expect(subscription.expiresAt == yearly.expiresDate)
+            #expect(try await harness.eventually { try await harness.eventTypes().contains("product_change") })
+        }
+    }
+
+    @Test("Renewal facts observed earlier than those applied change nothing (out-of-order delivery)")
+    func outOfOrder() async throws {
+        try await SubscriptionsHarness.run { harness in
+            let now = Date()
+            let bought = F.transaction()
+            func facts(_ seconds: TimeInterval, willRenew: Bool) -> SubscriptionRenewalFacts {
+                SubscriptionRenewalFacts(
+                    store: .appStore, originalTransactionID: bought.originalTransactionID,
+                    observedAt: F.whole(now.addingTimeInterval(seconds)), willRenew: willRenew)
+            }
+            _ = try await harness.apply([bought], renewals: [facts(20, willRenew: false)])
+            // The older "on" arrives late, and an older renewal transaction arrives after the newer: nothing moves.
+            _ = try await harness.apply([], renewals: [facts(10, willRenew: true)])
+            let info = try await harness.info()
+            #expect(info.subscriptions.first?.willRenew == false)
+            #expect(try await harness.eventually { try await harness.eventTypes().contains("cancellation") })
+            #expect(try await harness.eventTypes() == ["subscription_started", "cancellation"])
+        }
+    }
+
+    @Test("The same facts applied 200 times at once change the subscription once")
+    func concurrentDuplicates() async throws {
+        try await SubscriptionsHarness.run { harness in
+            let bought = F.transaction()
+            let renewal = SubscriptionRenewalFacts(
+                store: .appStore, originalTransactionID: bought.originalTransactionID,
+                observedAt: F.whole(Date()), willRenew: false)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<200 {
+                    group.addTask { _ = try await harness.apply([bought], renewals: [renewal]) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await harness.eventually { try await harness.eventTypes().contains("cancellation") })
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await harness.eventTypes() == ["subscription_started", "cancellation"])
+            let info = try await harness.info()
+            #expect(info.subscriptions.count == 1)
+        }
+    }
+
+    @Test("Non-renewing purchases stack end to end, once per transaction")
+    func nonRenewingStack() async throws {
+        try await SubscriptionsHarness.run { harness in
+            let now = F.whole(Date())
+            let year = F.transaction(product: "pass_year", start: now.addingTimeInterval(-86_400), end: nil)
+            let month = F.transaction(product: "pass_month", start: now.addingTimeInterval(-3600), end: nil)
+            _ = try await harness.apply([year])
+            _ = try await harness.apply([month])
+            _ = try await harness.apply([month])  // again: counted once
+            let info = try await harness.info()
+            let pass = try #require(info.entitlements["pass"])
+            #expect(pass.active)
+            let calendar = Calendar(identifier: .gregorian)
+            var utc = calendar
+            utc.timeZone = TimeZone(identifier: "UTC") ?? .gmt
+            let yearEnd = try #require(utc.date(byAdding: .year, value: 1, to: year.purchaseDate))
+            let stacked = try #require(utc.date(byAdding: .month, value: 1, to: yearEnd))
+            #expect(pass.expiresAt == stacked)
+            let subscription = try #require(info.subscriptions.first { $0.type == "non_renewing" })
+            #expect(subscription.expiresAt == stacked && subscription.state == .active)
+        }
+    }
+}
