@@ -108,7 +108,7 @@ let package = Package(
             "ShopkeeperTestSupport",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird,
-                .postgresNIO,
+                .hummingbirdTesting, .postgresNIO,
                 .logging, .product(name: "Yams", package: "Yams"),
             ]
         ),

@@ -162,6 +162,14 @@ package struct EligibilityInfo: Codable, Sendable, Equatable {
         case eligible, reason
         case productID = "product_id"
     }
+
+    /// Writes `reason` as `null` when eligible, so the field is always there.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(productID, forKey: .productID)
+        try container.encode(eligible, forKey: .eligible)
+        try container.encode(reason, forKey: .reason)
+    }
 }
 
 /// Who a trial call is for: entitlements resolves the app user id and passes the customer and the customers merged

@@ -158,17 +158,3 @@ enum EntitlementsFixtures {
             currency: "EUR")
     }
 }
-
-extension TestResponse {
-    /// Where this response departs from `docs/openapi.yaml` for the operation `method template` (empty when it fits).
-    func violations(_ method: HTTPRequest.Method, _ template: String) throws -> [String] {
-        try OpenAPIDocument.load().violations(
-            method: method.rawValue, path: template, status: status.code, contentType: headers[.contentType],
-            body: Data(body.readableBytesView))
-    }
-
-    /// The problem `code` of an error response.
-    var problemCode: String? {
-        (try? TestJSON.object(body.readableBytesView))?["code"] as? String
-    }
-}

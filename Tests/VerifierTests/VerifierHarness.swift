@@ -129,16 +129,3 @@ struct VerifierHarness {
         return try ES256Signer(chain: chain).sign(withExpiry)
     }
 }
-
-extension TestResponse {
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try TestJSON.decode(type, body.readableBytesView)
-    }
-
-    /// The problem `code` of an error response.
-    var problemCode: String? {
-        (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["code"] as? String
-    }
-
-    var text: String { String(decoding: body.readableBytesView, as: UTF8.self) }
-}
