@@ -67,6 +67,11 @@ func buildRouter(
         .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey))
         .addRoutes(OperatorController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints)
 
+    let proxy = ReverseProxy(signature: settings.service.internalSignature, maxBodyBytes: maxBody)
+    let proxies = ProxyController(
+        proxy: proxy, routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, pools: pools)
+    proxies.addKeylessRoutes(to: router)
+
     let api = router.group()
         .add(
             middleware: APIKeyMiddleware(
@@ -77,8 +82,7 @@ func buildRouter(
         AppKeyController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints,
         atPath: "/v1/admin/keys")
 
-    let proxy = ReverseProxy(signature: settings.service.internalSignature, maxBodyBytes: maxBody)
-    ProxyController(proxy: proxy, routes: settings.routes, pools: pools).addRoutes(to: api)
+    proxies.addRoutes(to: api)
     return router
 }
 

@@ -12,6 +12,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_VERIFIER_URL` | `http://127.0.0.1:8082` | the verifier service |
 /// | `SHOPKEEPER_ENTITLEMENTS_URL` | `http://127.0.0.1:8083` | the entitlements service |
 /// | `SHOPKEEPER_GATEWAY_ROUTES` | built from the service URLs | routing table override: `prefix=service@url,...` |
+/// | `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` | `/v1/notifications` | comma-separated route prefixes forwarded without an API key (the caller proves itself another way: a store's signature, a signed URL); each must be a prefix of the routing table |
 /// | `SHOPKEEPER_RATE_LIMIT_PUBLIC` | `1000/2000` | requests per second / burst for each public key |
 /// | `SHOPKEEPER_RATE_LIMIT_SECRET` | `100/200` | the same for each secret key |
 /// | `SHOPKEEPER_CORS_ORIGINS` | none | comma-separated browser origins allowed to call the API |
@@ -22,6 +23,8 @@ struct GatewaySettings: Sendable {
     var service: ServiceSettings
     var operatorKey: String?
     var routes: [UpstreamRoute]
+    /// Prefixes of ``routes`` forwarded without an API key.
+    var keylessPrefixes: Set<String>
     var rateLimits: RateLimits
     var corsOrigins: Set<String>
     var connectTimeout: Duration
@@ -54,6 +57,19 @@ struct GatewaySettings: Sendable {
                 reason: "services are reached over plain http inside the network, got '\(route.baseURL.absoluteString)'"
             )
         }
+        let configuredKeyless = environment.raw("SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES")
+        var keyless = Set(
+            (configuredKeyless ?? UpstreamRoute.defaultKeylessPrefixes)
+                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        if configuredKeyless == nil {
+            // The defaults apply to the routes the table has.
+            keyless = keyless.filter { prefix in routes.contains { $0.prefix == prefix } }
+        }
+        for prefix in keyless where !routes.contains(where: { $0.prefix == prefix && !$0.hasWildcard }) {
+            throw ConfigurationError(
+                variable: "SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES",
+                reason: "'\(prefix)' is not a prefix of the routing table (without '*')")
+        }
         let origins = (environment.raw("SHOPKEEPER_CORS_ORIGINS") ?? "")
             .split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -68,6 +84,7 @@ struct GatewaySettings: Sendable {
             service: service,
             operatorKey: operatorKey,
             routes: routes,
+            keylessPrefixes: keyless,
             rateLimits: RateLimits(
                 publicKeys: try rateLimit(
                     "SHOPKEEPER_RATE_LIMIT_PUBLIC", default: RateLimit(perSecond: 1000, burst: 2000), environment),

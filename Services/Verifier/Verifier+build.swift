@@ -15,23 +15,24 @@ func buildApplication(
     let logger = Logger(label: "verifier")
     let database = settings.service.database.makeClient(logger: logger)
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
-    let router = try buildRouter(
-        settings: settings, database: database, httpClient: httpClient, metrics: metrics, logger: logger)
+    let components = try VerifierComponents(
+        settings: settings, database: database, httpClient: httpClient, logger: logger)
+    let router = buildRouter(
+        settings: settings, components: components, database: database, metrics: metrics, logger: logger)
     let startup = StartupGate()
     let worker = PendingApplyWorker(
-        transactions: TransactionPostgresRepository(
-            client: database, logger: logger, applyGrace: settings.applyRetryInterval),
-        projections: factProjections(settings: settings, httpClient: httpClient),
-        interval: settings.applyRetryInterval,
-        startup: startup,
-        logger: logger
-    )
+        transactions: components.transactions, projections: components.projections,
+        interval: settings.applyRetryInterval, startup: startup, logger: logger)
+    let notifications = NotificationWorker(
+        inbox: components.inbox, apple: components.appleNotifications, transactions: components.transactions,
+        projections: components.projections, interval: settings.notificationRetryInterval, startup: startup,
+        logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
         database: database,
         migrations: VerifierMigrations.runner,
-        services: [worker, HTTPClientService(client: httpClient)],
+        services: [worker, notifications, HTTPClientService(client: httpClient)],
         startup: startup,
         logger: logger
     )
@@ -61,6 +62,21 @@ func buildRouter(
     metrics: PrometheusCollectorRegistry,
     logger: Logger
 ) throws -> Router<ServiceRequestContext> {
+    buildRouter(
+        settings: settings,
+        components: try VerifierComponents(
+            settings: settings, database: database, httpClient: httpClient, logger: logger),
+        database: database, metrics: metrics, logger: logger)
+}
+
+/// The verifier's routes and middleware, on components the background workers share.
+func buildRouter(
+    settings: VerifierSettings,
+    components: VerifierComponents,
+    database: PostgresClient,
+    metrics: PrometheusCollectorRegistry,
+    logger: Logger
+) -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
     ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
     ServiceApplication.addOperationalRoutes(
@@ -68,18 +84,40 @@ func buildRouter(
         readiness: [.database(database, migrations: VerifierMigrations.runner, logger: logger)],
         metrics: metrics
     )
-    let credentials = CachedCredentialsRepository(
-        CredentialsPostgresRepository(client: database, box: SecretBox(masterKey: settings.masterKey), logger: logger),
-        ttl: .seconds(2))
-    let http = StoreHTTP(client: httpClient, timeout: settings.storeTimeout)
-    let retry = RetryPolicy(attempts: settings.storeAttempts, base: settings.retryBase)
-    let tokens = BearerTokenCache()
-    let service = PurchaseService(
-        credentials: credentials,
-        transactions: TransactionPostgresRepository(
-            client: database, logger: logger, applyGrace: settings.applyRetryInterval),
-        apple: AppleProofVerifier(
-            signedData: try AppleSignedDataVerifier(trustedRoots: settings.appleRoots),
+    PurchaseController(service: components.service, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
+    NotificationController(apple: components.appleNotifications).addRoutes(to: router)
+    router.addRoutes(
+        StoreCredentialsController(
+            repository: components.credentials, maxBodyBytes: settings.service.maxBodyBytes,
+            requiredGoogleTokenURI: settings.service.environment == .production ? googleTokenURI : nil
+        ).endpoints,
+        atPath: "/v1/admin/stores")
+    return router
+}
+
+/// The verifier's parts, made once: the request handlers and the background workers share them.
+struct VerifierComponents: Sendable {
+    let credentials: CachedCredentialsRepository
+    let transactions: TransactionPostgresRepository
+    let projections: FactProjections
+    let service: PurchaseService
+    let inbox: NotificationPostgresInbox
+    let appleNotifications: AppleNotifications
+
+    init(settings: VerifierSettings, database: PostgresClient, httpClient: HTTPClient, logger: Logger) throws {
+        credentials = CachedCredentialsRepository(
+            CredentialsPostgresRepository(
+                client: database, box: SecretBox(masterKey: settings.masterKey), logger: logger),
+            ttl: .seconds(2))
+        transactions = TransactionPostgresRepository(
+            client: database, logger: logger, applyGrace: settings.applyRetryInterval)
+        projections = factProjections(settings: settings, httpClient: httpClient)
+        let http = StoreHTTP(client: httpClient, timeout: settings.storeTimeout)
+        let retry = RetryPolicy(attempts: settings.storeAttempts, base: settings.retryBase)
+        let tokens = BearerTokenCache()
+        let signedData = try AppleSignedDataVerifier(trustedRoots: settings.appleRoots)
+        let apple = AppleProofVerifier(
+            signedData: signedData,
             receiptReader: AppReceiptReader(trustedRoots: settings.appleRoots),
             receipts: AppleReceiptClient(
                 http: http, productionURL: settings.endpoints.appleProductionReceipts,
@@ -88,18 +126,20 @@ func buildRouter(
                 http: http, productionURL: settings.endpoints.appleProductionAPI,
                 sandboxURL: settings.endpoints.appleSandboxAPI, retry: retry, tokens: tokens),
             allowLocalEnvironments: settings.allowLocalAppleEnvironments
-        ),
-        google: GoogleProofVerifier(
-            client: GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens)),
-        projections: factProjections(settings: settings, httpClient: httpClient),
-        logger: logger
-    )
-    PurchaseController(service: service, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
-    router.addRoutes(
-        StoreCredentialsController(
-            repository: credentials, maxBodyBytes: settings.service.maxBodyBytes,
-            requiredGoogleTokenURI: settings.service.environment == .production ? googleTokenURI : nil
-        ).endpoints,
-        atPath: "/v1/admin/stores")
-    return router
+        )
+        service = PurchaseService(
+            credentials: credentials,
+            transactions: transactions,
+            apple: apple,
+            google: GoogleProofVerifier(
+                client: GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens)
+            ),
+            projections: projections,
+            logger: logger
+        )
+        inbox = NotificationPostgresInbox(client: database, logger: logger)
+        appleNotifications = AppleNotifications(
+            signedData: signedData, verifier: apple, credentials: credentials,
+            apps: NotificationApps(client: database, logger: logger), inbox: inbox)
+    }
 }

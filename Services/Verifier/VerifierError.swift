@@ -23,6 +23,8 @@ enum VerifierError: ProblemError, Equatable {
     case credentialsNotFound(CredentialStore)
     /// The facts are recorded but the entitlements service did not apply them; the background retry will.
     case applyPending(reason: String)
+    /// A store notification names no app here, or more than one (`?app=` on the notification URL decides).
+    case notificationUnattributed(code: String, detail: String)
 
     var status: HTTPResponse.Status {
         switch self {
@@ -33,6 +35,7 @@ enum VerifierError: ProblemError, Equatable {
         case .credentialsNotFound: .notFound
         case .credentialsUnreadable: .internalServerError
         case .applyPending: .serviceUnavailable
+        case .notificationUnattributed(let code, _): code == "ambiguous_app" ? .conflict : .notFound
         }
     }
 
@@ -46,6 +49,7 @@ enum VerifierError: ProblemError, Equatable {
         case .credentialsNotFound: "store_credentials_not_found"
         case .credentialsUnreadable: "store_credentials_unreadable"
         case .applyPending: "apply_pending"
+        case .notificationUnattributed(let code, _): code
         }
     }
 
@@ -59,6 +63,7 @@ enum VerifierError: ProblemError, Equatable {
         case .storeCredentialsRejected(let store, let reason):
             "The \(store.rawValue) store refused this app's credentials: \(reason). Update them under /v1/admin/stores."
         case .transactionOfAnotherApp(let id): "Transaction \(id) is already recorded for another app."
+        case .notificationUnattributed(_, let detail): detail
         case .credentialsNotFound(let store): "This app has no \(store.rawValue) store credentials."
         case .credentialsUnreadable(let store, let reason):
             "This app's \(store.rawValue) store credentials cannot be read on this server (\(reason)); set them again "
@@ -82,7 +87,7 @@ enum VerifierError: ProblemError, Equatable {
     /// Whether this outcome is a verdict on the proof (logged as `invalid`) rather than a failure to reach one.
     var isVerdict: Bool {
         switch self {
-        case .proofRejected, .transactionOfAnotherApp: true
+        case .proofRejected, .transactionOfAnotherApp, .notificationUnattributed: true
         case .storeUnavailable, .storeNotConfigured, .storeCredentialsRejected, .credentialsNotFound,
             .credentialsUnreadable, .applyPending:
             false

@@ -21,6 +21,7 @@ import X509
 /// | `SHOPKEEPER_STORE_ATTEMPTS` | `3` | tries of a retryable store answer before answering 503 |
 /// | `SHOPKEEPER_STORE_RETRY_BASE_MS` | `200` | first backoff; doubles per try, capped at 2 s |
 /// | `SHOPKEEPER_ENTITLEMENTS_URL` | `http://127.0.0.1:8083` | the entitlements service, which applies recorded facts |
+/// | `SHOPKEEPER_NOTIFICATION_RETRY_MS` | `250` | how often an idle replica looks for store notifications to process, and the first backoff of one whose processing failed |
 /// | `SHOPKEEPER_SUBSCRIPTIONS_URL` | `http://127.0.0.1:8084` | the subscriptions service, which keeps subscription timelines |
 /// | `SHOPKEEPER_APPLY_TIMEOUT_SECONDS` | `10` | one apply call to the entitlements service |
 /// | `SHOPKEEPER_APPLY_RETRY_SECONDS` | `5` | how often, and after how long, recorded facts whose apply did not finish are applied again in the background |
@@ -40,6 +41,7 @@ struct VerifierSettings: Sendable {
     var retryBase: Duration
     var entitlementsURL: URL
     var subscriptionsURL: URL
+    var notificationRetryInterval: Duration
     var applyTimeout: Duration
     var applyRetryInterval: Duration
 
@@ -83,6 +85,8 @@ struct VerifierSettings: Sendable {
                 try environment.int("SHOPKEEPER_STORE_RETRY_BASE_MS", default: 200, in: 1...10_000)),
             entitlementsURL: try environment.httpURL("SHOPKEEPER_ENTITLEMENTS_URL", default: "http://127.0.0.1:8083"),
             subscriptionsURL: try environment.httpURL("SHOPKEEPER_SUBSCRIPTIONS_URL", default: "http://127.0.0.1:8084"),
+            notificationRetryInterval: .milliseconds(
+                try environment.int("SHOPKEEPER_NOTIFICATION_RETRY_MS", default: 250, in: 10...600_000)),
             applyTimeout: try environment.seconds(
                 "SHOPKEEPER_APPLY_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
             applyRetryInterval: try environment.seconds(

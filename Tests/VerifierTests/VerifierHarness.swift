@@ -48,17 +48,20 @@ struct VerifierHarness {
         var values = ["SHOPKEEPER_APPLE_ROOT_CERTIFICATES": try rootFile(for: chain)]
         values.merge(environment) { _, new in new }
         // The verifier hands recorded facts to subscriptions and entitlements, which read the catalog's views.
+        // A DATABASE_URL in `environment` moves every service there.
+        let shared = environment.filter { $0.key == "DATABASE_URL" }
         let catalog = try await Catalog.buildApplication(
-            settings: try CatalogSettings.read(from: TestEnvironment.reader()))
+            settings: try CatalogSettings.read(from: TestEnvironment.reader(shared)))
         let subscriptions = try await Subscriptions.buildApplication(
-            settings: try SubscriptionsSettings.read(from: TestEnvironment.reader()))
+            settings: try SubscriptionsSettings.read(from: TestEnvironment.reader(shared)))
         let configured = values
         try await catalog.test(.live) { _ in
             try await subscriptions.test(.live) { subscriptionsClient in
                 let subscriptionsURL = "http://127.0.0.1:\(subscriptionsClient.port ?? 0)"
                 let entitlements = try await Entitlements.buildApplication(
                     settings: try EntitlementsSettings.read(
-                        from: TestEnvironment.reader(["SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL])))
+                        from: TestEnvironment.reader(
+                            shared.merging(["SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL]) { _, new in new })))
                 try await entitlements.test(.live) { entitlementsClient in
                     var values = configured
                     values["SHOPKEEPER_ENTITLEMENTS_URL"] =

@@ -1,39 +1,58 @@
 import Hummingbird
+import Logging
+import NIOCore
 
 /// Registers each routing-table prefix, and everything below it, for every method, forwarding to its service.
 ///
 /// A prefix with a `*` segment (`/v1/customers/*/restore`) lies inside a plainer one (`/v1/customers`) that the
 /// router matches first; the plainer route's handler hands such paths to the more specific route. (The router
 /// cannot hold `/v1/customers/*/…` beside `/v1/customers/**`.)
+///
+/// Keyless prefixes (store notifications) are registered outside the API key check and forwarded with no app
+/// identity; every other prefix needs a key.
 struct ProxyController {
     let proxy: ReverseProxy
     let routes: [UpstreamRoute]
+    let keylessPrefixes: Set<String>
     let pools: UpstreamPools
 
     static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete]
 
+    /// The routes that need an API key.
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        let specific = routes.filter(\.hasWildcard)
-        for route in routes {
+        register(routes.filter { !keylessPrefixes.contains($0.prefix) }, on: group) { context in
+            (context.identity, context.eventLoop, context.requestID, context.logger)
+        }
+    }
+
+    /// The keyless routes, on the router itself (no API key middleware).
+    func addKeylessRoutes(to router: Router<GatewayRequestContext>) {
+        register(routes.filter { keylessPrefixes.contains($0.prefix) }, on: router.group()) { context in
+            (nil, context.eventLoop, context.requestID, context.logger)
+        }
+    }
+
+    private func register<Context: RequestContext>(
+        _ registered: [UpstreamRoute], on group: RouterGroup<Context>,
+        _ details: @escaping @Sendable (Context) -> (KeyIdentity?, any EventLoop, String?, Logger)
+    ) {
+        let specific = registered.filter(\.hasWildcard)
+        for route in registered {
             let covered =
-                route.hasWildcard && routes.contains { !$0.hasWildcard && route.prefix.hasPrefix($0.prefix + "/") }
+                route.hasWildcard && registered.contains { !$0.hasWildcard && route.prefix.hasPrefix($0.prefix + "/") }
             if covered { continue }
             let inner = specific.filter { $0.prefix.hasPrefix(route.prefix + "/") }
             for path in [route.prefix, route.prefix + "/**"] {
                 for method in Self.methods {
                     group.on(RouterPath(path), method: method) { request, context in
+                        let (identity, eventLoop, requestID, logger) = details(context)
                         let route = inner.first { $0.matches(request.uri.path[...]) } ?? route
-                        guard let pool = pools.pool(for: route, on: context.eventLoop) else {
+                        guard let pool = pools.pool(for: route, on: eventLoop) else {
                             throw GatewayError.upstreamUnavailable(service: route.service)
                         }
                         return try await proxy.forward(
-                            request,
-                            identity: context.identity,
-                            requestID: context.requestID,
-                            route: route,
-                            pool: pool,
-                            logger: context.logger
-                        )
+                            request, identity: identity, requestID: requestID, route: route, pool: pool,
+                            logger: logger)
                     }
                 }
             }

@@ -30,9 +30,11 @@ struct ReverseProxy: Sendable {
         "proxy-authorization", "proxy-authenticate", "host", "authorization", "content-length", "x-request-id",
     ]
 
+    /// Forwards `request` to `route`'s service. `identity` is `nil` on a keyless route: nothing is cached and the
+    /// service sees no app identity.
     func forward(
         _ request: Request,
-        identity: KeyIdentity,
+        identity: KeyIdentity?,
         requestID: String?,
         route: UpstreamRoute,
         pool: UpstreamConnectionPool,
@@ -40,10 +42,10 @@ struct ReverseProxy: Sendable {
     ) async throws -> Response {
         let uri = request.uri.description
         let isGet = request.method == .get
-        if isGet, let entry = cache.lookup(appID: identity.appID, uri: uri) {
+        if isGet, let identity, let entry = cache.lookup(appID: identity.appID, uri: uri) {
             return Self.answer(entry, ifNoneMatch: request.headers[.ifNoneMatch])
         }
-        if !isGet && request.method != .head {
+        if !isGet && request.method != .head, let identity {
             cache.invalidate(appID: identity.appID)
         }
         let contentLength = request.headers[.contentLength].flatMap(Int.init)
@@ -83,7 +85,7 @@ struct ReverseProxy: Sendable {
                 let response = try await response(
                     responseHead, method: request.method, connection: connection, pool: pool)
                 guard isGet, let cacheable = response.cacheable else { return response.response }
-                if cacheable.ttl > .zero {
+                if cacheable.ttl > .zero, let identity {
                     cache.store(appID: identity.appID, uri: uri, entry: cacheable.entry, ttl: cacheable.ttl)
                 }
                 return Self.answer(cacheable.entry, ifNoneMatch: request.headers[.ifNoneMatch])
@@ -100,7 +102,7 @@ struct ReverseProxy: Sendable {
 
     private func requestHead(
         _ request: Request,
-        identity: KeyIdentity,
+        identity: KeyIdentity?,
         requestID: String?,
         route: UpstreamRoute,
         pool: UpstreamConnectionPool,
@@ -125,7 +127,7 @@ struct ReverseProxy: Sendable {
         } else if hasBody {
             headers.add(name: "transfer-encoding", value: "chunked")
         }
-        let caller = InternalCaller(appID: identity.appID, keyKind: identity.kind)
+        let caller = identity.map { InternalCaller(appID: $0.appID, keyKind: $0.kind) }
         let upstreamPath = route.basePath + pathAndQuery
         for (name, value) in signature.headers(
             method: request.method.rawValue,

@@ -32,6 +32,9 @@ struct UpstreamRoute: Sendable, Hashable {
     /// Whether the prefix has a `*` segment.
     var hasWildcard: Bool { prefix.split(separator: "/").contains("*") }
 
+    /// The prefixes forwarded without an API key unless `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` says otherwise.
+    static let defaultKeylessPrefixes = "/v1/notifications"
+
     /// The default table, from each service's URL.
     static func defaults(catalogURL: URL, verifierURL: URL, entitlementsURL: URL) -> [UpstreamRoute] {
         [
@@ -41,6 +44,8 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/purchases", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/receipts", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/admin/stores", service: "verifier", baseURL: verifierURL),
+            // Store notifications carry the store's own proof (a signature, a push token), not an API key.
+            UpstreamRoute(prefix: "/v1/notifications", service: "verifier", baseURL: verifierURL),
             // A restore verifies proofs first: the verifier takes it and hands the facts to entitlements.
             UpstreamRoute(prefix: "/v1/customers/*/restore", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/customers", service: "entitlements", baseURL: entitlementsURL),

@@ -15,6 +15,8 @@ enum ProofKind: String, Codable, Sendable {
     case signedTransaction = "signed_transaction"
     case receipt
     case playToken = "play_token"
+    /// A store notification (App Store Server Notifications V2, Play real-time developer notifications).
+    case notification
 }
 
 /// Who presented a proof.

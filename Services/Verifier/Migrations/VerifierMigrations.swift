@@ -91,5 +91,32 @@ enum VerifierMigrations {
                 CREATE INDEX transactions_pending ON verifier.transactions (next_apply_at) WHERE apply_state = 'pending';
                 """
         ),
+        Migration(
+            "0003_notifications",
+            sql: """
+                -- Store notifications, recorded once per (store, notification id) before they are answered, then
+                -- processed in the background: `pending` until processed, leased by `next_attempt_at`; `failed` when
+                -- processing can never succeed (the reason in `last_error`).
+                CREATE TABLE verifier.notifications (
+                    store text NOT NULL,
+                    notification_id text NOT NULL,
+                    app_id text NOT NULL,
+                    type text NOT NULL,
+                    subtype text,
+                    environment text,
+                    signed_at timestamptz,
+                    payload text NOT NULL,
+                    state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'processed', 'failed')),
+                    attempts integer NOT NULL DEFAULT 0,
+                    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                    last_error text,
+                    received_at timestamptz NOT NULL DEFAULT now(),
+                    processed_at timestamptz,
+                    PRIMARY KEY (store, notification_id)
+                );
+                CREATE INDEX notifications_due ON verifier.notifications (next_attempt_at) WHERE state = 'pending';
+                CREATE INDEX notifications_by_app ON verifier.notifications (app_id, received_at);
+                """
+        ),
     ]
 }

@@ -6,11 +6,12 @@ import ShopkeeperModels
 
 /// Where verified facts and verification attempts are recorded.
 protocol TransactionRepository: Sendable {
-    /// Records `facts` for `appID` and the successful `attempt` that proved them, atomically, once per
+    /// Records `facts` for `appID` and the successful `attempt` that proved them (none for a store notification),
+    /// atomically, once per
     /// (store, transaction id), and returns each as recorded. Recording the same fact again returns the
     /// first recording, except that a revocation, once known, is kept. Throws
     /// ``VerifierError/transactionOfAnotherApp(_:)`` when a transaction is another app's.
-    func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter, attempt: VerificationAttempt)
+    func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter, attempt: VerificationAttempt?)
         async throws -> [StoreTransaction]
     /// The recorded transactions of `appID` with these ids.
     func transactions(appID: String, store: StorePlatform, ids: [String]) async throws -> [StoreTransaction]
@@ -49,7 +50,7 @@ struct TransactionPostgresRepository: TransactionRepository {
     /// How long the request that recorded a fact has to apply it before the background retry may.
     var applyGrace: Duration = .seconds(5)
 
-    func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter, attempt: VerificationAttempt)
+    func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter, attempt: VerificationAttempt?)
         async throws -> [StoreTransaction]
     {
         guard !facts.isEmpty else { return [] }

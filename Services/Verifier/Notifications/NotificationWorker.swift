@@ -1,0 +1,117 @@
+import Logging
+import ServiceLifecycle
+import ShopkeeperClients
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// Processes recorded store notifications in the background: each one's facts are recorded like any verified
+/// proof and handed to subscriptions and entitlements, one apply per app and batch. A notification stays pending
+/// (and is retried with backoff) until that succeeds, so a crash or an outage loses none; one that can never
+/// succeed is marked failed with the reason. Several replicas share the work (`FOR UPDATE SKIP LOCKED` leases).
+struct NotificationWorker: Service {
+    let inbox: any NotificationInbox
+    let apple: AppleNotifications
+    let transactions: any TransactionRepository
+    let projections: FactProjections
+    /// How often an idle worker looks, and the first backoff of a failed attempt.
+    let interval: Duration
+    let startup: StartupGate
+    let logger: Logger
+    var batchSize = 200
+    /// How long a claimed batch is this worker's before another may take it.
+    var lease: Duration = .seconds(60)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await startup.wait()
+            while !Task.isCancelled {
+                if await runOnce() < batchSize {
+                    try? await Task.sleep(for: interval)
+                }
+            }
+        }
+    }
+
+    /// Claims and processes one batch; returns how many notifications it claimed.
+    @discardableResult
+    func runOnce() async -> Int {
+        let claimed: [ReceivedNotification]
+        do {
+            claimed = try await inbox.claim(limit: batchSize, lease: lease)
+        } catch {
+            if !Task.isCancelled {
+                logger.error("could not claim notifications", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            return 0
+        }
+        for (appID, notifications) in Dictionary(grouping: claimed, by: \.appID) {
+            await process(notifications, appID: appID)
+        }
+        return claimed.count
+    }
+
+    /// Records the facts of one app's notifications and applies them together.
+    func process(_ notifications: [ReceivedNotification], appID: String) async {
+        var recorded: [StoreTransaction] = []
+        var renewals: [SubscriptionRenewalFacts] = []
+        var ready: [ReceivedNotification] = []
+        for notification in notifications {
+            do {
+                let facts = try await facts(of: notification)
+                recorded += try await transactions.record(
+                    facts.facts, appID: appID, presenter: Presenter(appUserID: nil, deviceID: nil), attempt: nil)
+                renewals += facts.renewals
+                ready.append(notification)
+            } catch let error as VerifierError where error.isVerdict {
+                await fail(notification, reason: "\(error.code): \(error.detail)")
+            } catch {
+                await retry([notification], reason: "\(error)")
+            }
+        }
+        guard !ready.isEmpty else { return }
+        guard !recorded.isEmpty || !renewals.isEmpty else { return await done(ready) }
+        do {
+            _ = try await projections.apply(
+                ApplyRequest(appUserID: nil, deviceID: nil, source: .notification, transactions: recorded),
+                renewals: renewals, appID: appID, requestID: nil)
+            await transactions.markApplied(recorded, appID: appID)
+            await done(ready)
+        } catch let verdict as RemoteProblem {
+            // A verdict on the batch: apply each notification alone, so one refused fact holds up no other.
+            guard ready.count > 1 else { return await fail(ready[0], reason: verdict.code) }
+            for notification in ready { await process([notification], appID: appID) }
+        } catch {
+            await retry(ready, reason: "\(error)")
+        }
+    }
+
+    private func facts(of notification: ReceivedNotification) async throws -> NotificationFacts {
+        switch notification.store {
+        case StorePlatform.appStore.rawValue: try await apple.facts(of: notification)
+        default: NotificationFacts()
+        }
+    }
+
+    private func done(_ notifications: [ReceivedNotification]) async {
+        do {
+            try await inbox.markProcessed(notifications)
+        } catch {
+            // The lease runs out and they are processed again: applying is idempotent.
+            logger.warning("could not mark notifications processed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func fail(_ notification: ReceivedNotification, reason: String) async {
+        logger.notice(
+            "store notification cannot be processed",
+            metadata: ["app_id": "\(notification.appID)", "id": "\(notification.id)", "reason": "\(reason)"])
+        try? await inbox.markFailed(notification, reason: reason)
+    }
+
+    private func retry(_ notifications: [ReceivedNotification], reason: String) async {
+        logger.warning(
+            "store notifications not processed yet; retrying later",
+            metadata: ["count": "\(notifications.count)", "reason": "\(reason)"])
+        try? await inbox.retryLater(notifications, reason: reason, base: interval)
+    }
+}
