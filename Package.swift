@@ -165,6 +165,7 @@ let package = Package(
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperModels", "ShopkeeperStores",
                 .hummingbird, .logging, .metrics, .prometheus, .crypto, .cryptoExtras, .nioCore,
+                .asyncHTTPClient, .serviceLifecycle,
             ]
         ),
 

@@ -1,6 +1,8 @@
+import AsyncHTTPClient
 import Hummingbird
 import Logging
 import Prometheus
+import ServiceLifecycle
 import ShopkeeperHTTP
 import ShopkeeperStores
 
@@ -15,14 +17,31 @@ func buildApplication(
     let logger = Logger(label: "sandbox-store")
     let directory = StateDirectory(url: settings.stateDirectory)
     let chain = try directory.loadOrCreateSigningChain()
-    let store = try SandboxStore(directory: directory)
+    let store = try SandboxStore(directory: directory, timeScale: settings.timeScale)
+    let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+    let dispatcher = NotificationDispatcher(
+        appleURL: settings.appleNotificationURL, googleURL: settings.googleNotificationURL,
+        googleAudience: settings.googlePushAudience, appleSigner: try AppleSigner(chain: chain),
+        googleSigner: try GooglePushSigner(
+            key: try directory.loadOrCreateGooglePushKey(), email: settings.googlePushEmail),
+        client: httpClient, attempts: settings.notificationAttempts, retryDelay: settings.notificationRetryDelay,
+        logger: logger)
     let router = try buildRouter(
-        settings: settings, store: store, chain: chain, traffic: StoreTraffic(), metrics: metrics)
+        settings: settings, store: store, chain: chain, traffic: StoreTraffic(), dispatcher: dispatcher,
+        metrics: metrics)
+    var services: [any Service] = [dispatcher, HTTPClientService(client: httpClient)]
+    if settings.autoRenew {
+        services.append(
+            SubscriptionClock(store: store, dispatcher: dispatcher, interval: settings.tick, logger: logger))
+    }
     logger.info(
         "sandbox store ready",
-        metadata: ["state_dir": "\(settings.stateDirectory.path)", "port": "\(settings.service.port)"])
+        metadata: [
+            "state_dir": "\(settings.stateDirectory.path)", "port": "\(settings.service.port)",
+            "time_scale": "\(settings.timeScale)",
+        ])
     return ServiceApplication.makeStandalone(
-        responder: router.buildResponder(), settings: settings.service, logger: logger)
+        responder: router.buildResponder(), settings: settings.service, services: services, logger: logger)
 }
 
 /// The sandbox store's routes: `/sandbox` controls (problem+json errors), two Apple hosts (App Store Server API and
@@ -33,6 +52,7 @@ func buildRouter(
     store: SandboxStore,
     chain: SigningChain,
     traffic: StoreTraffic,
+    dispatcher: NotificationDispatcher,
     metrics: PrometheusCollectorRegistry
 ) throws -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
@@ -51,10 +71,22 @@ func buildRouter(
         )
         .endpoints)
     controls.addRoutes(
-        AppleControlController(store: store, signer: signer, maxBodyBytes: maxBody).endpoints, atPath: "apple")
+        AppleControlController(store: store, signer: signer, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
+        atPath: "apple")
     controls.addRoutes(
-        GoogleControlController(store: store, publicURL: settings.publicURL, maxBodyBytes: maxBody).endpoints,
+        AppleSubscriptionController(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
+        atPath: "apple")
+    controls.addRoutes(
+        GoogleControlController(
+            store: store, publicURL: settings.publicURL, dispatcher: dispatcher, maxBodyBytes: maxBody
+        ).endpoints,
         atPath: "google")
+    controls.addRoutes(
+        GoogleSubscriptionController(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
+        atPath: "google")
+    controls.addRoutes(
+        NotificationControlController(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
+        atPath: "notifications")
 
     for host in AppleHost.allCases {
         router.addRoutes(
@@ -67,6 +99,7 @@ func buildRouter(
             atPath: RouterPath(stringLiteral: host.mountPath))
     }
     router.addRoutes(GoogleOAuthController(store: store, traffic: traffic).endpoints, atPath: "/google")
+    router.addRoutes(GooglePushKeysController(keySet: dispatcher.googleKeySet).endpoints, atPath: "/google")
     router.addRoutes(
         PlayDeveloperAPIController(store: store, traffic: traffic).endpoints,
         atPath: "/google/androidpublisher/v3/applications")

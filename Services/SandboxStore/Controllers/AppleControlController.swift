@@ -10,6 +10,7 @@ import ShopkeeperStores
 struct AppleControlController {
     let store: SandboxStore
     let signer: AppleSigner
+    let dispatcher: NotificationDispatcher
     let maxBodyBytes: Int
 
     var endpoints: RouteCollection<ServiceRequestContext> {
@@ -36,7 +37,8 @@ struct AppleControlController {
     private func createTransaction(_ request: Request) async throws -> Response {
         let body = try await JSONBody.decode(CreateAppleTransactionRequest.self, from: request, limit: maxBodyBytes)
         let draft = try body.draft()
-        let record = try await ErrorMapping.control { try await store.addAppleTransaction(draft) }
+        let (record, events) = try await ErrorMapping.control { try await store.purchaseApple(draft) }
+        await dispatcher.send(events.map(StoreEvent.apple))
         return try JSONBody.response(try await created(record), status: .created)
     }
 
@@ -46,20 +48,22 @@ struct AppleControlController {
         let reason = body.reason ?? 0
         guard (0...1).contains(reason) else { throw RequestError.invalid("/reason", "must be 0 or 1") }
         let id = context.parameters.get("transactionId") ?? ""
-        let record = try await ErrorMapping.control {
-            try await store.revokeAppleTransaction(id: id, reason: reason, kind: kind, at: Date())
+        let (record, events) = try await ErrorMapping.control {
+            try await store.revokeAppleNotifying(id: id, reason: reason, kind: kind)
         }
+        await dispatcher.send(events.map(StoreEvent.apple))
         return try JSONBody.response(try await created(record))
     }
 
     private func updateRenewal(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(UpdateAppleRenewalRequest.self, from: request, limit: maxBodyBytes)
         let id = context.parameters.get("transactionId") ?? ""
-        let latest = try await ErrorMapping.control {
-            try await store.updateRenewal(
+        let (latest, events) = try await ErrorMapping.control {
+            try await store.updateRenewalNotifying(
                 subscription: id, autoRenew: body.autoRenew, billingRetry: body.billingRetry,
                 gracePeriodExpires: body.gracePeriodExpiresDate)
         }
+        await dispatcher.send(events.map(StoreEvent.apple))
         return try JSONBody.response(
             AppleRenewalState(
                 originalTransactionId: latest.originalTransactionId, latestTransactionId: latest.transactionId,

@@ -60,6 +60,15 @@ enum ErrorMapping {
         case .serviceAccountNotFound(let name):
             SandboxControlError(
                 status: .notFound, code: "service_account_not_found", detail: "No service account \(name).")
+        case .invalidSubscriptionState(let reason):
+            SandboxControlError(status: .conflict, code: "invalid_subscription_state", detail: reason)
+        case .notificationNotFound(let id):
+            SandboxControlError(
+                status: .notFound, code: "notification_not_found", detail: "No notification \(id) was sent.")
+        case .notificationURLNotSet(let store):
+            SandboxControlError(
+                status: .conflict, code: "notification_url_not_set",
+                detail: "No \(store) notification URL is set (PUT /sandbox/notifications).")
         }
     }
 

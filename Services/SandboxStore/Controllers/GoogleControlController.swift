@@ -10,6 +10,7 @@ struct GoogleControlController {
     let store: SandboxStore
     /// The public base URL (`SHOPKEEPER_SANDBOX_PUBLIC_URL`); the request's `Host` when unset.
     let publicURL: URL?
+    let dispatcher: NotificationDispatcher
     let maxBodyBytes: Int
 
     var endpoints: RouteCollection<ServiceRequestContext> {
@@ -18,7 +19,10 @@ struct GoogleControlController {
         routes.post("purchases") { request, _ in try await self.createPurchase(request) }
         routes.post("purchases/{token}/complete") { _, context in
             let token = context.parameters.get("token") ?? ""
-            let record = try await ErrorMapping.control { try await store.completeGooglePurchase(token: token) }
+            let (record, events) = try await ErrorMapping.control {
+                try await store.completeGoogleNotifying(token: token)
+            }
+            await dispatcher.send(events.map(StoreEvent.google))
             return try JSONBody.response(GooglePurchaseCreated(record))
         }
         routes.post("purchases/{token}/refund") { request, context in try await self.refund(request, context) }
@@ -64,8 +68,9 @@ struct GoogleControlController {
 
     private func createPurchase(_ request: Request) async throws -> Response {
         let body = try await JSONBody.decode(CreateGooglePurchaseRequest.self, from: request, limit: maxBodyBytes)
-        let draft = try body.draft()
-        let record = try await ErrorMapping.control { try await store.addGooglePurchase(draft) }
+        let draft = try body.draft(timeScale: store.timeScale)
+        let (record, events) = try await ErrorMapping.control { try await store.purchaseGoogle(draft) }
+        await dispatcher.send(events.map(StoreEvent.google))
         return try JSONBody.response(GooglePurchaseCreated(record), status: .created)
     }
 
@@ -77,9 +82,10 @@ struct GoogleControlController {
         guard (0...7).contains(reason) else { throw RequestError.invalid("/voided_reason", "must be 0 to 7") }
         guard (0...2).contains(source) else { throw RequestError.invalid("/voided_source", "must be 0 to 2") }
         let token = context.parameters.get("token") ?? ""
-        let record = try await ErrorMapping.control {
-            try await store.refundGooglePurchase(token: token, source: source, reason: reason, at: Date())
+        let (record, events) = try await ErrorMapping.control {
+            try await store.refundGoogleNotifying(token: token, source: source, reason: reason)
         }
+        await dispatcher.send(events.map(StoreEvent.google))
         return try JSONBody.response(GooglePurchaseCreated(record))
     }
 }

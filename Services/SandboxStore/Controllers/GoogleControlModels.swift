@@ -41,7 +41,8 @@ struct CreateGooglePurchaseRequest: Decodable, Sendable {
         case regionCode = "region_code"
     }
 
-    func draft(now: Date = Date()) throws(RequestError) -> GooglePurchaseDraft {
+    /// `timeScale` compresses `period` (``SandboxStore/timeScale``); an explicit `expiry_time` is kept.
+    func draft(now: Date = Date(), timeScale: Double = 1) throws(RequestError) -> GooglePurchaseDraft {
         var problems: [FieldProblem] = []
         func check(_ ok: Bool, _ pointer: String, _ detail: String) {
             if !ok { problems.append(FieldProblem(pointer: pointer, detail: detail)) }
@@ -70,7 +71,12 @@ struct CreateGooglePurchaseRequest: Decodable, Sendable {
             packageName: packageName, productId: productId, kind: kind, quantity: quantity ?? 1,
             pending: pending ?? false, obfuscatedAccountId: obfuscatedAccountId, test: test ?? true,
             purchaseTime: purchase,
-            expiryTime: kind == .subscription ? (expiryTime ?? duration.map { $0.added(to: purchase) }) : nil,
+            expiryTime: kind == .subscription
+                ? (expiryTime
+                    ?? duration.map {
+                        purchase.addingTimeInterval(Double($0.milliseconds(scaledBy: timeScale, from: purchase)) / 1000)
+                    })
+                : nil,
             basePlanId: basePlanId, regionCode: region
         )
     }

@@ -17,9 +17,30 @@ struct AppleSigner: Sendable {
         try signer.sign(record.payload(signedDate: now))
     }
 
-    /// `signedRenewalInfo` for the subscription whose latest transaction is `latest`.
-    func renewalInfo(_ latest: AppleTransactionRecord, recentStart: Int64, at now: Date = Date()) throws -> String {
-        try signer.sign(latest.renewalInfo(signedDate: now, recentStart: recentStart))
+    /// `signedRenewalInfo` for the subscription whose latest transaction is `latest` (renewing into `renewsInto`
+    /// when the customer downgraded).
+    func renewalInfo(
+        _ latest: AppleTransactionRecord, recentStart: Int64, renewsInto: String? = nil, at now: Date = Date()
+    ) throws -> String {
+        try signer.sign(latest.renewalInfo(signedDate: now, recentStart: recentStart, autoRenewProductId: renewsInto))
+    }
+
+    /// The `signedPayload` of an App Store Server Notification V2 about `event`, with a new `notificationUUID`,
+    /// signed (and its transaction and renewal info signed) at `now`.
+    func notification(_ event: AppleEvent, uuid: String, at now: Date = Date()) throws -> String {
+        let status = event.latest.map { $0.subscriptionStatus(at: now).rawValue }
+        let payload = AppleNotificationPayload(
+            notificationType: event.type.rawValue, subtype: event.subtype?.rawValue, notificationUUID: uuid,
+            data: AppleNotificationPayload.Data(
+                appAppleId: event.appAppleId, bundleId: event.bundleId, bundleVersion: event.bundleVersion,
+                environment: event.environment.rawValue,
+                signedTransactionInfo: try event.transaction.map { try transaction($0, at: now) },
+                signedRenewalInfo: try event.latest.map {
+                    try renewalInfo($0, recentStart: $0.originalPurchaseDate, renewsInto: event.renewsInto, at: now)
+                },
+                status: status, consumptionRequestReason: event.consumptionRequestReason),
+            version: "2.0", signedDate: now.appleMilliseconds)
+        return try signer.sign(payload)
     }
 
     /// `receipt` as an app receipt travels: the base64 of its PKCS#7 container.

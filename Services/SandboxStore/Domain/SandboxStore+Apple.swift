@@ -73,13 +73,14 @@ extension SandboxStore {
             if let expires = draft.expiresDate {
                 record.expiresDate = expires.appleMilliseconds
             } else if let period = draft.period {
-                record.expiresDate = period.added(to: draft.purchaseDate).appleMilliseconds
+                record.expiresDate = purchase + period.milliseconds(scaledBy: timeScale, from: draft.purchaseDate)
             } else if let previousLength {
                 record.expiresDate = purchase + previousLength
             }
         }
         appleIndex[record.transactionId] = state.appleTransactions.count
         state.appleTransactions.append(record)
+        noteLatest(state.appleTransactions.count - 1)
         try commit()
         return record
     }
@@ -96,11 +97,7 @@ extension SandboxStore {
 
     /// The most recent transaction of a subscription (by purchase date, then by creation).
     func latestTransaction(ofSubscription originalTransactionId: String) -> AppleTransactionRecord? {
-        state.appleTransactions.filter { $0.originalTransactionId == originalTransactionId }
-            .max {
-                $0.purchaseDate < $1.purchaseDate
-                    || ($0.purchaseDate == $1.purchaseDate && $0.transactionId < $1.transactionId)
-            }
+        chainLatest[originalTransactionId].map { state.appleTransactions[$0] }
     }
 
     /// The transactions of an order, restricted to one app and environment.

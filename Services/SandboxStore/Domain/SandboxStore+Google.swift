@@ -37,7 +37,7 @@ extension SandboxStore {
     }
 
     /// Applies `change` to the purchase with `token` and saves it.
-    private func updatePurchase(
+    func updatePurchase(
         _ token: String, _ change: (inout GooglePurchaseRecord) throws -> Void
     ) throws -> GooglePurchaseRecord {
         guard let index = googleIndex[token] else { throw SandboxStoreError.purchaseNotFound(token) }

@@ -12,15 +12,40 @@ actor SandboxStore {
     var appleIndex: [String: Int] = [:]
     /// Purchase token -> index in `state.googlePurchases`.
     var googleIndex: [String: Int] = [:]
+    /// Original transaction id -> index of the subscription's latest transaction in `state.appleTransactions`.
+    var chainLatest: [String: Int] = [:]
     private let directory: StateDirectory
+    /// How many times faster than real time subscription periods pass (`SHOPKEEPER_SANDBOX_TIME_SCALE`).
+    let timeScale: Double
 
     /// Loads the saved state of `directory`, or starts empty.
-    init(directory: StateDirectory) throws {
+    init(directory: StateDirectory, timeScale: Double = 1) throws {
         self.directory = directory
+        self.timeScale = timeScale
         let state = try directory.loadState() ?? SandboxSnapshot()
         self.state = state
-        for (index, record) in state.appleTransactions.enumerated() { appleIndex[record.transactionId] = index }
+        for (index, record) in state.appleTransactions.enumerated() {
+            appleIndex[record.transactionId] = index
+            Self.noteLatest(index, of: state.appleTransactions, in: &chainLatest)
+        }
         for (index, record) in state.googlePurchases.enumerated() { googleIndex[record.purchaseToken] = index }
+    }
+
+    /// Makes the transaction at `index` its subscription's latest when it is (by purchase date, then creation).
+    func noteLatest(_ index: Int) {
+        Self.noteLatest(index, of: state.appleTransactions, in: &chainLatest)
+    }
+
+    private static func noteLatest(
+        _ index: Int, of transactions: [AppleTransactionRecord], in chainLatest: inout [String: Int]
+    ) {
+        let record = transactions[index]
+        guard record.type == .autoRenewable else { return }
+        if let known = chainLatest[record.originalTransactionId], transactions[known].purchaseDate > record.purchaseDate
+        {
+            return
+        }
+        chainLatest[record.originalTransactionId] = index
     }
 
     /// Writes the state through to disk; called after every change.

@@ -15,4 +15,10 @@ enum SandboxStoreError: Error, Equatable {
     case invalidPurchaseState(String)
     /// A service account for this package cannot be found.
     case serviceAccountNotFound(String)
+    /// The subscription cannot do this in its current state (ended, not in service, ...).
+    case invalidSubscriptionState(String)
+    /// No notification with this id was sent.
+    case notificationNotFound(String)
+    /// Notifications to this store have nowhere to go: no URL is set.
+    case notificationURLNotSet(String)
 }

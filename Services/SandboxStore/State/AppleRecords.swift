@@ -44,6 +44,10 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
     /// `CFBundleVersion` of the app that made the purchase (`app_version`, default `1.0`): the receipt's
     /// application version. Legacy receipts are not kept but made afresh on demand (`SandboxStore+Receipts`).
     var appVersion: String?
+    /// The customer upgraded out of this transaction's period (it ended early; a new transaction began).
+    var isUpgraded: Bool?
+    /// Why the subscription ended, when the clock ended it (Apple's `expirationIntent`: 1 voluntary, 2 billing).
+    var expirationIntent: Int?
 
     /// The transactions one customer sees together in history and subscription status: those of the same app and
     /// environment with the same `appAccountToken`, or, without a token, the same subscription chain.
@@ -68,6 +72,7 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
             transactionReason: transactionReason, currency: currency, price: price,
             offerDiscountType: offerDiscountType, offerPeriod: offerPeriod
         )
+        .upgraded(isUpgraded)
     }
 
     /// Apple's status number for a subscription whose latest transaction this is.
@@ -81,18 +86,31 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
     }
 
     /// The renewal info Apple would sign for a subscription whose latest transaction this is.
-    func renewalInfo(signedDate: Date, recentStart: Int64) -> AppleRenewalInfoPayload {
+    /// `autoRenewProductId` is the product it renews into when the customer chose another (a downgrade).
+    func renewalInfo(signedDate: Date, recentStart: Int64, autoRenewProductId: String? = nil)
+        -> AppleRenewalInfoPayload
+    {
         let renews = !isRevoked && autoRenewStatus != 0
         let retrying = !isRevoked && (isInBillingRetryPeriod == true || gracePeriodExpiresDate != nil)
         let expired = subscriptionStatus(at: signedDate) != .active
         return AppleRenewalInfoPayload(
-            originalTransactionId: originalTransactionId, productId: productId, autoRenewProductId: productId,
+            originalTransactionId: originalTransactionId, productId: productId,
+            autoRenewProductId: autoRenewProductId ?? productId,
             autoRenewStatus: renews ? 1 : 0, isInBillingRetryPeriod: retrying,
-            expirationIntent: expired ? (retrying || renews ? 2 : 1) : nil,
+            expirationIntent: expired ? (expirationIntent ?? (retrying || renews ? 2 : 1)) : nil,
             gracePeriodExpiresDate: isRevoked ? nil : gracePeriodExpiresDate, signedDate: signedDate.appleMilliseconds,
             environment: environment.rawValue, recentSubscriptionStartDate: recentStart,
             renewalDate: expiresDate, currency: currency, renewalPrice: price, appAccountToken: appAccountToken
         )
+    }
+}
+
+extension AppleTransactionPayload {
+    /// This payload with `isUpgraded` set (Apple writes it only when true).
+    func upgraded(_ value: Bool?) -> AppleTransactionPayload {
+        var copy = self
+        copy.isUpgraded = value == true ? true : nil
+        return copy
     }
 }
 

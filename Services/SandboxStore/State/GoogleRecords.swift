@@ -27,6 +27,23 @@ struct GooglePurchaseRecord: Codable, Sendable, Equatable {
     var autoRenewing: Bool
     var basePlanId: String?
     var voided: Bool
+    /// Subscriptions the clock moves: the length of one period in ms (compressed by the time scale).
+    var periodMilliseconds: Int64?
+    /// Billing fails at every renewal until set back.
+    var billingFails: Bool?
+    /// UNIX ms: in the grace period until then (access continues; `expiryTime` is extended to it).
+    var graceUntil: Int64?
+    /// UNIX ms: on account hold until then (no access).
+    var holdUntil: Int64?
+    /// The subscription ended (`SUBSCRIPTION_EXPIRED` sent, or voided): the clock leaves it alone.
+    var ended: Bool?
+    /// Renewals so far: renewal orders are `<order id>..0`, `..1`, ...
+    var renewals: Int?
+
+    /// The first order's id (renewal orders add `..N`).
+    var initialOrderId: String {
+        orderId.components(separatedBy: "..").first ?? orderId
+    }
 
     /// The Play Developer API's view of a one-time product purchase.
     var productPurchase: GoogleProductPurchase {
@@ -41,9 +58,12 @@ struct GooglePurchaseRecord: Codable, Sendable, Equatable {
 
     /// The subscription's state at `now`, as `subscriptionsv2.get` reports it.
     func subscriptionState(at now: Date) -> GoogleSubscriptionState {
+        let milliseconds = now.appleMilliseconds
         if state == .pending { return .pending }
         if voided { return .expired }
-        if let expiryTime, expiryTime <= now.appleMilliseconds { return .expired }
+        if let graceUntil, graceUntil > milliseconds { return .inGracePeriod }
+        if let holdUntil, holdUntil > milliseconds { return .onHold }
+        if let expiryTime, expiryTime <= milliseconds { return .expired }
         return autoRenewing ? .active : .canceled
     }
 

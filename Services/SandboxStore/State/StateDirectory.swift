@@ -1,5 +1,6 @@
 import Foundation
 import ShopkeeperStores
+import _CryptoExtras
 
 #if canImport(Glibc)
     import Glibc
@@ -22,6 +23,10 @@ struct SandboxSnapshot: Codable, Sendable, Equatable {
     var googleAccessTokens: [GoogleAccessTokenRecord] = []
     var googlePurchases: [GooglePurchaseRecord] = []
     var googleVoided: [GoogleVoidedRecord] = []
+    /// Original transaction id -> how the clock moves that subscription (absent in older state files).
+    var appleSchedules: [String: AppleRenewalSchedule]?
+    /// `apple:<bundle id>` or `google:<package name>` -> the app's subscription settings.
+    var appSettings: [String: StoreAppSettings]?
 }
 
 /// The state directory (`SHOPKEEPER_SANDBOX_STATE_DIR`): `pki.pem` (the signing chain, made once), `root.pem`
@@ -47,6 +52,18 @@ struct StateDirectory: Sendable {
         }
         try write(Data(try chain.root.serializeAsPEM().pemString.utf8), to: rootURL)
         return chain
+    }
+
+    /// The RSA key the sandbox signs Pub/Sub push tokens with, kept in `google-push-key.pem` (made the first time),
+    /// so the keys it publishes stay the same across restarts.
+    func loadOrCreateGooglePushKey() throws -> _RSA.Signing.PrivateKey {
+        let keyURL = url.appendingPathComponent("google-push-key.pem")
+        if let text = try? String(contentsOf: keyURL, encoding: .utf8) {
+            return try _RSA.Signing.PrivateKey(pemRepresentation: text)
+        }
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        try write(Data(key.pemRepresentation.utf8), to: keyURL)
+        return key
     }
 
     /// The saved state, or `nil` when none was saved yet.

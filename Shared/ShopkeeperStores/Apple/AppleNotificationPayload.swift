@@ -3,24 +3,36 @@ import Foundation
 /// An App Store Server Notification V2 as Apple signs it: the payload of the `signedPayload` JWS Apple POSTs to an
 /// app's notification URL (Apple's `ResponseBodyV2DecodedPayload`). Types and subtypes are kept as strings, so a type
 /// Apple adds later is still recorded; ``AppleNotificationType`` names those Apple documents.
+///
+/// A payload carries exactly one of `data` (in-app purchase events), `summary` (`RENEWAL_EXTENSION` `SUMMARY`),
+/// `externalPurchaseToken` (`EXTERNAL_PURCHASE_TOKEN`) and `appData` (`RESCIND_CONSENT`).
 public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
+    /// One of ``AppleNotificationType``'s raw values (kept as a string: Apple adds types).
     public var notificationType: String
+    /// One of ``AppleNotificationSubtype``'s raw values, present only for some types.
     public var subtype: String?
     /// Unique per notification; Apple sends a retried notification with the same one.
     public var notificationUUID: String
+    /// The app and the signed transaction and renewal info the notification is about.
     public var data: Data?
     /// For `RENEWAL_EXTENSION` with subtype `SUMMARY`.
     public var summary: Summary?
+    /// The App Store Server Notifications version, `2.0`.
     public var version: String?
     /// UNIX milliseconds at which the App Store signed the notification.
     public var signedDate: Int64?
+    /// For `EXTERNAL_PURCHASE_TOKEN`: the external purchase token the notification is about.
+    public var externalPurchaseToken: ExternalPurchaseToken?
+    /// For `RESCIND_CONSENT`: the app and its signed app transaction.
+    public var appData: AppData?
 
-    /// The environment is inside `data` (or `summary`).
-    public var environment: String? { data?.environment ?? summary?.environment }
+    /// The environment is inside `data` (or `summary`, or `appData`; `EXTERNAL_PURCHASE_TOKEN` carries none).
+    public var environment: String? { data?.environment ?? summary?.environment ?? appData?.environment }
 
     public init(
         notificationType: String, subtype: String? = nil, notificationUUID: String, data: Data? = nil,
-        summary: Summary? = nil, version: String? = "2.0", signedDate: Int64? = nil
+        summary: Summary? = nil, version: String? = "2.0", signedDate: Int64? = nil,
+        externalPurchaseToken: ExternalPurchaseToken? = nil, appData: AppData? = nil
     ) {
         self.notificationType = notificationType
         self.subtype = subtype
@@ -29,12 +41,21 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
         self.summary = summary
         self.version = version
         self.signedDate = signedDate
+        self.externalPurchaseToken = externalPurchaseToken
+        self.appData = appData
     }
+
+    /// The notification's type, when it is one Apple documents.
+    public var type: AppleNotificationType? { AppleNotificationType(rawValue: notificationType) }
+    /// The notification's subtype, when it has one Apple documents.
+    public var typedSubtype: AppleNotificationSubtype? { subtype.flatMap(AppleNotificationSubtype.init(rawValue:)) }
 
     /// The app and the signed transaction and renewal info a notification is about.
     public struct Data: Codable, Equatable, Sendable {
+        /// The app's Apple id (absent in the sandbox environment).
         public var appAppleId: Int64?
         public var bundleId: String?
+        /// The build version (`CFBundleVersion`) of the app.
         public var bundleVersion: String?
         /// One of ``AppleEnvironment``'s raw values.
         public var environment: String?
@@ -45,7 +66,8 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
         /// The subscription's status (as in `GET /inApps/v1/subscriptions`): 1 active, 2 expired, 3 billing retry,
         /// 4 grace period, 5 revoked.
         public var status: Int?
-        /// For `CONSUMPTION_REQUEST`: why the customer asked for a refund.
+        /// For `CONSUMPTION_REQUEST`: why the customer asked for a refund (`UNINTENDED_PURCHASE`,
+        /// `FULFILLMENT_ISSUE`, `UNSATISFIED_WITH_PURCHASE`, `LEGAL`, `OTHER`).
         public var consumptionRequestReason: String?
 
         public init(
@@ -66,13 +88,18 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
 
     /// The outcome of a mass subscription-renewal-date extension (`RENEWAL_EXTENSION`, `SUMMARY`).
     public struct Summary: Codable, Equatable, Sendable {
+        /// The id of the mass-extension request.
         public var requestIdentifier: String?
         public var environment: String?
         public var appAppleId: Int64?
         public var bundleId: String?
+        /// The subscription whose renewal dates were extended.
         public var productId: String?
+        /// ISO 3166-1 alpha-3 codes of the storefronts the extension applied to.
         public var storefrontCountryCodes: [String]?
+        /// How many subscriptions were extended.
         public var succeededCount: Int64?
+        /// How many could not be extended.
         public var failedCount: Int64?
 
         public init(
@@ -89,6 +116,57 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
             self.succeededCount = succeededCount
             self.failedCount = failedCount
         }
+    }
+
+    /// An external purchase token (`EXTERNAL_PURCHASE_TOKEN`): the decoded token of an external purchase.
+    public struct ExternalPurchaseToken: Codable, Equatable, Sendable {
+        /// Uniquely identifies the token.
+        public var externalPurchaseId: String?
+        /// UNIX milliseconds at which the token was created.
+        public var tokenCreationDate: Int64?
+        public var appAppleId: Int64?
+        public var bundleId: String?
+
+        public init(
+            externalPurchaseId: String? = nil, tokenCreationDate: Int64? = nil, appAppleId: Int64? = nil,
+            bundleId: String? = nil
+        ) {
+            self.externalPurchaseId = externalPurchaseId
+            self.tokenCreationDate = tokenCreationDate
+            self.appAppleId = appAppleId
+            self.bundleId = bundleId
+        }
+    }
+
+    /// The app of a `RESCIND_CONSENT` notification and its signed app transaction.
+    public struct AppData: Codable, Equatable, Sendable {
+        public var appAppleId: Int64?
+        public var bundleId: String?
+        /// One of ``AppleEnvironment``'s raw values.
+        public var environment: String?
+        /// A `JWSAppTransaction`.
+        public var signedAppTransactionInfo: String?
+
+        public init(
+            appAppleId: Int64? = nil, bundleId: String? = nil, environment: String? = nil,
+            signedAppTransactionInfo: String? = nil
+        ) {
+            self.appAppleId = appAppleId
+            self.bundleId = bundleId
+            self.environment = environment
+            self.signedAppTransactionInfo = signedAppTransactionInfo
+        }
+    }
+}
+
+/// `{"signedPayload": "<JWS>"}`: the body Apple POSTs to an app's App Store Server Notifications V2 URL
+/// (Apple's `responseBodyV2`).
+public struct AppleResponseBodyV2: Codable, Equatable, Sendable {
+    /// A JWS (ES256, `x5c` chain) whose payload is an ``AppleNotificationPayload``.
+    public var signedPayload: String
+
+    public init(signedPayload: String) {
+        self.signedPayload = signedPayload
     }
 }
 
@@ -113,6 +191,8 @@ public enum AppleNotificationType: String, Codable, Sendable, CaseIterable {
     case refundReversed = "REFUND_REVERSED"
     case renewalExtended = "RENEWAL_EXTENDED"
     case renewalExtension = "RENEWAL_EXTENSION"
+    /// The customer withdrew the consent given through the Declared Age Range API (carries `appData`).
+    case rescindConsent = "RESCIND_CONSENT"
     case revoke = "REVOKE"
     case subscribed = "SUBSCRIBED"
     case test = "TEST"

@@ -1,0 +1,196 @@
+import Foundation
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperModels
+import ShopkeeperStores
+
+/// `/sandbox/apple`: the App Store's clock for one subscription (named by any of its transaction ids), and an app's
+/// subscription settings.
+///
+/// - `GET subscriptions/{id}`: its state (``AppleSubscriptionState``).
+/// - `POST subscriptions/{id}/advance`: ends the current stage now (period, grace period, billing retry) and runs
+///   what follows, as at its natural end.
+/// - `POST subscriptions/{id}/billing` `{"fails": true}`: the next renewals fail; `false` recovers (at once when in
+///   billing retry).
+/// - `POST subscriptions/{id}/change-product` `{"product_id": ..., "kind": "upgrade" | "downgrade"}`.
+/// - `GET`/`PUT apps/{bundleId}` `{"grace_period": "P16D" | null, "billing_retry_period": "P60D"}`.
+///
+/// Each action answers `{"subscription": {...}, "notifications": [{"type", "subtype", "transaction_id", "id"}]}`
+/// (`id` absent when no notification URL is set).
+struct AppleSubscriptionController {
+    let store: SandboxStore
+    let dispatcher: NotificationDispatcher
+    let maxBodyBytes: Int
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get("subscriptions/{transactionId}") { _, context in
+            try JSONBody.response(try await state(context.parameters.get("transactionId") ?? ""))
+        }
+        routes.post("subscriptions/{transactionId}/advance") { _, context in
+            let id = context.parameters.get("transactionId") ?? ""
+            return try await act(id) { try await store.advanceApple(subscription: id) }
+        }
+        routes.post("subscriptions/{transactionId}/billing") { request, context in
+            let body = try await JSONBody.decode(BillingRequest.self, from: request, limit: maxBodyBytes)
+            let id = context.parameters.get("transactionId") ?? ""
+            return try await act(id) { try await store.setAppleBilling(subscription: id, fails: body.fails) }
+        }
+        routes.post("subscriptions/{transactionId}/change-product") { request, context in
+            let body = try await JSONBody.decode(ChangeProductRequest.self, from: request, limit: maxBodyBytes)
+            guard CreateAppleTransactionRequest.isIdentifier(body.productId) else {
+                throw RequestError.invalid("/product_id", "must be a product id")
+            }
+            guard body.kind == "upgrade" || body.kind == "downgrade" else {
+                throw RequestError.invalid("/kind", "must be upgrade or downgrade")
+            }
+            let id = context.parameters.get("transactionId") ?? ""
+            return try await act(id) {
+                try await store.changeAppleProduct(
+                    subscription: id, to: body.productId, upgrade: body.kind == "upgrade")
+            }
+        }
+        routes.get("apps/{bundleId}") { _, context in
+            try JSONBody.response(await store.appSettings(apple: context.parameters.get("bundleId") ?? ""))
+        }
+        routes.put("apps/{bundleId}") { request, context in
+            let bundleId = context.parameters.get("bundleId") ?? ""
+            guard CreateAppleTransactionRequest.isIdentifier(bundleId) else {
+                throw RequestError.invalid("/bundle_id", "must be a bundle id")
+            }
+            let settings = try await AppSettingsBody.decode(from: request, limit: maxBodyBytes, store: "apple")
+            try await store.setAppSettings(settings, key: "apple:\(bundleId)")
+            return try JSONBody.response(settings)
+        }
+        return routes
+    }
+
+    /// Runs a clock action, sends its notifications, answers the subscription's state and what was sent.
+    private func act(_ id: String, _ action: () async throws -> [AppleEvent]) async throws -> Response {
+        let events = try await ErrorMapping.control { try await action() }
+        let ids = await dispatcher.send(events.map(StoreEvent.apple))
+        let sent = events.enumerated().map { offset, event in
+            SentNotification(
+                type: event.type.rawValue, subtype: event.subtype?.rawValue,
+                transactionId: event.transaction?.transactionId, id: ids.count == events.count ? ids[offset] : nil)
+        }
+        return try JSONBody.response(ClockActionResult(subscription: try await state(id), notifications: sent))
+    }
+
+    private func state(_ id: String) async throws -> AppleSubscriptionState {
+        try await ErrorMapping.control {
+            let (index, schedule) = try await store.subscriptionForClock(id)
+            let latest = await store.state.appleTransactions[index]
+            return AppleSubscriptionState(latest, schedule: schedule)
+        }
+    }
+}
+
+/// An auto-renewable subscription as the sandbox's clock sees it.
+struct AppleSubscriptionState: Codable, Sendable {
+    var originalTransactionId: String
+    var latestTransactionId: String
+    var productId: String
+    /// Apple's status: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
+    var status: Int
+    var expiresDate: Date?
+    var autoRenew: Bool
+    var billingFails: Bool
+    var inBillingRetry: Bool
+    var gracePeriodExpiresDate: Date?
+    var renewsInto: String?
+    /// The clock has ended it (expired, refunded or revoked).
+    var ended: Bool
+    var periodSeconds: Double
+
+    init(_ latest: AppleTransactionRecord, schedule: AppleRenewalSchedule) {
+        originalTransactionId = latest.originalTransactionId
+        latestTransactionId = latest.transactionId
+        productId = latest.productId
+        status = latest.subscriptionStatus(at: Date()).rawValue
+        expiresDate = latest.expiresDate.map(Date.init(appleMilliseconds:))
+        autoRenew = latest.autoRenewStatus != 0 && !latest.isRevoked
+        billingFails = schedule.billingFails
+        inBillingRetry = latest.isInBillingRetryPeriod == true
+        gracePeriodExpiresDate = latest.gracePeriodExpiresDate.map(Date.init(appleMilliseconds:))
+        renewsInto = schedule.renewsInto
+        ended = schedule.ended || latest.isRevoked
+        periodSeconds = Double(schedule.periodMilliseconds) / 1000
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status, ended
+        case originalTransactionId = "original_transaction_id"
+        case latestTransactionId = "latest_transaction_id"
+        case productId = "product_id"
+        case expiresDate = "expires_date"
+        case autoRenew = "auto_renew"
+        case billingFails = "billing_fails"
+        case inBillingRetry = "in_billing_retry"
+        case gracePeriodExpiresDate = "grace_period_expires_date"
+        case renewsInto = "renews_into"
+        case periodSeconds = "period_seconds"
+    }
+}
+
+/// What a clock action sent (`id` is the notification's, absent when its store has no URL).
+struct SentNotification: Codable, Sendable, Equatable {
+    var type: String
+    var subtype: String?
+    var transactionId: String?
+    var id: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type, subtype, id
+        case transactionId = "transaction_id"
+    }
+}
+
+/// The answer to a clock action.
+struct ClockActionResult<State: Codable & Sendable>: Codable, Sendable {
+    var subscription: State
+    var notifications: [SentNotification]
+}
+
+/// `POST .../billing`.
+struct BillingRequest: Codable, Sendable {
+    var fails: Bool
+}
+
+/// `POST .../change-product`.
+struct ChangeProductRequest: Codable, Sendable {
+    var productId: String
+    /// `upgrade` (now) or `downgrade` (at the next renewal).
+    var kind: String
+
+    enum CodingKeys: String, CodingKey {
+        case kind
+        case productId = "product_id"
+    }
+}
+
+/// `PUT /sandbox/{apple,google}/apps/{id}`: ISO 8601 durations, `null` for none.
+enum AppSettingsBody {
+    static func decode(from request: Request, limit: Int, store: String) async throws -> StoreAppSettings {
+        let raw = try await JSONBody.decode([String: String?].self, from: request, limit: limit)
+        var problems: [FieldProblem] = []
+        func duration(_ name: String) -> ISODuration? {
+            guard let value = raw[name], let text = value else { return nil }
+            guard let parsed = ISODuration(text) else {
+                problems.append(FieldProblem(pointer: "/\(name)", detail: "must be an ISO 8601 duration such as P16D"))
+                return nil
+            }
+            return parsed
+        }
+        let allowed: Set<String> =
+            store == "apple" ? ["grace_period", "billing_retry_period"] : ["grace_period", "account_hold"]
+        for name in raw.keys where !allowed.contains(name) {
+            problems.append(FieldProblem(pointer: "/\(name)", detail: "is not a setting of this store"))
+        }
+        let settings = StoreAppSettings(
+            gracePeriod: duration("grace_period"), billingRetryPeriod: duration("billing_retry_period"),
+            accountHold: duration("account_hold"))
+        guard problems.isEmpty else { throw RequestError.validationFailed(problems) }
+        return settings
+    }
+}

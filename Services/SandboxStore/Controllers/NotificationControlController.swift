@@ -1,0 +1,207 @@
+import Foundation
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperStores
+
+/// `/sandbox/notifications`: where the sandbox sends store notifications, what it sent, sending one again (many
+/// times, many at once), and sending any notification on request.
+///
+/// - `GET` (`?store=apple|google`): `{"apple_url", "google_url", "google_audience", "deliveries": [...]}`, oldest
+///   first (``NotificationDelivery``).
+/// - `PUT` `{"apple_url": "http://...", "google_url": ..., "google_audience": ...}`: a field left out is kept,
+///   `null` stops sending to that store. Answers the targets.
+/// - `DELETE`: forgets the log.
+/// - `GET /{id}`: one delivery.
+/// - `POST /{id}/resend?times=N&concurrency=M`: the same body again N times (1-10000), M at once (1-512):
+///   `{"id", "statuses": [...], "delivered": k}`.
+/// - `POST /apple` `{"type": "TEST", "bundle_id": ...}` or `{"type": ..., "subtype": ..., "transaction_id": ...,
+///   "consumption_request_reason": ...}`: any App Store notification about a transaction, without changing it.
+/// - `POST /google` `{"package_name": ..., "type": "test"}` or `{"purchase_token": ..., "notification_type": N}`.
+struct NotificationControlController {
+    let store: SandboxStore
+    let dispatcher: NotificationDispatcher
+    let maxBodyBytes: Int
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get { request, _ in
+            let storeName = request.uri.queryParameters["store"].map(String.init)
+            let targets = await dispatcher.targets()
+            return try JSONBody.response(
+                NotificationLog(targets: targets, deliveries: await dispatcher.deliveries(store: storeName)))
+        }
+        routes.put { request, _ in
+            let change = try await Self.targetsChange(from: request, limit: maxBodyBytes)
+            return try JSONBody.response(await dispatcher.update(change))
+        }
+        routes.delete { _, _ in
+            await dispatcher.clearLog()
+            return Response(status: .noContent)
+        }
+        routes.get("{id}") { _, context in
+            let id = context.parameters.get("id") ?? ""
+            return try JSONBody.response(try await ErrorMapping.control { try await dispatcher.delivery(id) })
+        }
+        routes.post("{id}/resend") { request, context in
+            let id = context.parameters.get("id") ?? ""
+            let query = request.uri.queryParameters
+            let times = query["times"].map { Int(String($0)) } ?? 1
+            let concurrency = query["concurrency"].map { Int(String($0)) } ?? 1
+            guard let times, let concurrency, (1...10_000).contains(times), (1...512).contains(concurrency) else {
+                throw RequestError.invalidQuery([
+                    FieldProblem(pointer: "?times", detail: "times must be 1 to 10000, concurrency 1 to 512")
+                ])
+            }
+            let statuses = try await ErrorMapping.control {
+                try await dispatcher.resend(id, times: times, concurrency: concurrency)
+            }
+            return try JSONBody.response(
+                ResendResult(id: id, statuses: statuses, delivered: statuses.filter { (200..<300).contains($0) }.count))
+        }
+        routes.post("apple") { request, _ in
+            let body = try await JSONBody.decode(AppleNotificationRequest.self, from: request, limit: maxBodyBytes)
+            let event = try await appleEvent(body)
+            let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
+            return try JSONBody.response(delivery, status: .created)
+        }
+        routes.post("google") { request, _ in
+            let body = try await JSONBody.decode(GoogleNotificationRequest.self, from: request, limit: maxBodyBytes)
+            let event = try await googleEvent(body)
+            let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.google(event)) }
+            return try JSONBody.response(delivery, status: .created)
+        }
+        return routes
+    }
+
+    private func appleEvent(_ body: AppleNotificationRequest) async throws -> AppleEvent {
+        guard let type = AppleNotificationType(rawValue: body.type) else {
+            throw RequestError.invalid("/type", "must be a notificationType Apple documents, e.g. TEST or REFUND")
+        }
+        let subtype = try body.subtype.map { text in
+            guard let subtype = AppleNotificationSubtype(rawValue: text) else {
+                throw RequestError.invalid("/subtype", "must be a subtype Apple documents, e.g. GRACE_PERIOD")
+            }
+            return subtype
+        }
+        guard let id = body.transactionId else {
+            guard let bundleId = body.bundleId, CreateAppleTransactionRequest.isIdentifier(bundleId) else {
+                throw RequestError.invalid("/bundle_id", "is required without transaction_id")
+            }
+            let environment = AppleEnvironment(rawValue: body.environment ?? "Sandbox") ?? .sandbox
+            var event = AppleEvent(type, bundleId: bundleId, environment: environment, at: Date())
+            event.subtype = subtype
+            return event
+        }
+        guard let record = await store.appleTransaction(id: id) else {
+            throw ErrorMapping.controlError(.transactionNotFound(id))
+        }
+        var event = await store.event(type, subtype, transaction: record, at: Date())
+        event.consumptionRequestReason = body.consumptionRequestReason
+        return event
+    }
+
+    private func googleEvent(_ body: GoogleNotificationRequest) async throws -> GoogleEvent {
+        if let token = body.purchaseToken {
+            guard let record = await store.googlePurchase(token: token) else {
+                throw ErrorMapping.controlError(.purchaseNotFound(token))
+            }
+            guard let number = body.notificationType else {
+                throw RequestError.invalid("/notification_type", "is required with purchase_token")
+            }
+            if record.kind == .subscription, let type = GoogleSubscriptionNotificationType(rawValue: number) {
+                return .subscription(type, record, at: Date())
+            }
+            if record.kind == .product, let type = GoogleOneTimeProductNotificationType(rawValue: number) {
+                return .oneTime(type, record, at: Date())
+            }
+            throw RequestError.invalid("/notification_type", "is not a notification type of this kind of purchase")
+        }
+        guard body.type == "test", let packageName = body.packageName,
+            CreateAppleTransactionRequest.isIdentifier(packageName)
+        else { throw RequestError.invalid("/type", "give type test with package_name, or a purchase_token") }
+        return .test(packageName: packageName, at: Date())
+    }
+
+    /// Reads a `PUT` body, telling absent fields (kept) from `null` (removed).
+    static func targetsChange(from request: Request, limit: Int) async throws -> NotificationTargetsChange {
+        let raw = try await JSONBody.decode([String: String?].self, from: request, limit: limit)
+        var change = NotificationTargetsChange()
+        var problems: [FieldProblem] = []
+        func url(_ name: String) -> URL?? {
+            guard let value = raw[name] else { return nil }
+            guard let text = value else { return .some(nil) }
+            guard let parsed = URL(string: text), let scheme = parsed.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", parsed.host != nil
+            else {
+                problems.append(FieldProblem(pointer: "/\(name)", detail: "must be an http or https URL, or null"))
+                return nil
+            }
+            return .some(parsed)
+        }
+        change.appleURL = url("apple_url")
+        change.googleURL = url("google_url")
+        if let audience = raw["google_audience"] { change.googleAudience = .some(audience) }
+        for name in raw.keys where !["apple_url", "google_url", "google_audience"].contains(name) {
+            problems.append(FieldProblem(pointer: "/\(name)", detail: "is not a notification setting"))
+        }
+        guard problems.isEmpty else { throw RequestError.validationFailed(problems) }
+        return change
+    }
+}
+
+/// `GET /sandbox/notifications`.
+struct NotificationLog: Encodable, Sendable {
+    var targets: NotificationTargets
+    var deliveries: [NotificationDelivery]
+
+    func encode(to encoder: any Encoder) throws {
+        try targets.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(deliveries, forKey: .deliveries)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case deliveries
+    }
+}
+
+/// The answer to a resend.
+struct ResendResult: Codable, Sendable {
+    var id: String
+    /// One per send; 0 where nothing answered.
+    var statuses: [Int]
+    /// How many answered 2xx.
+    var delivered: Int
+}
+
+/// `POST /sandbox/notifications/apple`.
+struct AppleNotificationRequest: Codable, Sendable {
+    var type: String
+    var subtype: String?
+    var transactionId: String?
+    var bundleId: String?
+    var environment: String?
+    var consumptionRequestReason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type, subtype, environment
+        case transactionId = "transaction_id"
+        case bundleId = "bundle_id"
+        case consumptionRequestReason = "consumption_request_reason"
+    }
+}
+
+/// `POST /sandbox/notifications/google`.
+struct GoogleNotificationRequest: Codable, Sendable {
+    var type: String?
+    var packageName: String?
+    var purchaseToken: String?
+    var notificationType: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case type
+        case packageName = "package_name"
+        case purchaseToken = "purchase_token"
+        case notificationType = "notification_type"
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// One notification the sandbox sent and how its delivery went (`GET /sandbox/notifications`).
+struct NotificationDelivery: Codable, Sendable, Equatable {
+    /// Apple: the `notificationUUID`; Google: the Pub/Sub `messageId`.
+    var id: String
+    /// `apple` or `google`.
+    var store: String
+    /// Apple's `notificationType`; for Google the notification's name (`SUBSCRIPTION_RENEWED`,
+    /// `ONE_TIME_PRODUCT_PURCHASED`, `VOIDED_PURCHASE`, `TEST`).
+    var type: String
+    /// Apple's `subtype`.
+    var subtype: String?
+    var transactionId: String?
+    var originalTransactionId: String?
+    var purchaseToken: String?
+    /// Where it was sent.
+    var url: String
+    var createdAt: Date
+    /// Delivery attempts so far (retries included; resends not).
+    var attempts = 0
+    /// Extra sends through `POST /sandbox/notifications/{id}/resend`.
+    var resends = 0
+    /// The receiver's last answer; 0: no answer.
+    var lastStatus: Int?
+    /// A receiver answered 2xx at least once.
+    var delivered = false
+    /// The exact JSON body POSTed: `{"signedPayload": ...}` or the Pub/Sub push envelope.
+    var body: String
+    /// Google: the `aud` of the push's OIDC token (a fresh token is signed for every attempt).
+    var audience: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, store, type, subtype, url, attempts, resends, delivered, body, audience
+        case transactionId = "transaction_id"
+        case originalTransactionId = "original_transaction_id"
+        case purchaseToken = "purchase_token"
+        case createdAt = "created_at"
+        case lastStatus = "last_status"
+    }
+}
+
+/// Where notifications go (`GET`/`PUT /sandbox/notifications`).
+struct NotificationTargets: Codable, Sendable, Equatable {
+    var appleURL: String?
+    var googleURL: String?
+    /// The `aud` of Google push tokens (the Google URL unless set).
+    var googleAudience: String?
+
+    enum CodingKeys: String, CodingKey {
+        case appleURL = "apple_url"
+        case googleURL = "google_url"
+        case googleAudience = "google_audience"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(appleURL, forKey: .appleURL)
+        try container.encode(googleURL, forKey: .googleURL)
+        try container.encode(googleAudience, forKey: .googleAudience)
+    }
+}
+
+/// A change of targets: a field absent from the request is left alone, `null` removes it.
+struct NotificationTargetsChange: Sendable {
+    /// `.some(nil)`: stop sending to Apple.
+    var appleURL: URL??
+    var googleURL: URL??
+    var googleAudience: String??
+}

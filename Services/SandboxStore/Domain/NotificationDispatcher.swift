@@ -1,0 +1,245 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import ShopkeeperStores
+
+/// Sends what happens in the sandbox to the apps' servers, as the stores do: App Store Server Notifications V2
+/// (`{"signedPayload": ...}`) and Play real-time developer notifications (a Pub/Sub push with an OIDC bearer token).
+///
+/// Each notification is signed once, logged, and delivered in the background: first attempts in the order the
+/// notifications happened, then retries with a doubling delay while the receiver answers non-2xx or nothing, up to
+/// a bounded number of attempts. Nothing is sent to a store whose URL is unset. The log (the newest
+/// ``maximumLogSize``) and the URLs live in memory only.
+actor NotificationDispatcher: Service {
+    static let maximumLogSize = 10_000
+    /// A receiver gets this long to answer.
+    static let timeout: TimeAmount = .seconds(5)
+
+    private var appleURL: URL?
+    private var googleURL: URL?
+    private var googleAudience: String?
+    private var log: [NotificationDelivery] = []
+    /// Delivery id -> position in `log`.
+    private var positions: [String: Int] = [:]
+    private var nextMessageNumber = Int64.random(in: 10_000_000_000_000...19_999_999_999_999)
+    private let appleSigner: AppleSigner
+    private let googleSigner: GooglePushSigner
+    /// The keys Google push tokens are signed with (`GET /google/oauth2/v3/certs`).
+    nonisolated var googleKeySet: GoogleJSONWebKeySet { googleSigner.keySet }
+    private let client: HTTPClient
+    private let attempts: Int
+    private let retryDelay: Duration
+    private let logger: Logger
+    private let queue: AsyncStream<String>
+    private let enqueue: AsyncStream<String>.Continuation
+
+    init(
+        appleURL: URL?, googleURL: URL?, googleAudience: String?, appleSigner: AppleSigner,
+        googleSigner: GooglePushSigner, client: HTTPClient, attempts: Int, retryDelay: Duration, logger: Logger
+    ) {
+        self.appleURL = appleURL
+        self.googleURL = googleURL
+        self.googleAudience = googleAudience
+        self.appleSigner = appleSigner
+        self.googleSigner = googleSigner
+        self.client = client
+        self.attempts = attempts
+        self.retryDelay = retryDelay
+        self.logger = logger
+        (queue, enqueue) = AsyncStream.makeStream(of: String.self)
+    }
+
+    /// Delivers queued notifications, one first attempt after the other, until shutdown.
+    nonisolated func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await id in self.queue {
+                await self.attempt(id, number: 1)
+            }
+        }
+    }
+
+    // MARK: targets
+
+    /// Where notifications go now.
+    func targets() -> NotificationTargets {
+        NotificationTargets(
+            appleURL: appleURL?.absoluteString, googleURL: googleURL?.absoluteString,
+            googleAudience: googleAudience ?? googleURL?.absoluteString)
+    }
+
+    /// Changes the targets named in `change` (a `nil` inside removes one).
+    func update(_ change: NotificationTargetsChange) -> NotificationTargets {
+        if let url = change.appleURL { appleURL = url }
+        if let url = change.googleURL { googleURL = url }
+        if let audience = change.googleAudience { googleAudience = audience }
+        return targets()
+    }
+
+    // MARK: sending
+
+    /// Signs, logs and queues a notification for each event; returns their ids (none for a store without URL).
+    @discardableResult
+    func send(_ events: [StoreEvent], at now: Date = Date()) -> [String] {
+        var ids: [String] = []
+        for event in events {
+            do {
+                guard let delivery = try sign(event, at: now) else { continue }
+                append(delivery)
+                enqueue.yield(delivery.id)
+                ids.append(delivery.id)
+            } catch {
+                logger.error("notification not signed", metadata: ["error": "\(error)"])
+            }
+        }
+        return ids
+    }
+
+    /// Sends one notification whether or not a store's URL is set: fails when none is.
+    func sendOne(_ event: StoreEvent, at now: Date = Date()) throws -> NotificationDelivery {
+        guard let delivery = try sign(event, at: now) else {
+            if case .apple = event { throw SandboxStoreError.notificationURLNotSet("apple") }
+            throw SandboxStoreError.notificationURLNotSet("google")
+        }
+        append(delivery)
+        enqueue.yield(delivery.id)
+        return delivery
+    }
+
+    private func sign(_ event: StoreEvent, at now: Date) throws -> NotificationDelivery? {
+        switch event {
+        case .apple(let apple):
+            guard let url = appleURL else { return nil }
+            let uuid = UUID().uuidString.lowercased()
+            let signed = try appleSigner.notification(apple, uuid: uuid, at: now)
+            let body = try JSONEncoder().encode(AppleResponseBodyV2(signedPayload: signed))
+            return NotificationDelivery(
+                id: uuid, store: "apple", type: apple.type.rawValue, subtype: apple.subtype?.rawValue,
+                transactionId: apple.transaction?.transactionId,
+                originalTransactionId: apple.transaction?.originalTransactionId, purchaseToken: nil,
+                url: url.absoluteString, createdAt: now, body: String(decoding: body, as: UTF8.self))
+        case .google(let google):
+            guard let url = googleURL else { return nil }
+            nextMessageNumber += 1
+            let messageId = String(nextMessageNumber)
+            let envelope = try GooglePubSubPushEnvelope(
+                notification: google.notification, messageId: messageId,
+                publishTime: GoogleTime.rfc3339(milliseconds: now.appleMilliseconds),
+                subscription: "projects/shopkeeper-sandbox/subscriptions/play-rtdn-push")
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            return NotificationDelivery(
+                id: messageId, store: "google", type: google.name, subtype: nil, transactionId: nil,
+                originalTransactionId: nil, purchaseToken: google.purchaseToken, url: url.absoluteString,
+                createdAt: now, body: String(decoding: try encoder.encode(envelope), as: UTF8.self),
+                audience: googleAudience ?? url.absoluteString)
+        }
+    }
+
+    private func append(_ delivery: NotificationDelivery) {
+        positions[delivery.id] = log.count
+        log.append(delivery)
+        if log.count > Self.maximumLogSize + Self.maximumLogSize / 10 {
+            log.removeFirst(log.count - Self.maximumLogSize)
+            positions = Dictionary(uniqueKeysWithValues: log.enumerated().map { ($1.id, $0) })
+        }
+    }
+
+    // MARK: delivery
+
+    private func attempt(_ id: String, number: Int) async {
+        guard let delivery = positions[id].map({ log[$0] }) else { return }
+        let status = await post(delivery)
+        record(id) {
+            $0.attempts += 1
+            $0.lastStatus = status
+            $0.delivered = $0.delivered || (200..<300).contains(status)
+        }
+        guard !(200..<300).contains(status) else { return }
+        guard number < attempts else {
+            logger.warning(
+                "notification not delivered",
+                metadata: ["id": "\(id)", "url": "\(delivery.url)", "attempts": "\(number)", "status": "\(status)"])
+            return
+        }
+        let delay = retryDelay * (1 << min(number - 1, 20))
+        Task {
+            try? await Task.sleep(for: delay)
+            await self.attempt(id, number: number + 1)
+        }
+    }
+
+    private func record(_ id: String, _ change: (inout NotificationDelivery) -> Void) {
+        guard let position = positions[id] else { return }
+        change(&log[position])
+    }
+
+    /// Sends a logged notification again `times` times, `concurrency` at once (the same body: a store's retry, or
+    /// a flood of them); the statuses, 0 where nothing answered.
+    func resend(_ id: String, times: Int, concurrency: Int) async throws -> [Int] {
+        guard let delivery = positions[id].map({ log[$0] }) else { throw SandboxStoreError.notificationNotFound(id) }
+        let statuses = await post(delivery, times: times, concurrency: concurrency)
+        record(id) {
+            $0.resends += times
+            $0.lastStatus = statuses.last
+            $0.delivered = $0.delivered || statuses.contains { (200..<300).contains($0) }
+        }
+        return statuses
+    }
+
+    /// POSTs a notification `times` times, `concurrency` at once.
+    nonisolated private func post(_ delivery: NotificationDelivery, times: Int, concurrency: Int) async -> [Int] {
+        var statuses: [Int] = []
+        var remaining = times
+        while remaining > 0 {
+            let batch = min(remaining, concurrency)
+            remaining -= batch
+            let answers = await withTaskGroup(of: Int.self, returning: [Int].self) { group in
+                for _ in 0..<batch { group.addTask { await self.post(delivery) } }
+                var answers: [Int] = []
+                for await status in group { answers.append(status) }
+                return answers
+            }
+            statuses += answers
+        }
+        return statuses
+    }
+
+    /// POSTs a notification (a Google push with a fresh token); the status, 0 when nothing answered.
+    nonisolated private func post(_ delivery: NotificationDelivery) async -> Int {
+        var request = HTTPClientRequest(url: delivery.url)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        if let audience = delivery.audience {
+            guard let token = try? googleSigner.token(audience: audience) else { return 0 }
+            request.headers.add(name: "authorization", value: "Bearer \(token)")
+        }
+        request.body = .bytes(ByteBuffer(string: delivery.body))
+        do {
+            let response = try await client.execute(request, timeout: Self.timeout)
+            _ = try? await response.body.collect(upTo: 1 << 20)
+            return Int(response.status.code)
+        } catch {
+            return 0
+        }
+    }
+
+    // MARK: log
+
+    /// The log, oldest first, optionally of one store.
+    func deliveries(store: String?) -> [NotificationDelivery] {
+        guard let store else { return log }
+        return log.filter { $0.store == store }
+    }
+
+    func delivery(_ id: String) throws -> NotificationDelivery {
+        guard let position = positions[id] else { throw SandboxStoreError.notificationNotFound(id) }
+        return log[position]
+    }
+
+    func clearLog() {
+        log.removeAll()
+        positions.removeAll()
+    }
+}

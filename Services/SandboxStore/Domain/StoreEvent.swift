@@ -1,0 +1,132 @@
+import Foundation
+import ShopkeeperStores
+
+/// A notification the sandbox owes a store's receiver, with the records as they were when it happened (signed
+/// later, by ``NotificationDispatcher``).
+enum StoreEvent: Sendable {
+    case apple(AppleEvent)
+    case google(GoogleEvent)
+}
+
+/// An App Store Server Notification V2 to send.
+struct AppleEvent: Sendable {
+    var type: AppleNotificationType
+    var subtype: AppleNotificationSubtype?
+    /// Signed as `signedTransactionInfo`.
+    var transaction: AppleTransactionRecord?
+    /// The subscription's latest transaction: its renewal info is signed as `signedRenewalInfo`, its status is
+    /// `status`.
+    var latest: AppleTransactionRecord?
+    /// The product the subscription renews into when the customer downgraded.
+    var renewsInto: String?
+    var bundleId: String
+    var environment: AppleEnvironment
+    var appAppleId: Int64?
+    var bundleVersion: String?
+    var consumptionRequestReason: String?
+    var date: Date
+
+    init(
+        _ type: AppleNotificationType, _ subtype: AppleNotificationSubtype? = nil, transaction: AppleTransactionRecord?,
+        latest: AppleTransactionRecord? = nil, renewsInto: String? = nil, at date: Date
+    ) {
+        self.type = type
+        self.subtype = subtype
+        self.transaction = transaction
+        self.latest = latest
+        self.renewsInto = renewsInto
+        self.bundleId = transaction?.bundleId ?? ""
+        self.environment = transaction?.environment ?? .sandbox
+        self.appAppleId = transaction?.appAppleId
+        self.bundleVersion = transaction?.appVersion
+        self.date = date
+    }
+
+    /// A notification about no transaction (`TEST`).
+    init(_ type: AppleNotificationType, bundleId: String, environment: AppleEnvironment, at date: Date) {
+        self.init(type, transaction: nil, at: date)
+        self.bundleId = bundleId
+        self.environment = environment
+    }
+}
+
+/// A Play real-time developer notification to push.
+struct GoogleEvent: Sendable {
+    var notification: GoogleDeveloperNotification
+    /// For the delivery log: `SUBSCRIPTION_RENEWED`, `ONE_TIME_PRODUCT_PURCHASED`, `VOIDED_PURCHASE`, `TEST`, ...
+    var name: String
+    var purchaseToken: String?
+
+    /// A subscription notification about `record`.
+    static func subscription(_ type: GoogleSubscriptionNotificationType, _ record: GooglePurchaseRecord, at date: Date)
+        -> GoogleEvent
+    {
+        GoogleEvent(
+            notification: GoogleDeveloperNotification(
+                packageName: record.packageName, eventTimeMillis: date.appleMilliseconds,
+                subscriptionNotification: .init(
+                    notificationType: type.rawValue, purchaseToken: record.purchaseToken,
+                    subscriptionId: record.productId)),
+            name: "SUBSCRIPTION_" + type.name, purchaseToken: record.purchaseToken)
+    }
+
+    /// A one-time product notification about `record`.
+    static func oneTime(_ type: GoogleOneTimeProductNotificationType, _ record: GooglePurchaseRecord, at date: Date)
+        -> GoogleEvent
+    {
+        GoogleEvent(
+            notification: GoogleDeveloperNotification(
+                packageName: record.packageName, eventTimeMillis: date.appleMilliseconds,
+                oneTimeProductNotification: .init(
+                    notificationType: type.rawValue, purchaseToken: record.purchaseToken, sku: record.productId)),
+            name: type == .purchased ? "ONE_TIME_PRODUCT_PURCHASED" : "ONE_TIME_PRODUCT_CANCELED",
+            purchaseToken: record.purchaseToken)
+    }
+
+    /// A voided-purchase notification: `record` was refunded in full.
+    static func voided(_ record: GooglePurchaseRecord, at date: Date) -> GoogleEvent {
+        GoogleEvent(
+            notification: GoogleDeveloperNotification(
+                packageName: record.packageName, eventTimeMillis: date.appleMilliseconds,
+                voidedPurchaseNotification: .init(
+                    purchaseToken: record.purchaseToken, orderId: record.orderId,
+                    productType: (record.kind == .subscription
+                        ? GoogleVoidedProductType.subscription : .oneTime).rawValue,
+                    refundType: GoogleRefundType.fullRefund.rawValue)),
+            name: "VOIDED_PURCHASE", purchaseToken: record.purchaseToken)
+    }
+
+    /// The Play Console's test notification.
+    static func test(packageName: String, at date: Date) -> GoogleEvent {
+        GoogleEvent(
+            notification: GoogleDeveloperNotification(
+                packageName: packageName, eventTimeMillis: date.appleMilliseconds, testNotification: .init()),
+            name: "TEST", purchaseToken: nil)
+    }
+}
+
+extension GoogleSubscriptionNotificationType {
+    /// Google's name without the `SUBSCRIPTION_` prefix (`RENEWED`, `IN_GRACE_PERIOD`, ...).
+    var name: String {
+        switch self {
+        case .recovered: "RECOVERED"
+        case .renewed: "RENEWED"
+        case .canceled: "CANCELED"
+        case .purchased: "PURCHASED"
+        case .onHold: "ON_HOLD"
+        case .inGracePeriod: "IN_GRACE_PERIOD"
+        case .restarted: "RESTARTED"
+        case .priceChangeConfirmed: "PRICE_CHANGE_CONFIRMED"
+        case .deferred: "DEFERRED"
+        case .paused: "PAUSED"
+        case .pauseScheduleChanged: "PAUSE_SCHEDULE_CHANGED"
+        case .revoked: "REVOKED"
+        case .expired: "EXPIRED"
+        case .itemsChanged: "ITEMS_CHANGED"
+        case .cancellationScheduled: "CANCELLATION_SCHEDULED"
+        case .priceChangeUpdated: "PRICE_CHANGE_UPDATED"
+        case .pendingPurchaseCanceled: "PENDING_PURCHASE_CANCELED"
+        case .priceStepUpConsentUpdated: "PRICE_STEP_UP_CONSENT_UPDATED"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The stores' own clock: every tick, subscriptions whose period (or grace period, billing retry, account hold) ended
+/// move on as the store would move them, each with its notification. Periods are compressed by the time scale when
+/// they are made; dates stay real.
+struct SubscriptionClock: Service {
+    let store: SandboxStore
+    let dispatcher: NotificationDispatcher
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await tick()
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// Moves on everything due at `now`.
+    func tick(at now: Date = Date()) async {
+        for chain in await store.appleSubscriptionsDue(at: now) {
+            do {
+                let events = try await store.tickApple(chain, at: now)
+                await dispatcher.send(events.map(StoreEvent.apple))
+            } catch {
+                logger.warning(
+                    "subscription not moved on",
+                    metadata: ["original_transaction_id": "\(chain)", "error": "\(error)"])
+            }
+        }
+        for token in await store.googleSubscriptionsDue(at: now) {
+            do {
+                let (_, events) = try await store.stepGoogle(token, at: now)
+                await dispatcher.send(events.map(StoreEvent.google))
+            } catch {
+                logger.warning("subscription not moved on", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
