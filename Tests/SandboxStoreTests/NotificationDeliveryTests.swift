@@ -1,0 +1,101 @@
+import Foundation
+import ShopkeeperStores
+import Testing
+
+@testable import SandboxStore
+
+/// How notifications travel: retried while the receiver fails, logged, sent again on demand, steered at runtime.
+@Suite struct NotificationDeliveryTests {
+    @Test func aReceiverAnswering500GetsTheSameNotificationAgainUntil200() async throws {
+        try await NotificationWorld.run { world in
+            await world.inbox.fail(next: 2, path: "/apple")
+            let bought = try await world.sandbox.buyApple()
+            let received = try await world.inbox.wait(for: 3, at: "/apple")
+            #expect(received.count == 3)
+            #expect(Set(received.map(\.body)).count == 1)
+            let log = try await world.control(.get, "/sandbox/notifications?store=apple")
+            let delivery = try #require((log["deliveries"] as? [[String: Any]])?.first)
+            #expect(delivery["attempts"] as? Int == 3 && delivery["last_status"] as? Int == 200)
+            #expect(
+                delivery["delivered"] as? Bool == true && delivery["transaction_id"] as? String == bought.transactionId)
+            #expect(delivery["type"] as? String == "ONE_TIME_CHARGE")
+            // Nothing more comes.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(await world.inbox.requests("/apple").count == 3)
+        }
+    }
+
+    @Test func attemptsAreBoundedWhileTheReceiverFails() async throws {
+        try await NotificationWorld.run(environment: ["SHOPKEEPER_SANDBOX_NOTIFICATION_ATTEMPTS": "3"]) { world in
+            await world.inbox.fail(next: 100, path: "/apple")
+            try await world.sandbox.buyApple()
+            var delivery: [String: Any] = [:]
+            for _ in 0..<100 {
+                let log = try await world.control(.get, "/sandbox/notifications")
+                delivery = (log["deliveries"] as? [[String: Any]])?.first ?? [:]
+                if delivery["attempts"] as? Int == 3 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(delivery["attempts"] as? Int == 3)
+            #expect(delivery["last_status"] as? Int == 500 && delivery["delivered"] as? Bool == false)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(await world.inbox.requests("/apple").count == 3)
+        }
+    }
+
+    @Test func aNotificationIsResentManyTimesConcurrentlyWithTheSameBody() async throws {
+        try await NotificationWorld.run { world in
+            try await world.sandbox.buyApple()
+            let first = try await world.inbox.wait(for: 1, at: "/apple")
+            let log = try await world.control(.get, "/sandbox/notifications")
+            let id = try #require((log["deliveries"] as? [[String: Any]])?.first?["id"] as? String)
+            let result = try await world.control(.post, "/sandbox/notifications/\(id)/resend?times=40&concurrency=16")
+            #expect((result["statuses"] as? [Int])?.count == 40 && result["delivered"] as? Int == 40)
+            let received = try await world.inbox.wait(for: 41, at: "/apple")
+            #expect(received.count == 41 && Set(received.map(\.body)) == [first[0].body])
+            let one = try await world.control(.get, "/sandbox/notifications/\(id)")
+            #expect(one["resends"] as? Int == 40 && one["attempts"] as? Int == 1)
+            try await world.control(.post, "/sandbox/notifications/nope/resend", status: .notFound)
+            try await world.control(
+                .post, "/sandbox/notifications/\(id)/resend?times=0", status: .badRequest)
+        }
+    }
+
+    @Test func targetsChangeAtRuntimeAndNothingIsSentWithoutOne() async throws {
+        try await NotificationWorld.run { world in
+            let cleared = try await world.control(.put, "/sandbox/notifications", json: ["apple_url": NSNull()])
+            #expect(cleared["apple_url"] is NSNull && cleared["google_url"] as? String == world.googleURL)
+            try await world.sandbox.buyApple()
+            try await world.control(
+                .post, "/sandbox/notifications/apple", json: ["type": "TEST", "bundle_id": "com.example.garden"],
+                status: .conflict)
+            let log = try await world.control(.get, "/sandbox/notifications")
+            #expect((log["deliveries"] as? [Any])?.isEmpty == true)
+            try await world.control(.put, "/sandbox/notifications", json: ["apple_url": world.appleURL])
+            try await world.sandbox.buyApple()
+            #expect(try await world.appleKinds(count: 1) == ["ONE_TIME_CHARGE"])
+            try await world.control(
+                .put, "/sandbox/notifications", json: ["apple_url": "ftp://x"], status: .unprocessableContent)
+        }
+    }
+
+    @Test func anyAppleNotificationTypeCanBeSentAboutATransaction() async throws {
+        try await NotificationWorld.run { world in
+            let bought = try await world.sandbox.buyApple()
+            try await world.control(
+                .post, "/sandbox/notifications/apple",
+                json: [
+                    "type": "CONSUMPTION_REQUEST", "transaction_id": bought.transactionId,
+                    "consumption_request_reason": "UNINTENDED_PURCHASE",
+                ], status: .created)
+            try await world.control(
+                .post, "/sandbox/notifications/apple", json: ["type": "NOT_A_TYPE", "bundle_id": "com.example.garden"],
+                status: .unprocessableContent)
+            let payloads = try await world.apple(count: 2)
+            #expect(payloads.map(\.notificationType) == ["ONE_TIME_CHARGE", "CONSUMPTION_REQUEST"])
+            #expect(payloads[1].data?.consumptionRequestReason == "UNINTENDED_PURCHASE")
+            let (transaction, _) = try await world.contents(payloads[1])
+            #expect(transaction?.transactionId == bought.transactionId)
+        }
+    }
+}
