@@ -157,6 +157,16 @@ import Testing
             let state = try await world.control(.get, path)
             #expect(state["product_id"] as? String == "garden.premium")
             #expect(state["renews_into"] as? String == "garden.monthly")
+            // The App Store Server API's renewal info names the product it renews into, as the notification does.
+            let bearer = try AppleBearer.token(try await world.sandbox.appleKey())
+            let status = try world.sandbox.decode(
+                AppStoreStatusResponse.self,
+                try await world.sandbox.send(
+                    .get, "/apple/sandbox/inApps/v1/subscriptions/\(bought.transactionId)", bearer: bearer))
+            let pending = try await world.verifier.verify(
+                try #require(status.data?.first?.lastTransactions?.first?.signedRenewalInfo),
+                as: AppleRenewalInfoPayload.self)
+            #expect(pending.productId == "garden.premium" && pending.autoRenewProductId == "garden.monthly")
             try await world.control(.post, path + "/advance")
             #expect(
                 try await world.appleKinds(count: 4) == [
@@ -171,7 +181,6 @@ import Testing
             let (renewed, renewal) = try await world.contents(payloads[3])
             #expect(renewed?.productId == "garden.monthly" && renewal?.autoRenewProductId == "garden.monthly")
             // The first transaction was upgraded out of: its period ended at the upgrade.
-            let bearer = try AppleBearer.token(try await world.sandbox.appleKey())
             let info = try world.sandbox.decode(
                 AppStoreTransactionInfoResponse.self,
                 try await world.sandbox.send(

@@ -119,7 +119,8 @@ struct AppStoreServerAPIController {
                         status: status.rawValue, originalTransactionId: originalId,
                         signedTransactionInfo: try signer.transaction(latest, at: now),
                         signedRenewalInfo: try signer.renewalInfo(
-                            latest, recentStart: latest.originalPurchaseDate, at: now)
+                            latest, recentStart: latest.originalPurchaseDate,
+                            renewsInto: await store.renewsInto(originalId), at: now)
                     ))
             }
             if !items.isEmpty {

@@ -126,7 +126,7 @@ struct VerifyReceiptController {
         var infos: [VerifyReceiptResponse.PendingRenewalInfo] = []
         for chain in chains {
             if let latest = await store.latestTransaction(ofSubscription: chain) {
-                infos.append(latest.pendingRenewalInfo(at: now))
+                infos.append(latest.pendingRenewalInfo(at: now, renewsInto: await store.renewsInto(chain)))
             }
         }
         return infos.isEmpty ? nil : infos

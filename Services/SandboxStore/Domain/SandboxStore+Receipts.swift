@@ -97,8 +97,8 @@ extension AppleTransactionRecord {
 
     /// The `pending_renewal_info` entry of a subscription whose latest transaction this is, at `now`: the same
     /// renewal state the App Store Server API signs (``renewalInfo(signedDate:recentStart:)``).
-    func pendingRenewalInfo(at now: Date) -> VerifyReceiptResponse.PendingRenewalInfo {
-        let renewal = renewalInfo(signedDate: now, recentStart: originalPurchaseDate)
+    func pendingRenewalInfo(at now: Date, renewsInto: String? = nil) -> VerifyReceiptResponse.PendingRenewalInfo {
+        let renewal = renewalInfo(signedDate: now, recentStart: originalPurchaseDate, autoRenewProductId: renewsInto)
         var info = VerifyReceiptResponse.PendingRenewalInfo(
             originalTransactionId: originalTransactionId, productId: productId,
             autoRenewProductId: renewal.autoRenewProductId, autoRenewStatus: renewal.autoRenewStatus == 1)
