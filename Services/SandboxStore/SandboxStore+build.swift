@@ -29,7 +29,8 @@ func buildApplication(
     let router = try buildRouter(
         settings: settings, store: store, chain: chain, traffic: StoreTraffic(), dispatcher: dispatcher,
         metrics: metrics)
-    var services: [any Service] = [dispatcher, HTTPClientService(client: httpClient)]
+    // Shutdown runs backwards: the clock stops first, then deliveries, then the HTTP client.
+    var services: [any Service] = [HTTPClientService(client: httpClient), dispatcher]
     if settings.autoRenew {
         services.append(
             SubscriptionClock(store: store, dispatcher: dispatcher, interval: settings.tick, logger: logger))
