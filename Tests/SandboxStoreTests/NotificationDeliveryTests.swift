@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import ShopkeeperStores
 import Testing
 
@@ -96,6 +97,38 @@ import Testing
             #expect(payloads[1].data?.consumptionRequestReason == "UNINTENDED_PURCHASE")
             let (transaction, _) = try await world.contents(payloads[1])
             #expect(transaction?.transactionId == bought.transactionId)
+        }
+    }
+
+    /// The answer to a `CONSUMPTION_REQUEST`: Send Consumption Information at the App Store Server API, kept as sent.
+    @Test func consumptionInformationIsAcceptedAndKept() async throws {
+        try await NotificationWorld.run { world in
+            let sandbox = world.sandbox
+            let bearer = try AppleBearer.token(try await sandbox.appleKey())
+            let bought = try await sandbox.buyApple()
+            let body = ByteBuffer(
+                string: #"{"customerConsented":true,"deliveryStatus":"DELIVERED","consumptionPercentage":25000,"#
+                    + #""sampleContentProvided":false,"refundPreference":"DECLINE"}"#)
+            for version in ["v2", "v1"] {
+                let sent = try await sandbox.send(
+                    .put, "/apple/sandbox/inApps/\(version)/transactions/consumption/\(bought.transactionId)",
+                    bearer: bearer, body: body, headers: [.contentType: "application/json"])
+                #expect(sent.status == .accepted && sent.body.readableBytes == 0)
+            }
+            let refused = try await sandbox.send(
+                .put, "/apple/sandbox/inApps/v2/transactions/consumption/\(bought.transactionId)", bearer: bearer,
+                body: ByteBuffer(string: #"{"customerConsented":false}"#), headers: [.contentType: "application/json"])
+            #expect(refused.status == .badRequest)
+            #expect(try sandbox.decode(AppStoreErrorPayload.self, refused).errorCode == 4_000_000)
+            let unknown = try await sandbox.send(
+                .put, "/apple/sandbox/inApps/v2/transactions/consumption/1234567", bearer: bearer, body: body)
+            #expect(unknown.status == .notFound)
+            let kept = try await world.control(.get, "/sandbox/apple/transactions/\(bought.transactionId)/consumption")
+            let entries = try #require(kept["consumption"] as? [[String: Any]])
+            #expect(entries.map { $0["version"] as? String } == ["v2", "v1"])
+            #expect((entries.first?["body"] as? String)?.contains(#""refundPreference":"DECLINE""#) == true)
+            let calls = try await world.control(.get, "/sandbox/calls")
+            #expect((calls["calls"] as? [String: Int])?["apple.sandbox.consumption"] == 4)
         }
     }
 }

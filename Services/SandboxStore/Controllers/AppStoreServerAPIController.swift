@@ -30,6 +30,14 @@ struct AppStoreServerAPIController {
         routes.get("inApps/v1/lookup/{orderId}") { request, context in
             try await self.serve(.lookup, request, context) { try await self.lookup($0, $1) }
         }
+        for version in ["v1", "v2"] {
+            routes.put(RouterPath(stringLiteral: "inApps/\(version)/transactions/consumption/{transactionId}")) {
+                request, context in
+                try await self.serve(.consumption, request, context) {
+                    try await self.consumption($0, $1, version: version)
+                }
+            }
+        }
         return routes
     }
 
@@ -131,6 +139,25 @@ struct AppStoreServerAPIController {
             AppStoreStatusResponse(
                 environment: host.environment.rawValue, bundleId: record.bundleId, appAppleId: record.appAppleId,
                 data: data))
+    }
+
+    /// Send Consumption Information (`v2`; `v1` for the older body): the body is kept as sent, for
+    /// `GET /sandbox/apple/transactions/{id}/consumption`, and answered 202 without a body, as Apple does.
+    /// `customerConsented` must be `true`.
+    private func consumption(_ request: Request, _ context: ServiceRequestContext, version: String) async throws
+        -> Response
+    {
+        let record = try await authorizedTransaction(request, context)
+        let buffer = try await request.body.collect(upTo: 64 * 1024)
+        let body = Data(buffer.readableBytesView)
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            object["customerConsented"] as? Bool == true
+        else { throw AppleAPIError.api(.generalBadRequest) }
+        try await store.recordConsumption(
+            AppleConsumptionRecord(
+                transactionId: record.transactionId, version: version, body: String(decoding: body, as: UTF8.self),
+                receivedAt: Date()))
+        return Response(status: .accepted, headers: [.contentLength: "0"])
     }
 
     private func lookup(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {

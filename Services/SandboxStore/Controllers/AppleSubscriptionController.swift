@@ -13,6 +13,7 @@ import ShopkeeperStores
 /// - `POST subscriptions/{id}/billing` `{"fails": true}`: the next renewals fail; `false` recovers (at once when in
 ///   billing retry).
 /// - `POST subscriptions/{id}/change-product` `{"product_id": ..., "kind": "upgrade" | "downgrade"}`.
+/// - `GET transactions/{id}/consumption`: what the app sent through Send Consumption Information.
 /// - `GET`/`PUT apps/{bundleId}` `{"grace_period": "P16D" | null, "billing_retry_period": "P60D"}`.
 ///
 /// Each action answers `{"subscription": {...}, "notifications": [{"type", "subtype", "transaction_id", "id"}]}`
@@ -49,6 +50,13 @@ struct AppleSubscriptionController {
                 try await store.changeAppleProduct(
                     subscription: id, to: body.productId, upgrade: body.kind == "upgrade")
             }
+        }
+        routes.get("transactions/{transactionId}/consumption") { _, context in
+            let id = context.parameters.get("transactionId") ?? ""
+            guard await store.appleTransaction(id: id) != nil else {
+                throw ErrorMapping.controlError(.transactionNotFound(id))
+            }
+            return try JSONBody.response(ConsumptionList(consumption: await store.consumption(transactionId: id)))
         }
         routes.get("apps/{bundleId}") { _, context in
             try JSONBody.response(await store.appSettings(apple: context.parameters.get("bundleId") ?? ""))
@@ -150,6 +158,29 @@ struct SentNotification: Codable, Sendable, Equatable {
 struct ClockActionResult<State: Codable & Sendable>: Codable, Sendable {
     var subscription: State
     var notifications: [SentNotification]
+}
+
+/// `GET /sandbox/apple/transactions/{id}/consumption`: what the app sent through Send Consumption Information.
+struct ConsumptionList: Codable, Sendable {
+    var consumption: [ConsumptionEntry]
+
+    init(consumption records: [AppleConsumptionRecord]) {
+        consumption = records.map {
+            ConsumptionEntry(version: $0.version, body: $0.body, receivedAt: $0.receivedAt)
+        }
+    }
+
+    struct ConsumptionEntry: Codable, Sendable {
+        var version: String
+        /// The JSON body as sent.
+        var body: String
+        var receivedAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case version, body
+            case receivedAt = "received_at"
+        }
+    }
 }
 
 /// `POST .../billing`.

@@ -141,6 +141,17 @@ extension SandboxStore {
         return (latest, events)
     }
 
+    /// Keeps consumption information an app sent.
+    func recordConsumption(_ record: AppleConsumptionRecord) throws {
+        state.appleConsumption = (state.appleConsumption ?? []) + [record]
+        try commit()
+    }
+
+    /// The consumption information received for a transaction, oldest first.
+    func consumption(transactionId: String) -> [AppleConsumptionRecord] {
+        (state.appleConsumption ?? []).filter { $0.transactionId == transactionId }
+    }
+
     /// The subscription settings of an App Store app (no grace period, 60 days of billing retry by default).
     func appSettings(apple bundleId: String) -> StoreAppSettings {
         state.appSettings?["apple:\(bundleId)"] ?? StoreAppSettings()

@@ -7,12 +7,15 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
     case appleProductionHistory = "apple.production.history"
     case appleProductionSubscriptions = "apple.production.subscriptions"
     case appleProductionLookup = "apple.production.lookup"
+    /// `PUT /inApps/v1|v2/transactions/consumption/{id}` (Send Consumption Information).
+    case appleProductionConsumption = "apple.production.consumption"
     /// Legacy `POST /verifyReceipt` (`VerifyReceiptController`).
     case appleProductionVerifyReceipt = "apple.production.verifyReceipt"
     case appleSandboxTransactions = "apple.sandbox.transactions"
     case appleSandboxHistory = "apple.sandbox.history"
     case appleSandboxSubscriptions = "apple.sandbox.subscriptions"
     case appleSandboxLookup = "apple.sandbox.lookup"
+    case appleSandboxConsumption = "apple.sandbox.consumption"
     case appleSandboxVerifyReceipt = "apple.sandbox.verifyReceipt"
     case googleToken = "google.token"
     case googleProductsGet = "google.products.get"
@@ -44,7 +47,7 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
 
     /// The App Store Server API endpoints of one Apple host.
     enum AppleAPI: Sendable {
-        case transactions, history, subscriptions, lookup, verifyReceipt
+        case transactions, history, subscriptions, lookup, verifyReceipt, consumption
     }
 
     static func apple(_ host: AppleHost, _ api: AppleAPI) -> StoreEndpoint {
@@ -54,11 +57,13 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
         case (.production, .subscriptions): .appleProductionSubscriptions
         case (.production, .lookup): .appleProductionLookup
         case (.production, .verifyReceipt): .appleProductionVerifyReceipt
+        case (.production, .consumption): .appleProductionConsumption
         case (.sandbox, .transactions): .appleSandboxTransactions
         case (.sandbox, .history): .appleSandboxHistory
         case (.sandbox, .subscriptions): .appleSandboxSubscriptions
         case (.sandbox, .lookup): .appleSandboxLookup
         case (.sandbox, .verifyReceipt): .appleSandboxVerifyReceipt
+        case (.sandbox, .consumption): .appleSandboxConsumption
         }
     }
 }

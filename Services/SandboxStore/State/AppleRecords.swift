@@ -114,6 +114,16 @@ extension AppleTransactionPayload {
     }
 }
 
+/// Consumption information an app sent for a transaction (Send Consumption Information), as sent.
+struct AppleConsumptionRecord: Codable, Sendable, Equatable {
+    var transactionId: String
+    /// `v1` or `v2`: the endpoint it came through.
+    var version: String
+    /// The JSON body as received.
+    var body: String
+    var receivedAt: Date
+}
+
 /// An App Store Connect in-app purchase key the sandbox issued; only its public half is kept.
 struct AppleAPIKeyRecord: Codable, Sendable, Equatable {
     var keyId: String

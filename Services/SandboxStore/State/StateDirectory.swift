@@ -27,6 +27,8 @@ struct SandboxSnapshot: Codable, Sendable, Equatable {
     var appleSchedules: [String: AppleRenewalSchedule]?
     /// `apple:<bundle id>` or `google:<package name>` -> the app's subscription settings.
     var appSettings: [String: StoreAppSettings]?
+    /// Consumption information received, oldest first.
+    var appleConsumption: [AppleConsumptionRecord]?
 }
 
 /// The state directory (`SHOPKEEPER_SANDBOX_STATE_DIR`): `pki.pem` (the signing chain, made once), `root.pem`

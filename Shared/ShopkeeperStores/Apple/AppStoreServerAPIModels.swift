@@ -136,6 +136,8 @@ public struct AppStoreErrorPayload: Codable, Sendable, Equatable {
 
 /// The App Store Server API error codes Shopkeeper meets, with the HTTP status Apple sends each with.
 public enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
+    /// 400: the request is invalid (e.g. Send Consumption Information without `customerConsented` true).
+    case generalBadRequest = 4_000_000
     /// 400: the `revision` query parameter is not one Apple issued.
     case invalidRequestRevision = 4_000_005
     /// 400: the transaction id is not a transaction id at all.
@@ -152,6 +154,7 @@ public enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
     /// Apple's `errorMessage` for this code.
     public var message: String {
         switch self {
+        case .generalBadRequest: "Bad request."
         case .invalidRequestRevision: "Invalid request revision."
         case .invalidTransactionId: "Invalid transaction id."
         case .transactionIdNotFound: "Transaction id not found."
