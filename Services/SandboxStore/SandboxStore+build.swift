@@ -1,6 +1,8 @@
+import AsyncHTTPClient
 import Hummingbird
 import Logging
 import Prometheus
+import ServiceLifecycle
 import ShopkeeperHTTP
 import ShopkeeperStores
 
@@ -15,14 +17,21 @@ func buildApplication(
     let logger = Logger(label: "sandbox-store")
     let directory = StateDirectory(url: settings.stateDirectory)
     let chain = try directory.loadOrCreateSigningChain()
-    let store = try SandboxStore(directory: directory)
+    let store = try SandboxStore(directory: directory, timeScale: settings.timeScale)
+    let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+    let notifier = AppleNotifier(
+        url: settings.appleNotificationURL, signer: try AppleSigner(chain: chain), client: httpClient, logger: logger)
     let router = try buildRouter(
-        settings: settings, store: store, chain: chain, traffic: StoreTraffic(), metrics: metrics)
+        settings: settings, store: store, chain: chain, traffic: StoreTraffic(), notifier: notifier, metrics: metrics)
+    var services: [any Service] = [HTTPClientService(client: httpClient)]
+    if settings.autoRenew {
+        services.append(RenewalTicker(store: store, notifier: notifier, interval: .seconds(1), logger: logger))
+    }
     logger.info(
         "sandbox store ready",
         metadata: ["state_dir": "\(settings.stateDirectory.path)", "port": "\(settings.service.port)"])
     return ServiceApplication.makeStandalone(
-        responder: router.buildResponder(), settings: settings.service, logger: logger)
+        responder: router.buildResponder(), settings: settings.service, services: services, logger: logger)
 }
 
 /// The sandbox store's routes: `/sandbox` controls (problem+json errors), two Apple hosts (App Store Server API and
@@ -33,6 +42,7 @@ func buildRouter(
     store: SandboxStore,
     chain: SigningChain,
     traffic: StoreTraffic,
+    notifier: AppleNotifier,
     metrics: PrometheusCollectorRegistry
 ) throws -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
@@ -51,7 +61,13 @@ func buildRouter(
         )
         .endpoints)
     controls.addRoutes(
-        AppleControlController(store: store, signer: signer, maxBodyBytes: maxBody).endpoints, atPath: "apple")
+        AppleControlController(store: store, signer: signer, notifier: notifier, maxBodyBytes: maxBody).endpoints,
+        atPath: "apple")
+    controls.addRoutes(
+        AppleSubscriptionController(store: store, notifier: notifier, maxBodyBytes: maxBody).endpoints,
+        atPath: "apple/subscriptions")
+    controls.addRoutes(
+        NotificationControlController(notifier: notifier, maxBodyBytes: maxBody).endpoints, atPath: "notifications")
     controls.addRoutes(
         GoogleControlController(store: store, publicURL: settings.publicURL, maxBodyBytes: maxBody).endpoints,
         atPath: "google")

@@ -10,6 +10,7 @@ import ShopkeeperStores
 struct AppleControlController {
     let store: SandboxStore
     let signer: AppleSigner
+    let notifier: AppleNotifier
     let maxBodyBytes: Int
 
     var endpoints: RouteCollection<ServiceRequestContext> {
@@ -36,7 +37,12 @@ struct AppleControlController {
     private func createTransaction(_ request: Request) async throws -> Response {
         let body = try await JSONBody.decode(CreateAppleTransactionRequest.self, from: request, limit: maxBodyBytes)
         let draft = try body.draft()
+        let before = await draft.originalTransactionId.asyncMap { id in
+            await store.appleTransaction(id: id).map(\.originalTransactionId)
+        }.flatMap { $0 }
+        let previous = await before.asyncMap { await store.latestTransaction(ofSubscription: $0) }.flatMap { $0 }
         let record = try await ErrorMapping.control { try await store.addAppleTransaction(draft) }
+        try await AppleNotifications.purchase(record, previous: previous, store: store, notifier: notifier)
         return try JSONBody.response(try await created(record), status: .created)
     }
 
@@ -49,6 +55,10 @@ struct AppleControlController {
         let record = try await ErrorMapping.control {
             try await store.revokeAppleTransaction(id: id, reason: reason, kind: kind, at: Date())
         }
+        let latest =
+            record.type == .autoRenewable
+            ? await store.latestTransaction(ofSubscription: record.originalTransactionId) : nil
+        try await notifier.notify(kind == "refund" ? .refund : .revoke, transaction: record, latest: latest)
         return try JSONBody.response(try await created(record))
     }
 
@@ -59,6 +69,16 @@ struct AppleControlController {
             try await store.updateRenewal(
                 subscription: id, autoRenew: body.autoRenew, billingRetry: body.billingRetry,
                 gracePeriodExpires: body.gracePeriodExpiresDate)
+        }
+        if let autoRenew = body.autoRenew {
+            try await notifier.notify(
+                .didChangeRenewalStatus, autoRenew ? .autoRenewEnabled : .autoRenewDisabled, transaction: latest,
+                latest: latest)
+        }
+        if body.gracePeriodExpiresDate != nil {
+            try await notifier.notify(.didFailToRenew, .gracePeriod, transaction: latest, latest: latest)
+        } else if body.billingRetry == true {
+            try await notifier.notify(.didFailToRenew, transaction: latest, latest: latest)
         }
         return try JSONBody.response(
             AppleRenewalState(

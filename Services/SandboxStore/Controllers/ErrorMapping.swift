@@ -57,6 +57,13 @@ enum ErrorMapping {
             SandboxControlError(status: .notFound, code: "purchase_not_found", detail: "No purchase with this token.")
         case .invalidPurchaseState(let reason):
             SandboxControlError(status: .conflict, code: "invalid_purchase_state", detail: reason)
+        case .notificationNotFound(let uuid):
+            SandboxControlError(
+                status: .notFound, code: "notification_not_found", detail: "No notification \(uuid) was sent.")
+        case .notificationURLNotSet:
+            SandboxControlError(
+                status: .conflict, code: "notification_url_not_set",
+                detail: "Set a notification URL first (PUT /sandbox/notifications).")
         case .serviceAccountNotFound(let name):
             SandboxControlError(
                 status: .notFound, code: "service_account_not_found", detail: "No service account \(name).")

@@ -22,6 +22,11 @@ struct AppleSigner: Sendable {
         try signer.sign(latest.renewalInfo(signedDate: now, recentStart: recentStart))
     }
 
+    /// A `signedPayload` of App Store Server Notifications V2.
+    func notification(_ payload: AppleNotificationPayload) throws -> String {
+        try signer.sign(payload)
+    }
+
     /// `receipt` as an app receipt travels: the base64 of its PKCS#7 container.
     func receipt(_ receipt: AppReceipt) throws -> String {
         Data(try AppReceiptContainer.sign(receipt, with: chain)).base64EncodedString()

@@ -73,7 +73,8 @@ extension SandboxStore {
             if let expires = draft.expiresDate {
                 record.expiresDate = expires.appleMilliseconds
             } else if let period = draft.period {
-                record.expiresDate = period.added(to: draft.purchaseDate).appleMilliseconds
+                let length = period.added(to: draft.purchaseDate).timeIntervalSince(draft.purchaseDate)
+                record.expiresDate = draft.purchaseDate.addingTimeInterval(length / timeScale).appleMilliseconds
             } else if let previousLength {
                 record.expiresDate = purchase + previousLength
             }

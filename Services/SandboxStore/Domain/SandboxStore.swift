@@ -13,10 +13,13 @@ actor SandboxStore {
     /// Purchase token -> index in `state.googlePurchases`.
     var googleIndex: [String: Int] = [:]
     private let directory: StateDirectory
+    /// How much faster than real time subscription periods pass (a `period` of P1M lasts 30 days / `timeScale`).
+    let timeScale: Double
 
     /// Loads the saved state of `directory`, or starts empty.
-    init(directory: StateDirectory) throws {
+    init(directory: StateDirectory, timeScale: Double = 1) throws {
         self.directory = directory
+        self.timeScale = timeScale
         let state = try directory.loadState() ?? SandboxSnapshot()
         self.state = state
         for (index, record) in state.appleTransactions.enumerated() { appleIndex[record.transactionId] = index }

@@ -15,4 +15,8 @@ enum SandboxStoreError: Error, Equatable {
     case invalidPurchaseState(String)
     /// A service account for this package cannot be found.
     case serviceAccountNotFound(String)
+    /// No notification with this UUID was sent.
+    case notificationNotFound(String)
+    /// Notifications have nowhere to go: no URL is set.
+    case notificationURLNotSet
 }
