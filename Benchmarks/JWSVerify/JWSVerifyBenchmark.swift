@@ -7,10 +7,21 @@ import ShopkeeperStores
 ///
 ///     swift run -c release shopkeeper-bench-jws [seconds per path, default 3]
 ///     swift run -c release shopkeeper-bench-jws emit COUNT PKI_PEM BUNDLE_ID PRODUCTS [APP_USER_ID]   (see PurchaseBodies)
+///     swift run -c release shopkeeper-bench-jws emit-notifications COUNT PKI_PEM BUNDLE_ID PRODUCT (NotificationBodies)
 @main
 struct JWSVerifyBenchmark {
     static func main() async throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "emit-notifications" {
+            guard arguments.count == 5, let count = Int(arguments[1]) else {
+                FileHandle.standardError.write(
+                    Data("usage: shopkeeper-bench-jws emit-notifications COUNT PKI_PEM BUNDLE_ID PRODUCT\n".utf8))
+                exit(64)
+            }
+            try NotificationBodies.emit(
+                count: count, pkiPath: arguments[2], bundleID: arguments[3], productID: arguments[4])
+            return
+        }
         if arguments.first == "emit" {
             guard arguments.count == 5 || arguments.count == 6, let count = Int(arguments[1]) else {
                 FileHandle.standardError.write(

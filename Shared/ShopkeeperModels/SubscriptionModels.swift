@@ -35,11 +35,14 @@ package struct SubscriptionRenewalFacts: Codable, Sendable, Equatable {
     package var isPaused: Bool?
     /// Why it ended or will end: `voluntary`, `billing_error`, `price_increase`, `product_unavailable`, `other`.
     package var expirationReason: String?
+    /// The store's status says the current period is over (`true`: expired, billing retry, grace period) or
+    /// running (`false`); `nil` when it did not say.
+    package var periodEnded: Bool?
 
     package init(
         store: StorePlatform, originalTransactionID: String, observedAt: Date, willRenew: Bool? = nil,
         renewsIntoStoreProductID: String? = nil, gracePeriodExpiresDate: Date? = nil, isInBillingRetry: Bool? = nil,
-        isPaused: Bool? = nil, expirationReason: String? = nil
+        isPaused: Bool? = nil, expirationReason: String? = nil, periodEnded: Bool? = nil
     ) {
         self.store = store
         self.originalTransactionID = originalTransactionID
@@ -50,10 +53,12 @@ package struct SubscriptionRenewalFacts: Codable, Sendable, Equatable {
         self.isInBillingRetry = isInBillingRetry
         self.isPaused = isPaused
         self.expirationReason = expirationReason
+        self.periodEnded = periodEnded
     }
 
     package enum CodingKeys: String, CodingKey {
         case store
+        case periodEnded = "period_ended"
         case originalTransactionID = "original_transaction_id"
         case observedAt = "observed_at"
         case willRenew = "will_renew"

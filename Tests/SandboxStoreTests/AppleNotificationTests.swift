@@ -214,4 +214,44 @@ import Testing
             #expect(Date().timeIntervalSince(before) >= 2)
         }
     }
+
+    /// `advance` can decide one attempt: it fails (with a grace period of so many real seconds), and the next
+    /// `advance` is a retry that succeeds; the clock alone never recovers it.
+    @Test func oneAttemptFailsOnRequestAndTheNextAdvanceRecovers() async throws {
+        let environment = ["SHOPKEEPER_SANDBOX_AUTO_RENEW": "true", "SHOPKEEPER_SANDBOX_TICK_MS": "20"]
+        try await NotificationWorld.run(environment: environment) { world in
+            let bought = try await world.sandbox.buyApple(Self.monthly)
+            let path = "/sandbox/apple/subscriptions/\(bought.transactionId)/advance"
+            let renewed = try await world.control(.post, path)
+            #expect(renewed["result"] as? String == "renewed" && renewed["status"] as? Int == 1)
+            #expect(renewed["original_transaction_id"] as? String == bought.transactionId)
+            #expect(renewed["transaction_id"] as? String != bought.transactionId)
+            let failed = try await world.control(
+                .post, path, json: ["outcome": "fail", "grace_period_seconds": 3600])
+            #expect(failed["result"] as? String == "billing_failed" && failed["status"] as? Int == 4)
+            let grace = try #require(
+                (failed["subscription"] as? [String: Any])?["grace_period_expires_date"] as? String)
+            let graceEnd = try #require(try? Date(grace, strategy: .iso8601))
+            #expect(abs(graceEnd.timeIntervalSinceNow - 3600) < 60)
+            // The clock keeps it in grace.
+            try await Task.sleep(for: .milliseconds(300))
+            let state = try await world.control(.get, "/sandbox/apple/subscriptions/\(bought.transactionId)")
+            #expect(state["status"] as? Int == 4 && state["billing_fails"] as? Bool == false)
+            let recovered = try await world.control(.post, path)
+            #expect(recovered["result"] as? String == "renewed" && recovered["status"] as? Int == 1)
+            try await world.control(.post, path, json: ["outcome": "sometimes"], status: .unprocessableContent)
+            #expect(
+                try await world.appleKinds(count: 4) == [
+                    "SUBSCRIBED/INITIAL_BUY", "DID_RENEW", "DID_FAIL_TO_RENEW/GRACE_PERIOD",
+                    "DID_RENEW/BILLING_RECOVERY",
+                ])
+            let log = try await world.control(.get, "/sandbox/notifications?store=apple")
+            let deliveries = try #require(log["deliveries"] as? [[String: Any]])
+            #expect(deliveries.count == 4)
+            #expect(deliveries.allSatisfy { $0["notification_uuid"] as? String == $0["id"] as? String })
+            let test = try await world.control(
+                .post, "/sandbox/notifications/apple/test", json: ["bundle_id": "com.example.garden"], status: .created)
+            #expect(test["type"] as? String == "TEST" && test["notification_uuid"] != nil)
+        }
+    }
 }

@@ -87,6 +87,13 @@ struct SubscriptionTimelineTests {
             periods: [period("1", 0)], renewal: .init(observedAt: renewalObserved, paused: true), at: month + 86_400,
             state: .paused, access: false),
         Case(
+            name: "the store's status says the period is over before its end: the store rules",
+            periods: [period("1", 0)],
+            renewal: .init(
+                observedAt: start.addingTimeInterval(0.5 * month), willRenew: true,
+                endedAt: start.addingTimeInterval(0.5 * month)),
+            at: 0.6 * month, state: .expired, access: false),
+        Case(
             name: "upgrade: the newer transaction's product governs",
             periods: [period("1", 0), period("2", 0.5, product: "pro_yearly")], at: 0.6 * month, state: .active,
             access: true),

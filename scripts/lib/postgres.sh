@@ -218,7 +218,7 @@ unix_socket_directories = '$socket_dir'
 fsync = off
 synchronous_commit = off
 full_page_writes = off
-max_connections = 300
+max_connections = 1000
 shared_buffers = 128MB
 EOF
 

@@ -8,16 +8,17 @@ import ShopkeeperStores
 /// subscription settings.
 ///
 /// - `GET subscriptions/{id}`: its state (``AppleSubscriptionState``).
-/// - `POST subscriptions/{id}/advance`: ends the current stage now (period, grace period, billing retry) and runs
-///   what follows, as at its natural end.
+/// - `POST subscriptions/{id}/advance` (optional `{"outcome": "renew" | "fail", "grace_period_seconds": N}`): ends
+///   the current stage now (period, grace period, billing retry) and runs what follows, as at its natural end.
 /// - `POST subscriptions/{id}/billing` `{"fails": true}`: the next renewals fail; `false` recovers (at once when in
 ///   billing retry).
 /// - `POST subscriptions/{id}/change-product` `{"product_id": ..., "kind": "upgrade" | "downgrade"}`.
 /// - `GET transactions/{id}/consumption`: what the app sent through Send Consumption Information.
 /// - `GET`/`PUT apps/{bundleId}` `{"grace_period": "P16D" | null, "billing_retry_period": "P60D"}`.
 ///
-/// Each action answers `{"subscription": {...}, "notifications": [{"type", "subtype", "transaction_id", "id"}]}`
-/// (`id` absent when no notification URL is set).
+/// Each action answers ``ClockActionResult``: `{"result", "transaction_id", "original_transaction_id", "status",
+/// "subscription": {...}, "notifications": [{"type", "subtype", "transaction_id", "id"}]}` (`id` absent when no
+/// notification URL is set).
 struct AppleSubscriptionController {
     let store: SandboxStore
     let dispatcher: NotificationDispatcher
@@ -28,9 +29,15 @@ struct AppleSubscriptionController {
         routes.get("subscriptions/{transactionId}") { _, context in
             try JSONBody.response(try await state(context.parameters.get("transactionId") ?? ""))
         }
-        routes.post("subscriptions/{transactionId}/advance") { _, context in
+        routes.post("subscriptions/{transactionId}/advance") { request, context in
+            let body = try await ControlBody.decodeOptional(
+                AdvanceRequest.self, from: request, limit: maxBodyBytes, empty: AdvanceRequest())
+            let fails = try body.fails()
             let id = context.parameters.get("transactionId") ?? ""
-            return try await act(id) { try await store.advanceApple(subscription: id) }
+            return try await act(id) {
+                try await store.advanceApple(
+                    subscription: id, fails: fails, graceMilliseconds: body.gracePeriodSeconds.map { Int64($0) * 1000 })
+            }
         }
         routes.post("subscriptions/{transactionId}/billing") { request, context in
             let body = try await JSONBody.decode(BillingRequest.self, from: request, limit: maxBodyBytes)
@@ -82,7 +89,25 @@ struct AppleSubscriptionController {
                 type: event.type.rawValue, subtype: event.subtype?.rawValue,
                 transactionId: event.transaction?.transactionId, id: ids.count == events.count ? ids[offset] : nil)
         }
-        return try JSONBody.response(ClockActionResult(subscription: try await state(id), notifications: sent))
+        let subscription = try await state(id)
+        return try JSONBody.response(
+            ClockActionResult(
+                result: events.last.map(Self.result) ?? "unchanged",
+                transactionId: events.last?.transaction?.transactionId ?? subscription.latestTransactionId,
+                originalTransactionId: subscription.originalTransactionId, status: subscription.status,
+                subscription: subscription, notifications: sent))
+    }
+
+    /// What an action did, in one word: `renewed`, `billing_failed`, `grace_expired`, `expired`, `plan_changed`.
+    static func result(_ event: AppleEvent) -> String {
+        switch event.type {
+        case .didRenew: "renewed"
+        case .didFailToRenew: "billing_failed"
+        case .gracePeriodExpired: "grace_expired"
+        case .expired: "expired"
+        case .didChangeRenewalPref: event.subtype == .upgrade ? "renewed" : "plan_changed"
+        default: event.type.rawValue.lowercased()
+        }
     }
 
     private func state(_ id: String) async throws -> AppleSubscriptionState {
@@ -154,10 +179,52 @@ struct SentNotification: Codable, Sendable, Equatable {
     }
 }
 
-/// The answer to a clock action.
-struct ClockActionResult<State: Codable & Sendable>: Codable, Sendable {
-    var subscription: State
+/// The answer to an App Store clock action: what happened (`result`), the transaction it is about (the new one when it
+/// renewed), the subscription's status afterwards, its whole state and the notifications sent.
+struct ClockActionResult: Codable, Sendable {
+    var result: String
+    var transactionId: String
+    var originalTransactionId: String
+    /// Apple's status number.
+    var status: Int
+    var subscription: AppleSubscriptionState
     var notifications: [SentNotification]
+
+    enum CodingKeys: String, CodingKey {
+        case result, status, subscription, notifications
+        case transactionId = "transaction_id"
+        case originalTransactionId = "original_transaction_id"
+    }
+}
+
+/// `POST .../advance` (optional body): `outcome` decides this one billing attempt (`renew` or `fail`; by default the
+/// subscription's billing setting), `grace_period_seconds` the grace period (real seconds) a failure gives.
+struct AdvanceRequest: Codable, Sendable {
+    var outcome: String?
+    var gracePeriodSeconds: Int?
+
+    init(outcome: String? = nil, gracePeriodSeconds: Int? = nil) {
+        self.outcome = outcome
+        self.gracePeriodSeconds = gracePeriodSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case outcome
+        case gracePeriodSeconds = "grace_period_seconds"
+    }
+
+    /// Whether this attempt fails, as asked; checks the fields.
+    func fails() throws(RequestError) -> Bool? {
+        var problems: [FieldProblem] = []
+        if let outcome, outcome != "renew" && outcome != "fail" {
+            problems.append(FieldProblem(pointer: "/outcome", detail: "must be renew or fail"))
+        }
+        if let gracePeriodSeconds, !(1...31_536_000).contains(gracePeriodSeconds) {
+            problems.append(FieldProblem(pointer: "/grace_period_seconds", detail: "must be 1 to 31536000"))
+        }
+        guard problems.isEmpty else { throw .validationFailed(problems) }
+        return outcome.map { $0 == "fail" }
+    }
 }
 
 /// `GET /sandbox/apple/transactions/{id}/consumption`: what the app sent through Send Consumption Information.

@@ -63,7 +63,7 @@ struct GoogleSubscriptionController {
             SentNotification(type: event.name, id: ids.count == events.count ? ids[offset] : nil)
         }
         return try JSONBody.response(
-            ClockActionResult(subscription: GoogleSubscriptionClockState(record), notifications: sent))
+            GoogleClockActionResult(subscription: GoogleSubscriptionClockState(record), notifications: sent))
     }
 }
 
@@ -106,6 +106,12 @@ struct GoogleSubscriptionClockState: Codable, Sendable {
         case holdUntil = "hold_until"
         case latestOrderId = "latest_order_id"
     }
+}
+
+/// The answer to a Play clock action: the subscription's state afterwards and the notifications sent.
+struct GoogleClockActionResult: Codable, Sendable {
+    var subscription: GoogleSubscriptionClockState
+    var notifications: [SentNotification]
 }
 
 /// `POST .../auto-renew`.

@@ -16,6 +16,7 @@ import ShopkeeperStores
 ///   `{"id", "statuses": [...], "delivered": k}`.
 /// - `POST /apple` `{"type": "TEST", "bundle_id": ...}` or `{"type": ..., "subtype": ..., "transaction_id": ...,
 ///   "consumption_request_reason": ...}`: any App Store notification about a transaction, without changing it.
+/// - `POST /apple/test` `{"bundle_id": ...}`: a `TEST` notification (the same as `POST /apple` with type `TEST`).
 /// - `POST /google` `{"package_name": ..., "type": "test"}` or `{"purchase_token": ..., "notification_type": N}`.
 struct NotificationControlController {
     let store: SandboxStore
@@ -61,6 +62,15 @@ struct NotificationControlController {
         routes.post("apple") { request, _ in
             let body = try await JSONBody.decode(AppleNotificationRequest.self, from: request, limit: maxBodyBytes)
             let event = try await appleEvent(body)
+            let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
+            return try JSONBody.response(delivery, status: .created)
+        }
+        routes.post("apple/test") { request, _ in
+            let body = try await JSONBody.decode(TestNotificationRequest.self, from: request, limit: maxBodyBytes)
+            guard CreateAppleTransactionRequest.isIdentifier(body.bundleId) else {
+                throw RequestError.invalid("/bundle_id", "must be a bundle id")
+            }
+            let event = AppleEvent(.test, bundleId: body.bundleId, environment: .sandbox, at: Date())
             let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
             return try JSONBody.response(delivery, status: .created)
         }
@@ -188,6 +198,15 @@ struct AppleNotificationRequest: Codable, Sendable {
         case transactionId = "transaction_id"
         case bundleId = "bundle_id"
         case consumptionRequestReason = "consumption_request_reason"
+    }
+}
+
+/// `POST /sandbox/notifications/apple/test`.
+struct TestNotificationRequest: Codable, Sendable {
+    var bundleId: String
+
+    enum CodingKeys: String, CodingKey {
+        case bundleId = "bundle_id"
     }
 }
 

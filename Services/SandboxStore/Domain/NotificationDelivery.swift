@@ -1,7 +1,7 @@
 import Foundation
 
 /// One notification the sandbox sent and how its delivery went (`GET /sandbox/notifications`).
-struct NotificationDelivery: Codable, Sendable, Equatable {
+struct NotificationDelivery: Encodable, Sendable, Equatable {
     /// Apple: the `notificationUUID`; Google: the Pub/Sub `messageId`.
     var id: String
     /// `apple` or `google`.
@@ -30,6 +30,11 @@ struct NotificationDelivery: Codable, Sendable, Equatable {
     /// Google: the `aud` of the push's OIDC token (a fresh token is signed for every attempt).
     var audience: String?
 
+    /// Apple's `notificationUUID` (the `id`), for Apple's notifications only.
+    var notificationUUID: String? { store == "apple" ? id : nil }
+    /// Pub/Sub's `messageId` (the `id`), for Google's notifications only.
+    var messageId: String? { store == "google" ? id : nil }
+
     enum CodingKeys: String, CodingKey {
         case id, store, type, subtype, url, attempts, resends, delivered, body, audience
         case transactionId = "transaction_id"
@@ -37,6 +42,29 @@ struct NotificationDelivery: Codable, Sendable, Equatable {
         case purchaseToken = "purchase_token"
         case createdAt = "created_at"
         case lastStatus = "last_status"
+        case notificationUUID = "notification_uuid"
+        case messageId = "message_id"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(store, forKey: .store)
+        try container.encode(type, forKey: .type)
+        try container.encodeIfPresent(subtype, forKey: .subtype)
+        try container.encodeIfPresent(transactionId, forKey: .transactionId)
+        try container.encodeIfPresent(originalTransactionId, forKey: .originalTransactionId)
+        try container.encodeIfPresent(purchaseToken, forKey: .purchaseToken)
+        try container.encode(url, forKey: .url)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(attempts, forKey: .attempts)
+        try container.encode(resends, forKey: .resends)
+        try container.encodeIfPresent(lastStatus, forKey: .lastStatus)
+        try container.encode(delivered, forKey: .delivered)
+        try container.encode(body, forKey: .body)
+        try container.encodeIfPresent(audience, forKey: .audience)
+        try container.encodeIfPresent(notificationUUID, forKey: .notificationUUID)
+        try container.encodeIfPresent(messageId, forKey: .messageId)
     }
 }
 

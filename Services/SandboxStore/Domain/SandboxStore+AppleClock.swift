@@ -93,7 +93,12 @@ extension SandboxStore {
     /// Ends the subscription's current stage now and runs what follows: an active period ends (renewal, failed
     /// billing, or expiry when auto-renew is off); a grace period ends (`GRACE_PERIOD_EXPIRED`); billing retry ends
     /// (`EXPIRED` `BILLING_RETRY`).
-    func advanceApple(subscription id: String, at now: Date = Date()) throws -> [AppleEvent] {
+    ///
+    /// `fails` decides this one attempt (a renewal, or a billing retry) instead of the subscription's billing setting;
+    /// `graceMilliseconds` replaces the app's grace period (real time) when this attempt starts billing retry.
+    func advanceApple(
+        subscription id: String, fails: Bool? = nil, graceMilliseconds: Int64? = nil, at now: Date = Date()
+    ) throws -> [AppleEvent] {
         let (index, schedule) = try subscriptionForClock(id)
         let latest = state.appleTransactions[index]
         guard !latest.isRevoked else { throw SandboxStoreError.alreadyRevoked(latest.transactionId) }
@@ -104,7 +109,7 @@ extension SandboxStore {
         let milliseconds = now.appleMilliseconds
         if let expires = latest.expiresDate, expires > milliseconds {
             state.appleTransactions[index].expiresDate = milliseconds
-        } else if latest.isInBillingRetryPeriod == true && schedule.billingFails {
+        } else if latest.isInBillingRetryPeriod == true && (fails ?? schedule.billingFails) {
             if let grace = latest.gracePeriodExpiresDate, grace > milliseconds {
                 state.appleTransactions[index].gracePeriodExpiresDate = milliseconds
             } else {
@@ -112,7 +117,9 @@ extension SandboxStore {
             }
         }
         setSchedule(moved, for: latest.originalTransactionId)
-        let events = try stepApple(latest.originalTransactionId, at: now)
+        let events = try stepApple(
+            latest.originalTransactionId, attempt: AppleAttempt(fails: fails, graceMilliseconds: graceMilliseconds),
+            at: now)
         try commit()
         return events
     }
@@ -186,7 +193,7 @@ extension SandboxStore {
 
     /// Runs what is due for one subscription at `now` (at most one stage) and saves it.
     func tickApple(_ chain: String, at now: Date = Date()) throws -> [AppleEvent] {
-        let events = try stepApple(chain, at: now)
+        let events = try stepApple(chain, attempt: nil, at: now)
         if !events.isEmpty { try commit() }
         return events
     }

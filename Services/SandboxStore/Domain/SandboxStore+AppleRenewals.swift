@@ -2,17 +2,25 @@ import Foundation
 import ShopkeeperModels
 import ShopkeeperStores
 
+/// One billing attempt made on request (`advance`): whether it fails (`nil`: as the subscription's setting says) and
+/// the grace period a failure gives (`nil`: the app's).
+struct AppleAttempt: Sendable {
+    var fails: Bool?
+    var graceMilliseconds: Int64?
+}
+
 extension SandboxStore {
     /// One stage of a subscription whose period ended, as the App Store runs it:
     /// - period over, auto-renew off: `EXPIRED` `VOLUNTARY`;
     /// - period over, billing works: a new period begins (`DID_RENEW`, into the downgraded product if one is chosen);
     /// - period over, billing fails: billing retry begins, in a grace period when the app has one
     ///   (`DID_FAIL_TO_RENEW`, subtype `GRACE_PERIOD` then);
-    /// - in billing retry, billing works again: a new period begins now (`DID_RENEW` `BILLING_RECOVERY`);
+    /// - in billing retry, a retry (`attempt`, from `advance`) that succeeds: a new period begins now (`DID_RENEW`
+    ///   `BILLING_RECOVERY`); the clock alone (`attempt` `nil`) never recovers;
     /// - grace period over: `GRACE_PERIOD_EXPIRED` (billing retry goes on);
     /// - billing retry over: `EXPIRED` `BILLING_RETRY`.
     /// Does not save; the caller commits.
-    func stepApple(_ chain: String, at now: Date) throws -> [AppleEvent] {
+    func stepApple(_ chain: String, attempt: AppleAttempt?, at now: Date) throws -> [AppleEvent] {
         guard let index = chainLatest[chain], var schedule = state.appleSchedules?[chain], !schedule.ended else {
             return []
         }
@@ -26,9 +34,11 @@ extension SandboxStore {
                 setSchedule(schedule, for: chain)
                 return [event(.expired, .voluntary, transaction: state.appleTransactions[index], at: now)]
             }
-            if schedule.billingFails {
+            if attempt?.fails ?? schedule.billingFails {
                 let settings = appSettings(apple: latest.bundleId)
-                let grace = settings.gracePeriod.map { $0.milliseconds(scaledBy: timeScale, from: now) }
+                let grace =
+                    attempt?.graceMilliseconds
+                    ?? settings.gracePeriod.map { $0.milliseconds(scaledBy: timeScale, from: now) }
                 let retry =
                     (settings.billingRetryPeriod ?? StoreAppSettings.appleBillingRetry)
                     .map { $0.milliseconds(scaledBy: timeScale, from: now) } ?? 0
@@ -47,7 +57,7 @@ extension SandboxStore {
             let start = expires + schedule.periodMilliseconds > milliseconds ? expires : milliseconds
             return try renewApple(chain, from: Date(appleMilliseconds: start), recovered: false, at: now)
         }
-        if !schedule.billingFails {
+        if let attempt, !(attempt.fails ?? schedule.billingFails) {
             return try renewApple(chain, from: now, recovered: true, at: now)
         }
         if let grace = latest.gracePeriodExpiresDate, grace <= milliseconds, !schedule.graceExpiredAnnounced {

@@ -36,6 +36,8 @@ struct SubscriptionFacts: Sendable, Equatable {
         var billingRetry = false
         var paused = false
         var expirationReason: String?
+        /// When the store said the current period was over (its status), if it did.
+        var endedAt: Date?
     }
 
     /// The period that governs: the one that started last (a renewal, an upgrade's new transaction).
@@ -68,6 +70,7 @@ struct SubscriptionFacts: Sendable, Equatable {
         if let retry = facts.isInBillingRetry { renewal.billingRetry = retry }
         if let paused = facts.isPaused { renewal.paused = paused }
         if let reason = facts.expirationReason { renewal.expirationReason = reason }
+        if let ended = facts.periodEnded { renewal.endedAt = ended ? facts.observedAt : nil }
         return true
     }
 }
@@ -108,26 +111,28 @@ enum SubscriptionTimeline {
         let renewal = facts.renewal
         let started = facts.periods.map(\.startsAt).min() ?? current.startsAt
         let troubleIsCurrent = (renewal.observedAt ?? .distantPast) >= current.startsAt
-        let grace = renewal.graceExpiresAt.flatMap { $0 > current.endsAt && troubleIsCurrent ? $0 : nil }
+        // The period ends at its end, or earlier when the store said it was over (the store's data rules).
+        let end = min(current.endsAt, renewal.endedAt.flatMap { $0 >= current.startsAt ? $0 : nil } ?? current.endsAt)
+        let grace = renewal.graceExpiresAt.flatMap { $0 > end && troubleIsCurrent ? $0 : nil }
         let billingRetry = renewal.billingRetry && troubleIsCurrent
         var status = SubscriptionStatus(
             state: .expired, productID: current.productID, storeProductID: current.storeProductID,
             periodType: current.periodType, transactionID: current.transactionID, startedAt: started,
-            expiresAt: current.endsAt, accessUntil: grace ?? current.endsAt, nextChangeAt: nil,
+            expiresAt: end, accessUntil: grace ?? end, nextChangeAt: nil,
             willRenew: renewal.willRenew,
             renewsIntoStoreProductID: renewal.renewsIntoStoreProductID == current.storeProductID
                 ? nil : renewal.renewsIntoStoreProductID,
             graceExpiresAt: grace, billingRetry: billingRetry, expirationReason: nil, revokedAt: nil)
         if let revokedAt = current.revokedAt {
             status.state = current.revocationKind == .revoked ? .revoked : .refunded
-            status.accessUntil = min(revokedAt, current.endsAt)
+            status.accessUntil = min(revokedAt, end)
             status.revokedAt = revokedAt
             status.willRenew = false
             return status
         }
-        if now < current.endsAt {
+        if now < end {
             status.state = current.periodType == .trial ? .trial : .active
-            status.nextChangeAt = current.endsAt
+            status.nextChangeAt = end
         } else if renewal.paused && troubleIsCurrent {
             status.state = .paused
         } else if let grace, now < grace {

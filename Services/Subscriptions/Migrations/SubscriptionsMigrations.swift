@@ -33,6 +33,8 @@ enum SubscriptionsMigrations {
                     expiration_reason text,
                     revoked_at timestamptz,
                     renewal_observed_at timestamptz,
+                    -- When the store's status said the current period was over.
+                    store_ended_at timestamptz,
                     -- The next moment the state changes by itself (a period or a grace period ends).
                     next_change_at timestamptz,
                     updated_at timestamptz NOT NULL DEFAULT now(),

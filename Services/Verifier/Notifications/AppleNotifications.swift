@@ -68,7 +68,9 @@ struct AppleNotifications: Sendable {
             } catch {
                 throw .proofRejected(code: error.code, detail: error.description)
             }
-            if let renewalFacts = Self.renewalFacts(renewal, notification: payload) {
+            if var renewalFacts = Self.renewalFacts(renewal, notification: payload) {
+                // Apple's status: 1 active; 2 expired, 3 billing retry, 4 grace period (the period is over).
+                renewalFacts.periodEnded = data.status.map { (2...4).contains($0) }
                 facts.renewals.append(renewalFacts)
             }
         }

@@ -27,10 +27,11 @@ enum SubscriptionRows {
         let rows = try await connection.run(
             Lock.self, try PostgresBindings(storeName, originalTransactionID, appID), logger: logger
         ) { row in
-            try row.decode((String, String, String, Date?, Bool?, String?, Date?, Bool, Bool, String?).self)
+            try row.decode((String, String, String, Date?, Bool?, String?, Date?, Bool, Bool, String?, Date?).self)
         }
         guard
-            let (environment, group, state, observed, willRenew, renewsInto, grace, retry, paused, reason) = rows.first
+            let (environment, group, state, observed, willRenew, renewsInto, grace, retry, paused, reason, ended) =
+                rows.first
         else { return nil }
         let periods = try await connection.run(
             Periods.self, try PostgresBindings(storeName, originalTransactionID), logger: logger
@@ -44,7 +45,7 @@ enum SubscriptionRows {
         }
         let renewal = SubscriptionFacts.Renewal(
             observedAt: observed, willRenew: willRenew, renewsIntoStoreProductID: renewsInto, graceExpiresAt: grace,
-            billingRetry: retry, paused: paused, expirationReason: reason)
+            billingRetry: retry, paused: paused, expirationReason: reason, endedAt: ended)
         return StoredSubscription(
             appID: appID, store: store, originalTransactionID: originalTransactionID, environment: environment,
             groupKey: group, state: SubscriptionState(rawValue: state) ?? .expired,
@@ -97,17 +98,18 @@ enum SubscriptionRows {
         let grace: Date? = renewal.graceExpiresAt
         let reason: String? = status.expirationReason
         let observed: Date? = renewal.observedAt
+        let ended: Date? = renewal.endedAt
         let bindings = try PostgresBindings(
             storeName, subscription.originalTransactionID, status.productID, status.storeProductID, state, periodType,
             status.startedAt, status.expiresAt, status.accessUntil, willRenew, renewsInto, grace, renewal.billingRetry,
-            renewal.paused, reason, status.revokedAt, observed, status.nextChangeAt)
+            renewal.paused, reason, status.revokedAt, observed, status.nextChangeAt, ended)
         try await connection.run(Update.self, bindings, logger: logger)
     }
 
     private enum Lock: PreparedSQL {
         static let sql = """
             SELECT environment, group_key, state, renewal_observed_at, will_renew, renews_into_store_product_id,
-                   grace_expires_at, billing_retry, paused, expiration_reason
+                   grace_expires_at, billing_retry, paused, expiration_reason, store_ended_at
             FROM subscriptions.subscriptions
             WHERE store = $1::text AND original_transaction_id = $2::text AND app_id = $3::text
             FOR UPDATE
@@ -156,7 +158,8 @@ enum SubscriptionRows {
                 will_renew = $10::boolean, renews_into_store_product_id = $11::text,
                 grace_expires_at = $12::timestamptz, billing_retry = $13::boolean, paused = $14::boolean,
                 expiration_reason = $15::text, revoked_at = $16::timestamptz,
-                renewal_observed_at = $17::timestamptz, next_change_at = $18::timestamptz, updated_at = now()
+                renewal_observed_at = $17::timestamptz, next_change_at = $18::timestamptz,
+                store_ended_at = $19::timestamptz, updated_at = now()
             WHERE store = $1::text AND original_transaction_id = $2::text
             """
     }

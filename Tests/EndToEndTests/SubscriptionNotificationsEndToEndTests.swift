@@ -1,0 +1,167 @@
+import Foundation
+import ShopkeeperTestSupport
+import Testing
+
+/// A subscription's life told by the sandbox store's App Store Server Notifications, through the real gateway,
+/// verifier, subscriptions and entitlements processes: what the customer owns follows the store's news.
+@Suite(.serialized) struct SubscriptionNotificationsEndToEndTests {
+    static let operatorKey = "op_e2e_operator_key_0123456789"
+
+    /// Runs `body` with a world on a database of its own and a gateway the sandbox sends notifications to.
+    func withWorld(_ body: @Sendable @escaping (StoreWorld, ServiceProcess) async throws -> Void) async throws {
+        try await TestDatabase.withFreshDatabase { database in
+            try await StoreWorld.run(databaseURL: database.url) { world in
+                let gateway = try ServiceProcess(
+                    "shopkeeper-gateway",
+                    environment: [
+                        "DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
+                        "SHOPKEEPER_OPERATOR_KEY": Self.operatorKey, "SHOPKEEPER_CATALOG_URL": world.catalog.baseURL,
+                        "SHOPKEEPER_VERIFIER_URL": world.verifier.baseURL,
+                        "SHOPKEEPER_ENTITLEMENTS_URL": world.entitlements.baseURL,
+                    ])
+                try await gateway.waitUntilReady()
+                let target = try await world.sandbox(
+                    .PUT, "/sandbox/notifications", ["apple_url": gateway.baseURL + "/v1/notifications/apple"])
+                #expect(target.status == 200)
+                try await world.importCatalog([
+                    [
+                        "product_id": "pro_monthly", "type": "auto_renewable", "entitlements": ["pro"],
+                        "review_state": "approved", "cleared_for_sale": true, "free": false, "default_locale": "en",
+                        "group": "pro", "store_product_ids": ["app_store": "pro.monthly"],
+                        "localizations": ["en": ["name": "Pro", "description": "Pro"]],
+                    ]
+                ])
+                try await world.configureApple(apiKey: false)
+                do {
+                    try await body(world, gateway)
+                } catch {
+                    throw ServiceProcess.Failure("\(error)\ngateway log: \(gateway.logTail())")
+                }
+                _ = try? await gateway.terminate()
+            }
+        }
+    }
+
+    func customer(_ world: StoreWorld, _ user: String) async throws -> [String: Any] {
+        try await world.call(world.entitlements, .GET, "/v1/customers/\(user)").json
+    }
+
+    func subscription(_ world: StoreWorld, _ user: String) async throws -> [String: Any] {
+        (try await customer(world, user)["subscriptions"] as? [[String: Any]])?.first ?? [:]
+    }
+
+    /// Waits until the customer's subscription satisfies `condition` (notifications are processed in the
+    /// background).
+    func eventually(
+        _ world: StoreWorld, _ user: String, _ condition: @Sendable ([String: Any]) -> Bool
+    ) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(20)
+        var last: [String: Any] = [:]
+        while ContinuousClock.now < deadline {
+            last = try await subscription(world, user)
+            if condition(last) { return last }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return last
+    }
+
+    func eventTypes(_ world: StoreWorld) async throws -> [String] {
+        let answer = try await world.call(world.entitlements, .GET, "/v1/admin/events?limit=200", kind: .secret)
+        return ((answer["events"] as? [[String: Any]]) ?? []).compactMap { $0["type"] as? String }.reversed()
+    }
+
+    @Test func buyRenewTwiceFailIntoGraceRecoverCancelExpire() async throws {
+        try await withWorld { world, _ in
+            let bought = try await world.sandbox(
+                .POST, "/sandbox/apple/transactions",
+                [
+                    "bundle_id": world.bundleID, "product_id": "pro.monthly", "type": "Auto-Renewable Subscription",
+                    "period": "P1M",
+                ])
+            let original = try #require(bought["original_transaction_id"] as? String)
+            let jws = try #require(bought["signed_transaction"] as? String)
+            let purchase = try await world.verifier(
+                .POST, "/v1/purchases", ["app_user_id": "ana", "device_id": "phone", "signed_transaction": jws])
+            #expect(purchase.status == 200, "\(purchase.json)")
+            var state = try await eventually(world, "ana") { $0["state"] as? String == "active" }
+            #expect(state["original_transaction_id"] as? String == original)
+
+            // Two renewals, each told by DID_RENEW.
+            var expires = state["expires_at"] as? String
+            for _ in 0..<2 {
+                let renewed = try await world.sandbox(.POST, "/sandbox/apple/subscriptions/\(original)/advance")
+                #expect(renewed["result"] as? String == "renewed", "\(renewed.json)")
+                let before = expires
+                state = try await eventually(world, "ana") { $0["expires_at"] as? String != before }
+                #expect(state["state"] as? String == "active")
+                expires = state["expires_at"] as? String
+            }
+            // The next billing fails; the App Store gives a grace period: still in service.
+            let failed = try await world.sandbox(
+                .POST, "/sandbox/apple/subscriptions/\(original)/advance",
+                ["outcome": "fail", "grace_period_seconds": 3600])
+            #expect(failed["result"] as? String == "billing_failed")
+            state = try await eventually(world, "ana") { $0["state"] as? String == "grace_period" }
+            #expect(state["state"] as? String == "grace_period")
+            #expect(state["active"] as? Bool == true)
+            // Billing recovers: a new period.
+            let recovered = try await world.sandbox(.POST, "/sandbox/apple/subscriptions/\(original)/advance")
+            #expect(recovered["result"] as? String == "renewed")
+            state = try await eventually(world, "ana") { $0["state"] as? String == "active" }
+            #expect(state["state"] as? String == "active")
+            // The customer turns auto-renew off, then the period ends.
+            try await world.sandbox(
+                .POST, "/sandbox/apple/subscriptions/\(original)/renewal", ["auto_renew": false])
+            state = try await eventually(world, "ana") { $0["will_renew"] as? Bool == false }
+            #expect(state["will_renew"] as? Bool == false)
+            let ended = try await world.sandbox(.POST, "/sandbox/apple/subscriptions/\(original)/advance")
+            #expect(ended["result"] as? String == "expired")
+            state = try await eventually(world, "ana") { $0["state"] as? String == "expired" }
+            #expect(state["state"] as? String == "expired")
+            let info = try await customer(world, "ana")
+            let pro = (info["entitlements"] as? [String: [String: Any]])?["pro"]
+            #expect(pro?["active"] as? Bool == false, "\(info)")
+
+            let types = try await eventTypes(world)
+            #expect(types.filter { $0 == "renewal" }.count == 3, "\(types)")
+            for expected in ["billing_issue", "grace_period_started", "cancellation", "expiration"] {
+                #expect(types.contains(expected), "\(expected) in \(types)")
+            }
+
+            // Every notification was delivered and processed once; Apple's retries change nothing.
+            let log = try await world.sandbox(.GET, "/sandbox/notifications")
+            let deliveries = log["deliveries"] as? [[String: Any]] ?? []
+            #expect(deliveries.allSatisfy { $0["delivered"] as? Bool == true }, "\(deliveries)")
+            let renewal = try #require(deliveries.last { $0["type"] as? String == "DID_RENEW" })
+            let uuid = try #require(renewal["notification_uuid"] as? String)
+            let resent = try await world.sandbox(
+                .POST, "/sandbox/notifications/\(uuid)/resend?times=200&concurrency=32")
+            #expect((resent["statuses"] as? [Int])?.allSatisfy { $0 == 200 } == true, "\(resent.json)")
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await eventTypes(world) == types)
+        }
+    }
+
+    @Test func aRefundEndsAccessAtOnce() async throws {
+        try await withWorld { world, _ in
+            let bought = try await world.sandbox(
+                .POST, "/sandbox/apple/transactions",
+                [
+                    "bundle_id": world.bundleID, "product_id": "pro.monthly", "type": "Auto-Renewable Subscription",
+                    "period": "P1M",
+                ])
+            let id = try #require(bought["transaction_id"] as? String)
+            let jws = try #require(bought["signed_transaction"] as? String)
+            #expect(
+                try await world.verifier(.POST, "/v1/purchases", ["app_user_id": "ben", "signed_transaction": jws])
+                    .status == 200)
+            try await world.sandbox(.POST, "/sandbox/apple/transactions/\(id)/refund", ["reason": 1])
+            let state = try await eventually(world, "ben") { $0["state"] as? String == "refunded" }
+            #expect(state["state"] as? String == "refunded")
+            #expect(state["active"] as? Bool == false)
+            let info = try await customer(world, "ben")
+            #expect((info["entitlements"] as? [String: [String: Any]])?["pro"]?["active"] as? Bool == false)
+            #expect(info["refund_count"] as? Int == 1)
+        }
+    }
+}
