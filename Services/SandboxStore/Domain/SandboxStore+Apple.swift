@@ -79,6 +79,7 @@ extension SandboxStore {
                 record.expiresDate = purchase + previousLength
             }
         }
+        if let expires = record.expiresDate { record.periodLength = expires - record.purchaseDate }
         appleIndex[record.transactionId] = state.appleTransactions.count
         state.appleTransactions.append(record)
         try commit()

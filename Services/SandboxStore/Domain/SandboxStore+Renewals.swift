@@ -49,7 +49,7 @@ extension SandboxStore {
         }
         switch outcome {
         case .renew:
-            let length = max(1, (latest.expiresDate ?? nowMilliseconds) - latest.purchaseDate)
+            let length = max(1, latest.periodLength ?? ((latest.expiresDate ?? nowMilliseconds) - latest.purchaseDate))
             let draft = AppleTransactionDraft(
                 bundleId: latest.bundleId, productId: latest.productId, type: .autoRenewable, quantity: 1,
                 environment: latest.environment, appAccountToken: latest.appAccountToken, purchaseDate: now,
