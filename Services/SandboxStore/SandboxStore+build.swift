@@ -26,6 +26,7 @@ func buildApplication(
             key: try directory.loadOrCreateGooglePushKey(), email: settings.googlePushEmail),
         client: httpClient, attempts: settings.notificationAttempts, retryDelay: settings.notificationRetryDelay,
         logger: logger)
+    try directory.writeGooglePushKeySet(dispatcher.googleKeySet)
     let router = try buildRouter(
         settings: settings, store: store, chain: chain, traffic: StoreTraffic(), dispatcher: dispatcher,
         metrics: metrics)

@@ -7,7 +7,7 @@ import ShopkeeperHTTP
 /// | variable | default | meaning |
 /// | --- | --- | --- |
 /// | `SHOPKEEPER_PORT` | `8090` | |
-/// | `SHOPKEEPER_SANDBOX_STATE_DIR` | `.shopkeeper/sandbox` | where purchases (`state.json`) and the signing PKI (`pki.pem`) are kept across restarts |
+/// | `SHOPKEEPER_SANDBOX_STATE_DIR` | `.shopkeeper/sandbox` | where purchases (`state.json`) and the signing PKI (`pki.pem`) are kept across restarts; also the push-token key (`google-push-key.pem`) and the keys to trust: `root.pem` (App Store signatures), `google-push-jwks.json` (Pub/Sub push tokens) |
 /// | `SHOPKEEPER_SANDBOX_PUBLIC_URL` | from the request's `Host` | the base URL clients reach this store at; the `token_uri` of the Google service accounts it issues |
 /// | `SHOPKEEPER_SANDBOX_APPLE_NOTIFICATION_URL` | unset: none sent | where App Store Server Notifications V2 are POSTed (`{"signedPayload": ...}`); also `PUT /sandbox/notifications` |
 /// | `SHOPKEEPER_SANDBOX_GOOGLE_NOTIFICATION_URL` | unset: none sent | where Play real-time developer notifications are pushed (a Pub/Sub push envelope with an OIDC bearer token); also `PUT /sandbox/notifications` |

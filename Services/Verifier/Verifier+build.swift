@@ -24,7 +24,8 @@ func buildApplication(
         transactions: components.transactions, projections: components.projections,
         interval: settings.applyRetryInterval, startup: startup, logger: logger)
     let notifications = NotificationWorker(
-        inbox: components.inbox, apple: components.appleNotifications, transactions: components.transactions,
+        inbox: components.inbox, apple: components.appleNotifications, google: components.googleNotifications,
+        transactions: components.transactions,
         projections: components.projections, interval: settings.notificationRetryInterval, startup: startup,
         logger: logger)
     return ServiceApplication.make(
@@ -85,7 +86,8 @@ func buildRouter(
         metrics: metrics
     )
     PurchaseController(service: components.service, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
-    NotificationController(apple: components.appleNotifications).addRoutes(to: router)
+    NotificationController(apple: components.appleNotifications, google: components.googleNotifications)
+        .addRoutes(to: router)
     router.addRoutes(
         StoreCredentialsController(
             repository: components.credentials, maxBodyBytes: settings.service.maxBodyBytes,
@@ -103,6 +105,7 @@ struct VerifierComponents: Sendable {
     let service: PurchaseService
     let inbox: NotificationPostgresInbox
     let appleNotifications: AppleNotifications
+    let googleNotifications: GoogleNotifications
 
     init(settings: VerifierSettings, database: PostgresClient, httpClient: HTTPClient, logger: Logger) throws {
         credentials = CachedCredentialsRepository(
@@ -127,6 +130,8 @@ struct VerifierComponents: Sendable {
                 sandboxURL: settings.endpoints.appleSandboxAPI, retry: retry, tokens: tokens),
             allowLocalEnvironments: settings.allowLocalAppleEnvironments
         )
+        let google = GoogleProofVerifier(
+            client: GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens))
         service = PurchaseService(
             credentials: credentials,
             transactions: transactions,
@@ -138,8 +143,11 @@ struct VerifierComponents: Sendable {
             logger: logger
         )
         inbox = NotificationPostgresInbox(client: database, logger: logger)
+        let apps = NotificationApps(client: database, logger: logger)
         appleNotifications = AppleNotifications(
-            signedData: signedData, verifier: apple, credentials: credentials,
-            apps: NotificationApps(client: database, logger: logger), inbox: inbox)
+            signedData: signedData, verifier: apple, credentials: credentials, apps: apps, inbox: inbox)
+        googleNotifications = GoogleNotifications(
+            google: google, credentials: credentials, transactions: transactions, apps: apps, inbox: inbox,
+            pushTokens: settings.googlePushTokens)
     }
 }

@@ -25,6 +25,8 @@ enum VerifierError: ProblemError, Equatable {
     case applyPending(reason: String)
     /// A store notification names no app here, or more than one (`?app=` on the notification URL decides).
     case notificationUnattributed(code: String, detail: String)
+    /// A Pub/Sub push without a valid OIDC token or push token.
+    case pushUnauthenticated
 
     var status: HTTPResponse.Status {
         switch self {
@@ -36,6 +38,7 @@ enum VerifierError: ProblemError, Equatable {
         case .credentialsUnreadable: .internalServerError
         case .applyPending: .serviceUnavailable
         case .notificationUnattributed(let code, _): code == "ambiguous_app" ? .conflict : .notFound
+        case .pushUnauthenticated: .unauthorized
         }
     }
 
@@ -50,6 +53,7 @@ enum VerifierError: ProblemError, Equatable {
         case .credentialsUnreadable: "store_credentials_unreadable"
         case .applyPending: "apply_pending"
         case .notificationUnattributed(let code, _): code
+        case .pushUnauthenticated: "invalid_push_token"
         }
     }
 
@@ -64,6 +68,8 @@ enum VerifierError: ProblemError, Equatable {
             "The \(store.rawValue) store refused this app's credentials: \(reason). Update them under /v1/admin/stores."
         case .transactionOfAnotherApp(let id): "Transaction \(id) is already recorded for another app."
         case .notificationUnattributed(_, let detail): detail
+        case .pushUnauthenticated:
+            "The push carries no valid Google OIDC token for this endpoint, nor the app's push token (?token=)."
         case .credentialsNotFound(let store): "This app has no \(store.rawValue) store credentials."
         case .credentialsUnreadable(let store, let reason):
             "This app's \(store.rawValue) store credentials cannot be read on this server (\(reason)); set them again "
@@ -87,7 +93,7 @@ enum VerifierError: ProblemError, Equatable {
     /// Whether this outcome is a verdict on the proof (logged as `invalid`) rather than a failure to reach one.
     var isVerdict: Bool {
         switch self {
-        case .proofRejected, .transactionOfAnotherApp, .notificationUnattributed: true
+        case .proofRejected, .transactionOfAnotherApp, .notificationUnattributed, .pushUnauthenticated: true
         case .storeUnavailable, .storeNotConfigured, .storeCredentialsRejected, .credentialsNotFound,
             .credentialsUnreadable, .applyPending:
             false

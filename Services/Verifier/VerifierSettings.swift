@@ -21,6 +21,9 @@ import X509
 /// | `SHOPKEEPER_STORE_ATTEMPTS` | `3` | tries of a retryable store answer before answering 503 |
 /// | `SHOPKEEPER_STORE_RETRY_BASE_MS` | `200` | first backoff; doubles per try, capped at 2 s |
 /// | `SHOPKEEPER_ENTITLEMENTS_URL` | `http://127.0.0.1:8083` | the entitlements service, which applies recorded facts |
+/// | `SHOPKEEPER_GOOGLE_PUSH_AUDIENCE` | unset | the audience of the Pub/Sub push subscription's OIDC tokens; with `SHOPKEEPER_GOOGLE_PUSH_JWKS`, pushes may authenticate with Google's token |
+/// | `SHOPKEEPER_GOOGLE_PUSH_JWKS` | unset | a file with Google's signing keys (JWKS, from https://www.googleapis.com/oauth2/v3/certs) |
+/// | `SHOPKEEPER_GOOGLE_PUSH_EMAILS` | any | comma-separated push service accounts accepted |
 /// | `SHOPKEEPER_NOTIFICATION_RETRY_MS` | `250` | how often an idle replica looks for store notifications to process, and the first backoff of one whose processing failed |
 /// | `SHOPKEEPER_SUBSCRIPTIONS_URL` | `http://127.0.0.1:8084` | the subscriptions service, which keeps subscription timelines |
 /// | `SHOPKEEPER_APPLY_TIMEOUT_SECONDS` | `10` | one apply call to the entitlements service |
@@ -42,6 +45,8 @@ struct VerifierSettings: Sendable {
     var entitlementsURL: URL
     var subscriptionsURL: URL
     var notificationRetryInterval: Duration
+    /// Checks Pub/Sub push OIDC tokens, when configured.
+    var googlePushTokens: GooglePushTokenVerifier?
     var applyTimeout: Duration
     var applyRetryInterval: Duration
 
@@ -87,11 +92,35 @@ struct VerifierSettings: Sendable {
             subscriptionsURL: try environment.httpURL("SHOPKEEPER_SUBSCRIPTIONS_URL", default: "http://127.0.0.1:8084"),
             notificationRetryInterval: .milliseconds(
                 try environment.int("SHOPKEEPER_NOTIFICATION_RETRY_MS", default: 250, in: 10...600_000)),
+            googlePushTokens: try readGooglePushTokens(environment),
             applyTimeout: try environment.seconds(
                 "SHOPKEEPER_APPLY_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
             applyRetryInterval: try environment.seconds(
                 "SHOPKEEPER_APPLY_RETRY_SECONDS", default: .seconds(5), in: 0.05...3600)
         )
+    }
+
+    /// The Pub/Sub OIDC check: both the audience and the keys, or neither.
+    private static func readGooglePushTokens(_ environment: EnvironmentReader) throws(ConfigurationError)
+        -> GooglePushTokenVerifier?
+    {
+        let audience = environment.raw("SHOPKEEPER_GOOGLE_PUSH_AUDIENCE")
+        let path = environment.raw("SHOPKEEPER_GOOGLE_PUSH_JWKS")
+        guard let audience, let path else {
+            if audience != nil || path != nil {
+                throw ConfigurationError(
+                    variable: audience == nil ? "SHOPKEEPER_GOOGLE_PUSH_AUDIENCE" : "SHOPKEEPER_GOOGLE_PUSH_JWKS",
+                    reason: "must be set together with the other one")
+            }
+            return nil
+        }
+        guard let jwks = try? String(contentsOfFile: path, encoding: .utf8), jwks.contains("\"keys\"") else {
+            throw ConfigurationError(variable: "SHOPKEEPER_GOOGLE_PUSH_JWKS", reason: "must name a readable JWKS file")
+        }
+        let emails = Set(
+            (environment.raw("SHOPKEEPER_GOOGLE_PUSH_EMAILS") ?? "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        return GooglePushTokenVerifier(jwksJSON: jwks, audience: audience, emails: emails)
     }
 
     /// Apple Root CA - G3 (StoreKit 2) and Apple Inc. Root (receipts), plus the configured extra roots outside

@@ -66,6 +66,20 @@ final class ServiceProcess: @unchecked Sendable {
         return (response.status, Data(body.readableBytesView))
     }
 
+    /// POSTs a JSON body.
+    func post(_ path: String, json: Data, headers: [(String, String)] = []) async throws
+        -> (status: HTTPResponseStatus, body: Data)
+    {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: json))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return (response.status, Data(body.readableBytesView))
+    }
+
     /// Sends SIGTERM and waits for the process to exit; returns its exit status.
     func terminate(timeout: Duration = .seconds(15)) async throws -> Int32 {
         if process.isRunning { process.terminate() }

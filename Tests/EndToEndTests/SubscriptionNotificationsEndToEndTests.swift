@@ -27,7 +27,7 @@ import Testing
                     [
                         "product_id": "pro_monthly", "type": "auto_renewable", "entitlements": ["pro"],
                         "review_state": "approved", "cleared_for_sale": true, "free": false, "default_locale": "en",
-                        "group": "pro", "store_product_ids": ["app_store": "pro.monthly"],
+                        "group": "pro", "store_product_ids": ["app_store": "pro.monthly", "play_store": "pro_monthly"],
                         "localizations": ["en": ["name": "Pro", "description": "Pro"]],
                     ]
                 ])
@@ -162,6 +162,73 @@ import Testing
             let info = try await customer(world, "ben")
             #expect((info["entitlements"] as? [String: [String: Any]])?["pro"]?["active"] as? Bool == false)
             #expect(info["refund_count"] as? Int == 1)
+        }
+    }
+
+    /// A Pub/Sub push of a Play notification, as Google sends it.
+    func push(_ notification: [String: Any], id: String = UUID().uuidString) throws -> [String: Any] {
+        let data = try JSONSerialization.data(withJSONObject: notification)
+        return [
+            "message": ["data": data.base64EncodedString(), "messageId": id, "publishTime": "2026-11-24T10:00:00Z"],
+            "subscription": "projects/garden/subscriptions/play",
+        ]
+    }
+
+    func post(_ gateway: ServiceProcess, _ path: String, _ body: [String: Any]) async throws -> (Int, [String: Any]) {
+        let response = try await gateway.post(path, json: try JSONSerialization.data(withJSONObject: body))
+        let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+        return (Int(response.status.code), json)
+    }
+
+    @Test func googlePushesAreAuthenticatedRecordedOnceAndFetchTheState() async throws {
+        try await withWorld { world, gateway in
+            let pushToken = "push-token-0123456789abcdefghij"
+            let account = try await world.sandbox(
+                .POST, "/sandbox/google/service-accounts", ["package_name": world.packageName])
+            let saved = try await world.verifier(
+                .PUT, "/v1/admin/stores/google",
+                ["package_name": world.packageName, "service_account": account.json, "push_token": pushToken],
+                kind: .secret)
+            #expect(saved.status == 200, "\(saved.json)")
+            #expect(saved["push_token_set"] as? Bool == true)
+            let bought = try await world.sandbox(
+                .POST, "/sandbox/google/purchases",
+                [
+                    "package_name": world.packageName, "product_id": "pro_monthly", "type": "subscription",
+                    "period": "P1M",
+                ])
+            let token = try #require(bought["purchase_token"] as? String)
+            let verified = try await world.verifier(
+                .POST, "/v1/purchases",
+                [
+                    "app_user_id": "gus", "purchase_token": token, "product_id": "pro_monthly",
+                    "purchase_kind": "subscription",
+                ])
+            #expect(verified.status == 200, "\(verified.json)")
+            _ = try await eventually(world, "gus") { $0["state"] as? String == "active" }
+
+            // Google refunds it; the push only says so, the state comes from the Play Developer API.
+            try await world.sandbox(.POST, "/sandbox/google/purchases/\(token)/refund", [:])
+            let voided = try push([
+                "version": "1.0", "packageName": world.packageName,
+                "eventTimeMillis": String(Int64(Date().timeIntervalSince1970 * 1000)),
+                "voidedPurchaseNotification": ["purchaseToken": token, "productType": 1, "refundType": 1],
+            ])
+            let (anonymous, refusal) = try await post(gateway, "/v1/notifications/google", voided)
+            #expect(anonymous == 401 && refusal["code"] as? String == "invalid_push_token")
+            let (wrong, _) = try await post(gateway, "/v1/notifications/google?token=not-the-token-at-all-000", voided)
+            #expect(wrong == 401)
+            let (accepted, receipt) = try await post(gateway, "/v1/notifications/google?token=\(pushToken)", voided)
+            #expect(accepted == 200, "\(receipt)")
+            #expect(receipt["duplicate"] as? Bool == false)
+            let (again, repeated) = try await post(gateway, "/v1/notifications/google?token=\(pushToken)", voided)
+            #expect(again == 200 && repeated["duplicate"] as? Bool == true)
+
+            let state = try await eventually(world, "gus") { $0["active"] as? Bool == false }
+            #expect(state["active"] as? Bool == false, "\(state)")
+            let info = try await customer(world, "gus")
+            #expect((info["entitlements"] as? [String: [String: Any]])?["pro"]?["active"] as? Bool == false)
+            #expect(info["refund_count"] as? Int == 1, "\(info)")
         }
     }
 }

@@ -17,17 +17,23 @@ import _CryptoExtras
 
     /// The pushes received (waiting for `count`), their tokens checked against the published keys.
     func notifications(_ world: NotificationWorld, count: Int) async throws -> [(
-        GooglePubSubPushEnvelope, GoogleDeveloperNotification
+        PubSubPushEnvelope, GoogleDeveloperNotification
     )] {
         let received = try await world.inbox.wait(for: count, at: "/google")
         #expect(received.count >= count)
-        let keys = try world.sandbox.decode(
-            GoogleJSONWebKeySet.self, try await world.sandbox.send(.get, "/google/oauth2/v3/certs"))
-        var result: [(GooglePubSubPushEnvelope, GoogleDeveloperNotification)] = []
+        let jwks = try await world.sandbox.send(.get, "/google/oauth2/v3/certs")
+        let keys = try world.sandbox.decode(GoogleJSONWebKeySet.self, jwks)
+        // The verifier's own check of push tokens, configured with the published keys.
+        let pushTokens = GooglePushTokenVerifier(
+            jwksJSON: String(buffer: jwks.body), audience: world.googleURL,
+            emails: ["play-rtdn-push@shopkeeper-sandbox.iam.gserviceaccount.com"])
+        var result: [(PubSubPushEnvelope, GoogleDeveloperNotification)] = []
         for request in received {
             let authorization = try #require(request.authorization)
             #expect(authorization.hasPrefix("Bearer "))
-            let jws = try #require(CompactJWS(String(authorization.dropFirst(7))))
+            let token = String(authorization.dropFirst(7))
+            _ = try await pushTokens.verify(token)
+            let jws = try #require(CompactJWS(token))
             let kid = try #require(jws.header.kid)
             let key = try #require(keys.key(id: kid)?.publicKey)
             #expect(jws.header.alg == "RS256" && jws.hasValidRS256Signature(by: key))
@@ -36,7 +42,8 @@ import _CryptoExtras
             #expect(GooglePushTokenClaims.issuers.contains(claims.iss) && claims.aud == world.googleURL)
             #expect(claims.email == "play-rtdn-push@shopkeeper-sandbox.iam.gserviceaccount.com")
             #expect(claims.email_verified == true && claims.iat <= now + 5 && claims.exp > now)
-            let envelope = try JSONDecoder().decode(GooglePubSubPushEnvelope.self, from: Data(request.body.utf8))
+            #expect(claims.sub != nil && claims.azp == claims.sub)
+            let envelope = try JSONDecoder().decode(PubSubPushEnvelope.self, from: Data(request.body.utf8))
             #expect(envelope.message.messageId != nil && envelope.message.message_id == envelope.message.messageId)
             #expect(envelope.subscription?.hasPrefix("projects/") == true && envelope.message.publishTime != nil)
             let notification = try #require(envelope.message.developerNotification)
@@ -149,6 +156,9 @@ import _CryptoExtras
                 #expect(keys.keys.count == 1 && keys.keys[0].kty == "RSA" && keys.keys[0].e == "AQAB")
                 #expect(keys.keys[0].publicKey?.keySizeInBits == 2048)
                 await seen.add(keys)
+                // The same keys are written beside root.pem, for a local verifier's SHOPKEEPER_GOOGLE_PUSH_JWKS.
+                let file = try Data(contentsOf: directory.appendingPathComponent("google-push-jwks.json"))
+                #expect(try JSONDecoder().decode(GoogleJSONWebKeySet.self, from: file) == keys)
             }
         }
         let sets = await seen.sets

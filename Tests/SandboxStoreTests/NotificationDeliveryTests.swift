@@ -14,8 +14,7 @@ import Testing
             let received = try await world.inbox.wait(for: 3, at: "/apple")
             #expect(received.count == 3)
             #expect(Set(received.map(\.body)).count == 1)
-            let log = try await world.control(.get, "/sandbox/notifications?store=apple")
-            let delivery = try #require((log["deliveries"] as? [[String: Any]])?.first)
+            let delivery = try await world.delivery { $0["delivered"] as? Bool == true }
             #expect(delivery["attempts"] as? Int == 3 && delivery["last_status"] as? Int == 200)
             #expect(
                 delivery["delivered"] as? Bool == true && delivery["transaction_id"] as? String == bought.transactionId)
@@ -30,13 +29,7 @@ import Testing
         try await NotificationWorld.run(environment: ["SHOPKEEPER_SANDBOX_NOTIFICATION_ATTEMPTS": "3"]) { world in
             await world.inbox.fail(next: 100, path: "/apple")
             try await world.sandbox.buyApple()
-            var delivery: [String: Any] = [:]
-            for _ in 0..<100 {
-                let log = try await world.control(.get, "/sandbox/notifications")
-                delivery = (log["deliveries"] as? [[String: Any]])?.first ?? [:]
-                if delivery["attempts"] as? Int == 3 { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            let delivery = try await world.delivery { $0["attempts"] as? Int == 3 }
             #expect(delivery["attempts"] as? Int == 3)
             #expect(delivery["last_status"] as? Int == 500 && delivery["delivered"] as? Bool == false)
             try await Task.sleep(for: .milliseconds(300))
@@ -48,8 +41,8 @@ import Testing
         try await NotificationWorld.run { world in
             try await world.sandbox.buyApple()
             let first = try await world.inbox.wait(for: 1, at: "/apple")
-            let log = try await world.control(.get, "/sandbox/notifications")
-            let id = try #require((log["deliveries"] as? [[String: Any]])?.first?["id"] as? String)
+            let delivered = try await world.delivery { $0["attempts"] as? Int == 1 }
+            let id = try #require(delivered["id"] as? String)
             let result = try await world.control(.post, "/sandbox/notifications/\(id)/resend?times=40&concurrency=16")
             #expect((result["statuses"] as? [Int])?.count == 40 && result["delivered"] as? Int == 40)
             let received = try await world.inbox.wait(for: 41, at: "/apple")

@@ -128,6 +128,19 @@ struct NotificationWorld {
         return (transaction, renewal)
     }
 
+    /// The first logged delivery once it satisfies `condition` (the log is written after the receiver answers), or
+    /// as it is after five seconds.
+    func delivery(_ condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        var delivery: [String: Any] = [:]
+        for _ in 0..<250 {
+            let log = try await control(.get, "/sandbox/notifications")
+            delivery = (log["deliveries"] as? [[String: Any]])?.first ?? [:]
+            if condition(delivery) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return delivery
+    }
+
     /// Sends a control request and checks it answered `status`; the body as an object.
     @discardableResult
     func control(

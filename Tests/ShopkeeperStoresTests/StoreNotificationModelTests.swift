@@ -83,21 +83,22 @@ import Testing
              "publish_time":"2021-02-26T19:13:55.749Z"},
              "subscription":"projects/myproject/subscriptions/mysubscription"}
             """
-        let push = try JSONDecoder().decode(GooglePubSubPushEnvelope.self, from: Data(envelope.utf8))
+        let push = try JSONDecoder().decode(PubSubPushEnvelope.self, from: Data(envelope.utf8))
         #expect(push.message.id == "136969346945" && push.message.attributes == ["key": "value"])
         #expect(push.subscription == "projects/myproject/subscriptions/mysubscription")
         let decoded = try #require(push.message.developerNotification)
-        #expect(decoded.eventTimeMillis == 1_503_349_566_168 && decoded.packageName == "com.some.thing")
+        #expect(decoded.eventTimeMillis == "1503349566168" && decoded.packageName == "com.some.thing")
         #expect(decoded.subscriptionNotification?.type == .purchased)
         #expect(decoded.subscriptionNotification?.subscriptionId == "monthly001")
         // Only the snake_case id: still found.
         let snake = #"{"message":{"data":"e30=","message_id":"7"},"subscription":"s"}"#
-        #expect(try JSONDecoder().decode(GooglePubSubPushEnvelope.self, from: Data(snake.utf8)).message.id == "7")
+        #expect(push.message.developerNotification?.kind == "subscription.purchased")
+        #expect(try JSONDecoder().decode(PubSubPushEnvelope.self, from: Data(snake.utf8)).message.id == "7")
     }
 
     @Test func playNotificationsEncodeAsGoogleWritesThem() throws {
         let voided = GoogleDeveloperNotification(
-            packageName: "com.some.thing", eventTimeMillis: 1_503_349_566_168,
+            packageName: "com.some.thing", eventTimeMillis: "1503349566168",
             voidedPurchaseNotification: .init(
                 purchaseToken: "T", orderId: "GPA.1", productType: GoogleVoidedProductType.oneTime.rawValue,
                 refundType: GoogleRefundType.quantityBasedPartialRefund.rawValue))
@@ -110,12 +111,12 @@ import Testing
         #expect(encoded["subscriptionNotification"] == nil)
         let numeric = #"{"packageName":"p","eventTimeMillis":12,"testNotification":{"version":"1.0"}}"#
         let test = try JSONDecoder().decode(GoogleDeveloperNotification.self, from: Data(numeric.utf8))
-        #expect(test.eventTimeMillis == 12 && test.testNotification?.version == "1.0")
+        #expect(test.eventTimeMillis == "12" && test.testNotification?.version == "1.0" && test.kind == "test")
         let oneTime =
-            #"{"oneTimeProductNotification":{"version":"1.0","notificationType":2,"purchaseToken":"t","sku":"s"}}"#
+            #"{"packageName":"p","oneTimeProductNotification":{"notificationType":2,"purchaseToken":"t","sku":"s"}}"#
         let canceled = try JSONDecoder().decode(GoogleDeveloperNotification.self, from: Data(oneTime.utf8))
-        #expect(canceled.oneTimeProductNotification?.type == .canceled)
-        let envelope = try GooglePubSubPushEnvelope(
+        #expect(canceled.oneTimeProductNotification?.type == .canceled && canceled.kind == "one_time.2")
+        let envelope = try PubSubPushEnvelope(
             notification: voided, messageId: "9", publishTime: "2021-02-26T19:13:55.749Z", subscription: "s")
         #expect(envelope.message.developerNotification == voided)
         let wire = try object(envelope)

@@ -163,7 +163,7 @@ import Testing
         }
     }
 
-    @Test("The same facts applied 64 times at once change the subscription once")
+    @Test("The same facts applied 32 times at once change the subscription once")
     func concurrentDuplicates() async throws {
         try await SubscriptionsHarness.run { harness in
             let bought = F.transaction()
@@ -171,7 +171,7 @@ import Testing
                 store: .appStore, originalTransactionID: bought.originalTransactionID,
                 observedAt: F.whole(Date()), willRenew: false)
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<64 {
+                for _ in 0..<32 {
                     group.addTask { _ = try await harness.apply([bought], renewals: [renewal]) }
                 }
                 try await group.waitForAll()

@@ -116,6 +116,11 @@ struct ReverseProxy: Sendable {
         let isGet = request.method == .get
         for field in request.headers {
             let name = field.name.canonicalName
+            // On a keyless route the caller's Authorization is its own proof (a store's token): it goes on.
+            if name == "authorization" && identity == nil {
+                headers.add(name: field.name.rawName, value: field.value)
+                continue
+            }
             if Self.droppedHeaders.contains(name) || name.hasPrefix(InternalHeader.prefix) { continue }
             // For GET the gateway answers If-None-Match itself, from the full response it may also cache.
             if isGet && name == "if-none-match" { continue }

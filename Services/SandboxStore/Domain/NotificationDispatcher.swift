@@ -123,7 +123,7 @@ actor NotificationDispatcher: Service {
             guard let url = googleURL else { return nil }
             nextMessageNumber += 1
             let messageId = String(nextMessageNumber)
-            let envelope = try GooglePubSubPushEnvelope(
+            let envelope = try PubSubPushEnvelope(
                 notification: google.notification, messageId: messageId,
                 publishTime: GoogleTime.rfc3339(milliseconds: now.appleMilliseconds),
                 subscription: "projects/shopkeeper-sandbox/subscriptions/play-rtdn-push")

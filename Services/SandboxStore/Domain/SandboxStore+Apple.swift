@@ -60,7 +60,7 @@ extension SandboxStore {
             record.appAppleId = draft.appAppleId ?? earlier.appAppleId
             record.transactionReason = "RENEWAL"
             record.appVersion = draft.appVersion ?? latest.appVersion
-            previousLength = latest.expiresDate.map { $0 - latest.purchaseDate }
+            previousLength = latest.periodLength ?? latest.expiresDate.map { $0 - latest.purchaseDate }
         }
         record.appVersion = record.appVersion ?? draft.appVersion ?? "1.0"
         if draft.type == .autoRenewable {
@@ -78,6 +78,7 @@ extension SandboxStore {
                 record.expiresDate = purchase + previousLength
             }
         }
+        if let expires = record.expiresDate { record.periodLength = expires - record.purchaseDate }
         appleIndex[record.transactionId] = state.appleTransactions.count
         state.appleTransactions.append(record)
         noteLatest(state.appleTransactions.count - 1)

@@ -83,7 +83,7 @@ extension SandboxStore {
             throw SandboxStoreError.notRenewable(id)
         }
         let latest = state.appleTransactions[index]
-        let length = (latest.expiresDate ?? latest.purchaseDate) - latest.purchaseDate
+        let length = latest.periodLength ?? ((latest.expiresDate ?? latest.purchaseDate) - latest.purchaseDate)
         return (
             index,
             state.appleSchedules?[latest.originalTransactionId] ?? AppleRenewalSchedule(periodMilliseconds: length)

@@ -63,8 +63,8 @@ struct GoogleEvent: Sendable {
     {
         GoogleEvent(
             notification: GoogleDeveloperNotification(
-                packageName: record.packageName, eventTimeMillis: date.appleMilliseconds,
-                subscriptionNotification: .init(
+                packageName: record.packageName, eventTimeMillis: String(date.appleMilliseconds),
+                subscriptionNotification: GoogleDeveloperNotification.SubscriptionNotification(
                     notificationType: type.rawValue, purchaseToken: record.purchaseToken,
                     subscriptionId: record.productId)),
             name: "SUBSCRIPTION_" + type.name, purchaseToken: record.purchaseToken)
@@ -76,8 +76,8 @@ struct GoogleEvent: Sendable {
     {
         GoogleEvent(
             notification: GoogleDeveloperNotification(
-                packageName: record.packageName, eventTimeMillis: date.appleMilliseconds,
-                oneTimeProductNotification: .init(
+                packageName: record.packageName, eventTimeMillis: String(date.appleMilliseconds),
+                oneTimeProductNotification: GoogleDeveloperNotification.OneTimeProductNotification(
                     notificationType: type.rawValue, purchaseToken: record.purchaseToken, sku: record.productId)),
             name: type == .purchased ? "ONE_TIME_PRODUCT_PURCHASED" : "ONE_TIME_PRODUCT_CANCELED",
             purchaseToken: record.purchaseToken)
@@ -87,8 +87,8 @@ struct GoogleEvent: Sendable {
     static func voided(_ record: GooglePurchaseRecord, at date: Date) -> GoogleEvent {
         GoogleEvent(
             notification: GoogleDeveloperNotification(
-                packageName: record.packageName, eventTimeMillis: date.appleMilliseconds,
-                voidedPurchaseNotification: .init(
+                packageName: record.packageName, eventTimeMillis: String(date.appleMilliseconds),
+                voidedPurchaseNotification: GoogleDeveloperNotification.VoidedPurchaseNotification(
                     purchaseToken: record.purchaseToken, orderId: record.orderId,
                     productType: (record.kind == .subscription
                         ? GoogleVoidedProductType.subscription : .oneTime).rawValue,
@@ -100,7 +100,7 @@ struct GoogleEvent: Sendable {
     static func test(packageName: String, at date: Date) -> GoogleEvent {
         GoogleEvent(
             notification: GoogleDeveloperNotification(
-                packageName: packageName, eventTimeMillis: date.appleMilliseconds, testNotification: .init()),
+                packageName: packageName, eventTimeMillis: String(date.appleMilliseconds), testNotification: .init()),
             name: "TEST", purchaseToken: nil)
     }
 }

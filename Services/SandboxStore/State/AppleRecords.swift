@@ -13,6 +13,8 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
     var purchaseDate: Int64
     var originalPurchaseDate: Int64
     var expiresDate: Int64?
+    /// Milliseconds a period of this subscription lasts, as sold (an `advance` may end the current one early).
+    var periodLength: Int64?
     var quantity: Int
     var type: AppleProductType
     var appAccountToken: String?

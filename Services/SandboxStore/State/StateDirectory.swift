@@ -68,6 +68,14 @@ struct StateDirectory: Sendable {
         return key
     }
 
+    /// Writes the keys push tokens are signed with to `google-push-jwks.json`, for a local verifier to trust
+    /// (`SHOPKEEPER_GOOGLE_PUSH_JWKS`), as `root.pem` is for App Store signatures.
+    func writeGooglePushKeySet(_ keySet: GoogleJSONWebKeySet) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try write(try encoder.encode(keySet), to: url.appendingPathComponent("google-push-jwks.json"))
+    }
+
     /// The saved state, or `nil` when none was saved yet.
     func loadState() throws -> SandboxSnapshot? {
         guard FileManager.default.fileExists(atPath: stateURL.path) else { return nil }

@@ -11,12 +11,18 @@ struct GoogleCredentialsInput: Codable, Sendable {
     var packageName: String
     var serviceAccount: GoogleServiceAccountKey
     var environments: [StoreEnvironment]?
+    /// A secret for the Pub/Sub push URL (`/v1/notifications/google?token=...`), 24-256 URL-safe characters.
+    var pushToken: String?
 
     enum CodingKeys: String, CodingKey {
         case environments
         case packageName = "package_name"
         case serviceAccount = "service_account"
+        case pushToken = "push_token"
     }
+
+    /// The bytes a push token may hold.
+    static let urlSafe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.".utf8)
 
     func credentials(requiredTokenURI: String?) throws(RequestError) -> GoogleCredentials {
         var problems: [FieldProblem] = []
@@ -43,9 +49,16 @@ struct GoogleCredentialsInput: Codable, Sendable {
         if let environments, environments.isEmpty {
             problems.append(FieldProblem(pointer: "/environments", detail: "must name at least one environment"))
         }
+        if let pushToken,
+            !(24...256).contains(pushToken.utf8.count)
+                || !pushToken.utf8.allSatisfy({ Self.urlSafe.contains($0) })
+        {
+            problems.append(
+                FieldProblem(pointer: "/push_token", detail: "must be 24 to 256 characters of A-Z a-z 0-9 - _ ."))
+        }
         guard problems.isEmpty else { throw .validationFailed(problems) }
         return GoogleCredentials(
             packageName: packageName, serviceAccount: serviceAccount,
-            environments: environments ?? [.production, .sandbox])
+            environments: environments ?? [.production, .sandbox], pushToken: pushToken)
     }
 }

@@ -1,14 +1,19 @@
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperStores
 
 /// `POST /v1/notifications/apple`: App Store Server Notifications V2, forwarded by the gateway without an API key
 /// (the store's signature is the proof). Answered once the notification is verified and recorded; processed in
 /// the background. A retry of a recorded notification is answered 200 again and changes nothing. A database
 /// failure answers 5xx, so the store sends it again.
 ///
-/// `?app=<app id>` picks the app when several apps have credentials for the same bundle id.
+/// `POST /v1/notifications/google`: Google Play real-time developer notifications, as Cloud Pub/Sub pushes them,
+/// authenticated by Google's OIDC token (`Authorization: Bearer`, when configured) or the app's `?token=`.
+///
+/// `?app=<app id>` picks the app when several apps have credentials for the same bundle id or package.
 struct NotificationController {
     let apple: AppleNotifications
+    let google: GoogleNotifications
     /// Apple's notifications are a few kilobytes.
     static let maximumBodyBytes = 64 * 1024
 
@@ -28,6 +33,27 @@ struct NotificationController {
             return try JSONBody.response(
                 NotificationReceipt(notificationID: notification.id, appID: notification.appID, duplicate: duplicate))
         }
+        router.post("/v1/notifications/google") { request, context in
+            let envelope = try await JSONBody.decode(
+                PubSubPushEnvelope.self, from: request, limit: Self.maximumBodyBytes)
+            let query = request.uri.queryParameters
+            let (notification, duplicate) = try await google.receive(
+                envelope, bearer: Self.bearer(request.headers[.authorization]), token: query["token"].map(String.init),
+                requestedApp: query["app"].map(String.init))
+            context.logger.info(
+                "store notification received",
+                metadata: [
+                    "app_id": "\(notification.appID)", "type": "\(notification.type)", "duplicate": "\(duplicate)",
+                ])
+            return try JSONBody.response(
+                NotificationReceipt(notificationID: notification.id, appID: notification.appID, duplicate: duplicate))
+        }
+    }
+
+    /// The token of an `Authorization: Bearer` header.
+    static func bearer(_ header: String?) -> String? {
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 }
 

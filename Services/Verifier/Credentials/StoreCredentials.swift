@@ -86,17 +86,21 @@ struct GoogleCredentials: Codable, Sendable, Equatable {
     var serviceAccount: GoogleServiceAccountKey
     /// `sandbox` accepts test purchases (license testers); `production` real ones.
     var environments: [StoreEnvironment]
+    /// The secret `?token=` of the app's Pub/Sub push URL, when the app authenticates pushes that way (instead of
+    /// Google's OIDC token).
+    var pushToken: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case environments
         case packageName = "package_name"
         case serviceAccount = "service_account"
+        case pushToken = "push_token"
     }
 
     var view: GoogleCredentialsView {
         GoogleCredentialsView(
             packageName: packageName, serviceAccountEmail: serviceAccount.clientEmail,
-            tokenURI: serviceAccount.tokenUri, environments: environments)
+            tokenURI: serviceAccount.tokenUri, environments: environments, pushTokenSet: pushToken != nil)
     }
 }
 
@@ -106,11 +110,13 @@ struct GoogleCredentialsView: Codable, Sendable, Equatable {
     var serviceAccountEmail: String
     var tokenURI: String
     var environments: [StoreEnvironment]
+    var pushTokenSet: Bool
 
     enum CodingKeys: String, CodingKey {
         case environments
         case packageName = "package_name"
         case serviceAccountEmail = "service_account_email"
         case tokenURI = "token_uri"
+        case pushTokenSet = "push_token_set"
     }
 }

@@ -11,22 +11,31 @@ import ShopkeeperModels
 struct NotificationWorker: Service {
     let inbox: any NotificationInbox
     let apple: AppleNotifications
+    let google: GoogleNotifications
     let transactions: any TransactionRepository
     let projections: FactProjections
     /// How often an idle worker looks, and the first backoff of a failed attempt.
     let interval: Duration
     let startup: StartupGate
     let logger: Logger
-    var batchSize = 200
+    var batchSize = 100
     /// How long a claimed batch is this worker's before another may take it.
     var lease: Duration = .seconds(60)
+    /// Batches processed at once: each waits on the database and two services most of the time.
+    var concurrency = 4
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await startup.wait()
-            while !Task.isCancelled {
-                if await runOnce() < batchSize {
-                    try? await Task.sleep(for: interval)
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask {
+                        while !Task.isCancelled {
+                            if await runOnce() < batchSize {
+                                try? await Task.sleep(for: interval)
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -88,6 +97,7 @@ struct NotificationWorker: Service {
     private func facts(of notification: ReceivedNotification) async throws -> NotificationFacts {
         switch notification.store {
         case StorePlatform.appStore.rawValue: try await apple.facts(of: notification)
+        case StorePlatform.playStore.rawValue: try await google.facts(of: notification)
         default: NotificationFacts()
         }
     }

@@ -1,27 +1,97 @@
 import Foundation
 
-/// A Google Play real-time developer notification (RTDN, Google's `DeveloperNotification`): the JSON Play publishes
-/// to the app's Cloud Pub/Sub topic, base64 in ``GooglePubSubPushEnvelope/Message/data``. It carries exactly one of
-/// `subscriptionNotification`, `oneTimeProductNotification`, `voidedPurchaseNotification` and `testNotification`.
-/// A notification is only a signal: the purchase's state is read from the Play Developer API.
+/// What Cloud Pub/Sub POSTs to a push subscription's endpoint: one message (for Play, a
+/// ``GoogleDeveloperNotification`` as base64 JSON in `data`) and the subscription it came through. Pub/Sub writes the
+/// message id and publish time twice, in camelCase and snake_case.
+public struct PubSubPushEnvelope: Codable, Sendable, Equatable {
+    public var message: Message
+    /// `projects/{project}/subscriptions/{subscription}`.
+    public var subscription: String?
+    /// How often Pub/Sub tried to deliver this message; only set when the subscription has a dead-letter policy.
+    public var deliveryAttempt: Int?
+
+    public init(message: Message, subscription: String? = nil, deliveryAttempt: Int? = nil) {
+        self.message = message
+        self.subscription = subscription
+        self.deliveryAttempt = deliveryAttempt
+    }
+
+    /// The envelope of one Play notification, as Pub/Sub pushes it.
+    public init(
+        notification: GoogleDeveloperNotification, messageId: String, publishTime: String, subscription: String
+    ) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        self.init(
+            message: Message(
+                data: try encoder.encode(notification).base64EncodedString(), messageId: messageId,
+                publishTime: publishTime),
+            subscription: subscription)
+    }
+
+    /// Google's `PubsubMessage` as pushed.
+    public struct Message: Codable, Sendable, Equatable {
+        /// Standard base64 of the payload (for Play, a ``GoogleDeveloperNotification`` as JSON).
+        public var data: String?
+        /// Unique within the topic; Pub/Sub delivers at least once and redelivers a message with the same id.
+        public var messageId: String?
+        /// The same id under its snake_case name, which Pub/Sub sends too.
+        public var message_id: String?
+        /// RFC 3339 time at which Pub/Sub received the publish.
+        public var publishTime: String?
+        /// The same time under its snake_case name.
+        public var publish_time: String?
+        /// Set by the publisher; Play sends none.
+        public var attributes: [String: String]?
+        public var orderingKey: String?
+
+        public init(
+            data: String?, messageId: String?, publishTime: String? = nil, attributes: [String: String]? = nil,
+            orderingKey: String? = nil
+        ) {
+            self.data = data
+            self.messageId = messageId
+            self.message_id = messageId
+            self.publishTime = publishTime
+            self.publish_time = publishTime
+            self.attributes = attributes
+            self.orderingKey = orderingKey
+        }
+
+        /// The message id, under either name.
+        public var id: String? { messageId ?? message_id }
+
+        /// The decoded bytes of `data`; `nil` when absent or not base64.
+        public var decodedData: Data? { data.flatMap { Data(base64Encoded: $0) } }
+
+        /// `data` decoded as a Play developer notification; `nil` when it is not one.
+        public var developerNotification: GoogleDeveloperNotification? {
+            decodedData.flatMap { try? JSONDecoder().decode(GoogleDeveloperNotification.self, from: $0) }
+        }
+    }
+}
+
+/// A Google Play real-time developer notification (RTDN, Google's `DeveloperNotification`): only a signal that
+/// something changed; the state is fetched from the Play Developer API. Exactly one of `subscriptionNotification`,
+/// `oneTimeProductNotification`, `voidedPurchaseNotification` and `testNotification` is set.
 public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
     /// The notification format's version, `1.0`.
     public var version: String?
     /// The app, e.g. `com.some.thing`.
-    public var packageName: String?
-    /// UNIX milliseconds of the event. Google's messages carry it as a JSON string (`"1503349566168"`), as it writes
-    /// every 64-bit number; a JSON number decodes too.
-    public var eventTimeMillis: Int64?
-    public var subscriptionNotification: Subscription?
-    public var oneTimeProductNotification: OneTimeProduct?
-    public var voidedPurchaseNotification: VoidedPurchase?
+    public var packageName: String
+    /// UNIX milliseconds of the event, as a string, as Google writes it (`"1503349566168"`); a JSON number decodes too.
+    public var eventTimeMillis: String?
+    public var subscriptionNotification: SubscriptionNotification?
+    public var oneTimeProductNotification: OneTimeProductNotification?
+    public var voidedPurchaseNotification: VoidedPurchaseNotification?
     /// Sent by the Play Console's "Send test notification".
-    public var testNotification: Test?
+    public var testNotification: TestNotification?
 
     public init(
-        version: String? = "1.0", packageName: String?, eventTimeMillis: Int64?,
-        subscriptionNotification: Subscription? = nil, oneTimeProductNotification: OneTimeProduct? = nil,
-        voidedPurchaseNotification: VoidedPurchase? = nil, testNotification: Test? = nil
+        version: String? = "1.0", packageName: String, eventTimeMillis: String?,
+        subscriptionNotification: SubscriptionNotification? = nil,
+        oneTimeProductNotification: OneTimeProductNotification? = nil,
+        voidedPurchaseNotification: VoidedPurchaseNotification? = nil, testNotification: TestNotification? = nil
     ) {
         self.version = version
         self.packageName = packageName
@@ -40,38 +110,26 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(String.self, forKey: .version)
-        packageName = try container.decodeIfPresent(String.self, forKey: .packageName)
+        packageName = try container.decode(String.self, forKey: .packageName)
         if let number = try? container.decodeIfPresent(Int64.self, forKey: .eventTimeMillis) {
-            eventTimeMillis = number
+            eventTimeMillis = String(number)
         } else {
-            eventTimeMillis = try container.decodeIfPresent(String.self, forKey: .eventTimeMillis).flatMap {
-                Int64($0)
-            }
+            eventTimeMillis = try container.decodeIfPresent(String.self, forKey: .eventTimeMillis)
         }
-        subscriptionNotification = try container.decodeIfPresent(Subscription.self, forKey: .subscriptionNotification)
+        subscriptionNotification = try container.decodeIfPresent(
+            SubscriptionNotification.self, forKey: .subscriptionNotification)
         oneTimeProductNotification = try container.decodeIfPresent(
-            OneTimeProduct.self, forKey: .oneTimeProductNotification)
+            OneTimeProductNotification.self, forKey: .oneTimeProductNotification)
         voidedPurchaseNotification = try container.decodeIfPresent(
-            VoidedPurchase.self, forKey: .voidedPurchaseNotification)
-        testNotification = try container.decodeIfPresent(Test.self, forKey: .testNotification)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(version, forKey: .version)
-        try container.encodeIfPresent(packageName, forKey: .packageName)
-        try container.encodeIfPresent(eventTimeMillis.map { String($0) }, forKey: .eventTimeMillis)
-        try container.encodeIfPresent(subscriptionNotification, forKey: .subscriptionNotification)
-        try container.encodeIfPresent(oneTimeProductNotification, forKey: .oneTimeProductNotification)
-        try container.encodeIfPresent(voidedPurchaseNotification, forKey: .voidedPurchaseNotification)
-        try container.encodeIfPresent(testNotification, forKey: .testNotification)
+            VoidedPurchaseNotification.self, forKey: .voidedPurchaseNotification)
+        testNotification = try container.decodeIfPresent(TestNotification.self, forKey: .testNotification)
     }
 
     /// Google's `SubscriptionNotification`.
-    public struct Subscription: Codable, Sendable, Equatable {
+    public struct SubscriptionNotification: Codable, Sendable, Equatable {
         /// `1.0`.
         public var version: String?
-        /// One of ``GoogleSubscriptionNotificationType``'s raw values.
+        /// ``GoogleSubscriptionNotificationType``'s raw value.
         public var notificationType: Int
         /// The subscription's purchase token (read its state with `purchases.subscriptionsv2.get`).
         public var purchaseToken: String
@@ -92,16 +150,16 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
     }
 
     /// Google's `OneTimeProductNotification`.
-    public struct OneTimeProduct: Codable, Sendable, Equatable {
+    public struct OneTimeProductNotification: Codable, Sendable, Equatable {
         /// `1.0`.
         public var version: String?
-        /// One of ``GoogleOneTimeProductNotificationType``'s raw values.
+        /// ``GoogleOneTimeProductNotificationType``'s raw value: 1 purchased, 2 canceled.
         public var notificationType: Int
         public var purchaseToken: String
         /// The one-time product's id.
-        public var sku: String?
+        public var sku: String
 
-        public init(version: String? = "1.0", notificationType: Int, purchaseToken: String, sku: String?) {
+        public init(version: String? = "1.0", notificationType: Int, purchaseToken: String, sku: String) {
             self.version = version
             self.notificationType = notificationType
             self.purchaseToken = purchaseToken
@@ -115,13 +173,13 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
     }
 
     /// Google's `VoidedPurchaseNotification`: a purchase was refunded, charged back or revoked.
-    public struct VoidedPurchase: Codable, Sendable, Equatable {
+    public struct VoidedPurchaseNotification: Codable, Sendable, Equatable {
         public var purchaseToken: String
-        /// The order that was voided (for a subscription, the renewal order that was refunded).
+        /// The order that was voided (for a subscription, the order that was refunded).
         public var orderId: String?
-        /// 1: subscription, 2: one-time product (``GoogleVoidedProductType``).
+        /// 1 subscription, 2 one-time product (``GoogleVoidedProductType``).
         public var productType: Int?
-        /// 1: full refund, 2: quantity-based partial refund (``GoogleRefundType``).
+        /// 1 full refund, 2 quantity-based partial refund (``GoogleRefundType``).
         public var refundType: Int?
 
         public init(purchaseToken: String, orderId: String?, productType: Int?, refundType: Int?) {
@@ -133,7 +191,7 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
     }
 
     /// Google's `TestNotification`: no purchase, just a check that the topic is wired up.
-    public struct Test: Codable, Sendable, Equatable {
+    public struct TestNotification: Codable, Sendable, Equatable {
         /// `1.0`.
         public var version: String?
 
@@ -141,9 +199,21 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
             self.version = version
         }
     }
+
+    /// A short name of the kind of notification: `subscription.<type>`, `one_time.<type>`, `voided`, `test`.
+    public var kind: String {
+        if let subscription = subscriptionNotification {
+            return "subscription."
+                + (GoogleSubscriptionNotificationType(rawValue: subscription.notificationType).map { "\($0)" }
+                    ?? String(subscription.notificationType))
+        }
+        if let oneTime = oneTimeProductNotification { return "one_time.\(oneTime.notificationType)" }
+        if voidedPurchaseNotification != nil { return "voided" }
+        return "test"
+    }
 }
 
-/// `SubscriptionNotification.notificationType`.
+/// `SubscriptionNotification.notificationType`: Play's subscription notification types.
 public enum GoogleSubscriptionNotificationType: Int, Codable, Sendable, CaseIterable {
     /// Recovered from account hold, or resumed from a pause.
     case recovered = 1
@@ -157,7 +227,7 @@ public enum GoogleSubscriptionNotificationType: Int, Codable, Sendable, CaseIter
     case onHold = 5
     /// Entered the grace period (access continues).
     case inGracePeriod = 6
-    /// The customer restored a cancelled but unexpired subscription (Play > Account > Subscriptions).
+    /// The customer restored a cancelled but unexpired subscription.
     case restarted = 7
     /// Deprecated: a price change was confirmed.
     case priceChangeConfirmed = 8
