@@ -254,4 +254,39 @@ import Testing
             #expect(test["type"] as? String == "TEST" && test["notification_uuid"] != nil)
         }
     }
+
+    /// Apple's own corrections: a renewal date extended, a refund reversed, each said and in force.
+    @Test func aRenewalExtensionAndARefundReversal() async throws {
+        try await NotificationWorld.run { world in
+            let bought = try await world.sandbox.buyApple(Self.monthly)
+            let path = "/sandbox/apple/subscriptions/\(bought.transactionId)"
+            let before = try #require(try await world.control(.get, path)["expires_date"] as? String)
+            let extended = try await world.control(.post, path + "/extend", json: ["days": 10])
+            #expect(extended["result"] as? String == "renewal_extended")
+            let after = try #require((extended["subscription"] as? [String: Any])?["expires_date"] as? String)
+            let gained = try Date(after, strategy: .iso8601).timeIntervalSince(try Date(before, strategy: .iso8601))
+            #expect(abs(gained - 10 * 86_400) < 1)
+            try await world.control(.post, path + "/extend", json: ["days": 91], status: .unprocessableContent)
+            try await world.control(.post, "/sandbox/apple/transactions/\(bought.transactionId)/refund")
+            try await world.control(.post, path + "/advance", status: .conflict)
+            let reversed = try await world.control(
+                .post, "/sandbox/apple/transactions/\(bought.transactionId)/reverse-refund")
+            #expect(reversed["result"] as? String == "refund_reversed")
+            try await world.control(
+                .post, "/sandbox/apple/transactions/\(bought.transactionId)/reverse-refund", status: .conflict)
+            let consumable = try await world.sandbox.buyApple()
+            try await world.control(.post, "/sandbox/apple/transactions/\(consumable.transactionId)/refund")
+            try await world.control(.post, "/sandbox/apple/transactions/\(consumable.transactionId)/reverse-refund")
+            // In force again: the clock moves the subscription on.
+            try await world.control(.post, path + "/advance")
+            #expect(
+                try await world.appleKinds(count: 8) == [
+                    "SUBSCRIBED/INITIAL_BUY", "RENEWAL_EXTENDED", "REFUND", "REFUND_REVERSED", "ONE_TIME_CHARGE",
+                    "REFUND", "REFUND_REVERSED", "DID_RENEW",
+                ])
+            let payloads = try await world.apple(count: 8)
+            let (restored, _) = try await world.contents(payloads[3])
+            #expect(restored?.revocationDate == nil && payloads[3].data?.status == 1)
+        }
+    }
 }
