@@ -144,6 +144,30 @@ import _CryptoExtras
         }
     }
 
+    @Test func anUpgradeIsANewPurchaseTokenLinkedToTheOldOne() async throws {
+        try await NotificationWorld.run { world in
+            let bearer = try await world.sandbox.googleAccessToken()
+            let bought = try await world.sandbox.buyGoogle(Self.subscription)
+            let changed = try await world.control(
+                .post, "/sandbox/google/purchases/\(bought.purchaseToken)/change-product",
+                json: ["product_id": "garden.yearly"])
+            let new = try #require((changed["subscription"] as? [String: Any])?["purchase_token"] as? String)
+            #expect(new != bought.purchaseToken)
+            let upgraded = try await subscriptionV2(world, new, bearer: bearer)
+            #expect(upgraded.linkedPurchaseToken == bought.purchaseToken)
+            #expect(upgraded.subscriptionState == "SUBSCRIPTION_STATE_ACTIVE")
+            #expect(upgraded.lineItems?.first?.productId == "garden.yearly")
+            let replaced = try await subscriptionV2(world, bought.purchaseToken, bearer: bearer)
+            #expect(replaced.subscriptionState == "SUBSCRIPTION_STATE_EXPIRED")
+            try await world.control(
+                .post, "/sandbox/google/purchases/\(bought.purchaseToken)/change-product",
+                json: ["product_id": "garden.weekly"], status: .conflict)
+            let pushes = try await notifications(world, count: 2).map(\.1)
+            #expect(pushes.map { $0.subscriptionNotification?.type } == [.purchased, .purchased])
+            #expect(pushes.map { $0.subscriptionNotification?.purchaseToken } == [bought.purchaseToken, new])
+        }
+    }
+
     @Test func thePublishedKeysAreStableAcrossRestarts() async throws {
         let directory = SandboxHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

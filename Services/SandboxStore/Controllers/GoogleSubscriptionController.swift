@@ -12,6 +12,8 @@ import ShopkeeperStores
 ///   period or account hold).
 /// - `POST purchases/{token}/auto-renew` `{"enabled": false}`: the customer cancels (`SUBSCRIPTION_CANCELED`);
 ///   `true` restores it before expiry (`SUBSCRIPTION_RESTARTED`).
+/// - `POST purchases/{token}/change-product` `{"product_id": ..., "base_plan_id": ...}`: an upgrade or downgrade, as
+///   a new purchase token linked to this one (the answer's `subscription` is the new one).
 /// - `GET`/`PUT apps/{packageName}` `{"grace_period": "P7D" | null, "account_hold": "P30D"}`.
 struct GoogleSubscriptionController {
     let store: SandboxStore
@@ -40,6 +42,16 @@ struct GoogleSubscriptionController {
             let body = try await JSONBody.decode(AutoRenewRequest.self, from: request, limit: maxBodyBytes)
             let token = context.parameters.get("token") ?? ""
             return try await act { try await store.setGoogleAutoRenew(token: token, enabled: body.enabled) }
+        }
+        routes.post("purchases/{token}/change-product") { request, context in
+            let body = try await JSONBody.decode(GoogleChangeProductRequest.self, from: request, limit: maxBodyBytes)
+            guard CreateAppleTransactionRequest.isIdentifier(body.productId) else {
+                throw RequestError.invalid("/product_id", "must be a product id")
+            }
+            let token = context.parameters.get("token") ?? ""
+            return try await act {
+                try await store.changeGoogleProduct(token: token, to: body.productId, basePlanId: body.basePlanId)
+            }
         }
         routes.get("apps/{packageName}") { _, context in
             try JSONBody.response(await store.appSettings(google: context.parameters.get("packageName") ?? ""))
@@ -80,6 +92,7 @@ struct GoogleSubscriptionClockState: Codable, Sendable {
     var holdUntil: Date?
     var latestOrderId: String
     var ended: Bool
+    var linkedPurchaseToken: String?
 
     init(_ record: GooglePurchaseRecord) {
         purchaseToken = record.purchaseToken
@@ -92,6 +105,7 @@ struct GoogleSubscriptionClockState: Codable, Sendable {
         holdUntil = record.holdUntil.map(Date.init(appleMilliseconds:))
         latestOrderId = record.orderId
         ended = record.ended == true || record.voided
+        linkedPurchaseToken = record.linkedPurchaseToken
     }
 
     enum CodingKeys: String, CodingKey {
@@ -105,6 +119,7 @@ struct GoogleSubscriptionClockState: Codable, Sendable {
         case graceUntil = "grace_until"
         case holdUntil = "hold_until"
         case latestOrderId = "latest_order_id"
+        case linkedPurchaseToken = "linked_purchase_token"
     }
 }
 
@@ -112,6 +127,17 @@ struct GoogleSubscriptionClockState: Codable, Sendable {
 struct GoogleClockActionResult: Codable, Sendable {
     var subscription: GoogleSubscriptionClockState
     var notifications: [SentNotification]
+}
+
+/// `POST /sandbox/google/purchases/{token}/change-product`.
+struct GoogleChangeProductRequest: Codable, Sendable {
+    var productId: String
+    var basePlanId: String?
+
+    enum CodingKeys: String, CodingKey {
+        case productId = "product_id"
+        case basePlanId = "base_plan_id"
+    }
 }
 
 /// `POST .../auto-renew`.

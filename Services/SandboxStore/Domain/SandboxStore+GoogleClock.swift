@@ -86,6 +86,39 @@ extension SandboxStore {
         return try stepGoogle(token, at: now)
     }
 
+    /// The customer switches to another subscription product (an upgrade or downgrade, charged at once): a new
+    /// purchase token whose `linkedPurchaseToken` is the old one (`SUBSCRIPTION_PURCHASED`), and the old subscription
+    /// ends now, replaced (`SUBSCRIPTION_EXPIRED` in `subscriptionsv2`, no notification of its own).
+    func changeGoogleProduct(token: String, to productId: String, basePlanId: String?, at now: Date = Date()) throws
+        -> (GooglePurchaseRecord, [GoogleEvent])
+    {
+        let old = try clockSubscription(token)
+        guard old.ended != true, !old.voided, old.state == .purchased,
+            old.subscriptionState(at: now) != .expired
+        else { throw SandboxStoreError.invalidSubscriptionState("Only a subscription in service can change its plan.") }
+        let milliseconds = now.appleMilliseconds
+        let period = old.periodMilliseconds ?? max(1000, (old.expiryTime ?? old.purchaseTime) - old.purchaseTime)
+        _ = try updatePurchase(token) {
+            $0.ended = true
+            $0.autoRenewing = false
+            $0.graceUntil = nil
+            $0.holdUntil = nil
+            $0.expiryTime = min($0.expiryTime ?? milliseconds, milliseconds)
+        }
+        var record = try addGooglePurchase(
+            GooglePurchaseDraft(
+                packageName: old.packageName, productId: productId, kind: .subscription, quantity: 1, pending: false,
+                obfuscatedAccountId: old.obfuscatedAccountId, test: old.test, purchaseTime: now,
+                expiryTime: Date(appleMilliseconds: milliseconds + period), basePlanId: basePlanId ?? old.basePlanId,
+                regionCode: old.regionCode))
+        record = try updatePurchase(record.purchaseToken) {
+            $0.linkedPurchaseToken = token
+            $0.periodMilliseconds = period
+            $0.billingFails = old.billingFails
+        }
+        return (record, [.subscription(.purchased, record, at: now)])
+    }
+
     /// Subscriptions whose period, grace period or account hold may have ended by `now`.
     func googleSubscriptionsDue(at now: Date) -> [String] {
         let milliseconds = now.appleMilliseconds

@@ -39,6 +39,8 @@ struct GooglePurchaseRecord: Codable, Sendable, Equatable {
     var ended: Bool?
     /// Renewals so far: renewal orders are `<order id>..0`, `..1`, ...
     var renewals: Int?
+    /// The subscription this one replaced (an upgrade or downgrade): `linkedPurchaseToken`.
+    var linkedPurchaseToken: String?
 
     /// The first order's id (renewal orders add `..N`).
     var initialOrderId: String {
@@ -73,6 +75,7 @@ struct GooglePurchaseRecord: Codable, Sendable, Equatable {
         return GoogleSubscriptionPurchaseV2(
             regionCode: regionCode, startTime: GoogleTime.rfc3339(milliseconds: purchaseTime),
             subscriptionState: subscriptionState(at: now).rawValue, latestOrderId: orderId,
+            linkedPurchaseToken: linkedPurchaseToken,
             acknowledgementState: (acknowledged ? GoogleAcknowledgementState.acknowledged : .pending).rawValue,
             lineItems: [
                 GoogleSubscriptionLineItem(
