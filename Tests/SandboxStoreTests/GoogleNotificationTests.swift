@@ -128,7 +128,20 @@ import _CryptoExtras
             try await world.control(
                 .post, "/sandbox/notifications/google", json: ["type": "test", "package_name": "com.example.garden"],
                 status: .created)
-            let pushes = try await notifications(world, count: 7).map(\.1)
+            let unpaid = try await world.sandbox.buyGoogle(["pending": true])
+            let unpaidPlan = try await world.sandbox.buyGoogle(Self.subscription.merging(["pending": true]) { $1 })
+            for token in [unpaid.purchaseToken, unpaidPlan.purchaseToken] {
+                let canceled = try await world.control(.post, "/sandbox/google/purchases/\(token)/cancel")
+                #expect(canceled["purchase_state"] as? Int == 1)
+                try await world.control(.post, "/sandbox/google/purchases/\(token)/cancel", status: .conflict)
+            }
+            let bearer = try await world.sandbox.googleAccessToken()
+            #expect(
+                try await subscriptionV2(world, unpaidPlan.purchaseToken, bearer: bearer).subscriptionState
+                    == "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED")
+            let pushes = try await notifications(world, count: 9).map(\.1)
+            #expect(pushes[7].oneTimeProductNotification?.type == .canceled)
+            #expect(pushes[8].subscriptionNotification?.type == .pendingPurchaseCanceled)
             #expect(pushes[0].oneTimeProductNotification?.type == .purchased)
             #expect(pushes[0].oneTimeProductNotification?.sku == "fertilizer")
             #expect(pushes[1].subscriptionNotification?.type == .purchased)

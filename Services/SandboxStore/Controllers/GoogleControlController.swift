@@ -5,7 +5,7 @@ import ShopkeeperHTTP
 import ShopkeeperStores
 import _CryptoExtras
 
-/// `/sandbox/google`: issue service accounts, make Play purchases, complete pending ones, refund them.
+/// `/sandbox/google`: issue service accounts, make Play purchases, complete or cancel pending ones, refund them.
 struct GoogleControlController {
     let store: SandboxStore
     /// The public base URL (`SHOPKEEPER_SANDBOX_PUBLIC_URL`); the request's `Host` when unset.
@@ -22,6 +22,12 @@ struct GoogleControlController {
             let (record, events) = try await ErrorMapping.control {
                 try await store.completeGoogleNotifying(token: token)
             }
+            await dispatcher.send(events.map(StoreEvent.google))
+            return try JSONBody.response(GooglePurchaseCreated(record))
+        }
+        routes.post("purchases/{token}/cancel") { _, context in
+            let token = context.parameters.get("token") ?? ""
+            let (record, events) = try await ErrorMapping.control { try await store.cancelPendingGoogle(token: token) }
             await dispatcher.send(events.map(StoreEvent.google))
             return try JSONBody.response(GooglePurchaseCreated(record))
         }

@@ -22,6 +22,21 @@ extension SandboxStore {
         return (record, [Self.purchasedEvent(record, at: now)])
     }
 
+    /// A pending purchase is cancelled before it was paid (`ONE_TIME_PRODUCT_CANCELED`, or
+    /// `SUBSCRIPTION_PENDING_PURCHASE_CANCELED`).
+    func cancelPendingGoogle(token: String, at now: Date = Date()) throws -> (GooglePurchaseRecord, [GoogleEvent]) {
+        let record = try updatePurchase(token) { record in
+            guard record.state == .pending else { throw SandboxStoreError.invalidPurchaseState("not pending") }
+            record.state = .canceled
+            record.autoRenewing = false
+            record.ended = true
+        }
+        let event: GoogleEvent =
+            record.kind == .subscription
+            ? .subscription(.pendingPurchaseCanceled, record, at: now) : .oneTime(.canceled, record, at: now)
+        return (record, [event])
+    }
+
     static func purchasedEvent(_ record: GooglePurchaseRecord, at now: Date) -> GoogleEvent {
         record.kind == .subscription
             ? .subscription(.purchased, record, at: now) : .oneTime(.purchased, record, at: now)

@@ -63,6 +63,7 @@ struct GooglePurchaseRecord: Codable, Sendable, Equatable {
         let milliseconds = now.appleMilliseconds
         if state == .pending { return .pending }
         if voided { return .expired }
+        if state == .canceled { return .pendingPurchaseCanceled }
         if let graceUntil, graceUntil > milliseconds { return .inGracePeriod }
         if let holdUntil, holdUntil > milliseconds { return .onHold }
         if let expiryTime, expiryTime <= milliseconds { return .expired }
