@@ -28,6 +28,10 @@ extension SandboxStore {
             if previous.productId != record.productId && !ended {
                 kind = (.didChangeRenewalPref, .upgrade)
                 state.appleTransactions[index].isUpgraded = true
+                // The period upgraded out of ends where the new one begins.
+                if let expires = previous.expiresDate, expires > record.purchaseDate {
+                    state.appleTransactions[index].expiresDate = record.purchaseDate
+                }
             } else if previous.isInBillingRetryPeriod == true && !ended {
                 kind = (.didRenew, .billingRecovery)
             } else if ended {
@@ -41,6 +45,7 @@ extension SandboxStore {
         if let expires = record.expiresDate, expires > now.appleMilliseconds {
             var schedule =
                 state.appleSchedules?[chain] ?? AppleRenewalSchedule(periodMilliseconds: expires - record.purchaseDate)
+            schedule.periodMilliseconds = max(1000, expires - record.purchaseDate)
             schedule.ended = false
             schedule.billingRetryEndsAt = nil
             schedule.graceExpiredAnnounced = false
