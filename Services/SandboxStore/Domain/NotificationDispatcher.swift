@@ -23,7 +23,8 @@ actor NotificationDispatcher: Service {
     private var log: [NotificationDelivery] = []
     /// Delivery id -> position in `log`.
     private var positions: [String: Int] = [:]
-    private var nextMessageNumber = Int64.random(in: 10_000_000_000_000...19_999_999_999_999)
+    /// Pub/Sub message ids: numeric, increasing, and (starting from the clock) not reused after a restart.
+    private var nextMessageNumber = Int64(Date().timeIntervalSince1970 * 1000) * 100
     private let appleSigner: AppleSigner
     private let googleSigner: GooglePushSigner
     /// The keys Google push tokens are signed with (`GET /google/oauth2/v3/certs`).
