@@ -73,6 +73,32 @@ import Testing
         }
     }
 
+    /// Out of order on purpose: held notifications wait in the log, are resent newest first, then released.
+    @Test func heldNotificationsCanBeDeliveredInAnyOrder() async throws {
+        try await NotificationWorld.run { world in
+            let held = try await world.control(.put, "/sandbox/notifications", json: ["hold": true])
+            #expect(held["hold"] as? Bool == true)
+            let bought = try await world.sandbox.buyApple(AppleNotificationTests.monthly)
+            try await world.control(.post, "/sandbox/apple/subscriptions/\(bought.transactionId)/advance")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(await world.inbox.requests("/apple").isEmpty)
+            let log = try await world.control(.get, "/sandbox/notifications")
+            let ids = try #require((log["deliveries"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
+            #expect(ids.count == 2)
+            for id in ids.reversed() {
+                try await world.control(.post, "/sandbox/notifications/\(id)/resend")
+            }
+            #expect(try await world.appleKinds(count: 2) == ["DID_RENEW", "SUBSCRIBED/INITIAL_BUY"])
+            try await world.control(.put, "/sandbox/notifications", json: ["hold": false])
+            #expect(
+                try await world.appleKinds(count: 4) == [
+                    "DID_RENEW", "SUBSCRIBED/INITIAL_BUY", "SUBSCRIBED/INITIAL_BUY", "DID_RENEW",
+                ])
+            try await world.control(
+                .put, "/sandbox/notifications", json: ["hold": "yes"], status: .unprocessableContent)
+        }
+    }
+
     @Test func anyAppleNotificationTypeCanBeSentAboutATransaction() async throws {
         try await NotificationWorld.run { world in
             let bought = try await world.sandbox.buyApple()

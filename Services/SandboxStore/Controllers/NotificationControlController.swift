@@ -8,8 +8,9 @@ import ShopkeeperStores
 ///
 /// - `GET` (`?store=apple|google`): `{"apple_url", "google_url", "google_audience", "deliveries": [...]}`, oldest
 ///   first (``NotificationDelivery``).
-/// - `PUT` `{"apple_url": "http://...", "google_url": ..., "google_audience": ...}`: a field left out is kept,
-///   `null` stops sending to that store. Answers the targets.
+/// - `PUT` `{"apple_url": "http://...", "google_url": ..., "google_audience": ..., "hold": false}`: a field left out
+///   is kept, `null` stops sending to that store. `"hold": true` keeps new notifications in the log undelivered (for
+///   resending in any order); `false` delivers those never sent, in order. Answers the targets.
 /// - `DELETE`: forgets the log.
 /// - `GET /{id}`: one delivery.
 /// - `POST /{id}/resend?times=N&concurrency=M`: the same body again N times (1-10000), M at once (1-512):
@@ -134,12 +135,17 @@ struct NotificationControlController {
 
     /// Reads a `PUT` body, telling absent fields (kept) from `null` (removed).
     static func targetsChange(from request: Request, limit: Int) async throws -> NotificationTargetsChange {
-        let raw = try await JSONBody.decode([String: String?].self, from: request, limit: limit)
+        let body = try await ControlBody.decodeOptional(
+            TargetsBody.self, from: request, limit: limit, empty: TargetsBody(fields: [:]))
         var change = NotificationTargetsChange()
         var problems: [FieldProblem] = []
         func url(_ name: String) -> URL?? {
-            guard let value = raw[name] else { return nil }
-            guard let text = value else { return .some(nil) }
+            guard let value = body.fields[name] else { return nil }
+            guard case .text(let text) = value else {
+                if case .null = value { return .some(nil) }
+                problems.append(FieldProblem(pointer: "/\(name)", detail: "must be an http or https URL, or null"))
+                return nil
+            }
             guard let parsed = URL(string: text), let scheme = parsed.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", parsed.host != nil
             else {
@@ -150,12 +156,52 @@ struct NotificationControlController {
         }
         change.appleURL = url("apple_url")
         change.googleURL = url("google_url")
-        if let audience = raw["google_audience"] { change.googleAudience = .some(audience) }
-        for name in raw.keys where !["apple_url", "google_url", "google_audience"].contains(name) {
+        switch body.fields["google_audience"] {
+        case .text(let audience): change.googleAudience = .some(audience)
+        case .null: change.googleAudience = .some(nil)
+        case .flag: problems.append(FieldProblem(pointer: "/google_audience", detail: "must be a string or null"))
+        case nil: break
+        }
+        switch body.fields["hold"] {
+        case .flag(let hold): change.hold = hold
+        case .text, .null: problems.append(FieldProblem(pointer: "/hold", detail: "must be true or false"))
+        case nil: break
+        }
+        for name in body.fields.keys where !["apple_url", "google_url", "google_audience", "hold"].contains(name) {
             problems.append(FieldProblem(pointer: "/\(name)", detail: "is not a notification setting"))
         }
         guard problems.isEmpty else { throw RequestError.validationFailed(problems) }
         return change
+    }
+}
+
+/// The body of `PUT /sandbox/notifications`: strings, booleans and `null`s by name.
+struct TargetsBody: Decodable, Sendable {
+    enum Value: Decodable, Sendable {
+        case text(String)
+        case flag(Bool)
+        case null
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                self = .null
+            } else if let flag = try? container.decode(Bool.self) {
+                self = .flag(flag)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
+        }
+    }
+
+    var fields: [String: Value]
+
+    init(fields: [String: Value]) {
+        self.fields = fields
+    }
+
+    init(from decoder: any Decoder) throws {
+        fields = try [String: Value](from: decoder)
     }
 }
 

@@ -74,11 +74,14 @@ struct NotificationTargets: Codable, Sendable, Equatable {
     var googleURL: String?
     /// The `aud` of Google push tokens (the Google URL unless set).
     var googleAudience: String?
+    /// New notifications are logged but not delivered until released.
+    var hold: Bool
 
     enum CodingKeys: String, CodingKey {
         case appleURL = "apple_url"
         case googleURL = "google_url"
         case googleAudience = "google_audience"
+        case hold
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -86,6 +89,7 @@ struct NotificationTargets: Codable, Sendable, Equatable {
         try container.encode(appleURL, forKey: .appleURL)
         try container.encode(googleURL, forKey: .googleURL)
         try container.encode(googleAudience, forKey: .googleAudience)
+        try container.encode(hold, forKey: .hold)
     }
 }
 
@@ -95,4 +99,5 @@ struct NotificationTargetsChange: Sendable {
     var appleURL: URL??
     var googleURL: URL??
     var googleAudience: String??
+    var hold: Bool?
 }

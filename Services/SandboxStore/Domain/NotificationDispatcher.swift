@@ -20,6 +20,10 @@ actor NotificationDispatcher: Service {
     private var appleURL: URL?
     private var googleURL: URL?
     private var googleAudience: String?
+    /// New notifications wait in the log (`PUT /sandbox/notifications {"hold": true}`).
+    private var hold = false
+    /// Ids of the notifications held, in order.
+    private var held: [String] = []
     private var log: [NotificationDelivery] = []
     /// Delivery id -> position in `log`.
     private var positions: [String: Int] = [:]
@@ -67,7 +71,7 @@ actor NotificationDispatcher: Service {
     func targets() -> NotificationTargets {
         NotificationTargets(
             appleURL: appleURL?.absoluteString, googleURL: googleURL?.absoluteString,
-            googleAudience: googleAudience ?? googleURL?.absoluteString)
+            googleAudience: googleAudience ?? googleURL?.absoluteString, hold: hold)
     }
 
     /// Changes the targets named in `change` (a `nil` inside removes one).
@@ -75,6 +79,14 @@ actor NotificationDispatcher: Service {
         if let url = change.appleURL { appleURL = url }
         if let url = change.googleURL { googleURL = url }
         if let audience = change.googleAudience { googleAudience = audience }
+        if let holding = change.hold {
+            hold = holding
+            // Released: what was held goes out in order (also what was resent meanwhile).
+            if !holding {
+                for id in held { enqueue.yield(id) }
+                held.removeAll()
+            }
+        }
         return targets()
     }
 
@@ -88,7 +100,7 @@ actor NotificationDispatcher: Service {
             do {
                 guard let delivery = try sign(event, at: now) else { continue }
                 append(delivery)
-                enqueue.yield(delivery.id)
+                queue(delivery.id)
                 ids.append(delivery.id)
             } catch {
                 logger.error("notification not signed", metadata: ["error": "\(error)"])
@@ -104,7 +116,7 @@ actor NotificationDispatcher: Service {
             throw SandboxStoreError.notificationURLNotSet("google")
         }
         append(delivery)
-        enqueue.yield(delivery.id)
+        queue(delivery.id)
         return delivery
     }
 
@@ -136,6 +148,11 @@ actor NotificationDispatcher: Service {
                 createdAt: now, body: String(decoding: try encoder.encode(envelope), as: UTF8.self),
                 audience: googleAudience ?? url.absoluteString)
         }
+    }
+
+    /// Delivers `id` in turn, or holds it.
+    private func queue(_ id: String) {
+        if hold { held.append(id) } else { enqueue.yield(id) }
     }
 
     private func append(_ delivery: NotificationDelivery) {
