@@ -164,8 +164,8 @@ let package = Package(
             folder: "SandboxStore",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperModels", "ShopkeeperStores",
-                .hummingbird, .logging, .metrics, .prometheus, .crypto, .cryptoExtras, .nioCore,
-                .asyncHTTPClient, .serviceLifecycle,
+                .hummingbird, .logging, .metrics, .prometheus, .crypto, .cryptoExtras, .nioCore, .asyncHTTPClient,
+                .serviceLifecycle,
             ]
         ),
 
