@@ -217,7 +217,7 @@ let package = Package(
         .tests(
             "GatewayTests",
             dependencies: [
-                "Gateway", "Catalog", "Verifier", "Entitlements", "Subscriptions", "ShopkeeperTestSupport",
+                "Gateway", "Catalog", "Verifier", "Entitlements", "Subscriptions", "Content", "ShopkeeperTestSupport",
                 .hummingbirdTesting,
                 .asyncHTTPClient,
                 .crypto, .cryptoExtras,

@@ -6,6 +6,7 @@ import NIOCore
 import ShopkeeperCore
 import ShopkeeperModels
 import ShopkeeperTestSupport
+import Testing
 
 @testable import Catalog
 @testable import Content
@@ -208,17 +209,15 @@ enum ContentFixtures {
 
     /// Deterministic pseudo-random bytes.
     static func bytes(_ count: Int, seed: UInt8 = 7) -> Data {
-        var data = Data(count: count)
-        data.withUnsafeMutableBytes { raw in
-            var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1
-            for index in 0..<count {
-                state ^= state << 13
-                state ^= state >> 7
-                state ^= state << 17
-                raw[index] = UInt8(truncatingIfNeeded: state)
-            }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1
+        for index in 0..<count {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            bytes[index] = UInt8(truncatingIfNeeded: state)
         }
-        return data
+        return Data(bytes)
     }
 
     static func sha256(_ data: Data) -> String { Data(SHA256.hash(data: data)).hexString }

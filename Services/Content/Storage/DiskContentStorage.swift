@@ -122,7 +122,14 @@ struct DiskContentStorage: ContentStorage {
         let file = directory(of: version).appending(path.value)
         // Links are never followed: a pack holds regular files only.
         try await fileSystem.withFileHandle(forReadingAt: file, options: .init(followSymbolicLinks: false)) { handle in
-            for try await chunk in handle.readChunks(in: range, chunkLength: .bytes(Int64(chunkBytes))) {
+            // One chunk at a time, each read only after the previous one was handed to the connection (which waits
+            // while the client is slow): `readChunks` would read up to eight chunks ahead per download.
+            var offset = range.lowerBound
+            while offset <= range.upperBound {
+                let length = min(Int64(chunkBytes), range.upperBound - offset + 1)
+                let chunk = try await handle.readChunk(fromAbsoluteOffset: offset, length: .bytes(length))
+                guard chunk.readableBytes > 0 else { throw StorageFailure(operation: "read (file shrank)", code: 0) }
+                offset += Int64(chunk.readableBytes)
                 try await write(chunk)
             }
         }

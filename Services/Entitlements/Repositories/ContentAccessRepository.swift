@@ -72,7 +72,8 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
         -> Decision
     {
         let bought = info.nonSubscriptionPurchases.filter { $0.productID == product }
-        if let live = bought.first(where: { $0.revokedAt == nil }) {
+        // A non-renewing purchase grants only while its stack runs (the subscription entry below).
+        if let live = bought.first(where: { $0.revokedAt == nil && $0.type != "non_renewing" }) {
             return Decision(
                 access: ContentAccess(productID: product, state: .granted, source: "purchase"),
                 purchase: (live.store, live.originalTransactionID))
