@@ -249,7 +249,8 @@ let package = Package(
         .tests(
             "ContentTests",
             dependencies: [
-                "Content", "Entitlements", "Catalog", "Subscriptions", "ShopkeeperTestSupport", "ShopkeeperModels",
+                "Content", "Entitlements", "Catalog", "Subscriptions", "Gateway", "ShopkeeperTestSupport",
+                "ShopkeeperModels",
                 "ShopkeeperCore", .hummingbirdTesting, .postgresNIO, .asyncHTTPClient, .crypto,
             ]
         ),

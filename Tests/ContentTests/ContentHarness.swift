@@ -90,7 +90,8 @@ struct ContentHarness {
 
     /// Starts an upload of `version`.
     func createUpload(_ product: String, version: String, minAppVersion: String? = nil) async throws -> TestResponse {
-        let request = CreateContentUploadRequest(version: version, minAppVersion: minAppVersion.flatMap(AppVersion.init))
+        let request = CreateContentUploadRequest(
+            version: version, minAppVersion: minAppVersion.flatMap(AppVersion.init))
         return try await send(.post, "/v1/admin/content/\(product)/uploads", json: try TestJSON.encode(request))
     }
 

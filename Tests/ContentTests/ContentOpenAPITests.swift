@@ -28,7 +28,8 @@ import Testing
             check(
                 .put, files,
                 try await harness.putFile("garden", upload: upload.uploadID, path: "a.bin", bytes: Data("abc".utf8)))
-            check(.put, files, try await harness.putFile("garden", upload: upload.uploadID, path: "../a", bytes: Data()))
+            check(
+                .put, files, try await harness.putFile("garden", upload: upload.uploadID, path: "../a", bytes: Data()))
             check(.put, files, try await harness.putFile("garden", upload: "upl_nope", path: "a", bytes: Data()))
             check(
                 .get, "\(uploads)/{upload_id}",
@@ -65,7 +66,8 @@ import Testing
 
             let claim = "/v1/content/{product_id}/claim"
             let claimBody = try TestJSON.encode(ContentClaimRequest(appUserID: "user-1", deviceID: "device-1"))
-            check(.post, claim, try await harness.send(.post, "/v1/content/garden/claim", kind: .public, json: claimBody))
+            check(
+                .post, claim, try await harness.send(.post, "/v1/content/garden/claim", kind: .public, json: claimBody))
             check(
                 .post, claim,
                 try await harness.send(.post, "/v1/content/garden/claim", kind: .public, json: Data(#"{}"#.utf8)))

@@ -23,7 +23,8 @@ import Testing
         for field in HTTPFields.signed(.put, uri, appID: harness.appID, kind: .secret) {
             request.headers.add(name: field.name.rawName, value: field.value)
         }
-        let chunks = RepeatedChunks(chunk: ByteBuffer(bytes: ContentFixtures.bytes(1 << 20, seed: 9)), count: size >> 20)
+        let chunks = RepeatedChunks(
+            chunk: ByteBuffer(bytes: ContentFixtures.bytes(1 << 20, seed: 9)), count: size >> 20)
         request.body = .stream(chunks, length: .known(Int64(size)))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         #expect(response.status == .ok)

@@ -52,7 +52,8 @@ import Testing
             #expect(big.problemCode == "file_too_large")
             let small = ContentFixtures.bytes(1000)
             let wrong = try await harness.putFile(
-                "garden", upload: upload.uploadID, path: "small.bin", bytes: small, sha256: String(repeating: "0", count: 64))
+                "garden", upload: upload.uploadID, path: "small.bin", bytes: small,
+                sha256: String(repeating: "0", count: 64))
             #expect(wrong.problemCode == "checksum_mismatch")
             #expect(try await harness.publish("garden", upload: upload.uploadID).problemCode == "empty_upload")
             let right = try await harness.putFile(

@@ -73,7 +73,8 @@ struct DownloadController {
             var failure: (any Error)?
             if let bytes {
                 do {
-                    try await storage.read(grant.pack, path: grant.path, range: bytes, chunkBytes: chunkBytes) { chunk in
+                    try await storage.read(grant.pack, path: grant.path, range: bytes, chunkBytes: chunkBytes) {
+                        chunk in
                         sent += Int64(chunk.readableBytes)
                         try await writer.write(chunk)
                     }

@@ -32,7 +32,9 @@ struct ManifestController {
         var appVersion: AppVersion?
         if let text = query.get("app_version") {
             appVersion = AppVersion(text)
-            if appVersion == nil { problems.append(FieldProblem(pointer: "?app_version", detail: "must look like 1.2.3")) }
+            if appVersion == nil {
+                problems.append(FieldProblem(pointer: "?app_version", detail: "must look like 1.2.3"))
+            }
         }
         guard problems.isEmpty else { throw RequestError.invalidQuery(problems) }
         let versions = try await repository.versions(appID: caller.appID, productID: product)
@@ -92,7 +94,9 @@ struct ManifestController {
         for answer in access {
             guard let source = try? ContentDelivery.source(of: answer) else { continue }
             let versions = try await repository.versions(appID: caller.appID, productID: answer.productID)
-            guard let version = try? ContentDelivery.choose(versions, appVersion: body.appVersion, product: answer.productID)
+            guard
+                let version = try? ContentDelivery.choose(
+                    versions, appVersion: body.appVersion, product: answer.productID)
             else { continue }
             manifests.append(
                 try await delivery.manifest(

@@ -17,7 +17,9 @@ struct ContentPath: Sendable, Hashable, CustomStringConvertible {
     init(_ text: String) throws(ContentError) {
         func refuse(_ reason: String) -> ContentError { .invalidPath(path: String(text.prefix(200)), reason: reason) }
         guard !text.isEmpty else { throw refuse("it is empty") }
-        guard text.utf8.count <= Self.maximumLength else { throw refuse("it is longer than \(Self.maximumLength) bytes") }
+        guard text.utf8.count <= Self.maximumLength else {
+            throw refuse("it is longer than \(Self.maximumLength) bytes")
+        }
         guard !text.hasPrefix("/") else { throw refuse("absolute paths are not allowed") }
         guard !text.contains("\\") else { throw refuse("use '/' between directories, not '\\'") }
         let segments = text.split(separator: "/", omittingEmptySubsequences: false)
@@ -53,11 +55,14 @@ enum ContentName {
     static func isValid(_ text: String, maximum: Int = 100) -> Bool {
         guard let first = text.utf8.first, text.utf8.count <= maximum else { return false }
         let alphanumeric: (UInt8) -> Bool = { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
         return alphanumeric(first)
-            && text.utf8.allSatisfy { alphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+            && text.utf8.allSatisfy {
+                alphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            }
     }
 }
 

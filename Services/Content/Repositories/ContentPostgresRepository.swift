@@ -47,7 +47,8 @@ struct ContentPostgresRepository: ContentRepository {
 
     func upload(appID: String, productID: String, uploadID: String) async throws -> ContentUpload {
         try await client.withConnection { connection in
-            try await Self.upload(appID: appID, productID: productID, uploadID: uploadID, lock: false, on: connection, logger: logger)
+            try await Self.upload(
+                appID: appID, productID: productID, uploadID: uploadID, lock: false, on: connection, logger: logger)
         }
     }
 
@@ -71,7 +72,8 @@ struct ContentPostgresRepository: ContentRepository {
         var found: ContentUpload?
         for try await (version, minimum, state, createdAt) in rows.decode((String, String?, String, Date).self) {
             found = ContentUpload(
-                uploadID: uploadID, productID: productID, version: version, minAppVersion: minimum.flatMap(AppVersion.init),
+                uploadID: uploadID, productID: productID, version: version,
+                minAppVersion: minimum.flatMap(AppVersion.init),
                 state: state, files: [], createdAt: createdAt)
         }
         guard var upload = found else { throw ContentError.uploadNotFound(uploadID) }
@@ -169,7 +171,8 @@ struct ContentPostgresRepository: ContentRepository {
                     logger: logger)
             }
         } catch {
-            logger.error("releasing a version claim failed", metadata: ["upload_id": "\(upload.uploadID)", "error": "\(error)"])
+            logger.error(
+                "releasing a version claim failed", metadata: ["upload_id": "\(upload.uploadID)", "error": "\(error)"])
         }
     }
 

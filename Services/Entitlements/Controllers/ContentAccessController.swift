@@ -26,7 +26,8 @@ struct ContentAccessController {
                 throw RequestError.invalid("/device_id", "is required to bind a device")
             }
             let products = try await repository.access(body, appID: caller.appID)
-            return try JSONBody.response(ContentAccessResponse(products: products), headers: [.cacheControl: "no-store"])
+            return try JSONBody.response(
+                ContentAccessResponse(products: products), headers: [.cacheControl: "no-store"])
         }
         router.post("/internal/v1/content/claims") { request, context in
             let caller = try context.requireCaller()

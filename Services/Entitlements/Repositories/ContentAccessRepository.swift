@@ -38,7 +38,9 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
             }
             let limit = try await bind(device: device, to: purchase, appID: appID)
             answers.append(
-                limit.map { ContentAccess(productID: decision.access.productID, state: .deviceLimitReached, deviceLimit: $0) }
+                limit.map {
+                    ContentAccess(productID: decision.access.productID, state: .deviceLimitReached, deviceLimit: $0)
+                }
                     ?? decision.access)
         }
         return answers
