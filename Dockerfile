@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# One image per service: build with --build-arg SERVICE=gateway|catalog|verifier|sandbox-store (the default is gateway).
+# One image per service: build with --build-arg SERVICE=gateway|catalog|verifier|entitlements|subscriptions|content|sandbox-store
+# (the default is gateway).
 #   docker build --build-arg SERVICE=catalog -t shopkeeper-catalog .
 # Every executable is in every image; SERVICE only picks the one that runs.
 
@@ -17,7 +18,7 @@ COPY . .
 RUN swift build -c release --static-swift-stdlib \
  && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
  && mkdir -p /out \
- && for product in shopkeeper-gateway shopkeeper-catalog shopkeeper-entitlements shopkeeper-subscriptions shopkeeper-verifier shopkeeper-sandbox-store shopkeeper; do \
+ && for product in shopkeeper-gateway shopkeeper-catalog shopkeeper-entitlements shopkeeper-subscriptions shopkeeper-content shopkeeper-verifier shopkeeper-sandbox-store shopkeeper; do \
         cp "$bin/$product" /out/; \
     done \
  && find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /out/ \;
@@ -29,7 +30,8 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         ca-certificates libcurl4 tzdata curl \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --user-group --create-home --home-dir /home/shopkeeper --uid 10001 shopkeeper
+ && useradd --system --user-group --create-home --home-dir /home/shopkeeper --uid 10001 shopkeeper \
+ && mkdir -p /var/lib/shopkeeper/content && chown 10001:10001 /var/lib/shopkeeper/content
 
 COPY --from=build /out/ /usr/local/bin/
 

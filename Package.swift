@@ -49,6 +49,7 @@ extension Target.Dependency {
     static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
     static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
     static let asn1 = Target.Dependency.product(name: "SwiftASN1", package: "swift-asn1")
+    static let nioFileSystem = Target.Dependency.product(name: "_NIOFileSystem", package: "swift-nio")
 }
 
 let package = Package(
@@ -60,6 +61,7 @@ let package = Package(
         .executable(name: "shopkeeper-verifier", targets: ["Verifier"]),
         .executable(name: "shopkeeper-entitlements", targets: ["Entitlements"]),
         .executable(name: "shopkeeper-subscriptions", targets: ["Subscriptions"]),
+        .executable(name: "shopkeeper-content", targets: ["Content"]),
         .executable(name: "shopkeeper-sandbox-store", targets: ["SandboxStore"]),
         .executable(name: "shopkeeper", targets: ["ShopkeeperCLI"]),
         .executable(name: "shopkeeper-bench-hello", targets: ["BenchmarkHello"]),
@@ -160,6 +162,15 @@ let package = Package(
             ]
         ),
         .service(
+            "Content",
+            folder: "Content",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperClients",
+                .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .prometheus,
+                .crypto, .nioCore, .nioPosix, .nioFileSystem,
+            ]
+        ),
+        .service(
             "SandboxStore",
             folder: "SandboxStore",
             dependencies: [
@@ -172,7 +183,7 @@ let package = Package(
         // The developer and operator tool.
         .executableTarget(
             name: "ShopkeeperCLI",
-            dependencies: ["ShopkeeperCore", "ShopkeeperModels", .argumentParser, .asyncHTTPClient, .nioCore],
+            dependencies: ["ShopkeeperCore", "ShopkeeperModels", .argumentParser, .asyncHTTPClient, .nioCore, .crypto],
             path: "Tools/ShopkeeperCLI",
             swiftSettings: shopkeeperSwiftSettings
         ),
@@ -206,7 +217,7 @@ let package = Package(
         .tests(
             "GatewayTests",
             dependencies: [
-                "Gateway", "Catalog", "Verifier", "Entitlements", "Subscriptions", "ShopkeeperTestSupport",
+                "Gateway", "Catalog", "Verifier", "Entitlements", "Subscriptions", "Content", "ShopkeeperTestSupport",
                 .hummingbirdTesting,
                 .asyncHTTPClient,
                 .crypto, .cryptoExtras,
@@ -233,6 +244,14 @@ let package = Package(
             dependencies: [
                 "Subscriptions", "Entitlements", "Catalog", "ShopkeeperTestSupport", "ShopkeeperModels",
                 "ShopkeeperCore", .hummingbirdTesting, .postgresNIO,
+            ]
+        ),
+        .tests(
+            "ContentTests",
+            dependencies: [
+                "Content", "Entitlements", "Catalog", "Subscriptions", "Gateway", "ShopkeeperTestSupport",
+                "ShopkeeperModels",
+                "ShopkeeperCore", .hummingbirdTesting, .postgresNIO, .asyncHTTPClient, .crypto,
             ]
         ),
         .tests(

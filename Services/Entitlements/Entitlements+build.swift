@@ -108,5 +108,8 @@ func buildRouter(
             maxBodyBytes: bodyLimit
         ).endpoints,
         atPath: "/v1/customers")
+    ContentAccessController(
+        repository: ContentAccessPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+    ).addRoutes(to: router)
     return router
 }

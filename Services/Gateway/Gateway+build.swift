@@ -69,7 +69,8 @@ func buildRouter(
 
     let proxy = ReverseProxy(signature: settings.service.internalSignature, maxBodyBytes: maxBody)
     let proxies = ProxyController(
-        proxy: proxy, routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, pools: pools)
+        proxy: proxy, routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, pools: pools,
+        bodyLimits: settings.bodyLimits)
     proxies.addKeylessRoutes(to: router)
 
     let api = router.group()

@@ -11,8 +11,10 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_CATALOG_URL` | `http://127.0.0.1:8081` | the catalog service |
 /// | `SHOPKEEPER_VERIFIER_URL` | `http://127.0.0.1:8082` | the verifier service |
 /// | `SHOPKEEPER_ENTITLEMENTS_URL` | `http://127.0.0.1:8083` | the entitlements service |
+/// | `SHOPKEEPER_CONTENT_URL` | unset (no content routes) | the content service (`http://127.0.0.1:8085` locally): `/v1/content`, `/v1/downloads`, `/v1/admin/content` and `/v1/customers/*/content` go there |
 /// | `SHOPKEEPER_GATEWAY_ROUTES` | built from the service URLs | routing table override: `prefix=service@url,...` |
-/// | `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` | `/v1/notifications` | comma-separated route prefixes forwarded without an API key (the caller proves itself another way: a store's signature, a signed URL); each must be a prefix of the routing table |
+/// | `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` | `/v1/notifications,/v1/downloads` | comma-separated route prefixes forwarded without an API key (the caller proves itself another way: a store's signature, a signed URL); each must be a prefix of the routing table. The service gets the request signed with no app identity (anonymous), client-sent `x-shopkeeper-*` headers removed, the body streamed; nothing is rate limited or cached |
+/// | `SHOPKEEPER_GATEWAY_BODY_LIMITS` | `/v1/admin/content=68719476736` | comma-separated `prefix=bytes`: prefixes whose request bodies (streamed) may be larger than `SHOPKEEPER_MAX_BODY_BYTES`; each must be a prefix of the routing table |
 /// | `SHOPKEEPER_RATE_LIMIT_PUBLIC` | `1000/2000` | requests per second / burst for each public key |
 /// | `SHOPKEEPER_RATE_LIMIT_SECRET` | `100/200` | the same for each secret key |
 /// | `SHOPKEEPER_CORS_ORIGINS` | none | comma-separated browser origins allowed to call the API |
@@ -25,6 +27,8 @@ struct GatewaySettings: Sendable {
     var routes: [UpstreamRoute]
     /// Prefixes of ``routes`` forwarded without an API key.
     var keylessPrefixes: Set<String>
+    /// Body limits of prefixes of ``routes`` that take more than the service's `maxBodyBytes`.
+    var bodyLimits: [String: Int]
     var rateLimits: RateLimits
     var corsOrigins: Set<String>
     var connectTimeout: Duration
@@ -47,7 +51,11 @@ struct GatewaySettings: Sendable {
                 catalogURL: try environment.httpURL("SHOPKEEPER_CATALOG_URL", default: "http://127.0.0.1:8081"),
                 verifierURL: try environment.httpURL("SHOPKEEPER_VERIFIER_URL", default: "http://127.0.0.1:8082"),
                 entitlementsURL: try environment.httpURL(
-                    "SHOPKEEPER_ENTITLEMENTS_URL", default: "http://127.0.0.1:8083")
+                    "SHOPKEEPER_ENTITLEMENTS_URL", default: "http://127.0.0.1:8083"),
+                // Content routes (and their readiness check) exist once the content service is configured.
+                contentURL: try environment.raw("SHOPKEEPER_CONTENT_URL").map { url throws(ConfigurationError) in
+                    try EnvironmentReader.parseHTTPURL(url, variable: "SHOPKEEPER_CONTENT_URL")
+                }
             )
         }
         for route in routes where route.baseURL.scheme?.lowercased() != "http" {
@@ -70,6 +78,7 @@ struct GatewaySettings: Sendable {
                 variable: "SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES",
                 reason: "'\(prefix)' is not a prefix of the routing table (without '*')")
         }
+        let bodyLimits = try Self.bodyLimits(environment, routes: routes)
         let origins = (environment.raw("SHOPKEEPER_CORS_ORIGINS") ?? "")
             .split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -85,6 +94,7 @@ struct GatewaySettings: Sendable {
             operatorKey: operatorKey,
             routes: routes,
             keylessPrefixes: keyless,
+            bodyLimits: bodyLimits,
             rateLimits: RateLimits(
                 publicKeys: try rateLimit(
                     "SHOPKEEPER_RATE_LIMIT_PUBLIC", default: RateLimit(perSecond: 1000, burst: 2000), environment),
@@ -98,6 +108,27 @@ struct GatewaySettings: Sendable {
                 try environment.int("SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS", default: 30_000, in: 10...600_000)),
             keyCacheTTL: .seconds(try environment.int("SHOPKEEPER_KEY_CACHE_SECONDS", default: 5, in: 0...300))
         )
+    }
+
+    /// Parses `SHOPKEEPER_GATEWAY_BODY_LIMITS` (`prefix=bytes,...`); the defaults apply to the routes the table has.
+    private static func bodyLimits(_ environment: EnvironmentReader, routes: [UpstreamRoute]) throws(ConfigurationError)
+        -> [String: Int]
+    {
+        let name = "SHOPKEEPER_GATEWAY_BODY_LIMITS"
+        let configured = environment.raw(name)
+        var limits: [String: Int] = [:]
+        for entry in (configured ?? UpstreamRoute.defaultBodyLimits).split(separator: ",") {
+            let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let bytes = Int(parts[1]), bytes >= 1024 else {
+                throw ConfigurationError(variable: name, reason: "entries must look like /v1/admin/content=1073741824")
+            }
+            guard routes.contains(where: { $0.prefix == parts[0] }) else {
+                if configured == nil { continue }
+                throw ConfigurationError(variable: name, reason: "'\(parts[0])' is not a prefix of the routing table")
+            }
+            limits[parts[0]] = bytes
+        }
+        return limits
     }
 
     /// Parses `rate/burst`, e.g. `50/100`.

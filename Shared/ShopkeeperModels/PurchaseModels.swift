@@ -93,11 +93,20 @@ package struct ReceiptValidationResponse: Codable, Sendable, Equatable {
     /// The problem code when `status` is `invalid`.
     package var code: String?
     package var transactions: [StoreTransaction]
+    /// `delete` when the proof is `revoked`: the app deletes the downloaded content of the revoked purchases (the
+    /// content service already refuses their manifests and downloads with `403 revoked`).
+    package var contentAction: String?
 
     package init(status: ProofStatus, code: String? = nil, transactions: [StoreTransaction]) {
         self.status = status
         self.code = code
         self.transactions = transactions
+        self.contentAction = status == .revoked ? "delete" : nil
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case status, code, transactions
+        case contentAction = "content_action"
     }
 }
 

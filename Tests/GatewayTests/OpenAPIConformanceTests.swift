@@ -12,6 +12,7 @@ import Testing
 import _CryptoExtras
 
 @testable import Catalog
+@testable import Content
 @testable import Entitlements
 @testable import Gateway
 @testable import Verifier
@@ -63,7 +64,14 @@ import _CryptoExtras
             logger: logger,
             subscriptions: Entitlements.subscriptionsClient(settings: entitlementsSettings, httpClient: .shared)
         )
-        let gatewaySettings = try GatewaySettings.read(from: TestEnvironment.reader())
+        let contentSettings = try Content.ContentSettings.read(from: TestEnvironment.reader())
+        let contentRouter = Content.buildRouter(
+            settings: contentSettings, database: database,
+            storage: DiskContentStorage(root: NSTemporaryDirectory(), reserveBytes: 0),
+            entitlements: Content.entitlementsClient(settings: contentSettings, httpClient: .shared),
+            metrics: PrometheusCollectorRegistry(), logger: logger)
+        let gatewaySettings = try GatewaySettings.read(
+            from: TestEnvironment.reader(["SHOPKEEPER_CONTENT_URL": "http://127.0.0.1:8085"]))
         let gatewayRouter = Gateway.buildRouter(
             settings: gatewaySettings,
             repository: AppPostgresRepository(client: database, logger: logger),
@@ -84,7 +92,7 @@ import _CryptoExtras
         var verifierRoutes = 0
         let services = [
             ("catalog", catalogRouter.routes), ("verifier", verifierRouter.routes),
-            ("entitlements", entitlementsRouter.routes),
+            ("entitlements", entitlementsRouter.routes), ("content", contentRouter.routes),
         ]
         for (service, routes) in services {
             for route in routes {

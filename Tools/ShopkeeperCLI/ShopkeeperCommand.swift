@@ -8,6 +8,9 @@ struct ShopkeeperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shopkeeper",
         abstract: "Operate a Shopkeeper installation: apps, keys, catalogs, the demo shop.",
-        subcommands: [AppsCommand.self, KeysCommand.self, CatalogCommand.self, SeedCommand.self, SandboxCommand.self]
+        subcommands: [
+            AppsCommand.self, KeysCommand.self, CatalogCommand.self, SeedCommand.self, SandboxCommand.self,
+            ContentCommand.self,
+        ]
     )
 }

@@ -283,5 +283,20 @@ enum EntitlementsMigrations {
                     ON entitlements.parked_changes (store, original_transaction_id);
                 """
         ),
+        Migration(
+            "0010_content_claims",
+            sql: """
+                -- Free products claimed for their content (POST /v1/content/{product_id}/claim through the content
+                -- service, which checks the catalog; the insert here checks it again). One claim per customer and product.
+                CREATE TABLE entitlements.content_claims (
+                    app_id text NOT NULL,
+                    customer_id uuid NOT NULL REFERENCES entitlements.customers (customer_id),
+                    product_id text NOT NULL,
+                    claimed_at timestamptz NOT NULL DEFAULT now(),
+                    revoked_at timestamptz,
+                    PRIMARY KEY (customer_id, product_id)
+                );
+                """
+        ),
     ]
 }

@@ -15,6 +15,8 @@ struct ProxyController {
     let routes: [UpstreamRoute]
     let keylessPrefixes: Set<String>
     let pools: UpstreamPools
+    /// Body limits of prefixes that take more than the proxy's default (content uploads).
+    var bodyLimits: [String: Int] = [:]
 
     static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete]
 
@@ -52,7 +54,7 @@ struct ProxyController {
                         }
                         return try await proxy.forward(
                             request, identity: identity, requestID: requestID, route: route, pool: pool,
-                            logger: logger)
+                            logger: logger, maxBodyBytes: bodyLimits[route.prefix])
                     }
                 }
             }

@@ -31,15 +31,17 @@ struct ReverseProxy: Sendable {
     ]
 
     /// Forwards `request` to `route`'s service. `identity` is `nil` on a keyless route: nothing is cached and the
-    /// service sees no app identity.
+    /// service sees no app identity. `maxBodyBytes` overrides the proxy's body limit for this request.
     func forward(
         _ request: Request,
         identity: KeyIdentity?,
         requestID: String?,
         route: UpstreamRoute,
         pool: UpstreamConnectionPool,
-        logger: Logger
+        logger: Logger,
+        maxBodyBytes: Int? = nil
     ) async throws -> Response {
+        let maxBodyBytes = maxBodyBytes ?? self.maxBodyBytes
         let uri = request.uri.description
         let isGet = request.method == .get
         if isGet, let identity, let entry = cache.lookup(appID: identity.appID, uri: uri) {
@@ -64,7 +66,7 @@ struct ReverseProxy: Sendable {
             do {
                 connection = try await pool.lease()
             } catch {
-                throw mapped(error, route: route, logger: logger)
+                throw mapped(error, route: route, logger: logger, maxBodyBytes: maxBodyBytes)
             }
             let reused = connection.completedRequests > 0
             var sentBody = false
@@ -95,7 +97,7 @@ struct ReverseProxy: Sendable {
                 if reused, !sentBody, attempt == 1, error is UpstreamConnectionClosed || error is ChannelError {
                     continue
                 }
-                throw mapped(error, route: route, logger: logger)
+                throw mapped(error, route: route, logger: logger, maxBodyBytes: maxBodyBytes)
             }
         }
     }
@@ -122,8 +124,9 @@ struct ReverseProxy: Sendable {
                 continue
             }
             if Self.droppedHeaders.contains(name) || name.hasPrefix(InternalHeader.prefix) { continue }
-            // For GET the gateway answers If-None-Match itself, from the full response it may also cache.
-            if isGet && name == "if-none-match" { continue }
+            // For GET the gateway answers If-None-Match itself, from the full response it may also cache; a keyless
+            // route's service sees it (a download too large to buffer answers 304 itself).
+            if isGet && identity != nil && name == "if-none-match" { continue }
             headers.add(name: field.name.rawName, value: field.value)
         }
         if let requestID { headers.add(name: "x-request-id", value: requestID) }
@@ -243,7 +246,7 @@ struct ReverseProxy: Sendable {
         return Response(status: entry.status, headers: entry.headers, body: ResponseBody(byteBuffer: entry.body))
     }
 
-    private func mapped(_ error: any Error, route: UpstreamRoute, logger: Logger) -> any Error {
+    private func mapped(_ error: any Error, route: UpstreamRoute, logger: Logger, maxBodyBytes: Int) -> any Error {
         if error is RequestError { return error }
         if error is LimitedBodyTooLarge { return RequestError.bodyTooLarge(limit: maxBodyBytes) }
         logger.warning("upstream call failed", metadata: ["service": "\(route.service)", "error": "\(error)"])

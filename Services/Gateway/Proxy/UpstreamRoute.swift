@@ -32,12 +32,20 @@ struct UpstreamRoute: Sendable, Hashable {
     /// Whether the prefix has a `*` segment.
     var hasWildcard: Bool { prefix.split(separator: "/").contains("*") }
 
-    /// The prefixes forwarded without an API key unless `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` says otherwise.
-    static let defaultKeylessPrefixes = "/v1/notifications"
+    /// The prefixes forwarded without an API key unless `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` says otherwise: store
+    /// notifications (the store's signature is the proof) and downloads (the URL's signature is the proof).
+    static let defaultKeylessPrefixes = "/v1/notifications,/v1/downloads"
+
+    /// Request body limits of prefixes that take more than `SHOPKEEPER_MAX_BODY_BYTES` unless
+    /// `SHOPKEEPER_GATEWAY_BODY_LIMITS` says otherwise: content pack uploads (streamed, one file per request; the
+    /// content service applies its own, smaller limits).
+    static let defaultBodyLimits = "/v1/admin/content=\(Int64(64) << 30)"
 
     /// The default table, from each service's URL.
-    static func defaults(catalogURL: URL, verifierURL: URL, entitlementsURL: URL) -> [UpstreamRoute] {
-        [
+    static func defaults(catalogURL: URL, verifierURL: URL, entitlementsURL: URL, contentURL: URL? = nil)
+        -> [UpstreamRoute]
+    {
+        var routes = [
             UpstreamRoute(prefix: "/v1/catalog", service: "catalog", baseURL: catalogURL),
             UpstreamRoute(prefix: "/v1/admin/products", service: "catalog", baseURL: catalogURL),
             UpstreamRoute(prefix: "/v1/admin/catalog", service: "catalog", baseURL: catalogURL),
@@ -53,6 +61,16 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/admin/events", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/purchases", service: "entitlements", baseURL: entitlementsURL),
         ]
+        if let contentURL {
+            routes += [
+                UpstreamRoute(prefix: "/v1/content", service: "content", baseURL: contentURL),
+                // Download URLs carry their own signature (keyless by default).
+                UpstreamRoute(prefix: "/v1/downloads", service: "content", baseURL: contentURL),
+                UpstreamRoute(prefix: "/v1/admin/content", service: "content", baseURL: contentURL),
+                UpstreamRoute(prefix: "/v1/customers/*/content", service: "content", baseURL: contentURL),
+            ]
+        }
+        return routes
     }
 
     /// Parses `SHOPKEEPER_GATEWAY_ROUTES`: comma-separated `prefix=service@url` entries.

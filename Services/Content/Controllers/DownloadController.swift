@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// `GET` and `HEAD /v1/downloads/{app_id}/{product_id}/{version}?file=&user=&device=&expires=&signature=`: the bytes
+/// of one pack file, for whoever holds a URL from a manifest (no API key: the URL's signature is the proof).
+///
+/// The signature is checked first (constant time), then the expiry, then that the customer still owns the product
+/// (a refund or revocation withdraws it at once) and that the device fits the purchase's device limit. The answer
+/// has `Content-Length`, `ETag` (the file's SHA-256), `Accept-Ranges: bytes`; one `Range` gives `206` (or `416`),
+/// `If-Range` resumes only the same bytes, and `If-None-Match` gives `304`. Every `GET` is logged with the bytes it
+/// sent and whether it ran to its end.
+struct DownloadController {
+    let delivery: ContentDelivery
+    let repository: any ContentRepository
+    let storage: any ContentStorage
+    let signature: DownloadSignature
+    let chunkBytes: Int
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        router.get("/v1/downloads/:app_id/:product_id/:version", use: download)
+        router.head("/v1/downloads/:app_id/:product_id/:version", use: download)
+    }
+
+    @Sendable func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let grant = try grant(from: request, context: context)
+        guard signature.isValid(request.uri.queryParameters.get("signature") ?? "", for: grant) else {
+            throw ContentError.invalidSignature
+        }
+        guard grant.expires >= Int64(Date().timeIntervalSince1970) else { throw ContentError.urlExpired }
+        guard let file = try await repository.file(grant.pack, path: grant.path.value) else {
+            throw ContentError.fileNotFound(grant.path.value)
+        }
+        _ = try await delivery.requireAccess(
+            appID: grant.pack.appID, appUserID: grant.appUserID, deviceID: grant.deviceID,
+            product: grant.pack.productID, requestID: context.requestID)
+
+        let etag = "\"\(file.sha256)\""
+        var headers: HTTPFields = [
+            .eTag: etag, .acceptRanges: "bytes", .cacheControl: "private, no-cache",
+            .contentDisposition: "attachment; filename=\"\(grant.path.fileName)\"",
+        ]
+        if let ifNoneMatch = request.headers[.ifNoneMatch], ETagMatch.matches(ifNoneMatch, etag: etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        var range = ByteRangeRequest.parse(request.headers[.range], size: file.size)
+        // A resume must continue the same bytes: a range under another validator sends the whole file.
+        if let ifRange = request.headers[.ifRange], ifRange != etag { range = .whole }
+        let bytes: ClosedRange<Int64>?
+        var status = HTTPResponse.Status.ok
+        switch range {
+        case .whole: bytes = file.size > 0 ? 0...(file.size - 1) : nil
+        case .partial(let part):
+            bytes = part
+            status = .partialContent
+            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(file.size)"
+        case .unsatisfiable: throw ContentError.rangeNotSatisfiable(size: file.size)
+        }
+        let length = bytes.map { $0.upperBound - $0.lowerBound + 1 } ?? 0
+        headers[.contentType] = "application/octet-stream"
+        headers[.contentLength] = String(length)
+        guard request.method == .get else { return Response(status: status, headers: headers) }
+
+        let started = Date()
+        let (storage, repository, chunkBytes) = (self.storage, self.repository, self.chunkBytes)
+        let logger = context.logger
+        let requestID = context.requestID
+        let body = ResponseBody(contentLength: Int(length)) { writer in
+            var sent: Int64 = 0
+            var failure: (any Error)?
+            if let bytes {
+                do {
+                    try await storage.read(grant.pack, path: grant.path, range: bytes, chunkBytes: chunkBytes) {
+                        chunk in
+                        sent += Int64(chunk.readableBytes)
+                        try await writer.write(chunk)
+                    }
+                } catch {
+                    failure = error
+                }
+            }
+            let record = DownloadRecord(
+                pack: grant.pack, path: grant.path.value, appUserID: grant.appUserID, deviceID: grant.deviceID,
+                range: bytes, fileSize: file.size, bytesSent: sent, completed: failure == nil && sent == length,
+                requestID: requestID, startedAt: started)
+            do {
+                try await repository.log(record)
+            } catch {
+                logger.error("download log write failed", metadata: ["error": "\(error)"])
+            }
+            if let failure { throw failure }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// The grant a download URL claims (not yet checked).
+    private func grant(from request: Request, context: ServiceRequestContext) throws -> DownloadGrant {
+        let query = request.uri.queryParameters
+        let app = try context.parameters.require("app_id")
+        let product = try context.parameters.require("product_id")
+        let version = try context.parameters.require("version")
+        guard ContentName.isValid(app), ContentName.isValid(product), ContentName.isValid(version, maximum: 64),
+            let file = query.get("file"), let path = try? ContentPath(file),
+            let user = query.get("user"), !user.isEmpty, let device = query.get("device"), !device.isEmpty,
+            let expires = query.get("expires").flatMap(Int64.init)
+        else { throw ContentError.invalidSignature }
+        return DownloadGrant(
+            pack: PackVersion(appID: app, productID: product, version: version), path: path, appUserID: user,
+            deviceID: device, expires: expires)
+    }
+}

@@ -1,0 +1,86 @@
+import ShopkeeperDatabase
+
+/// The content service's schema changes, oldest first. Forward only: never edit a released one, add a new one.
+enum ContentMigrations {
+    static let runner = MigrationRunner(schema: "content", migrations: all)
+
+    static let all: [Migration] = [
+        Migration(
+            "0001_packs_versions_downloads",
+            sql: """
+                -- An upload of one version of a product's pack: its files are staged on disk under the upload id and
+                -- listed here once each is complete.
+                CREATE TABLE content.uploads (
+                    upload_id text PRIMARY KEY,
+                    app_id text NOT NULL,
+                    product_id text NOT NULL,
+                    version text NOT NULL,
+                    min_app_version text,
+                    state text NOT NULL DEFAULT 'open'
+                        CHECK (state IN ('open', 'publishing', 'published', 'aborted')),
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE INDEX uploads_by_product ON content.uploads (app_id, product_id);
+                CREATE TABLE content.upload_files (
+                    upload_id text NOT NULL REFERENCES content.uploads (upload_id),
+                    path text NOT NULL,
+                    size bigint NOT NULL CHECK (size >= 0),
+                    sha256 text NOT NULL,
+                    PRIMARY KEY (upload_id, path)
+                );
+
+                -- Published versions are immutable. The primary key decides which of two uploads of one version is
+                -- published: the row is claimed ('publishing') before the files are renamed into place, and becomes
+                -- 'published' (visible) only after.
+                CREATE TABLE content.versions (
+                    app_id text NOT NULL,
+                    product_id text NOT NULL,
+                    version text NOT NULL,
+                    sequence bigserial UNIQUE,
+                    upload_id text NOT NULL REFERENCES content.uploads (upload_id),
+                    min_app_version text,
+                    state text NOT NULL CHECK (state IN ('publishing', 'published')),
+                    total_size bigint NOT NULL,
+                    file_count integer NOT NULL,
+                    published_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, product_id, version)
+                );
+                CREATE TABLE content.files (
+                    app_id text NOT NULL,
+                    product_id text NOT NULL,
+                    version text NOT NULL,
+                    path text NOT NULL,
+                    size bigint NOT NULL,
+                    sha256 text NOT NULL,
+                    PRIMARY KEY (app_id, product_id, version, path),
+                    FOREIGN KEY (app_id, product_id, version) REFERENCES content.versions (app_id, product_id, version)
+                );
+
+                -- Every download (each request that sent bytes): who, what, which bytes, whether it ran to its end.
+                -- A reset of a device marks its rows, so its files count as not downloaded again.
+                CREATE TABLE content.downloads (
+                    download_id bigserial PRIMARY KEY,
+                    app_id text NOT NULL,
+                    app_user_id text NOT NULL,
+                    device_id text NOT NULL,
+                    product_id text NOT NULL,
+                    version text NOT NULL,
+                    path text NOT NULL,
+                    range_start bigint NOT NULL,
+                    range_end bigint NOT NULL,
+                    file_size bigint NOT NULL,
+                    bytes_sent bigint NOT NULL,
+                    completed boolean NOT NULL,
+                    request_id text,
+                    started_at timestamptz NOT NULL,
+                    finished_at timestamptz NOT NULL DEFAULT now(),
+                    reset_at timestamptz
+                );
+                CREATE INDEX downloads_by_device ON content.downloads (app_id, app_user_id, device_id, product_id)
+                    WHERE reset_at IS NULL;
+                CREATE INDEX downloads_by_product ON content.downloads (app_id, product_id, download_id);
+                """
+        )
+    ]
+}
