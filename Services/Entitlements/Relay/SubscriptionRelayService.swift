@@ -15,6 +15,16 @@ struct SubscriptionRelayService: Service {
         await cancelWhenGracefulShutdown {
             await startup.wait()
             while !Task.isCancelled {
+                do {
+                    try await relay.ensureCursor()
+                    break
+                } catch {
+                    logger.warning(
+                        "could not create the relay cursor; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                    try? await Task.sleep(for: interval)
+                }
+            }
+            while !Task.isCancelled {
                 var read = 0
                 do {
                     read = try await relay.relayOnce()

@@ -5,16 +5,24 @@ import ShopkeeperDatabase
 
 /// Relays the subscriptions service's outbox (`subscriptions.changes_v1`) into this service's events: each change
 /// becomes an event of the customer that owns the subscription (or started the trial), with a webhook delivery and
-/// a cache invalidation. Replicas take turns on the cursor row; a change is relayed once.
+/// a cache invalidation. One replica at a time holds the cursor row; the others skip their turn rather than queue
+/// behind it (a queue of waiting relays would hold back `pg_snapshot_xmin`, and with it every relay). A change is
+/// relayed once.
 struct SubscriptionChangeRelay: Sendable {
     let client: PostgresClient
     let logger: Logger
     var batchSize = 500
 
-    /// Relays one batch; returns how many changes it read.
+    /// Creates the cursor row when it does not exist yet; call once before relaying.
+    func ensureCursor() async throws {
+        try await client.withConnection { connection in
+            try await connection.run(EnsureCursor.self, try PostgresBindings(Self.cursorName), logger: logger)
+        }
+    }
+
+    /// Relays one batch; returns how many changes it read (0 as well when another replica holds the cursor).
     func relayOnce() async throws -> Int {
         try await client.transaction(logger: logger) { connection in
-            try await connection.run(EnsureCursor.self, try PostgresBindings(Self.cursorName), logger: logger)
             let rows = try await connection.run(
                 Batch.self, try PostgresBindings(Self.cursorName, batchSize), logger: logger
             ) { row in
@@ -62,11 +70,11 @@ struct SubscriptionChangeRelay: Sendable {
     }
 
     /// The next changes after the cursor whose transactions are older than every running one, each with its
-    /// owner (`NULL` while no customer owns the purchase). Locks the cursor: other replicas wait their turn.
+    /// owner (`NULL` while no customer owns the purchase). Locks the cursor; nothing when another replica holds it.
     private enum Batch: PreparedSQL {
         static let sql = """
             WITH cursor AS (
-                SELECT tx, sequence FROM entitlements.relay_cursors WHERE name = $1::text FOR UPDATE
+                SELECT tx, sequence FROM entitlements.relay_cursors WHERE name = $1::text FOR UPDATE SKIP LOCKED
             )
             SELECT ch.sequence, ch.tx::text, ch.app_id, ch.type, ch.store, ch.original_transaction_id, ch.environment,
                    coalesce(ch.customer_id, p.customer_id), ch.payload::text, ch.created_at
