@@ -81,13 +81,14 @@ final class ServiceProcess: @unchecked Sendable {
     }
 
     /// Sends SIGTERM and waits for the process to exit; returns its exit status.
-    func terminate(timeout: Duration = .seconds(15)) async throws -> Int32 {
+    /// (The generous default is for a loaded machine running the whole suite at once.)
+    func terminate(timeout: Duration = .seconds(30)) async throws -> Int32 {
         if process.isRunning { process.terminate() }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
                 kill(process.processIdentifier, SIGKILL)
-                throw Failure("\(name) ignored SIGTERM")
+                throw Failure("\(name) ignored SIGTERM: \(logTail())")
             }
             try await Task.sleep(for: .milliseconds(50))
         }

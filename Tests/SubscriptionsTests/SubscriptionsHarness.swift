@@ -107,7 +107,7 @@ struct SubscriptionsHarness {
 
     /// Waits until `condition` holds (relays and sweeps run in the background), up to `timeout`.
     func eventually(
-        timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool
+        timeout: Duration = .seconds(30), _ condition: @Sendable () async throws -> Bool
     ) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

@@ -20,7 +20,8 @@ struct SubscriptionRelayService: Service {
                     break
                 } catch {
                     logger.warning(
-                        "could not create the relay cursor; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                        "could not create the relay cursor; retrying",
+                        metadata: ["error": "\(String(reflecting: error))"])
                     try? await Task.sleep(for: interval)
                 }
             }
