@@ -46,6 +46,20 @@ import Testing
         try await world.call(world.entitlements, .GET, "/v1/customers/\(user)").json
     }
 
+    /// The customer's info once `condition` holds for it (applies reach entitlements after subscriptions), or
+    /// after 20 seconds.
+    func customer(
+        _ world: StoreWorld, _ user: String, until condition: @Sendable ([String: Any]) -> Bool
+    ) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(20)
+        var info = try await customer(world, user)
+        while !condition(info) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            info = try await customer(world, user)
+        }
+        return info
+    }
+
     func subscription(_ world: StoreWorld, _ user: String) async throws -> [String: Any] {
         (try await customer(world, user)["subscriptions"] as? [[String: Any]])?.first ?? [:]
     }
@@ -171,9 +185,9 @@ import Testing
             let state = try await eventually(world, "ben") { $0["state"] as? String == "refunded" }
             #expect(state["state"] as? String == "refunded")
             #expect(state["active"] as? Bool == false)
-            let info = try await customer(world, "ben")
+            let info = try await customer(world, "ben") { $0["refund_count"] as? Int == 1 }
             #expect((info["entitlements"] as? [String: [String: Any]])?["pro"]?["active"] as? Bool == false)
-            #expect(info["refund_count"] as? Int == 1)
+            #expect(info["refund_count"] as? Int == 1, "\(info)")
         }
     }
 
@@ -238,7 +252,8 @@ import Testing
 
             let state = try await eventually(world, "gus") { $0["active"] as? Bool == false }
             #expect(state["active"] as? Bool == false, "\(state)")
-            let info = try await customer(world, "gus")
+            // The subscription is applied first, then the purchase's refund: wait for both.
+            let info = try await customer(world, "gus") { $0["refund_count"] as? Int == 1 }
             #expect((info["entitlements"] as? [String: [String: Any]])?["pro"]?["active"] as? Bool == false)
             #expect(info["refund_count"] as? Int == 1, "\(info)")
         }
