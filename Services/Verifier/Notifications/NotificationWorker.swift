@@ -23,6 +23,8 @@ struct NotificationWorker: Service {
     var lease: Duration = .seconds(60)
     /// Batches processed at once: each waits on the database and two services most of the time.
     var concurrency = 4
+    /// Notifications of one batch verified and recorded at once.
+    var preparing = 8
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -64,17 +66,16 @@ struct NotificationWorker: Service {
         var recorded: [StoreTransaction] = []
         var renewals: [SubscriptionRenewalFacts] = []
         var ready: [ReceivedNotification] = []
-        for notification in notifications {
-            do {
-                let facts = try await facts(of: notification)
-                recorded += try await transactions.record(
-                    facts.facts, appID: appID, presenter: Presenter(appUserID: nil, deviceID: nil), attempt: nil)
-                renewals += facts.renewals
+        for outcome in await prepare(notifications, appID: appID) {
+            switch outcome {
+            case .ready(let notification, let transactions, let facts):
+                recorded += transactions
+                renewals += facts
                 ready.append(notification)
-            } catch let error as VerifierError where error.isVerdict {
-                await fail(notification, reason: "\(error.code): \(error.detail)")
-            } catch {
-                await retry([notification], reason: "\(error)")
+            case .failed(let notification, let reason):
+                await fail(notification, reason: reason)
+            case .retry(let notification, let reason):
+                await retry([notification], reason: reason)
             }
         }
         guard !ready.isEmpty else { return }
@@ -91,6 +92,48 @@ struct NotificationWorker: Service {
             for notification in ready { await process([notification], appID: appID) }
         } catch {
             await retry(ready, reason: "\(error)")
+        }
+    }
+
+    /// What became of one notification before the apply.
+    enum Prepared: Sendable {
+        /// Its facts are recorded and ready to apply.
+        case ready(ReceivedNotification, [StoreTransaction], [SubscriptionRenewalFacts])
+        /// It can never be processed.
+        case failed(ReceivedNotification, reason: String)
+        /// It could not be processed now.
+        case retry(ReceivedNotification, reason: String)
+    }
+
+    /// Verifies and records each notification's facts, `preparing` at a time (each mostly waits on the database
+    /// or the store's API), and returns the outcomes in the notifications' order.
+    func prepare(_ notifications: [ReceivedNotification], appID: String) async -> [Prepared] {
+        await withTaskGroup(of: (Int, Prepared).self) { group in
+            var pending = notifications.enumerated().makeIterator()
+            func addNext() {
+                guard let (index, notification) = pending.next() else { return }
+                group.addTask { (index, await prepare(notification, appID: appID)) }
+            }
+            for _ in 0..<preparing { addNext() }
+            var outcomes: [Prepared?] = Array(repeating: nil, count: notifications.count)
+            while let (index, outcome) = await group.next() {
+                outcomes[index] = outcome
+                addNext()
+            }
+            return outcomes.compactMap { $0 }
+        }
+    }
+
+    private func prepare(_ notification: ReceivedNotification, appID: String) async -> Prepared {
+        do {
+            let facts = try await facts(of: notification)
+            let recorded = try await transactions.record(
+                facts.facts, appID: appID, presenter: Presenter(appUserID: nil, deviceID: nil), attempt: nil)
+            return .ready(notification, recorded, facts.renewals)
+        } catch let error as VerifierError where error.isVerdict {
+            return .failed(notification, reason: "\(error.code): \(error.detail)")
+        } catch {
+            return .retry(notification, reason: "\(error)")
         }
     }
 

@@ -17,13 +17,13 @@ extension TransactionPostgresRepository {
 
     private func setState(_ transactions: [StoreTransaction], appID: String, state: String, error: String?) async {
         guard !transactions.isEmpty else { return }
-        let stores: [String] = transactions.map(\.store.rawValue)
-        let ids: [String] = transactions.map(\.transactionID)
+        let byStore = Dictionary(grouping: transactions, by: \.store.rawValue)
         do {
             try await client.withConnection { connection in
-                for (store, id) in zip(stores, ids) {
+                for (store, facts) in byStore {
+                    let ids: [String] = facts.map(\.transactionID)
                     try await connection.run(
-                        SetApplyState.self, try PostgresBindings(state, error, appID, store, id), logger: logger)
+                        SetApplyState.self, try PostgresBindings(state, error, appID, store, ids), logger: logger)
                 }
             }
         } catch {
@@ -105,12 +105,13 @@ extension TransactionPostgresRepository {
         return news
     }
 
-    /// One fact by its primary key, prepared (a set-based form made PostgreSQL scan the table).
+    /// One store's facts by their primary key, prepared: `store = … AND transaction_id = ANY(…)` is an index scan
+    /// in every plan (a join with `unnest` of both columns made PostgreSQL's generic plan scan the table).
     private enum SetApplyState: PreparedSQL {
         static let sql = """
             UPDATE verifier.transactions SET apply_state = $1::text, apply_error = $2::text,
                 applied_at = CASE WHEN $1::text = 'applied' THEN now() ELSE applied_at END
-            WHERE store = $4::text AND transaction_id = $5::text AND app_id = $3::text
+            WHERE store = $4::text AND transaction_id = ANY($5::text[]) AND app_id = $3::text
             """
     }
 }

@@ -30,7 +30,14 @@ struct SubscriptionChangeRelay: Sendable {
                     (Int64, String, String, String, String?, String?, String?, UUID?, String, Date).self)
             }
             guard let last = rows.last else { return 0 }
+            // Parked changes whose purchase has an owner now go first: they happened before this batch's.
             var ready = EventRows()
+            for (app, customer, type, environment, payload) in try await connection.run(
+                Unpark.self, PostgresBindings(), logger: logger,
+                decode: { try $0.decode((String, UUID, String, String?, String).self) })
+            {
+                ready.append(app: app, customer: customer, type: type, environment: environment, payload: payload)
+            }
             var parked = ParkedRows()
             for (sequence, _, app, type, store, transaction, environment, owner, payload, created) in rows {
                 if let owner {
@@ -40,12 +47,6 @@ struct SubscriptionChangeRelay: Sendable {
                         sequence: sequence, app: app, type: type, store: store, transaction: transaction,
                         environment: environment, payload: payload, created: created)
                 }
-            }
-            for (app, customer, type, environment, payload) in try await connection.run(
-                Unpark.self, PostgresBindings(), logger: logger,
-                decode: { try $0.decode((String, UUID, String, String?, String).self) })
-            {
-                ready.append(app: app, customer: customer, type: type, environment: environment, payload: payload)
             }
             if !parked.sequences.isEmpty {
                 try await connection.run(Park.self, try parked.bindings(), logger: logger)
@@ -105,16 +106,19 @@ struct SubscriptionChangeRelay: Sendable {
             """
     }
 
-    /// Parked changes whose purchase has an owner now (removed and returned), and old ones dropped.
+    /// Parked changes whose purchase has an owner now (removed and returned in the order they happened), and old
+    /// ones dropped.
     private enum Unpark: PreparedSQL {
         static let sql = """
             WITH dropped AS (
                 DELETE FROM entitlements.parked_changes WHERE created_at < now() - interval '7 days'
+            ), unparked AS (
+                DELETE FROM entitlements.parked_changes pk
+                USING entitlements.purchases p
+                WHERE p.store = pk.store AND p.original_transaction_id = pk.original_transaction_id
+                RETURNING pk.sequence, pk.app_id, p.customer_id, pk.type, pk.environment, pk.payload::text
             )
-            DELETE FROM entitlements.parked_changes pk
-            USING entitlements.purchases p
-            WHERE p.store = pk.store AND p.original_transaction_id = pk.original_transaction_id
-            RETURNING pk.app_id, p.customer_id, pk.type, pk.environment, pk.payload::text
+            SELECT app_id, customer_id, type, environment, payload FROM unparked ORDER BY sequence
             """
     }
 
