@@ -62,8 +62,7 @@ import Testing
             #expect(subscription.gracePeriodExpiresAt == nil)
 
             let expected = ["subscription_started", "expiration", "renewal", "renewal", "cancellation"]
-            #expect(try await harness.eventually { try await harness.eventTypes() == expected })
-            #expect(try await harness.eventTypes() == expected)
+            #expect(try await harness.eventTypes(until: { $0 == expected }) == expected)
         }
     }
 
@@ -79,8 +78,8 @@ import Testing
             let info = try await harness.info()
             #expect(info.entitlements["pro"]?.active == false)
             #expect(info.subscriptions.first?.state == .expired)
-            #expect(try await harness.eventually { try await harness.eventTypes().contains("expiration") })
-            #expect(try await harness.eventTypes() == ["subscription_started", "expiration"])
+            let types = try await harness.eventTypes(until: { $0.contains("expiration") })
+            #expect(types == ["subscription_started", "expiration"])
         }
     }
 
@@ -101,9 +100,8 @@ import Testing
             let subscription = try #require(info.subscriptions.first)
             #expect(subscription.state == .gracePeriod && subscription.active)
             #expect(info.entitlements["pro"]?.active == true)
-            #expect(try await harness.eventually { try await harness.eventTypes().contains("grace_period_started") })
-            #expect(
-                try await harness.eventTypes() == ["subscription_started", "billing_issue", "grace_period_started"])
+            let types = try await harness.eventTypes(until: { $0.contains("grace_period_started") })
+            #expect(types == ["subscription_started", "billing_issue", "grace_period_started"])
         }
     }
 
@@ -139,7 +137,7 @@ import Testing
             let subscription = try #require(answer.customer?.subscriptions.first)
             #expect(subscription.productID == "pro_yearly")
             #expect(subscription.expiresAt == yearly.expiresDate)
-            #expect(try await harness.eventually { try await harness.eventTypes().contains("product_change") })
+            #expect(try await harness.eventTypes(until: { $0.contains("product_change") }).contains("product_change"))
         }
     }
 
@@ -158,8 +156,8 @@ import Testing
             _ = try await harness.apply([], renewals: [facts(10, willRenew: true)])
             let info = try await harness.info()
             #expect(info.subscriptions.first?.willRenew == false)
-            #expect(try await harness.eventually { try await harness.eventTypes().contains("cancellation") })
-            #expect(try await harness.eventTypes() == ["subscription_started", "cancellation"])
+            let types = try await harness.eventTypes(until: { $0.contains("cancellation") })
+            #expect(types == ["subscription_started", "cancellation"])
         }
     }
 
@@ -176,7 +174,8 @@ import Testing
                 }
                 try await group.waitForAll()
             }
-            #expect(try await harness.eventually { try await harness.eventTypes().contains("cancellation") })
+            let relayed = try await harness.eventTypes(until: { $0.contains("cancellation") })
+            #expect(relayed == ["subscription_started", "cancellation"])
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await harness.eventTypes() == ["subscription_started", "cancellation"])
             let info = try await harness.info()

@@ -105,16 +105,18 @@ struct SubscriptionsHarness {
         return events.compactMap { $0["type"] as? String }.reversed()
     }
 
-    /// Waits until `condition` holds (relays and sweeps run in the background), up to `timeout`.
-    func eventually(
-        timeout: Duration = .seconds(30), _ condition: @Sendable () async throws -> Bool
-    ) async throws -> Bool {
+    /// The app's event types once `condition` holds for them (events are relayed in the background), or after
+    /// `timeout`: compare the result, so a failure shows what was there.
+    func eventTypes(
+        timeout: Duration = .seconds(30), until condition: @Sendable ([String]) -> Bool
+    ) async throws -> [String] {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
+        var types = try await eventTypes()
+        while !condition(types) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
+            types = try await eventTypes()
         }
-        return try await condition()
+        return types
     }
 }
 
