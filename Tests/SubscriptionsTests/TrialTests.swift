@@ -70,6 +70,36 @@ import Testing
         }
     }
 
+    @Test("A purchase in the trial's group after the trial started converts it, once; another group does not")
+    func conversion() async throws {
+        try await SubscriptionsHarness.run { harness in
+            #expect(try await start(harness, user: "dora", device: "phone").status == .created)
+            #expect(try await harness.eventTypes(until: { $0 == ["trial_started"] }) == ["trial_started"])
+            // A pass in another group is no conversion.
+            let pass = F.transaction(product: "pass_month", start: Date().addingTimeInterval(5), end: nil)
+            _ = try await harness.apply([pass], user: "dora", device: "phone")
+            // The yearly plan is in the trial's group ("pro"): converted, once, even when applied again or renewed.
+            let yearly = F.transaction(
+                product: "pro_yearly", start: Date().addingTimeInterval(10),
+                end: Date().addingTimeInterval(365 * 86_400))
+            _ = try await harness.apply([yearly], user: "dora", device: "phone")
+            _ = try await harness.apply([yearly], user: "dora", device: "tablet")
+            let renewal = F.transaction(
+                product: "pro_yearly", original: yearly.originalTransactionID, start: Date().addingTimeInterval(20),
+                end: Date().addingTimeInterval(730 * 86_400))
+            _ = try await harness.apply([renewal], user: "dora", device: "phone")
+            let types = try await harness.eventTypes(until: { $0.contains("subscription_started") })
+            #expect(types.filter { $0 == "trial_converted" }.count == 1, "\(types)")
+            #expect(types.firstIndex(of: "trial_started") ?? .max < types.firstIndex(of: "trial_converted") ?? -1)
+
+            // A customer without a trial converts nothing.
+            let other = F.transaction(product: "pro_monthly", start: Date().addingTimeInterval(10))
+            _ = try await harness.apply([other], user: "erik", device: "laptop")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await harness.eventTypes().filter { $0 == "trial_converted" }.count == 1)
+        }
+    }
+
     @Test("Eligibility counts the app's trial and store trials per customer across stores, and the device")
     func eligibility() async throws {
         try await SubscriptionsHarness.run { harness in

@@ -39,7 +39,8 @@ enum EventType: String, Codable, Sendable, CaseIterable {
     case productChange = "product_change"
     /// A free trial began (a store's or the app's own).
     case trialStarted = "trial_started"
-    /// A store free trial became a paid period.
+    /// A free trial became a paid period: the store's trial renewed into a paid one, or the app's own trial was
+    /// followed by a purchase in its group.
     case trialConverted = "trial_converted"
     /// A free trial ended without becoming a paid period.
     case trialExpired = "trial_expired"

@@ -298,5 +298,20 @@ enum EntitlementsMigrations {
                 );
                 """
         ),
+        Migration(
+            "0011_trial_conversions",
+            sql: """
+                -- Customers whose app trial (subscriptions.trials_v1) was followed by a purchase of the trial's
+                -- subscription group: one trial_converted event each, written with the purchase.
+                CREATE TABLE entitlements.trial_conversions (
+                    app_id text NOT NULL,
+                    customer_id uuid NOT NULL,
+                    product_id text NOT NULL,
+                    transaction_id text NOT NULL,
+                    converted_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, customer_id)
+                );
+                """
+        ),
     ]
 }

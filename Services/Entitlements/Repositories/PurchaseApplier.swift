@@ -218,6 +218,15 @@ struct PurchaseApplier {
                 event, payload: Self.payload(transaction, productID: row.productID), appID: appID,
                 customerID: customerID, appUserID: appUserID, on: connection, logger: logger)
         }
+        if result == .subscriptionRecorded, let productID = row.productID,
+            try await TrialConversion.record(
+                appID: appID, customerID: customerID, productID: productID, transactionID: transaction.transactionID,
+                purchasedAt: transaction.purchaseDate, on: connection, logger: logger)
+        {
+            try await EventOutbox.append(
+                .trialConverted, payload: Self.payload(transaction, productID: productID), appID: appID,
+                customerID: customerID, appUserID: appUserID, on: connection, logger: logger)
+        }
         return result
     }
 
