@@ -220,6 +220,7 @@ synchronous_commit = off
 full_page_writes = off
 max_connections = 1000
 shared_buffers = 128MB
+${SK_PG_EXTRA_CONF:-}
 EOF
 
     if ! _sk_pg_run "$PG_BIN/pg_ctl" -D "$root/data" -w -t 60 -l "$root/log" start >/dev/null 2>&1; then

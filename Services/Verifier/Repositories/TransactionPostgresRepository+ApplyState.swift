@@ -18,12 +18,20 @@ extension TransactionPostgresRepository {
     private func setState(_ transactions: [StoreTransaction], appID: String, state: String, error: String?) async {
         guard !transactions.isEmpty else { return }
         let byStore = Dictionary(grouping: transactions, by: \.store.rawValue)
+        let applied: Bool = state == "applied"
         do {
             try await client.withConnection { connection in
+                // Planned for each call with its ids (not prepared): a generic plan cached while the table was
+                // small walked `transactions_by_original`, every fact of the app, for each batch.
                 for (store, facts) in byStore {
                     let ids: [String] = facts.map(\.transactionID)
-                    try await connection.run(
-                        SetApplyState.self, try PostgresBindings(state, error, appID, store, ids), logger: logger)
+                    try await connection.query(
+                        """
+                        UPDATE verifier.transactions SET apply_state = \(state), apply_error = \(error),
+                            applied_at = CASE WHEN \(applied) THEN now() ELSE applied_at END
+                        WHERE store = \(store) AND transaction_id = ANY(\(ids)) AND app_id = \(appID)
+                        """,
+                        logger: logger)
                 }
             }
         } catch {
@@ -103,15 +111,5 @@ extension TransactionPostgresRepository {
             for try await _ in rows.decode(Int.self) { news.append(transaction) }
         }
         return news
-    }
-
-    /// One store's facts by their primary key, prepared: `store = … AND transaction_id = ANY(…)` is an index scan
-    /// in every plan (a join with `unnest` of both columns made PostgreSQL's generic plan scan the table).
-    private enum SetApplyState: PreparedSQL {
-        static let sql = """
-            UPDATE verifier.transactions SET apply_state = $1::text, apply_error = $2::text,
-                applied_at = CASE WHEN $1::text = 'applied' THEN now() ELSE applied_at END
-            WHERE store = $4::text AND transaction_id = ANY($5::text[]) AND app_id = $3::text
-            """
     }
 }

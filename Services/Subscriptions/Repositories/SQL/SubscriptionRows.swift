@@ -25,13 +25,16 @@ enum SubscriptionRows {
     ) async throws -> StoredSubscription? {
         let storeName: String = store.rawValue
         let rows = try await connection.run(
-            Lock.self, try PostgresBindings(storeName, originalTransactionID, appID), logger: logger
+            Lock.self, try PostgresBindings(storeName, originalTransactionID), logger: logger
         ) { row in
-            try row.decode((String, String, String, Date?, Bool?, String?, Date?, Bool, Bool, String?, Date?).self)
+            try row.decode(
+                (String, String, String, String, Date?, Bool?, String?, Date?, Bool, Bool, String?, Date?).self)
         }
         guard
-            let (environment, group, state, observed, willRenew, renewsInto, grace, retry, paused, reason, ended) =
-                rows.first
+            let (
+                owner, environment, group, state, observed, willRenew, renewsInto, grace, retry, paused, reason, ended
+            ) =
+                rows.first, owner == appID
         else { return nil }
         let periods = try await connection.run(
             Periods.self, try PostgresBindings(storeName, originalTransactionID), logger: logger
@@ -106,12 +109,15 @@ enum SubscriptionRows {
         try await connection.run(Update.self, bindings, logger: logger)
     }
 
+    /// By the primary key alone (the app is checked on the row): with `app_id = $n` in the condition, a plan
+    /// cached while the table was small may walk `subscriptions_by_app`, every subscription of the app, instead.
     private enum Lock: PreparedSQL {
         static let sql = """
-            SELECT environment, group_key, state, renewal_observed_at, will_renew, renews_into_store_product_id,
-                   grace_expires_at, billing_retry, paused, expiration_reason, store_ended_at
+            SELECT app_id, environment, group_key, state, renewal_observed_at, will_renew,
+                   renews_into_store_product_id, grace_expires_at, billing_retry, paused, expiration_reason,
+                   store_ended_at
             FROM subscriptions.subscriptions
-            WHERE store = $1::text AND original_transaction_id = $2::text AND app_id = $3::text
+            WHERE store = $1::text AND original_transaction_id = $2::text
             FOR UPDATE
             """
     }
