@@ -1,0 +1,28 @@
+# Optional statement profiling for the benchmarks (STATEMENTS=1): PostgreSQL starts with pg_stat_statements, and
+# the report lists the statements it spent its time on (execution + planning).
+#
+#   . Benchmarks/lib/pg-statements.sh
+#   statements_configure              # before sk_pg_start
+#   statements_enable "$DB"           # after it
+#   statements_report "$DB"           # at the end
+
+statements_configure() {
+    [ "${STATEMENTS:-0}" = "1" ] || return 0
+    export SK_PG_EXTRA_CONF="shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track_planning = on"
+}
+
+statements_enable() {
+    [ "${STATEMENTS:-0}" = "1" ] || return 0
+    psql "$1" -qc "CREATE EXTENSION pg_stat_statements"
+}
+
+statements_report() {
+    [ "${STATEMENTS:-0}" = "1" ] || return 0
+    echo
+    echo "== statements by total time (ms: execution + planning)"
+    psql "$1" -c "SELECT round((total_exec_time + total_plan_time)::numeric) AS total_ms, calls,
+        round(((total_exec_time + total_plan_time) / calls)::numeric, 3) AS ms_per_call,
+        left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS statement
+        FROM pg_stat_statements WHERE calls > 0 ORDER BY total_exec_time + total_plan_time DESC LIMIT 20"
+}
