@@ -52,6 +52,9 @@ package enum ApplyOutcome: String, Codable, Sendable, CaseIterable {
     case unknownProduct = "unknown_product"
     /// The store took the purchase back: its grants ended and its unspent units were clawed back.
     case revoked
+    /// The store reversed the purchase's refund or revocation: its grants stand again and its units were credited
+    /// back.
+    case reinstated
     /// News about a purchase no customer owns yet (no presenter): nothing to apply.
     case notOwned = "not_owned"
 }

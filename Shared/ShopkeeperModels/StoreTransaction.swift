@@ -28,6 +28,10 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
     package var priceMilliunits: Int64?
     package var currency: String?
     package var storefront: String?
+    /// When the store said this transaction's earlier refund or revocation was reversed (Apple's `REFUND_REVERSED`),
+    /// so that it is in force again. Set only from a store notification; a refund or revocation dated at or before it
+    /// is the one reversed, never news.
+    package var revocationReversedAt: Date?
 
     package init(
         store: StorePlatform, environment: StoreEnvironment, transactionID: String, originalTransactionID: String,
@@ -35,7 +39,7 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
         originalPurchaseDate: Date? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
         revocationReason: RevocationReason? = nil, ownershipType: OwnershipType = .purchased, offer: StoreOffer? = nil,
         appAccountToken: String? = nil, obfuscatedAccountID: String? = nil, priceMilliunits: Int64? = nil,
-        currency: String? = nil, storefront: String? = nil
+        currency: String? = nil, storefront: String? = nil, revocationReversedAt: Date? = nil
     ) {
         self.store = store
         self.environment = environment
@@ -56,6 +60,7 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
         self.priceMilliunits = priceMilliunits
         self.currency = currency
         self.storefront = storefront
+        self.revocationReversedAt = revocationReversedAt
     }
 
     package enum CodingKeys: String, CodingKey {
@@ -72,6 +77,7 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
         case appAccountToken = "app_account_token"
         case obfuscatedAccountID = "obfuscated_account_id"
         case priceMilliunits = "price_milliunits"
+        case revocationReversedAt = "revocation_reversed_at"
     }
 }
 

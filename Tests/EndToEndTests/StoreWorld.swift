@@ -121,10 +121,12 @@ struct StoreWorld {
     }
 
     /// Gives the app Apple credentials: an App Store Server API key from the sandbox when `apiKey`.
-    func configureApple(apiKey: Bool, sharedSecret: String? = nil, environments: [String] = ["production", "sandbox"])
-        async throws
-    {
+    func configureApple(
+        apiKey: Bool, sharedSecret: String? = nil, environments: [String] = ["production", "sandbox"],
+        extra: [String: Any] = [:]
+    ) async throws {
         var body: [String: Any] = ["bundle_id": bundleID, "environments": environments, "app_apple_id": 1_234_567]
+        body.merge(extra) { _, new in new }
         if apiKey {
             let key = try await sandbox(.POST, "/sandbox/apple/api-keys", ["bundle_id": bundleID])
             body["api_key"] = [

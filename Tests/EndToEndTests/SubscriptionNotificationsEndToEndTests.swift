@@ -5,45 +5,23 @@ import Testing
 /// A subscription's life told by the sandbox store's App Store Server Notifications, through the real gateway,
 /// verifier, subscriptions and entitlements processes: what the customer owns follows the store's news.
 @Suite(.serialized) struct SubscriptionNotificationsEndToEndTests {
-    static let operatorKey = "op_e2e_operator_key_0123456789"
-
     /// Runs `body` with a world on a database of its own and a gateway the sandbox sends notifications to.
     func withWorld(_ body: @Sendable @escaping (StoreWorld, ServiceProcess) async throws -> Void) async throws {
-        try await TestDatabase.withFreshDatabase { database in
-            try await StoreWorld.run(databaseURL: database.url) { world in
-                let gateway = try ServiceProcess(
-                    "shopkeeper-gateway",
-                    environment: [
-                        "DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
-                        "SHOPKEEPER_OPERATOR_KEY": Self.operatorKey, "SHOPKEEPER_CATALOG_URL": world.catalog.baseURL,
-                        "SHOPKEEPER_VERIFIER_URL": world.verifier.baseURL,
-                        "SHOPKEEPER_ENTITLEMENTS_URL": world.entitlements.baseURL,
-                    ])
-                try await gateway.waitUntilReady()
-                let target = try await world.sandbox(
-                    .PUT, "/sandbox/notifications", ["apple_url": gateway.baseURL + "/v1/notifications/apple"])
-                #expect(target.status == 200)
-                try await world.importCatalog([
-                    [
-                        "product_id": "pro_monthly", "type": "auto_renewable", "entitlements": ["pro"],
-                        "review_state": "approved", "cleared_for_sale": true, "free": false, "default_locale": "en",
-                        "group": "pro", "store_product_ids": ["app_store": "pro.monthly", "play_store": "pro_monthly"],
-                        "localizations": ["en": ["name": "Pro", "description": "Pro"]],
-                    ]
-                ])
-                try await world.configureApple(apiKey: false)
-                do {
-                    try await body(world, gateway)
-                } catch {
-                    throw ServiceProcess.Failure("\(error)\ngateway log: \(gateway.logTail())")
-                }
-                _ = try? await gateway.terminate()
-            }
+        let products: [[String: Any]] = [
+            [
+                "product_id": "pro_monthly", "type": "auto_renewable", "entitlements": ["pro"],
+                "review_state": "approved", "cleared_for_sale": true, "free": false, "default_locale": "en",
+                "group": "pro", "store_product_ids": ["app_store": "pro.monthly", "play_store": "pro_monthly"],
+                "localizations": ["en": ["name": "Pro", "description": "Pro"]],
+            ]
+        ]
+        try await NotifiedStoreWorld.run(products: products, apiKey: false) { notified in
+            try await body(notified.world, notified.gateway)
         }
     }
 
     func customer(_ world: StoreWorld, _ user: String) async throws -> [String: Any] {
-        try await world.call(world.entitlements, .GET, "/v1/customers/\(user)").json
+        try await world.customerInfo(user)
     }
 
     /// The customer's info once `condition` holds for it (applies reach entitlements after subscriptions), or
@@ -51,13 +29,7 @@ import Testing
     func customer(
         _ world: StoreWorld, _ user: String, until condition: @Sendable ([String: Any]) -> Bool
     ) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(20)
-        var info = try await customer(world, user)
-        while !condition(info) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            info = try await customer(world, user)
-        }
-        return info
+        try await NotifiedStoreWorld.eventually({ try await customer(world, user) }, until: condition)
     }
 
     func subscription(_ world: StoreWorld, _ user: String) async throws -> [String: Any] {
@@ -69,30 +41,16 @@ import Testing
     func eventually(
         _ world: StoreWorld, _ user: String, _ condition: @Sendable ([String: Any]) -> Bool
     ) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(20)
-        var last: [String: Any] = [:]
-        while ContinuousClock.now < deadline {
-            last = try await subscription(world, user)
-            if condition(last) { return last }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return last
+        try await NotifiedStoreWorld.eventually({ try await subscription(world, user) }, until: condition)
     }
 
     /// The event types once `condition` holds for them, or after 20 seconds.
     func eventTypes(_ world: StoreWorld, until condition: @Sendable ([String]) -> Bool) async throws -> [String] {
-        let deadline = ContinuousClock.now + .seconds(20)
-        var types = try await eventTypes(world)
-        while !condition(types) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            types = try await eventTypes(world)
-        }
-        return types
+        try await NotifiedStoreWorld.eventually({ try await eventTypes(world) }, until: condition)
     }
 
     func eventTypes(_ world: StoreWorld) async throws -> [String] {
-        let answer = try await world.call(world.entitlements, .GET, "/v1/admin/events?limit=200", kind: .secret)
-        return ((answer["events"] as? [[String: Any]]) ?? []).compactMap { $0["type"] as? String }.reversed()
+        try await world.eventTypes()
     }
 
     @Test func buyRenewTwiceFailIntoGraceRecoverCancelExpire() async throws {

@@ -120,6 +120,49 @@ struct ApplyTests {
         }
     }
 
+    @Test("The store's reversal of a refund restores grants and units once; the reversed refund never returns")
+    func refundReversal() async throws {
+        try await EntitlementsHarness.run { harness in
+            let garden = EntitlementsFixtures.transaction(product: "garden")
+            let seeds = EntitlementsFixtures.transaction(product: "seeds")
+            _ = try await harness.applied([garden, seeds])
+            let refundDate = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            var refunded = [garden, seeds]
+            var reversed = [garden, seeds]
+            for index in refunded.indices {
+                refunded[index].revocationDate = refundDate
+                reversed[index].revocationReversedAt = refundDate.addingTimeInterval(5)
+            }
+            _ = try await harness.applied(refunded, user: nil, device: nil, source: .notification)
+            #expect(try await harness.info("user-1").consumableBalances == ["seeds": 0])
+
+            let response = try await harness.applied(reversed, user: nil, device: nil, source: .notification)
+            #expect(response.outcomes.map(\.outcome) == [.reinstated, .reinstated])
+            var customer = try await harness.info("user-1")
+            #expect(customer.refundCount == 0)
+            #expect(customer.entitlements["extra_garden"]?.active == true)
+            #expect(customer.consumableBalances == ["seeds": 5])
+            #expect(customer.nonSubscriptionPurchases.allSatisfy { $0.revokedAt == nil })
+
+            // The reversal again, and the refund it reversed delivered late: nothing moves.
+            let again = try await harness.applied(reversed + refunded, user: nil, device: nil, source: .notification)
+            #expect(
+                again.outcomes.map(\.outcome) == [.alreadyApplied, .alreadyApplied, .alreadyApplied, .alreadyApplied])
+            customer = try await harness.info("user-1")
+            #expect(customer.refundCount == 0)
+            #expect(customer.consumableBalances == ["seeds": 5])
+
+            // A refund dated after the reversal is a new one.
+            var later = refunded
+            for index in later.indices { later[index].revocationDate = refundDate.addingTimeInterval(60) }
+            let refundedAgain = try await harness.applied(later, user: nil, device: nil, source: .notification)
+            #expect(refundedAgain.outcomes.map(\.outcome) == [.revoked, .revoked])
+            customer = try await harness.info("user-1")
+            #expect(customer.refundCount == 2)
+            #expect(customer.consumableBalances == ["seeds": 0])
+        }
+    }
+
     @Test("News about a purchase nobody owns changes nothing")
     func newsWithoutOwner() async throws {
         try await EntitlementsHarness.run { harness in

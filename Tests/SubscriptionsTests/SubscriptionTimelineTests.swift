@@ -138,6 +138,36 @@ struct SubscriptionTimelineTests {
         #expect(facts.periods.first?.revokedAt != nil)
     }
 
+    @Test func onlyTheStoresReversalLiftsARevocationAndALateRefundCannotUndoIt() throws {
+        let refunded = Self.period("1", 0, revokedAfter: 10)
+        let revokedAt = try #require(refunded.revokedAt)
+        var reversal = Self.period("1", 0)
+        reversal.revocationReversedAt = revokedAt.addingTimeInterval(60)
+
+        var facts = SubscriptionFacts(periods: [refunded], renewal: .init())
+        facts.record(reversal)
+        #expect(facts.periods.first?.revokedAt == nil)
+        #expect(facts.periods.first?.revocationKind == nil)
+        #expect(SubscriptionTimeline.status(of: facts, at: revokedAt.addingTimeInterval(120))?.state == .active)
+
+        // The refund's notification again (a retry, or delivered after the reversal): nothing moves back.
+        facts.record(refunded)
+        #expect(facts.periods.first?.revokedAt == nil)
+        #expect(facts.periods.first?.revocationReversedAt == reversal.revocationReversedAt)
+
+        // A reversal first, then the refund it reversed: the refund never takes hold.
+        var early = SubscriptionFacts(periods: [Self.period("1", 0)], renewal: .init())
+        early.record(reversal)
+        early.record(refunded)
+        #expect(early.periods.first?.revokedAt == nil)
+
+        // A refund dated after the reversal is news.
+        let later = Self.period("1", 0, revokedAfter: 3_600)
+        facts.record(later)
+        #expect(facts.periods.first?.revokedAt == later.revokedAt)
+        #expect(SubscriptionTimeline.status(of: facts, at: revokedAt.addingTimeInterval(7_200))?.state == .refunded)
+    }
+
     struct EventCase: CustomTestStringConvertible, Sendable {
         var name: String
         var before: [SubscriptionFacts.Period]

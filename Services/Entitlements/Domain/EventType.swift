@@ -14,6 +14,9 @@ enum EventType: String, Codable, Sendable, CaseIterable {
     case refund
     /// The store revoked a purchase without a refund to this customer (Family Sharing ended).
     case revocation
+    /// The store reversed a refund or revocation: the purchase is in force again (and a consumable's units credited
+    /// back).
+    case refundReversed = "refund_reversed"
     /// The developer granted an entitlement.
     case promotionalGrant = "promotional_grant"
     /// The developer revoked a promotional grant.

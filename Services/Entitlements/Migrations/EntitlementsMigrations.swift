@@ -313,5 +313,18 @@ enum EntitlementsMigrations {
                 );
                 """
         ),
+        Migration(
+            "0012_refund_reversals",
+            sql: """
+                -- When the store reversed a refund or revocation of the purchase (Apple's REFUND_REVERSED): a
+                -- revocation dated at or before it is the reversed one, never news.
+                ALTER TABLE entitlements.purchases ADD COLUMN revocation_reversed_at timestamptz;
+                -- A reversed refund credits back the units the refund clawed back.
+                ALTER TABLE entitlements.ledger DROP CONSTRAINT ledger_reason_check;
+                ALTER TABLE entitlements.ledger ADD CONSTRAINT ledger_reason_check CHECK (reason IN (
+                    'purchase', 'consume', 'refund', 'refund_reversed', 'transfer_in', 'transfer_out', 'merge_in',
+                    'merge_out'));
+                """
+        ),
     ]
 }

@@ -63,7 +63,16 @@ struct PurchaseApplier {
         if row.inserted {
             result = try await announceNew(row, transaction: transaction, customerID: owner, appUserID: ownerUserID)
         }
-        if transaction.revocationDate != nil, row.inserted || row.revokedAt == nil {
+        if let reversedAt = transaction.revocationReversedAt,
+            reversedAt > (row.revocationReversedAt ?? .distantPast),
+            try await reinstate(&row, reversedAt: reversedAt, transaction: transaction, appUserID: ownerUserID)
+        {
+            result = .reinstated
+        }
+        // A revocation dated at or before a reversal is the reversed one.
+        if let revokedAt = transaction.revocationDate, row.inserted || row.revokedAt == nil,
+            revokedAt > (row.revocationReversedAt ?? .distantPast)
+        {
             try await revoke(&row, transaction: transaction, appUserID: ownerUserID)
             return outcome(transaction, product, .revoked)
         }
@@ -261,6 +270,45 @@ struct PurchaseApplier {
             event, payload: payload, appID: appID, customerID: row.customerID, appUserID: appUserID, on: connection,
             logger: logger)
         row.revokedAt = revokedAt
+    }
+
+    /// Records the store's reversal of a refund or revocation; when it reverses the one in force, the purchase's grants
+    /// stand again, the units its refund clawed back are credited again, and the refund no longer counts. Returns
+    /// whether it reversed one.
+    private func reinstate(
+        _ row: inout PurchaseRow, reversedAt: Date, transaction: StoreTransaction, appUserID: String?
+    ) async throws -> Bool {
+        let store: String = row.store.rawValue
+        let reverses = row.revokedAt.map { $0 <= reversedAt } ?? false
+        try await connection.run(
+            """
+            WITH purchase AS (
+                UPDATE entitlements.purchases SET revocation_reversed_at = \(reversedAt),
+                    revoked_at = CASE WHEN \(reverses) THEN NULL ELSE revoked_at END,
+                    revocation_reason = CASE WHEN \(reverses) THEN NULL ELSE revocation_reason END,
+                    updated_at = now()
+                WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
+                RETURNING customer_id
+            )
+            UPDATE entitlements.customers SET refund_count = greatest(refund_count - 1, 0)
+            WHERE customer_id = (SELECT customer_id FROM purchase) AND \(reverses)
+            """,
+            logger: logger
+        )
+        row.revocationReversedAt = reversedAt
+        guard reverses else { return false }
+        var payload = Self.payload(transaction, productID: row.productID)
+        if let credited = row.credited, credited > 0, let productID = row.productID {
+            payload.balance = try await Ledger.post(
+                credited, reason: .refundReversed, appID: appID, customerID: row.customerID, productID: productID,
+                store: store, transactionID: transaction.transactionID, on: connection, logger: logger)
+            payload.quantity = credited
+        }
+        try await EventOutbox.append(
+            .refundReversed, payload: payload, appID: appID, customerID: row.customerID, appUserID: appUserID,
+            on: connection, logger: logger)
+        row.revokedAt = nil
+        return true
     }
 
     /// Credits a consumable purchase's units once: `credited` is set in the same transaction as the ledger line.

@@ -13,7 +13,7 @@ enum SubscriptionPeriods {
             transactionID: transaction.transactionID, productID: product.productID,
             storeProductID: transaction.storeProductID, periodType: periodType(of: transaction.offer),
             startsAt: transaction.purchaseDate, endsAt: ends, revokedAt: transaction.revocationDate,
-            revocationKind: kind)
+            revocationKind: kind, revocationReversedAt: transaction.revocationReversedAt)
     }
 
     /// A free-trial offer makes a trial period, another introductory offer an intro period.

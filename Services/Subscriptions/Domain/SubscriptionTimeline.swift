@@ -19,6 +19,8 @@ struct SubscriptionFacts: Sendable, Equatable {
         var revokedAt: Date?
         /// `refunded` or `revoked` (Family Sharing ended).
         var revocationKind: RevocationKind?
+        /// When the store reversed a refund or revocation of the period (Apple's `REFUND_REVERSED`).
+        var revocationReversedAt: Date? = nil
     }
 
     /// How a period was taken back.
@@ -54,8 +56,18 @@ struct SubscriptionFacts: Sendable, Equatable {
         let known = periods[index]
         var merged = period
         merged.endsAt = max(known.endsAt, period.endsAt)
-        merged.revokedAt = known.revokedAt ?? period.revokedAt
-        merged.revocationKind = known.revocationKind ?? period.revocationKind
+        merged.revocationReversedAt = [known.revocationReversedAt, period.revocationReversedAt].compactMap { $0 }.max()
+        // A revocation, once known, stays until the store reverses it; one dated at or before the reversal is the
+        // reversed one.
+        if let revokedAt = known.revokedAt ?? period.revokedAt,
+            revokedAt > (merged.revocationReversedAt ?? .distantPast)
+        {
+            merged.revokedAt = revokedAt
+            merged.revocationKind = known.revokedAt != nil ? known.revocationKind : period.revocationKind
+        } else {
+            merged.revokedAt = nil
+            merged.revocationKind = nil
+        }
         periods[index] = merged
     }
 

@@ -142,6 +142,14 @@ enum SubscriptionsMigrations {
                 CREATE TRIGGER changes_added AFTER INSERT ON subscriptions.changes
                     FOR EACH ROW EXECUTE FUNCTION subscriptions.notify_change();
                 """
-        )
+        ),
+        Migration(
+            "0002_period_revocation_reversals",
+            sql: """
+                -- When the store reversed the period's refund or revocation (Apple's REFUND_REVERSED): the period is
+                -- in force again, and a revocation dated at or before it is never recorded again.
+                ALTER TABLE subscriptions.periods ADD COLUMN revocation_reversed_at timestamptz;
+                """
+        ),
     ]
 }

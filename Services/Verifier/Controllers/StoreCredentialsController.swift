@@ -75,6 +75,7 @@ struct AppleCredentialsInput: Codable, Sendable {
     var environments: [StoreEnvironment]?
     var sharedSecret: String?
     var apiKey: AppStoreAPIKey?
+    var consumptionAnswers: ConsumptionAnswers?
 
     enum CodingKeys: String, CodingKey {
         case environments
@@ -82,6 +83,7 @@ struct AppleCredentialsInput: Codable, Sendable {
         case appAppleID = "app_apple_id"
         case sharedSecret = "shared_secret"
         case apiKey = "api_key"
+        case consumptionAnswers = "consumption_answers"
     }
 
     func credentials(keeping existing: AppleCredentials?) throws(RequestError) -> AppleCredentials {
@@ -111,13 +113,22 @@ struct AppleCredentialsInput: Codable, Sendable {
                 )
             }
         }
+        if let preference = consumptionAnswers?.refundPreference,
+            !ConsumptionAnswers.refundPreferences.contains(preference)
+        {
+            problems.append(
+                FieldProblem(
+                    pointer: "/consumption_answers/refund_preference",
+                    detail: "must be one of \(ConsumptionAnswers.refundPreferences.joined(separator: ", ")) or null"))
+        }
         guard problems.isEmpty else { throw .validationFailed(problems) }
         return AppleCredentials(
             bundleID: bundleID,
             appAppleID: appAppleID,
             environments: environments ?? [.production, .sandbox],
             sharedSecret: sharedSecret ?? existing?.sharedSecret,
-            apiKey: apiKey ?? existing?.apiKey
+            apiKey: apiKey ?? existing?.apiKey,
+            consumptionAnswers: consumptionAnswers
         )
     }
 }

@@ -13,6 +13,8 @@ struct AppleCredentials: Codable, Sendable, Equatable {
     /// The app-specific shared secret of legacy `verifyReceipt`.
     var sharedSecret: String?
     var apiKey: AppStoreAPIKey?
+    /// Whether and how to answer `CONSUMPTION_REQUEST` notifications; `nil`: they are not answered.
+    var consumptionAnswers: ConsumptionAnswers?
 
     enum CodingKeys: String, CodingKey {
         case environments
@@ -20,6 +22,7 @@ struct AppleCredentials: Codable, Sendable, Equatable {
         case appAppleID = "app_apple_id"
         case sharedSecret = "shared_secret"
         case apiKey = "api_key"
+        case consumptionAnswers = "consumption_answers"
     }
 
     /// The view an admin may see.
@@ -27,8 +30,36 @@ struct AppleCredentials: Codable, Sendable, Equatable {
         AppleCredentialsView(
             bundleID: bundleID, appAppleID: appAppleID, environments: environments,
             sharedSecretSet: sharedSecret != nil,
-            apiKey: apiKey.map { AppleCredentialsView.KeyView(issuerID: $0.issuerID, keyID: $0.keyID) }
+            apiKey: apiKey.map { AppleCredentialsView.KeyView(issuerID: $0.issuerID, keyID: $0.keyID) },
+            consumptionAnswers: consumptionAnswers
         )
+    }
+}
+
+/// The app's answers to Apple's `CONSUMPTION_REQUEST` (a customer asked for a refund): setting them asserts that the
+/// app's customers consented to sharing consumption data with Apple, which Apple requires before any answer.
+struct ConsumptionAnswers: Codable, Sendable, Equatable {
+    /// Apple's `refundPreference`: `DECLINE`, `GRANT_FULL` or `GRANT_PRORATED`; `nil` states none.
+    var refundPreference: String?
+    /// Apple's `sampleContentProvided`: whether the app offers a free sample or trial of its content.
+    var sampleContentProvided: Bool
+
+    static let refundPreferences = ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]
+
+    enum CodingKeys: String, CodingKey {
+        case refundPreference = "refund_preference"
+        case sampleContentProvided = "sample_content_provided"
+    }
+
+    init(refundPreference: String?, sampleContentProvided: Bool) {
+        self.refundPreference = refundPreference
+        self.sampleContentProvided = sampleContentProvided
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        refundPreference = try container.decodeIfPresent(String.self, forKey: .refundPreference)
+        sampleContentProvided = try container.decodeIfPresent(Bool.self, forKey: .sampleContentProvided) ?? false
     }
 }
 
@@ -53,6 +84,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
     var environments: [StoreEnvironment]
     var sharedSecretSet: Bool
     var apiKey: KeyView?
+    var consumptionAnswers: ConsumptionAnswers?
 
     struct KeyView: Codable, Sendable, Equatable {
         var issuerID: String
@@ -70,6 +102,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
         case appAppleID = "app_apple_id"
         case sharedSecretSet = "shared_secret_set"
         case apiKey = "api_key"
+        case consumptionAnswers = "consumption_answers"
     }
 }
 

@@ -118,5 +118,21 @@ enum VerifierMigrations {
                 CREATE INDEX notifications_by_app ON verifier.notifications (app_id, received_at);
                 """
         ),
+        Migration(
+            "0004_notification_answers",
+            sql: """
+                -- What the verifier answered the store for a notification that asks for an answer
+                -- (CONSUMPTION_REQUEST: the consumption information sent, or why none was).
+                ALTER TABLE verifier.notifications ADD COLUMN answer text;
+                """
+        ),
+        Migration(
+            "0005_revocation_reversals",
+            sql: """
+                -- When the store reversed the transaction's refund or revocation (Apple's REFUND_REVERSED): a revocation
+                -- dated at or before it is the reversed one and is not recorded again.
+                ALTER TABLE verifier.transactions ADD COLUMN revocation_reversed_at timestamptz;
+                """
+        ),
     ]
 }

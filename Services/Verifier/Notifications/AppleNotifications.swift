@@ -58,7 +58,13 @@ struct AppleNotifications: Sendable {
         }
         var facts = NotificationFacts()
         if let jws = data.signedTransactionInfo {
-            let transaction = try await verifier.verifySignedTransaction(jws, credentials: credentials)
+            var transaction = try await verifier.verifySignedTransaction(jws, credentials: credentials)
+            if payload.notificationType == AppleNotificationType.refundReversed.rawValue,
+                transaction.revocationDate == nil
+            {
+                // Apple reversed a refund or revocation: the transaction stands again, as of the notification.
+                transaction.revocationReversedAt = payload.signedDate.map(Date.init(appleMilliseconds:)) ?? Date()
+            }
             facts.facts.append(VerifiedFact(transaction: transaction, proofKind: .notification, rawProof: jws))
         }
         if let jws = data.signedRenewalInfo {

@@ -34,6 +34,9 @@ protocol NotificationInbox: Sendable {
 
     /// Puts notifications back for a later attempt, backing off with their attempts from `base`.
     func retryLater(_ notifications: [ReceivedNotification], reason: String, base: Duration) async throws
+
+    /// Keeps what was answered to the store for a notification (or why nothing was).
+    func recordAnswer(_ notification: ReceivedNotification, answer: String) async throws
 }
 
 /// ``NotificationInbox`` in `verifier.notifications`.
@@ -80,6 +83,17 @@ struct NotificationPostgresInbox: NotificationInbox {
         try await client.withConnection { connection in
             try await connection.run(
                 Failed.self, try PostgresBindings(notification.store, notification.id, reason), logger: logger)
+        }
+    }
+
+    func recordAnswer(_ notification: ReceivedNotification, answer: String) async throws {
+        try await client.withConnection { connection in
+            try await connection.query(
+                """
+                UPDATE verifier.notifications SET answer = \(answer)
+                WHERE store = \(notification.store) AND notification_id = \(notification.id)
+                """,
+                logger: logger)
         }
     }
 

@@ -3,6 +3,7 @@ import ServiceLifecycle
 import ShopkeeperClients
 import ShopkeeperHTTP
 import ShopkeeperModels
+import ShopkeeperStores
 
 /// Processes recorded store notifications in the background: each one's facts are recorded like any verified
 /// proof and handed to subscriptions and entitlements, one apply per app and batch. A notification stays pending
@@ -81,11 +82,11 @@ struct NotificationWorker: Service {
         guard !ready.isEmpty else { return }
         guard !recorded.isEmpty || !renewals.isEmpty else { return await done(ready) }
         do {
-            _ = try await projections.apply(
+            let applied = try await projections.apply(
                 ApplyRequest(appUserID: nil, deviceID: nil, source: .notification, transactions: recorded),
                 renewals: renewals, appID: appID, requestID: nil)
             await transactions.markApplied(recorded, appID: appID)
-            await done(ready)
+            await done(await answered(ready, outcomes: applied.outcomes))
         } catch let verdict as RemoteProblem {
             // A verdict on the batch: apply each notification alone, so one refused fact holds up no other.
             guard ready.count > 1 else { return await fail(ready[0], reason: verdict.code) }
@@ -135,6 +136,35 @@ struct NotificationWorker: Service {
         } catch {
             return .retry(notification, reason: "\(error)")
         }
+    }
+
+    /// Answers the notifications that ask the store for an answer (`CONSUMPTION_REQUEST`) and keeps what was
+    /// answered; returns those that are done (one whose answer could not be sent is tried again later).
+    private func answered(_ notifications: [ReceivedNotification], outcomes: [TransactionOutcome]) async
+        -> [ReceivedNotification]
+    {
+        var finished: [ReceivedNotification] = []
+        for notification in notifications {
+            guard notification.store == StorePlatform.appStore.rawValue,
+                notification.type == AppleNotificationType.consumptionRequest.rawValue
+            else {
+                finished.append(notification)
+                continue
+            }
+            do {
+                let answer = try await apple.answerConsumptionRequest(notification, outcomes: outcomes)
+                logger.info(
+                    "consumption request", metadata: ["id": "\(notification.id)", "answer": "\(answer)"])
+                try? await inbox.recordAnswer(notification, answer: answer)
+                finished.append(notification)
+            } catch  where error.isVerdict {
+                try? await inbox.recordAnswer(notification, answer: "not answered: \(error.code): \(error.detail)")
+                finished.append(notification)
+            } catch {
+                await retry([notification], reason: "the consumption answer could not be sent: \(error)")
+            }
+        }
+        return finished
     }
 
     private func facts(of notification: ReceivedNotification) async throws -> NotificationFacts {

@@ -104,6 +104,7 @@ extension TransactionPostgresRepository {
                     apply_state = 'pending', apply_as = 'owner', next_apply_at = now(), last_verified_at = now()
                 WHERE app_id = \(appID) AND store = \(store) AND transaction_id = \(transaction.transactionID)
                   AND revocation_date IS NULL
+                  AND \(revocationDate) > coalesce(revocation_reversed_at, '-infinity')
                 RETURNING 1
                 """,
                 logger: logger

@@ -94,6 +94,7 @@ struct TransactionPostgresRepository: TransactionRepository {
         let attemptMilliseconds: Int = Int(attempt?.duration.milliseconds ?? 0)
         let type: String? = transaction.type?.rawValue
         let reason: String? = transaction.revocationReason?.rawValue
+        let reversedAt: Date? = transaction.revocationReversedAt
         let store: String = transaction.store.rawValue
         let environment: String = transaction.environment.rawValue
         let proofKind: String = fact.proofKind.rawValue
@@ -103,22 +104,39 @@ struct TransactionPostgresRepository: TransactionRepository {
             WITH recorded AS (
                 INSERT INTO verifier.transactions AS t (
                     store, transaction_id, app_id, environment, original_transaction_id, store_product_id, type,
-                    quantity, purchase_date, expires_date, revocation_date, revocation_reason, fact, proof_kind,
-                    raw_proof, app_user_id, device_id, next_apply_at)
+                    quantity, purchase_date, expires_date, revocation_date, revocation_reason, revocation_reversed_at,
+                    fact, proof_kind, raw_proof, app_user_id, device_id, next_apply_at)
                 VALUES (
                     \(store), \(transaction.transactionID), \(appID), \(environment),
                     \(transaction.originalTransactionID), \(transaction.storeProductID), \(type),
                     \(transaction.quantity), \(transaction.purchaseDate), \(transaction.expiresDate),
-                    \(transaction.revocationDate), \(reason), \(document)::jsonb, \(proofKind),
+                    \(transaction.revocationDate), \(reason), \(reversedAt), \(document)::jsonb, \(proofKind),
                     \(fact.rawProof), \(presenter.appUserID), \(presenter.deviceID),
                     now() + make_interval(secs => \(applyGraceSeconds)))
                 ON CONFLICT (store, transaction_id) DO UPDATE SET
                     last_verified_at = now(),
                     next_apply_at = greatest(t.next_apply_at, excluded.next_apply_at),
-                    revocation_date = coalesce(t.revocation_date, excluded.revocation_date),
-                    revocation_reason = coalesce(t.revocation_reason, excluded.revocation_reason),
-                    fact = CASE WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NOT NULL
-                                THEN excluded.fact ELSE t.fact END
+                    revocation_reversed_at = greatest(t.revocation_reversed_at, excluded.revocation_reversed_at),
+                    -- A revocation, once known, is kept until the store reverses it (a revocation dated at or
+                    -- before the reversal); a later one is news again.
+                    revocation_date = CASE
+                        WHEN t.revocation_date <= excluded.revocation_reversed_at THEN NULL
+                        WHEN t.revocation_date IS NOT NULL THEN t.revocation_date
+                        WHEN excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity')
+                            THEN excluded.revocation_date
+                        END,
+                    revocation_reason = CASE
+                        WHEN t.revocation_date <= excluded.revocation_reversed_at THEN NULL
+                        WHEN t.revocation_date IS NOT NULL THEN t.revocation_reason
+                        WHEN excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity')
+                            THEN excluded.revocation_reason
+                        END,
+                    fact = CASE
+                        WHEN t.revocation_date <= excluded.revocation_reversed_at THEN excluded.fact
+                        WHEN t.revocation_date IS NULL
+                            AND excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity')
+                            THEN excluded.fact
+                        ELSE t.fact END
                 WHERE t.app_id = excluded.app_id
                 RETURNING fact
             ), logged AS (

@@ -45,6 +45,25 @@ struct AppStoreServerAPIClient: Sendable {
         return pages
     }
 
+    /// `PUT /inApps/v2/transactions/consumption/{id}` (Send Consumption Information) in the transaction's
+    /// environment; Apple answers 202 without a body.
+    func sendConsumption(
+        _ transactionID: String, body: AppStoreConsumptionRequest, environment: StoreEnvironment,
+        credentials: AppleCredentials, key: AppStoreAPIKey
+    ) async throws(VerifierError) {
+        let base = environment == .production ? productionURL : sandboxURL
+        let url = base.absoluteString + "/inApps/v2/transactions/consumption/\(transactionID.pathSegmentEscaped)"
+        let json: Data
+        do {
+            json = try JSONEncoder().encode(body)
+        } catch {
+            throw .storeUnavailable(
+                store: "App Store", reason: "a consumption answer that does not encode", retryAfterSeconds: 60)
+        }
+        let answer = try await call(url, method: .PUT, body: json, credentials: credentials, key: key)
+        guard answer.status == 202 || answer.status == 200 else { throw Self.verdict(answer) }
+    }
+
     /// A GET in production, then in the sandbox when Apple does not know the transaction there and the
     /// app accepts sandbox purchases.
     private func get<T: Decodable>(_ path: String, credentials: AppleCredentials, key: AppStoreAPIKey)
@@ -65,9 +84,10 @@ struct AppStoreServerAPIClient: Sendable {
         throw .proofRejected(code: "transaction_not_found", detail: "Apple knows no such transaction for this app.")
     }
 
-    private func call(_ url: String, credentials: AppleCredentials, key: AppStoreAPIKey)
-        async throws(VerifierError) -> StoreHTTP.Answer
-    {
+    private func call(
+        _ url: String, method: HTTPMethod = .GET, body: Data? = nil, credentials: AppleCredentials,
+        key: AppStoreAPIKey
+    ) async throws(VerifierError) -> StoreHTTP.Answer {
         let tokenKey = "\(key.issuerID)/\(key.keyID)/\(credentials.bundleID)"
         return try await retry.run(store: "App Store") { (_: Int) async throws(StoreAttemptError) in
             let token: String
@@ -79,7 +99,12 @@ struct AppStoreServerAPIClient: Sendable {
                 throw .final(.storeCredentialsRejected(.apple, "the App Store Server API key cannot sign"))
             }
             var request = HTTPClientRequest(url: url)
+            request.method = method
             request.headers.add(name: "authorization", value: "Bearer \(token)")
+            if let body {
+                request.headers.add(name: "content-type", value: "application/json")
+                request.body = .bytes(body)
+            }
             let answer = try await http.sendSorted(request, what: "the App Store Server API")
             if answer.status == 401 {
                 tokens.forget(tokenKey)

@@ -169,3 +169,28 @@ public enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
         Int(rawValue / 10_000)
     }
 }
+
+/// `PUT /inApps/v2/transactions/consumption/{transactionId}`: Apple's `ConsumptionRequest`, the app's answer to a
+/// `CONSUMPTION_REQUEST` notification (App Store Server API 1.19).
+public struct AppStoreConsumptionRequest: Codable, Sendable, Equatable {
+    /// Must be `true`: Apple refuses anything else.
+    public var customerConsented: Bool
+    /// `DELIVERED`, or an `UNDELIVERED_...` reason.
+    public var deliveryStatus: String
+    public var sampleContentProvided: Bool
+    /// The share consumed, in thousandths of a percent (0...100 000); left out when unknown.
+    public var consumptionPercentage: Int?
+    /// `DECLINE`, `GRANT_FULL` or `GRANT_PRORATED`; left out for no preference.
+    public var refundPreference: String?
+
+    public init(
+        customerConsented: Bool, deliveryStatus: String, sampleContentProvided: Bool,
+        consumptionPercentage: Int? = nil, refundPreference: String? = nil
+    ) {
+        self.customerConsented = customerConsented
+        self.deliveryStatus = deliveryStatus
+        self.sampleContentProvided = sampleContentProvided
+        self.consumptionPercentage = consumptionPercentage
+        self.refundPreference = refundPreference
+    }
+}

@@ -9,6 +9,8 @@ enum Ledger {
     /// Why a line was written.
     enum Reason: String {
         case purchase, consume, refund
+        /// The store reversed a refund: the units it clawed back are credited again.
+        case refundReversed = "refund_reversed"
         case transferIn = "transfer_in"
         case transferOut = "transfer_out"
         case mergeIn = "merge_in"

@@ -15,6 +15,8 @@ struct PurchaseRow: Sendable {
     var expiresDate: Date?
     var credited: Int64?
     var revokedAt: Date?
+    /// When the store reversed a refund or revocation of it: a revocation dated at or before it is the reversed one.
+    var revocationReversedAt: Date?
     /// Whether this transaction just created the row.
     var inserted: Bool
 
@@ -50,7 +52,7 @@ extension PurchaseRow {
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID,
                 customerID: customerID, productID: productID, productType: type, environment: environment,
                 expiresDate: transaction.expiresDate, credited: nil, revokedAt: transaction.revocationDate,
-                inserted: true)
+                revocationReversedAt: nil, inserted: true)
         }
         return try await lock(
             store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
@@ -65,12 +67,12 @@ extension PurchaseRow {
         let storeName: String = store.rawValue
         let rows = try await connection.run(
             Lock.self, try PostgresBindings(storeName, originalTransactionID, appID), logger: logger
-        ) { try $0.decode((UUID, String?, String, String, Date?, Int64?, Date?).self) }
-        for (customer, product, type, environment, expires, credited, revoked) in rows {
+        ) { try $0.decode((UUID, String?, String, String, Date?, Int64?, Date?, Date?).self) }
+        for (customer, product, type, environment, expires, credited, revoked, reversed) in rows {
             return PurchaseRow(
                 store: store, originalTransactionID: originalTransactionID, customerID: customer, productID: product,
                 productType: type, environment: environment, expiresDate: expires, credited: credited,
-                revokedAt: revoked, inserted: false)
+                revokedAt: revoked, revocationReversedAt: reversed, inserted: false)
         }
         return nil
     }
@@ -91,7 +93,8 @@ extension PurchaseRow {
 
     private enum Lock: PreparedSQL {
         static let sql = """
-            SELECT customer_id, product_id, product_type, environment, expires_date, credited, revoked_at
+            SELECT customer_id, product_id, product_type, environment, expires_date, credited, revoked_at,
+                   revocation_reversed_at
             FROM entitlements.purchases
             WHERE store = $1::text AND original_transaction_id = $2::text AND app_id = $3::text
             FOR UPDATE

@@ -39,12 +39,13 @@ enum SubscriptionRows {
         let periods = try await connection.run(
             Periods.self, try PostgresBindings(storeName, originalTransactionID), logger: logger
         ) { row in
-            let (id, product, storeProduct, type, starts, ends, revoked, kind) = try row.decode(
-                (String, String, String, String, Date, Date, Date?, String?).self)
+            let (id, product, storeProduct, type, starts, ends, revoked, kind, reversed) = try row.decode(
+                (String, String, String, String, Date, Date, Date?, String?, Date?).self)
             return SubscriptionFacts.Period(
                 transactionID: id, productID: product, storeProductID: storeProduct,
                 periodType: SubscriptionPeriodType(rawValue: type) ?? .normal, startsAt: starts, endsAt: ends,
-                revokedAt: revoked, revocationKind: kind.flatMap(SubscriptionFacts.RevocationKind.init))
+                revokedAt: revoked, revocationKind: kind.flatMap(SubscriptionFacts.RevocationKind.init),
+                revocationReversedAt: reversed)
         }
         let renewal = SubscriptionFacts.Renewal(
             observedAt: observed, willRenew: willRenew, renewsIntoStoreProductID: renewsInto, graceExpiresAt: grace,
@@ -70,7 +71,8 @@ enum SubscriptionRows {
             logger: logger)
     }
 
-    /// Records a period (once per transaction; a revocation, once known, stays).
+    /// Records a period as merged in memory under the subscription's lock (``SubscriptionFacts/record(_:)``: a
+    /// revocation, once known, stays until the store reverses it).
     static func upsert(
         _ period: SubscriptionFacts.Period, of subscription: StoredSubscription, on connection: PostgresConnection,
         logger: Logger
@@ -83,7 +85,7 @@ enum SubscriptionRows {
             try PostgresBindings(
                 storeName, period.transactionID, subscription.originalTransactionID, subscription.appID,
                 period.productID, period.storeProductID, subscription.groupKey, periodType, period.startsAt,
-                period.endsAt, period.revokedAt, kind),
+                period.endsAt, period.revokedAt, kind, period.revocationReversedAt),
             logger: logger)
     }
 
@@ -125,7 +127,7 @@ enum SubscriptionRows {
     private enum Periods: PreparedSQL {
         static let sql = """
             SELECT transaction_id, product_id, store_product_id, period_type, starts_at, ends_at, revoked_at,
-                   revocation_reason
+                   revocation_reason, revocation_reversed_at
             FROM subscriptions.periods
             WHERE store = $1::text AND original_transaction_id = $2::text
             """
@@ -146,13 +148,14 @@ enum SubscriptionRows {
         static let sql = """
             INSERT INTO subscriptions.periods AS p (
                 store, transaction_id, original_transaction_id, app_id, product_id, store_product_id, group_key,
-                period_type, starts_at, ends_at, revoked_at, revocation_reason)
+                period_type, starts_at, ends_at, revoked_at, revocation_reason, revocation_reversed_at)
             VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::timestamptz,
-                    $10::timestamptz, $11::timestamptz, $12::text)
+                    $10::timestamptz, $11::timestamptz, $12::text, $13::timestamptz)
             ON CONFLICT (store, transaction_id) DO UPDATE SET
                 ends_at = greatest(p.ends_at, EXCLUDED.ends_at),
-                revoked_at = coalesce(p.revoked_at, EXCLUDED.revoked_at),
-                revocation_reason = coalesce(p.revocation_reason, EXCLUDED.revocation_reason)
+                revoked_at = EXCLUDED.revoked_at,
+                revocation_reason = EXCLUDED.revocation_reason,
+                revocation_reversed_at = EXCLUDED.revocation_reversed_at
             """
     }
 
