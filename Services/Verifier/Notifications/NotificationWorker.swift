@@ -157,7 +157,7 @@ struct NotificationWorker: Service {
                     "consumption request", metadata: ["id": "\(notification.id)", "answer": "\(answer)"])
                 try? await inbox.recordAnswer(notification, answer: answer)
                 finished.append(notification)
-            } catch where error.isVerdict {
+            } catch  where error.isVerdict {
                 try? await inbox.recordAnswer(notification, answer: "not answered: \(error.code): \(error.detail)")
                 finished.append(notification)
             } catch {
