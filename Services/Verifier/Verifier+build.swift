@@ -28,12 +28,16 @@ func buildApplication(
         transactions: components.transactions,
         projections: components.projections, interval: settings.notificationRetryInterval, startup: startup,
         logger: logger)
+    let reconciler = SubscriptionReconciler(
+        reconciliations: components.reconciliations, apple: components.appleNotifications,
+        google: components.googleNotifications, transactions: components.transactions,
+        projections: components.projections, settings: settings.reconciler, startup: startup, logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
         database: database,
         migrations: VerifierMigrations.runner,
-        services: [worker, notifications, HTTPClientService(client: httpClient)],
+        services: [worker, notifications, reconciler, HTTPClientService(client: httpClient)],
         startup: startup,
         logger: logger
     )
@@ -104,6 +108,7 @@ struct VerifierComponents: Sendable {
     let projections: FactProjections
     let service: PurchaseService
     let inbox: NotificationPostgresInbox
+    let reconciliations: ReconciliationPostgresRepository
     let appleNotifications: AppleNotifications
     let googleNotifications: GoogleNotifications
 
@@ -143,6 +148,7 @@ struct VerifierComponents: Sendable {
             logger: logger
         )
         inbox = NotificationPostgresInbox(client: database, logger: logger)
+        reconciliations = ReconciliationPostgresRepository(client: database, logger: logger)
         let apps = NotificationApps(client: database, logger: logger)
         appleNotifications = AppleNotifications(
             signedData: signedData, verifier: apple, credentials: credentials, apps: apps, inbox: inbox)

@@ -28,6 +28,9 @@ import X509
 /// | `SHOPKEEPER_SUBSCRIPTIONS_URL` | `http://127.0.0.1:8084` | the subscriptions service, which keeps subscription timelines |
 /// | `SHOPKEEPER_APPLY_TIMEOUT_SECONDS` | `10` | one apply call to the entitlements service |
 /// | `SHOPKEEPER_APPLY_RETRY_SECONDS` | `5` | how often, and after how long, recorded facts whose apply did not finish are applied again in the background |
+/// | `SHOPKEEPER_RECONCILE_INTERVAL_SECONDS` | `60` | how often an idle replica looks for stale subscriptions to ask the store about |
+/// | `SHOPKEEPER_RECONCILE_AFTER_SECONDS` | `300` | how long after a period's end with no word from the store a subscription counts as stale |
+/// | `SHOPKEEPER_RECONCILE_BACKOFF_SECONDS` | `600` | the pause after the first check of a stale period end; it doubles with each further check, up to a day |
 ///
 /// In production only Apple's and Google's own URLs and only Apple Root CA - G3 are accepted, so a
 /// production verifier can never trust the sandbox store.
@@ -49,6 +52,7 @@ struct VerifierSettings: Sendable {
     var googlePushTokens: GooglePushTokenVerifier?
     var applyTimeout: Duration
     var applyRetryInterval: Duration
+    var reconciler: ReconcilerSettings
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> VerifierSettings
@@ -96,7 +100,14 @@ struct VerifierSettings: Sendable {
             applyTimeout: try environment.seconds(
                 "SHOPKEEPER_APPLY_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
             applyRetryInterval: try environment.seconds(
-                "SHOPKEEPER_APPLY_RETRY_SECONDS", default: .seconds(5), in: 0.05...3600)
+                "SHOPKEEPER_APPLY_RETRY_SECONDS", default: .seconds(5), in: 0.05...3600),
+            reconciler: ReconcilerSettings(
+                interval: try environment.seconds(
+                    "SHOPKEEPER_RECONCILE_INTERVAL_SECONDS", default: .seconds(60), in: 0.05...86_400),
+                after: try environment.seconds(
+                    "SHOPKEEPER_RECONCILE_AFTER_SECONDS", default: .seconds(300), in: 0...604_800),
+                backoff: try environment.seconds(
+                    "SHOPKEEPER_RECONCILE_BACKOFF_SECONDS", default: .seconds(600), in: 0.05...86_400))
         )
     }
 

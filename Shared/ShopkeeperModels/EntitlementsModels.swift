@@ -10,6 +10,8 @@ package enum ApplySource: String, Codable, Sendable, CaseIterable {
     case retry
     /// A store notification.
     case notification
+    /// The verifier's reconciliation job asked the store about a subscription that looked stale.
+    case reconciliation
 }
 
 /// `POST /internal/v1/apply` (verifier to entitlements): verified, recorded transactions to apply for the app of

@@ -48,12 +48,12 @@ struct NotifiedStoreWorld: Sendable {
         }
     }
 
-    /// Polls `read` every 100 ms until `condition` holds for what it returns, or 20 seconds pass; returns the last
+    /// Polls `read` every 100 ms until `condition` holds for what it returns, or `limit` passes; returns the last
     /// value read (notifications are processed in the background).
     static func eventually<T>(
-        _ read: () async throws -> T, until condition: (T) -> Bool
+        within limit: Duration = .seconds(20), _ read: () async throws -> T, until condition: (T) -> Bool
     ) async throws -> T {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + limit
         var value = try await read()
         while !condition(value) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))

@@ -22,12 +22,14 @@ struct StoreWorld {
     /// Starts both processes and runs `body`; they stop afterwards.
     static func run(
         databaseURL: String? = nil, verifierEnvironment: [String: String] = [:],
+        sandboxEnvironment: [String: String] = [:],
         _ body: @Sendable (StoreWorld) async throws -> Void
     ) async throws {
         let databaseURL = try databaseURL ?? TestDatabase.url()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)")
         let sandbox = try ServiceProcess(
-            "shopkeeper-sandbox-store", environment: ["SHOPKEEPER_SANDBOX_STATE_DIR": state.path])
+            "shopkeeper-sandbox-store",
+            environment: sandboxEnvironment.merging(["SHOPKEEPER_SANDBOX_STATE_DIR": state.path]) { _, new in new })
         try await sandbox.waitUntilReady()
         let common = [
             "DATABASE_URL": databaseURL,

@@ -151,5 +151,22 @@ enum SubscriptionsMigrations {
                 ALTER TABLE subscriptions.periods ADD COLUMN revocation_reversed_at timestamptz;
                 """
         ),
+        Migration(
+            "0003_stale_subscriptions",
+            sql: """
+                -- Published for the verifier's reconciliation job: subscriptions whose period ended in the last 30
+                -- days while the store has not said that this period is over for good (no status "expired" observed
+                -- at or after its end), or that are in billing retry (the store may still recover them). A missed
+                -- renewal notification leaves a paying customer here; the verifier asks the store about each.
+                CREATE VIEW subscriptions.stale_v1 AS
+                SELECT app_id, store, original_transaction_id, environment, expires_at
+                FROM subscriptions.subscriptions
+                WHERE state NOT IN ('revoked', 'refunded')
+                  AND expires_at < now() AND expires_at > now() - interval '30 days'
+                  AND (store_ended_at IS NULL OR store_ended_at < expires_at OR billing_retry);
+                CREATE INDEX subscriptions_by_expiry ON subscriptions.subscriptions (expires_at)
+                    WHERE state NOT IN ('revoked', 'refunded');
+                """
+        ),
     ]
 }

@@ -17,6 +17,8 @@ enum ProofKind: String, Codable, Sendable {
     case playToken = "play_token"
     /// A store notification (App Store Server Notifications V2, Play real-time developer notifications).
     case notification
+    /// The store's answer to the reconciliation job asking about a subscription that looked stale.
+    case storeStatus = "store_status"
 }
 
 /// Who presented a proof.

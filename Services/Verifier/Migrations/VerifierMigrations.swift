@@ -134,5 +134,27 @@ enum VerifierMigrations {
                 ALTER TABLE verifier.transactions ADD COLUMN revocation_reversed_at timestamptz;
                 """
         ),
+        Migration(
+            "0006_reconciliations",
+            sql: """
+                -- The reconciliation job's memory: per subscription, the period end that looked stale
+                -- (subscriptions.stale_v1), how often the store was asked about it, and when to ask next. A claim
+                -- pushes next_check_at past a lease, so one replica asks at a time and a crashed one's claim
+                -- returns; a new period end starts the count again.
+                CREATE TABLE verifier.reconciliations (
+                    store text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    app_id text NOT NULL,
+                    environment text NOT NULL,
+                    expires_at timestamptz NOT NULL,
+                    attempts integer NOT NULL DEFAULT 1,
+                    next_check_at timestamptz NOT NULL,
+                    checked_at timestamptz,
+                    outcome text,
+                    PRIMARY KEY (store, original_transaction_id)
+                );
+                CREATE INDEX reconciliations_by_app ON verifier.reconciliations (app_id, checked_at);
+                """
+        ),
     ]
 }

@@ -56,40 +56,52 @@ struct AppleNotifications: Sendable {
         guard let credentials = try? await credentials.apple(appID: notification.appID) else {
             throw .storeNotConfigured(.apple)
         }
+        let reversed =
+            payload.notificationType == AppleNotificationType.refundReversed.rawValue
+            ? payload.signedDate.map(Date.init(appleMilliseconds:)) ?? Date() : nil
+        return try await facts(
+            signedTransaction: data.signedTransactionInfo, signedRenewal: data.signedRenewalInfo, status: data.status,
+            signedAt: payload.signedDate, credentials: credentials, reversedAt: reversed)
+    }
+
+    /// The facts of a signed transaction and signed renewal info with the subscription's `status`, as a
+    /// notification or the App Store Server API carries them, each JWS verified and checked against the app.
+    /// `reversedAt`: Apple reversed the transaction's refund or revocation then (`REFUND_REVERSED`).
+    func facts(
+        signedTransaction: String?, signedRenewal: String?, status: Int?, signedAt: Int64?,
+        credentials: AppleCredentials, reversedAt: Date? = nil, proofKind: ProofKind = .notification
+    ) async throws(VerifierError) -> NotificationFacts {
         var facts = NotificationFacts()
-        if let jws = data.signedTransactionInfo {
+        if let jws = signedTransaction {
             var transaction = try await verifier.verifySignedTransaction(jws, credentials: credentials)
-            if payload.notificationType == AppleNotificationType.refundReversed.rawValue,
-                transaction.revocationDate == nil
-            {
-                // Apple reversed a refund or revocation: the transaction stands again, as of the notification.
-                transaction.revocationReversedAt = payload.signedDate.map(Date.init(appleMilliseconds:)) ?? Date()
+            if let reversedAt, transaction.revocationDate == nil {
+                // The transaction stands again, as of the reversal.
+                transaction.revocationReversedAt = reversedAt
             }
-            facts.facts.append(VerifiedFact(transaction: transaction, proofKind: .notification, rawProof: jws))
+            facts.facts.append(VerifiedFact(transaction: transaction, proofKind: proofKind, rawProof: jws))
         }
-        if let jws = data.signedRenewalInfo {
+        if let jws = signedRenewal {
             let renewal: AppleRenewalInfoPayload
             do {
                 renewal = try await signedData.verify(jws, as: AppleRenewalInfoPayload.self)
             } catch {
                 throw .proofRejected(code: error.code, detail: error.description)
             }
-            if var renewalFacts = Self.renewalFacts(renewal, notification: payload) {
+            if var renewalFacts = Self.renewalFacts(renewal, signedAt: signedAt) {
                 // Apple's status: 1 active; 2 expired, 3 billing retry, 4 grace period (the period is over).
-                renewalFacts.periodEnded = data.status.map { (2...4).contains($0) }
+                renewalFacts.periodEnded = status.map { (2...4).contains($0) }
                 facts.renewals.append(renewalFacts)
             }
         }
         return facts
     }
 
-    /// Renewal info in the subscriptions service's words, observed when Apple signed it.
-    static func renewalFacts(_ renewal: AppleRenewalInfoPayload, notification: AppleNotificationPayload)
-        -> SubscriptionRenewalFacts?
-    {
-        guard let original = renewal.originalTransactionId,
-            let signed = renewal.signedDate ?? notification.signedDate
-        else { return nil }
+    /// Renewal info in the subscriptions service's words, observed when Apple signed it (or at `signedAt`, the
+    /// signing date of what carried it, when it has none).
+    static func renewalFacts(_ renewal: AppleRenewalInfoPayload, signedAt: Int64?) -> SubscriptionRenewalFacts? {
+        guard let original = renewal.originalTransactionId, let signed = renewal.signedDate ?? signedAt else {
+            return nil
+        }
         return SubscriptionRenewalFacts(
             store: .appStore, originalTransactionID: original, observedAt: Date(appleMilliseconds: signed),
             willRenew: renewal.autoRenewStatus.map { $0 == 1 }, renewsIntoStoreProductID: renewal.autoRenewProductId,

@@ -109,8 +109,9 @@ struct GoogleNotifications: Sendable {
     }
 
     /// A subscription's latest order and its renewal state, as `purchases.subscriptionsv2` reports them now.
-    private func subscriptionFacts(
-        token: String, productID: String?, observed: Date, revoked: Date?, credentials: GoogleCredentials
+    func subscriptionFacts(
+        token: String, productID: String?, observed: Date, revoked: Date?, credentials: GoogleCredentials,
+        proofKind: ProofKind = .notification
     ) async throws(VerifierError) -> NotificationFacts {
         let purchase = try await google.client.subscription(token: token, credentials: credentials)
         guard let product = productID ?? purchase.lineItems?.first?.productId else {
@@ -152,8 +153,7 @@ struct GoogleNotifications: Sendable {
             break
         }
         return NotificationFacts(
-            facts: [VerifiedFact(transaction: transaction, proofKind: .notification, rawProof: token)],
-            renewals: [renewal])
+            facts: [VerifiedFact(transaction: transaction, proofKind: proofKind, rawProof: token)], renewals: [renewal])
     }
 }
 

@@ -45,14 +45,27 @@ struct AppStoreServerAPIClient: Sendable {
         return pages
     }
 
+    /// `GET /inApps/v1/subscriptions/{id}` (Get All Subscription Statuses) in the subscription's environment: the
+    /// latest signed transaction, renewal info and status of each of the customer's subscriptions.
+    func subscriptionStatuses(
+        _ transactionID: String, environment: StoreEnvironment, credentials: AppleCredentials, key: AppStoreAPIKey
+    ) async throws(VerifierError) -> AppStoreStatusResponse {
+        let url = baseURL(environment) + "/inApps/v1/subscriptions/\(transactionID.pathSegmentEscaped)"
+        let answer = try await call(url, credentials: credentials, key: key)
+        guard answer.status == 200 else { throw Self.verdict(answer) }
+        guard let decoded = try? JSONDecoder().decode(AppStoreStatusResponse.self, from: answer.data) else {
+            throw .storeUnavailable(store: "App Store", reason: "an unreadable answer", retryAfterSeconds: 5)
+        }
+        return decoded
+    }
+
     /// `PUT /inApps/v2/transactions/consumption/{id}` (Send Consumption Information) in the transaction's
     /// environment; Apple answers 202 without a body.
     func sendConsumption(
         _ transactionID: String, body: AppStoreConsumptionRequest, environment: StoreEnvironment,
         credentials: AppleCredentials, key: AppStoreAPIKey
     ) async throws(VerifierError) {
-        let base = environment == .production ? productionURL : sandboxURL
-        let url = base.absoluteString + "/inApps/v2/transactions/consumption/\(transactionID.pathSegmentEscaped)"
+        let url = baseURL(environment) + "/inApps/v2/transactions/consumption/\(transactionID.pathSegmentEscaped)"
         let json: Data
         do {
             json = try JSONEncoder().encode(body)
@@ -64,6 +77,11 @@ struct AppStoreServerAPIClient: Sendable {
         guard answer.status == 202 || answer.status == 200 else { throw Self.verdict(answer) }
     }
 
+    /// The API's address for `environment`.
+    private func baseURL(_ environment: StoreEnvironment) -> String {
+        (environment == .production ? productionURL : sandboxURL).absoluteString
+    }
+
     /// A GET in production, then in the sandbox when Apple does not know the transaction there and the
     /// app accepts sandbox purchases.
     private func get<T: Decodable>(_ path: String, credentials: AppleCredentials, key: AppStoreAPIKey)
@@ -72,8 +90,7 @@ struct AppStoreServerAPIClient: Sendable {
         var environments = credentials.environments.filter { $0 == .production }
         if credentials.environments.contains(.sandbox) { environments.append(.sandbox) }
         for environment in environments {
-            let base = environment == .production ? productionURL : sandboxURL
-            let answer = try await call(base.absoluteString + path, credentials: credentials, key: key)
+            let answer = try await call(baseURL(environment) + path, credentials: credentials, key: key)
             if answer.status == 404, Self.errorCode(answer) == Self.transactionNotFound { continue }
             guard answer.status == 200 else { throw Self.verdict(answer) }
             guard let decoded = try? JSONDecoder().decode(T.self, from: answer.data) else {

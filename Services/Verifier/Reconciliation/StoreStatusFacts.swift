@@ -1,0 +1,44 @@
+import Foundation
+import ShopkeeperModels
+import ShopkeeperStores
+
+extension AppleNotifications {
+    /// What the App Store Server API says now about the subscription of `originalTransactionID` (Get All
+    /// Subscription Statuses, in its environment): its latest transaction and renewal info with the status, each
+    /// JWS verified like a notification's. `nil` when the app has no App Store Server API key to ask with.
+    func currentFacts(of subscription: StaleSubscription) async throws(VerifierError) -> NotificationFacts? {
+        guard let credentials = try? await credentials.apple(appID: subscription.appID) else {
+            throw .storeNotConfigured(.apple)
+        }
+        guard let key = credentials.apiKey else { return nil }
+        let response = try await verifier.api.subscriptionStatuses(
+            subscription.originalTransactionID, environment: subscription.environment, credentials: credentials,
+            key: key)
+        let items = (response.data ?? []).flatMap { $0.lastTransactions ?? [] }
+        guard let item = items.first(where: { $0.originalTransactionId == subscription.originalTransactionID })
+        else {
+            throw .proofRejected(
+                code: "transaction_not_found", detail: "Apple reported no status for this subscription.")
+        }
+        return try await facts(
+            signedTransaction: item.signedTransactionInfo, signedRenewal: item.signedRenewalInfo, status: item.status,
+            signedAt: Int64((Date().timeIntervalSince1970 * 1000).rounded()), credentials: credentials,
+            proofKind: .storeStatus)
+    }
+}
+
+extension GoogleNotifications {
+    /// What `purchases.subscriptionsv2` says now about the subscription, asked with the purchase token of its latest
+    /// recorded order. `nil` when no token is recorded for it.
+    func currentFacts(of subscription: StaleSubscription, token: String?) async throws(VerifierError)
+        -> NotificationFacts?
+    {
+        guard let token else { return nil }
+        guard let credentials = try? await credentials.google(appID: subscription.appID) else {
+            throw .storeNotConfigured(.google)
+        }
+        return try await subscriptionFacts(
+            token: token, productID: nil, observed: Date(), revoked: nil, credentials: credentials,
+            proofKind: .storeStatus)
+    }
+}
