@@ -211,7 +211,7 @@ let package = Package(
             dependencies: ["ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperTestSupport", .hummingbirdTesting]
         ),
         .tests("ShopkeeperDatabaseTests", dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport"]),
-        .tests("ShopkeeperStoresTests", dependencies: ["ShopkeeperStores", .crypto, .x509, .asn1]),
+        .tests("ShopkeeperStoresTests", dependencies: ["ShopkeeperStores", .crypto, .cryptoExtras, .x509, .asn1]),
         .tests(
             "CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),
         .tests(

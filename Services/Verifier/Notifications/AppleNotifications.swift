@@ -46,11 +46,10 @@ struct AppleNotifications: Sendable {
     /// The transaction and renewal facts a recorded notification carries (its inner JWS verified and checked
     /// against the app); none for types that carry none (`TEST`, summaries).
     func facts(of notification: ReceivedNotification) async throws(VerifierError) -> NotificationFacts {
-        let payload: AppleNotificationPayload
-        do {
-            payload = try await signedData.verify(notification.payload, as: AppleNotificationPayload.self)
-        } catch {
-            throw .proofRejected(code: error.code, detail: error.description)
+        // Its signature was verified before it was recorded (``receive(signedPayload:requestedApp:)``), and only
+        // this service writes the inbox: decoding it again is enough. The inner JWS are verified here.
+        guard let payload = CompactJWS(notification.payload)?.decodedPayload(as: AppleNotificationPayload.self) else {
+            throw .proofRejected(code: "malformed_notification", detail: "The recorded notification does not decode.")
         }
         guard let data = payload.data else { return NotificationFacts() }
         guard let credentials = try? await credentials.apple(appID: notification.appID) else {
@@ -58,7 +57,7 @@ struct AppleNotifications: Sendable {
         }
         let reversed =
             payload.notificationType == AppleNotificationType.refundReversed.rawValue
-            ? payload.signedDate.map(Date.init(appleMilliseconds:)) ?? Date() : nil
+            ? payload.signedDate.map(Date.init(storeMilliseconds:)) ?? Date().wholeSeconds : nil
         return try await facts(
             signedTransaction: data.signedTransactionInfo, signedRenewal: data.signedRenewalInfo, status: data.status,
             signedAt: payload.signedDate, credentials: credentials, reversedAt: reversed)
