@@ -22,7 +22,9 @@ import _CryptoExtras
             published = try RS256Signer(key: key, keyID: "published")
             // Signs with the kid of the published key, so only the signature can tell.
             unpublished = try RS256Signer(key: other, keyID: "published")
-            let set = GoogleJSONWebKeySet(keys: [try GoogleJSONWebKeySet.Key(publicKey: key.publicKey, kid: "published")])
+            let set = GoogleJSONWebKeySet(keys: [
+                try GoogleJSONWebKeySet.Key(publicKey: key.publicKey, kid: "published")
+            ])
             jwks = String(decoding: try JSONEncoder().encode(set), as: UTF8.self)
         }
     }
