@@ -51,12 +51,14 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
             appID: appID, store: key.store, originalTransactionID: key.originalTransactionID, on: connection,
             logger: logger)
         if stored == nil, let (first, group) = periods.first, let environment {
-            try await SubscriptionRows.create(
+            stored = try await SubscriptionRows.create(
                 appID: appID, store: key.store, originalTransactionID: key.originalTransactionID,
                 environment: environment, first: first, groupKey: group, on: connection, logger: logger)
-            stored = try await SubscriptionRows.lock(
-                appID: appID, store: key.store, originalTransactionID: key.originalTransactionID, on: connection,
-                logger: logger)
+            if stored == nil {
+                stored = try await SubscriptionRows.lock(
+                    appID: appID, store: key.store, originalTransactionID: key.originalTransactionID,
+                    on: connection, logger: logger)
+            }
         }
         guard var subscription = stored else { return nil }
         let at = now()

@@ -56,19 +56,27 @@ enum SubscriptionRows {
             facts: SubscriptionFacts(periods: periods, renewal: renewal))
     }
 
-    /// Creates the subscription row when there is none (a concurrent creator wins quietly).
+    /// Creates the subscription row when there is none and returns it, locked (the insert holds its lock) and as
+    /// ``lock(appID:store:originalTransactionID:on:logger:)`` would read it: no periods, no renewal facts. `nil` when
+    /// a concurrent creator won; lock that one.
     static func create(
         appID: String, store: StorePlatform, originalTransactionID: String, environment: String,
         first period: SubscriptionFacts.Period, groupKey: String, on connection: PostgresConnection, logger: Logger
-    ) async throws {
+    ) async throws -> StoredSubscription? {
         let storeName: String = store.rawValue
         let periodType: String = period.periodType.rawValue
-        try await connection.run(
+        let created = try await connection.run(
             Create.self,
             try PostgresBindings(
                 storeName, originalTransactionID, appID, environment, period.productID, period.storeProductID,
                 groupKey, periodType, period.startsAt, period.endsAt),
-            logger: logger)
+            logger: logger
+        ) { row in try row.decode(Int.self) }
+        guard !created.isEmpty else { return nil }
+        return StoredSubscription(
+            appID: appID, store: store, originalTransactionID: originalTransactionID, environment: environment,
+            groupKey: groupKey, state: .expired,
+            facts: SubscriptionFacts(periods: [], renewal: SubscriptionFacts.Renewal()))
     }
 
     /// Records a period as merged in memory under the subscription's lock (``SubscriptionFacts/record(_:)``: a
@@ -141,6 +149,7 @@ enum SubscriptionRows {
             VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, 'expired', $8::text,
                     $9::timestamptz, $10::timestamptz, $10::timestamptz)
             ON CONFLICT (store, original_transaction_id) DO NOTHING
+            RETURNING 1
             """
     }
 
