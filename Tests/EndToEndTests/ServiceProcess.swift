@@ -42,6 +42,8 @@ final class ServiceProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         try process.run()
+        // The child has its own copy; keeping ours would leak a descriptor per process started.
+        try log.close()
     }
 
     /// Waits until `/health/ready` answers 200; throws with the log's tail when the process dies or takes too long.
