@@ -115,9 +115,11 @@ import Testing
             }
             sampler.cancel()
             #expect(hashes == Array(repeating: version.files[0].sha256, count: 8))
-            // 8 x 48 MiB went through this process; it grew by far less than one file.
+            // 8 x 48 MiB went through this process at once: holding the files would grow it by 384 MiB or more. The
+            // bound leaves room for the other tests this process runs meanwhile (the release benchmark measures the
+            // service alone: Benchmarks/content/run).
             let growth = peak.value - before
-            #expect(growth < 40 << 20, "resident memory grew by \(growth >> 20) MiB")
+            #expect(growth < 96 << 20, "resident memory grew by \(growth >> 20) MiB")
         }
     }
 
