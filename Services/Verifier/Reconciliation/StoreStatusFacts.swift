@@ -22,7 +22,7 @@ extension AppleNotifications {
         }
         return try await facts(
             signedTransaction: item.signedTransactionInfo, signedRenewal: item.signedRenewalInfo, status: item.status,
-            signedAt: Int64((Date().timeIntervalSince1970 * 1000).rounded()), credentials: credentials,
+            signedAt: Date().appleMilliseconds, credentials: credentials,
             proofKind: .storeStatus)
     }
 }
