@@ -23,6 +23,7 @@ statements_report() {
     echo "== statements by total time (ms: execution + planning)"
     psql "$1" -c "SELECT round((total_exec_time + total_plan_time)::numeric) AS total_ms, calls,
         round(((total_exec_time + total_plan_time) / calls)::numeric, 3) AS ms_per_call,
-        left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS statement
+        round(wal_bytes / calls) AS wal_per_call,
+        left(regexp_replace(query, '\s+', ' ', 'g'), 100) AS statement
         FROM pg_stat_statements WHERE calls > 0 ORDER BY total_exec_time + total_plan_time DESC LIMIT 20"
 }

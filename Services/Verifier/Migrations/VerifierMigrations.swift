@@ -156,5 +156,23 @@ enum VerifierMigrations {
                 CREATE INDEX reconciliations_by_app ON verifier.reconciliations (app_id, checked_at);
                 """
         ),
+        Migration(
+            "0007_signed_data_compression",
+            sql: """
+                -- Signed data (a notification's signedPayload, about 14 KB; a transaction's signed proof) is base64:
+                -- PostgreSQL's default compression (pglz) spends about 0.25 ms per notification failing to shrink
+                -- it. lz4 shrinks it by a quarter at a fraction of the cost; a server built without lz4 stores it
+                -- uncompressed instead. Applies to values written from now on.
+                DO $$
+                BEGIN
+                    ALTER TABLE verifier.notifications ALTER COLUMN payload SET COMPRESSION lz4;
+                    ALTER TABLE verifier.transactions ALTER COLUMN raw_proof SET COMPRESSION lz4;
+                EXCEPTION WHEN feature_not_supported THEN
+                    ALTER TABLE verifier.notifications ALTER COLUMN payload SET STORAGE EXTERNAL;
+                    ALTER TABLE verifier.transactions ALTER COLUMN raw_proof SET STORAGE EXTERNAL;
+                END
+                $$;
+                """
+        ),
     ]
 }

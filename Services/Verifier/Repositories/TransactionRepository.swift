@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 import ShopkeeperHTTP
 import ShopkeeperModels
 
@@ -86,7 +87,6 @@ struct TransactionPostgresRepository: TransactionRepository {
     ) async throws -> StoreTransaction {
         let transaction = fact.transaction
         let document = String(decoding: try JSONBody.encode(transaction), as: UTF8.self)
-        // Plain locals keep the interpolated query below quick to type-check.
         let logAttempt: Bool = attempt != nil
         let attemptIDs: [String] = attempt?.transactionIDs ?? []
         let attemptUser: String? = attempt?.appUserID
@@ -99,20 +99,32 @@ struct TransactionPostgresRepository: TransactionRepository {
         let environment: String = transaction.environment.rawValue
         let proofKind: String = fact.proofKind.rawValue
         let applyGraceSeconds: Double = Double(applyGrace.milliseconds) / 1000
-        let rows = try await connection.query(
-            """
+        let bindings = try PostgresBindings(
+            store, transaction.transactionID, appID, environment, transaction.originalTransactionID,
+            transaction.storeProductID, type, transaction.quantity, transaction.purchaseDate, transaction.expiresDate,
+            transaction.revocationDate, reason, reversedAt, document, proofKind, fact.rawProof, presenter.appUserID,
+            presenter.deviceID, applyGraceSeconds, attemptIDs, attemptUser, attemptRequest, attemptMilliseconds,
+            logAttempt)
+        let facts = try await connection.run(Upsert.self, bindings, logger: logger) { try $0.decode(String.self) }
+        if let text = facts.first {
+            return try JSONBody.decode(StoreTransaction.self, from: Data(text.utf8))
+        }
+        throw VerifierError.transactionOfAnotherApp(transaction.transactionID)
+    }
+
+    /// Records one fact (see ``upsert(_:appID:presenter:attempt:on:)``), prepared once per connection: it runs
+    /// for every verified purchase and notification, and a primary-key upsert has one good plan.
+    private enum Upsert: PreparedSQL {
+        static let sql = """
             WITH recorded AS (
                 INSERT INTO verifier.transactions AS t (
                     store, transaction_id, app_id, environment, original_transaction_id, store_product_id, type,
                     quantity, purchase_date, expires_date, revocation_date, revocation_reason, revocation_reversed_at,
                     fact, proof_kind, raw_proof, app_user_id, device_id, next_apply_at)
                 VALUES (
-                    \(store), \(transaction.transactionID), \(appID), \(environment),
-                    \(transaction.originalTransactionID), \(transaction.storeProductID), \(type),
-                    \(transaction.quantity), \(transaction.purchaseDate), \(transaction.expiresDate),
-                    \(transaction.revocationDate), \(reason), \(reversedAt), \(document)::jsonb, \(proofKind),
-                    \(fact.rawProof), \(presenter.appUserID), \(presenter.deviceID),
-                    now() + make_interval(secs => \(applyGraceSeconds)))
+                    $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::bigint,
+                    $9::timestamptz, $10::timestamptz, $11::timestamptz, $12::text, $13::timestamptz, $14::jsonb,
+                    $15::text, $16::text, $17::text, $18::text, now() + make_interval(secs => $19::float8))
                 ON CONFLICT (store, transaction_id) DO UPDATE SET
                     last_verified_at = now(),
                     next_apply_at = greatest(t.next_apply_at, excluded.next_apply_at),
@@ -142,18 +154,11 @@ struct TransactionPostgresRepository: TransactionRepository {
             ), logged AS (
                 INSERT INTO verifier.verification_attempts (
                     app_id, proof_kind, outcome, code, transaction_ids, app_user_id, request_id, duration_ms)
-                SELECT \(appID), \(proofKind), 'verified', NULL, \(attemptIDs), \(attemptUser), \(attemptRequest),
-                       \(attemptMilliseconds)
-                FROM recorded WHERE \(logAttempt)
+                SELECT $3::text, $15::text, 'verified', NULL, $20::text[], $21::text, $22::text, $23::bigint
+                FROM recorded WHERE $24::boolean
             )
             SELECT fact::text FROM recorded
-            """,
-            logger: logger
-        )
-        for try await text in rows.decode(String.self) {
-            return try JSONBody.decode(StoreTransaction.self, from: Data(text.utf8))
-        }
-        throw VerifierError.transactionOfAnotherApp(transaction.transactionID)
+            """
     }
 
     func transactions(appID: String, store: StorePlatform, ids: [String]) async throws -> [StoreTransaction] {
