@@ -47,20 +47,45 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
         key: SubscriptionKey, periods: [(SubscriptionFacts.Period, String)], renewals: [SubscriptionRenewalFacts],
         environment: String?, appID: String, on connection: PostgresConnection
     ) async throws -> SubscriptionInfo? {
-        var stored = try await SubscriptionRows.lock(
+        if let stored = try await SubscriptionRows.lock(
             appID: appID, store: key.store, originalTransactionID: key.originalTransactionID, on: connection,
             logger: logger)
-        if stored == nil, let (first, group) = periods.first, let environment {
-            stored = try await SubscriptionRows.create(
-                appID: appID, store: key.store, originalTransactionID: key.originalTransactionID,
-                environment: environment, first: first, groupKey: group, on: connection, logger: logger)
-            if stored == nil {
-                stored = try await SubscriptionRows.lock(
-                    appID: appID, store: key.store, originalTransactionID: key.originalTransactionID,
-                    on: connection, logger: logger)
+        {
+            return try await apply(periods: periods, renewals: renewals, to: stored, on: connection)
+        }
+        guard let (_, group) = periods.first, let environment else { return nil }
+        // A new subscription: its first status is worked out in memory and inserted whole, unless a concurrent
+        // apply created it first (then this one applies to that row like to any other).
+        var new = StoredSubscription(
+            appID: appID, store: key.store, originalTransactionID: key.originalTransactionID,
+            environment: environment, groupKey: group, state: .expired,
+            facts: SubscriptionFacts(periods: [], renewal: SubscriptionFacts.Renewal()))
+        let at = now()
+        for (period, _) in periods { new.facts.record(period) }
+        for renewal in renewals.sorted(by: { $0.observedAt < $1.observedAt }) { new.facts.record(renewal) }
+        if let status = SubscriptionTimeline.status(of: new.facts, at: at) {
+            if try await SubscriptionRows.insert(new, status: status, on: connection, logger: logger) {
+                for period in new.facts.periods {
+                    try await SubscriptionRows.upsert(period, of: new, on: connection, logger: logger)
+                }
+                try await announce(new, from: nil, to: status, on: connection)
+                return SubscriptionPresenter.info(new, status: status)
             }
         }
-        guard var subscription = stored else { return nil }
+        guard
+            let created = try await SubscriptionRows.lock(
+                appID: appID, store: key.store, originalTransactionID: key.originalTransactionID, on: connection,
+                logger: logger)
+        else { return nil }
+        return try await apply(periods: periods, renewals: renewals, to: created, on: connection)
+    }
+
+    /// Applies one subscription's facts to its locked row.
+    private func apply(
+        periods: [(SubscriptionFacts.Period, String)], renewals: [SubscriptionRenewalFacts],
+        to stored: StoredSubscription, on connection: PostgresConnection
+    ) async throws -> SubscriptionInfo? {
+        var subscription = stored
         let at = now()
         let before = SubscriptionTimeline.status(of: subscription.facts, at: at).map { status in
             var announced = status
@@ -90,6 +115,14 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
     ) async throws {
         guard before != after || subscription.state != after.state else { return }
         try await SubscriptionRows.update(subscription, to: after, on: connection, logger: logger)
+        try await announce(subscription, from: before, to: after, on: connection)
+    }
+
+    /// Writes the events of a change of status to the outbox.
+    private func announce(
+        _ subscription: StoredSubscription, from before: SubscriptionStatus?, to after: SubscriptionStatus,
+        on connection: PostgresConnection
+    ) async throws {
         for event in SubscriptionChange.events(from: before, to: after) {
             try await ChangeOutbox.append(
                 event, subscription: subscription, status: after, on: connection, logger: logger)

@@ -18,24 +18,49 @@ public enum Base64URL {
         return Array(text.utf8).withUnsafeBufferPointer { decode(bytes: $0) }
     }
 
+    /// Four digits at a time into three bytes, straight into the result's storage; a digit outside the alphabet
+    /// (0xFF in the table, the only value with its high bit set) fails the whole decode.
     private static func decode(bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = bytes.count
-        guard count % 4 != 1 else { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            let value = table[Int(byte)]
-            guard value != 0xFF else { return nil }
-            accumulator = (accumulator << 6) | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        let tail = count % 4
+        guard tail != 1 else { return nil }
+        let outputCount = count / 4 * 3 + (tail == 0 ? 0 : tail - 1)
+        return table.withUnsafeBufferPointer { table -> [UInt8]? in
+            var valid = true
+            let output = [UInt8](unsafeUninitializedCapacity: outputCount) { output, initialized in
+                var input = 0
+                var written = 0
+                while input + 4 <= count {
+                    let a = table[Int(bytes[input])]
+                    let b = table[Int(bytes[input + 1])]
+                    let c = table[Int(bytes[input + 2])]
+                    let d = table[Int(bytes[input + 3])]
+                    guard (a | b | c | d) & 0x80 == 0 else {
+                        valid = false
+                        break
+                    }
+                    output[written] = a << 2 | b >> 4
+                    output[written + 1] = b << 4 | c >> 2
+                    output[written + 2] = c << 6 | d
+                    input += 4
+                    written += 3
+                }
+                if valid, tail >= 2 {
+                    let a = table[Int(bytes[input])]
+                    let b = table[Int(bytes[input + 1])]
+                    let c = tail == 3 ? table[Int(bytes[input + 2])] : 0
+                    if (a | b | c) & 0x80 != 0 {
+                        valid = false
+                    } else {
+                        output[written] = a << 2 | b >> 4
+                        if tail == 3 { output[written + 1] = b << 4 | c >> 2 }
+                        written += tail - 1
+                    }
+                }
+                initialized = valid ? written : 0
             }
+            return valid ? output : nil
         }
-        return output
     }
 
     /// Base64url digit values; 0xFF marks bytes outside the alphabet.

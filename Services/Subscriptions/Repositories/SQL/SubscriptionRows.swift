@@ -56,27 +56,19 @@ enum SubscriptionRows {
             facts: SubscriptionFacts(periods: periods, renewal: renewal))
     }
 
-    /// Creates the subscription row when there is none and returns it, locked (the insert holds its lock) and as
-    /// ``lock(appID:store:originalTransactionID:on:logger:)`` would read it: no periods, no renewal facts. `nil` when
-    /// a concurrent creator won; lock that one.
-    static func create(
-        appID: String, store: StorePlatform, originalTransactionID: String, environment: String,
-        first period: SubscriptionFacts.Period, groupKey: String, on connection: PostgresConnection, logger: Logger
-    ) async throws -> StoredSubscription? {
-        let storeName: String = store.rawValue
-        let periodType: String = period.periodType.rawValue
-        let created = try await connection.run(
-            Create.self,
-            try PostgresBindings(
-                storeName, originalTransactionID, appID, environment, period.productID, period.storeProductID,
-                groupKey, periodType, period.startsAt, period.endsAt),
-            logger: logger
-        ) { row in try row.decode(Int.self) }
-        guard !created.isEmpty else { return nil }
-        return StoredSubscription(
-            appID: appID, store: store, originalTransactionID: originalTransactionID, environment: environment,
-            groupKey: groupKey, state: .expired,
-            facts: SubscriptionFacts(periods: [], renewal: SubscriptionFacts.Renewal()))
+    /// Inserts a new subscription row with its first `status` (the insert holds its lock). `false` when a
+    /// concurrent creator won: lock that one and apply to it instead.
+    static func insert(
+        _ subscription: StoredSubscription, status: SubscriptionStatus, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> Bool {
+        var bindings = try statusBindings(subscription, status: status)
+        bindings.append(subscription.appID)
+        bindings.append(subscription.environment)
+        bindings.append(subscription.groupKey)
+        let created = try await connection.run(Insert.self, bindings, logger: logger) { row in try row.decode(Int.self)
+        }
+        return !created.isEmpty
     }
 
     /// Records a period as merged in memory under the subscription's lock (``SubscriptionFacts/record(_:)``: a
@@ -102,6 +94,13 @@ enum SubscriptionRows {
         _ subscription: StoredSubscription, to status: SubscriptionStatus, on connection: PostgresConnection,
         logger: Logger
     ) async throws {
+        try await connection.run(Update.self, try statusBindings(subscription, status: status), logger: logger)
+    }
+
+    /// `$1` to `$19` of ``Update`` and ``Insert``: the subscription's key, its status and its renewal facts.
+    private static func statusBindings(_ subscription: StoredSubscription, status: SubscriptionStatus) throws
+        -> PostgresBindings
+    {
         let storeName: String = subscription.store.rawValue
         let renewal = subscription.facts.renewal
         let state: String = status.state.rawValue
@@ -112,11 +111,10 @@ enum SubscriptionRows {
         let reason: String? = status.expirationReason
         let observed: Date? = renewal.observedAt
         let ended: Date? = renewal.endedAt
-        let bindings = try PostgresBindings(
+        return try PostgresBindings(
             storeName, subscription.originalTransactionID, status.productID, status.storeProductID, state, periodType,
             status.startedAt, status.expiresAt, status.accessUntil, willRenew, renewsInto, grace, renewal.billingRetry,
             renewal.paused, reason, status.revokedAt, observed, status.nextChangeAt, ended)
-        try await connection.run(Update.self, bindings, logger: logger)
     }
 
     /// By the primary key alone (the app is checked on the row): with `app_id = $n` in the condition, a plan
@@ -141,13 +139,17 @@ enum SubscriptionRows {
             """
     }
 
-    private enum Create: PreparedSQL {
+    private enum Insert: PreparedSQL {
         static let sql = """
             INSERT INTO subscriptions.subscriptions (
-                store, original_transaction_id, app_id, environment, product_id, store_product_id, group_key, state,
-                period_type, started_at, expires_at, access_until)
-            VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, 'expired', $8::text,
-                    $9::timestamptz, $10::timestamptz, $10::timestamptz)
+                store, original_transaction_id, product_id, store_product_id, state, period_type, started_at,
+                expires_at, access_until, will_renew, renews_into_store_product_id, grace_expires_at, billing_retry,
+                paused, expiration_reason, revoked_at, renewal_observed_at, next_change_at, store_ended_at,
+                app_id, environment, group_key)
+            VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $8::timestamptz,
+                    $9::timestamptz, $10::boolean, $11::text, $12::timestamptz, $13::boolean, $14::boolean, $15::text,
+                    $16::timestamptz, $17::timestamptz, $18::timestamptz, $19::timestamptz,
+                    $20::text, $21::text, $22::text)
             ON CONFLICT (store, original_transaction_id) DO NOTHING
             RETURNING 1
             """
