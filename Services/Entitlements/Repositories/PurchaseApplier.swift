@@ -15,14 +15,14 @@ struct PurchaseApplier {
     let appID: String
     let settings: AppEntitlementSettings
 
-    /// Applies one transaction; throws an ``EntitlementsError`` verdict that must roll everything back.
-    func apply(_ transaction: StoreTransaction, presenter: Presenter?) async throws -> TransactionOutcome {
+    /// Applies one transaction of `product` (the catalog's, `nil` when it does not know the store product); throws an
+    /// ``EntitlementsError`` verdict that must roll everything back.
+    func apply(_ transaction: StoreTransaction, product: CatalogProduct?, presenter: Presenter?) async throws
+        -> TransactionOutcome
+    {
         if let presenter {
             try checkPresenter(presenter, may: transaction)
         }
-        let product = try await CatalogLookup.product(
-            appID: appID, store: transaction.store, storeProductID: transaction.storeProductID, on: connection,
-            logger: logger)
         let type = product?.type ?? transaction.type?.rawValue ?? "unknown"
         let row: PurchaseRow?
         if let presenter {

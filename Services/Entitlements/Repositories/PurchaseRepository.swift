@@ -44,8 +44,21 @@ struct PurchasePostgresRepository: PurchaseRepository {
             }
             let applier = PurchaseApplier(connection: connection, logger: logger, appID: appID, settings: settings)
             var outcomes = [TransactionOutcome?](repeating: nil, count: request.transactions.count)
+            // Each store product is looked up once per apply: a batch of store notifications is mostly one product.
+            var products: [String: CatalogProduct?] = [:]
             for index in order {
-                outcomes[index] = try await applier.apply(request.transactions[index], presenter: presenter)
+                let transaction = request.transactions[index]
+                let productKey = "\(transaction.store.rawValue) \(transaction.storeProductID)"
+                let product: CatalogProduct?
+                if let known = products[productKey] {
+                    product = known
+                } else {
+                    product = try await CatalogLookup.product(
+                        appID: appID, store: transaction.store, storeProductID: transaction.storeProductID,
+                        on: connection, logger: logger)
+                    products[productKey] = .some(product)
+                }
+                outcomes[index] = try await applier.apply(transaction, product: product, presenter: presenter)
             }
             var info: String?
             if let presenter {

@@ -1,29 +1,39 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import ShopkeeperDatabase
 
-/// Finds the app a store notification is for, from the store credentials apps have set.
+/// Finds the app a store notification is for, from the store credentials apps have set. An app found is
+/// remembered for ``AttributionCache/ttl`` (like the credentials themselves, ``CachedCredentialsRepository``), so
+/// a stream of notifications costs no query each; "no app" is never remembered, so credentials just set are used
+/// at once.
 struct NotificationApps: Sendable {
     let client: PostgresClient
     let logger: Logger
+    var cache = AttributionCache(ttl: .seconds(2))
 
     /// The app whose App Store credentials name `bundleID` (and `appAppleID` when both say one); `requested` (the
     /// notification URL's `?app=`) picks one when several apps share a bundle id.
     func apple(bundleID: String, appAppleID: Int64?, requested: String?) async throws -> String {
-        let candidates = try await client.withConnection { connection in
-            try await connection.run(
-                AppleApps.self, try PostgresBindings(bundleID, appAppleID), logger: logger
-            ) { try $0.decode(String.self) }
+        let key = "apple \(bundleID) \(appAppleID.map(String.init) ?? "-")"
+        let candidates = try await cache.apps(for: key) {
+            try await client.withConnection { connection in
+                try await connection.run(
+                    AppleApps.self, try PostgresBindings(bundleID, appAppleID), logger: logger
+                ) { try $0.decode(String.self) }
+            }
         }
         return try Self.pick(candidates, requested: requested, naming: "bundle id \(bundleID)")
     }
 
     /// The app whose Google Play credentials name `packageName`.
     func google(packageName: String, requested: String?) async throws -> String {
-        let candidates = try await client.withConnection { connection in
-            try await connection.run(GoogleApps.self, try PostgresBindings(packageName), logger: logger) {
-                try $0.decode(String.self)
+        let candidates = try await cache.apps(for: "google \(packageName)") {
+            try await client.withConnection { connection in
+                try await connection.run(GoogleApps.self, try PostgresBindings(packageName), logger: logger) {
+                    try $0.decode(String.self)
+                }
             }
         }
         return try Self.pick(candidates, requested: requested, naming: "package \(packageName)")
@@ -68,5 +78,33 @@ struct NotificationApps: Sendable {
             WHERE store = 'google' AND public_view ->> 'package_name' = $1::text
             ORDER BY app_id
             """
+    }
+}
+
+/// The apps a store identity (bundle id, package name) was last found to belong to, for a short while.
+final class AttributionCache: Sendable {
+    let ttl: Duration
+    private let entries = NIOLockedValueBox<[String: (apps: [String], loadedAt: ContinuousClock.Instant)]>([:])
+
+    init(ttl: Duration) {
+        self.ttl = ttl
+    }
+
+    /// The remembered apps for `key`, or those `load` finds (remembered when there are any).
+    func apps(for key: String, load: () async throws -> [String]) async throws -> [String] {
+        let now = ContinuousClock.now
+        let cached = entries.withLockedValue { entries in
+            entries[key].flatMap { now - $0.loadedAt < ttl ? $0.apps : nil }
+        }
+        if let cached { return cached }
+        let apps = try await load()
+        entries.withLockedValue { entries in
+            if apps.isEmpty {
+                entries.removeValue(forKey: key)
+            } else {
+                entries[key] = (apps, now)
+            }
+        }
+        return apps
     }
 }
