@@ -105,15 +105,19 @@ struct TransactionPostgresRepository: TransactionRepository {
             transaction.revocationDate, reason, reversedAt, document, proofKind, fact.rawProof, presenter.appUserID,
             presenter.deviceID, applyGraceSeconds, attemptIDs, attemptUser, attemptRequest, attemptMilliseconds,
             logAttempt)
-        let facts = try await connection.run(Upsert.self, bindings, logger: logger) { try $0.decode(String.self) }
-        if let text = facts.first {
-            return try JSONBody.decode(StoreTransaction.self, from: Data(text.utf8))
+        let recorded = try await connection.run(Upsert.self, bindings, logger: logger) { try $0.decode(String?.self) }
+        guard let stored = recorded.first else {
+            throw VerifierError.transactionOfAnotherApp(transaction.transactionID)
         }
-        throw VerifierError.transactionOfAnotherApp(transaction.transactionID)
+        // The statement returns the recorded fact only when it differs from this one (a revocation kept): store
+        // dates are whole seconds, so this fact and its JSON read back are the same value.
+        guard let text = stored else { return transaction }
+        return try JSONBody.decode(StoreTransaction.self, from: Data(text.utf8))
     }
 
     /// Records one fact (see ``upsert(_:appID:presenter:attempt:on:)``), prepared once per connection: it runs
-    /// for every verified purchase and notification, and a primary-key upsert has one good plan.
+    /// for every verified purchase and notification, and a primary-key upsert has one good plan. Returns one row
+    /// when the fact is this app's: `NULL` when the recorded fact is the one given, else the recorded one.
     private enum Upsert: PreparedSQL {
         static let sql = """
             WITH recorded AS (
@@ -157,7 +161,7 @@ struct TransactionPostgresRepository: TransactionRepository {
                 SELECT $3::text, $15::text, 'verified', NULL, $20::text[], $21::text, $22::text, $23::bigint
                 FROM recorded WHERE $24::boolean
             )
-            SELECT fact::text FROM recorded
+            SELECT CASE WHEN fact = $14::jsonb THEN NULL ELSE fact::text END FROM recorded
             """
     }
 
