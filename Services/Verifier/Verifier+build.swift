@@ -23,11 +23,12 @@ func buildApplication(
     let worker = PendingApplyWorker(
         transactions: components.transactions, projections: components.projections,
         interval: settings.applyRetryInterval, startup: startup, logger: logger)
-    let notifications = NotificationWorker(
+    var notifications = NotificationWorker(
         inbox: components.inbox, apple: components.appleNotifications, google: components.googleNotifications,
         transactions: components.transactions,
         projections: components.projections, interval: settings.notificationRetryInterval, startup: startup,
         logger: logger)
+    notifications.concurrency = settings.notificationWorkers
     let reconciler = SubscriptionReconciler(
         reconciliations: components.reconciliations, apple: components.appleNotifications,
         google: components.googleNotifications, transactions: components.transactions,

@@ -25,6 +25,7 @@ import X509
 /// | `SHOPKEEPER_GOOGLE_PUSH_JWKS` | unset | a file with Google's signing keys (JWKS, from https://www.googleapis.com/oauth2/v3/certs) |
 /// | `SHOPKEEPER_GOOGLE_PUSH_EMAILS` | any | comma-separated push service accounts accepted |
 /// | `SHOPKEEPER_NOTIFICATION_RETRY_MS` | `250` | how often an idle replica looks for store notifications to process, and the first backoff of one whose processing failed |
+/// | `SHOPKEEPER_NOTIFICATION_WORKERS` | `8` | batches of up to 100 store notifications one replica processes at once (each mostly waits on the database and two services) |
 /// | `SHOPKEEPER_SUBSCRIPTIONS_URL` | `http://127.0.0.1:8084` | the subscriptions service, which keeps subscription timelines |
 /// | `SHOPKEEPER_APPLY_TIMEOUT_SECONDS` | `10` | one apply call to the entitlements service |
 /// | `SHOPKEEPER_APPLY_RETRY_SECONDS` | `5` | how often, and after how long, recorded facts whose apply did not finish are applied again in the background |
@@ -48,6 +49,8 @@ struct VerifierSettings: Sendable {
     var entitlementsURL: URL
     var subscriptionsURL: URL
     var notificationRetryInterval: Duration
+    /// Notification batches processed at once by this replica.
+    var notificationWorkers: Int
     /// Checks Pub/Sub push OIDC tokens, when configured.
     var googlePushTokens: GooglePushTokenVerifier?
     var applyTimeout: Duration
@@ -96,6 +99,7 @@ struct VerifierSettings: Sendable {
             subscriptionsURL: try environment.httpURL("SHOPKEEPER_SUBSCRIPTIONS_URL", default: "http://127.0.0.1:8084"),
             notificationRetryInterval: .milliseconds(
                 try environment.int("SHOPKEEPER_NOTIFICATION_RETRY_MS", default: 250, in: 10...600_000)),
+            notificationWorkers: try environment.int("SHOPKEEPER_NOTIFICATION_WORKERS", default: 8, in: 1...64),
             googlePushTokens: try readGooglePushTokens(environment),
             applyTimeout: try environment.seconds(
                 "SHOPKEEPER_APPLY_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
