@@ -76,9 +76,9 @@ import Testing
             #expect(export.status == 0)
             #expect(export.output.contains("\"seeds_orchid\""))
 
-            #expect(try await gateway.terminate() == 0)
-            #expect(try await catalog.terminate() == 0)
-            #expect(try await subscriptions.terminate() == 0)
+            try await gateway.stop()
+            try await catalog.stop()
+            try await subscriptions.stop()
         }
     }
 
@@ -96,8 +96,8 @@ import Testing
                 let rows = try await client.query("SELECT count(*)::int FROM catalog.schema_migrations").collect()
                 #expect(try rows.first?.decode(Int.self) == 1)
             }
-            #expect(try await first.terminate() == 0)
-            #expect(try await second.terminate() == 0)
+            try await first.stop()
+            try await second.stop()
         }
     }
 

@@ -103,7 +103,7 @@ import Testing
             #expect(balances == ["fertilizer_10": 10], "\(answer)")
 
             for process in [gateway, verifier, entitlements, subscriptions, catalog, sandbox] {
-                #expect(try await process.terminate() == 0, "\(process.name)")
+                try await process.stop()
             }
         }
     }

@@ -97,6 +97,14 @@ final class ServiceProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// Sends SIGTERM and fails with the process's log unless it shuts down gracefully with exit status 0.
+    func stop(timeout: Duration = .seconds(30)) async throws {
+        let status = try await terminate(timeout: timeout)
+        guard status == 0 else {
+            throw Failure("\(name) exited with status \(status) after SIGTERM: \(logTail())")
+        }
+    }
+
     /// Kills the process at once (SIGKILL: no graceful shutdown, as in a crash) and waits until it is gone.
     func crash() async throws {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
