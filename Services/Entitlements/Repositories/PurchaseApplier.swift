@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import ShopkeeperDatabase
 import ShopkeeperModels
@@ -14,6 +15,8 @@ struct PurchaseApplier {
     let logger: Logger
     let appID: String
     let settings: AppEntitlementSettings
+    /// Every customer whose purchase an apply touched, for the info cache to drop once the transaction commits.
+    var touched = TouchedCustomers()
 
     /// Applies one transaction of `product` (the catalog's, `nil` when it does not know the store product); throws an
     /// ``EntitlementsError`` verdict that must roll everything back.
@@ -49,6 +52,7 @@ struct PurchaseApplier {
             result = .transferred
         }
         let owner = row.customerID
+        touched.insert(owner)
         let ownerUserID = presenter?.appUserID
         if let presenter, let device = presenter.deviceID {
             try await bind(device: device, to: row, transaction: transaction, customerID: presenter.customerID)
@@ -392,4 +396,15 @@ extension PurchaseApplier {
                 """
         }
     }
+}
+
+/// The customers one apply changed (the presenter, and in news mode the purchases' current owners).
+final class TouchedCustomers: Sendable {
+    private let ids = NIOLockedValueBox<Set<UUID>>([])
+
+    func insert(_ id: UUID) {
+        _ = ids.withLockedValue { $0.insert(id) }
+    }
+
+    var all: Set<UUID> { ids.withLockedValue { $0 } }
 }

@@ -27,6 +27,7 @@ struct PurchasePostgresRepository: PurchaseRepository {
             return (x.store.rawValue, x.originalTransactionID, x.purchaseDate, x.transactionID)
                 < (y.store.rawValue, y.originalTransactionID, y.purchaseDate, y.transactionID)
         }
+        let touched = TouchedCustomers()
         let (outcomes, info, presenterID) = try await client.transaction(logger: logger) { connection in
             let settings = try await SettingsRows.read(appID: appID, on: connection, logger: logger)
             var presenter: Presenter?
@@ -42,7 +43,8 @@ struct PurchasePostgresRepository: PurchaseRepository {
                 presenter = Presenter(
                     customerID: customerID, appUserID: user, deviceID: request.deviceID, aliases: aliases)
             }
-            let applier = PurchaseApplier(connection: connection, logger: logger, appID: appID, settings: settings)
+            let applier = PurchaseApplier(
+                connection: connection, logger: logger, appID: appID, settings: settings, touched: touched)
             var outcomes = [TransactionOutcome?](repeating: nil, count: request.transactions.count)
             // Each store product is looked up once per apply: a batch of store notifications is mostly one product.
             var products: [String: CatalogProduct?] = [:]
@@ -68,7 +70,9 @@ struct PurchasePostgresRepository: PurchaseRepository {
             }
             return (outcomes.compactMap { $0 }, info, presenter?.customerID)
         }
-        if let presenterID { cache.invalidate(customerIDs: [presenterID]) }
+        // Read-your-writes for this replica's callers, before the change notification arrives: the presenter and,
+        // for store news, the owners it changed.
+        cache.invalidate(customerIDs: touched.all.union(presenterID.map { [$0] } ?? []))
         let customer = try info.map { try JSONBody.decode(CustomerInfo.self, from: Data($0.utf8)) }
         return ApplyResponse(customer: customer, outcomes: outcomes)
     }
