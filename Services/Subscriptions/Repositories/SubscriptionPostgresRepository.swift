@@ -22,6 +22,7 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
                     appID: appID, store: store, storeProductIDs: ids.sorted(), on: connection, logger: logger)
             }
             var touched: [SubscriptionInfo] = []
+            var writes = SubscriptionWrites()
             // A fixed order, so two applies touching the same subscriptions never wait on each other in a cycle.
             for (key, facts) in work.sorted(by: { $0.key < $1.key }) {
                 let known = products[key.store] ?? [:]
@@ -33,11 +34,13 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
                 }
                 if let info = try await apply(
                     key: key, periods: periods, renewals: facts.renewals,
-                    environment: facts.transactions.first?.environment.rawValue, appID: appID, on: connection)
+                    environment: facts.transactions.first?.environment.rawValue, appID: appID, writes: &writes,
+                    on: connection)
                 {
                     touched.append(info)
                 }
             }
+            try await writes.write(on: connection, logger: logger)
             return touched
         }
     }
@@ -45,13 +48,13 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
     /// Applies one subscription's facts under its lock; `nil` when it is not a known subscription.
     private func apply(
         key: SubscriptionKey, periods: [(SubscriptionFacts.Period, String)], renewals: [SubscriptionRenewalFacts],
-        environment: String?, appID: String, on connection: PostgresConnection
+        environment: String?, appID: String, writes: inout SubscriptionWrites, on connection: PostgresConnection
     ) async throws -> SubscriptionInfo? {
         if let stored = try await SubscriptionRows.lock(
             appID: appID, store: key.store, originalTransactionID: key.originalTransactionID, on: connection,
             logger: logger)
         {
-            return try await apply(periods: periods, renewals: renewals, to: stored, on: connection)
+            return try await apply(periods: periods, renewals: renewals, to: stored, writes: &writes, on: connection)
         }
         guard let (_, group) = periods.first, let environment else { return nil }
         // A new subscription: its first status is worked out in memory and inserted whole, unless a concurrent
@@ -65,10 +68,8 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
         for renewal in renewals.sorted(by: { $0.observedAt < $1.observedAt }) { new.facts.record(renewal) }
         if let status = SubscriptionTimeline.status(of: new.facts, at: at) {
             if try await SubscriptionRows.insert(new, status: status, on: connection, logger: logger) {
-                for period in new.facts.periods {
-                    try await SubscriptionRows.upsert(period, of: new, on: connection, logger: logger)
-                }
-                try await announce(new, from: nil, to: status, on: connection)
+                for period in new.facts.periods { writes.period(period, of: new) }
+                announce(new, from: nil, to: status, writes: &writes)
                 return SubscriptionPresenter.info(new, status: status)
             }
         }
@@ -77,13 +78,13 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
                 appID: appID, store: key.store, originalTransactionID: key.originalTransactionID, on: connection,
                 logger: logger)
         else { return nil }
-        return try await apply(periods: periods, renewals: renewals, to: created, on: connection)
+        return try await apply(periods: periods, renewals: renewals, to: created, writes: &writes, on: connection)
     }
 
     /// Applies one subscription's facts to its locked row.
     private func apply(
         periods: [(SubscriptionFacts.Period, String)], renewals: [SubscriptionRenewalFacts],
-        to stored: StoredSubscription, on connection: PostgresConnection
+        to stored: StoredSubscription, writes: inout SubscriptionWrites, on connection: PostgresConnection
     ) async throws -> SubscriptionInfo? {
         var subscription = stored
         let at = now()
@@ -97,35 +98,34 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
             subscription.facts.record(period)
             let merged = subscription.facts.periods.first { $0.transactionID == period.transactionID }
             if merged != old, let merged {
-                try await SubscriptionRows.upsert(merged, of: subscription, on: connection, logger: logger)
+                writes.period(merged, of: subscription)
             }
         }
         for renewal in renewals.sorted(by: { $0.observedAt < $1.observedAt }) {
             subscription.facts.record(renewal)
         }
         guard let after = SubscriptionTimeline.status(of: subscription.facts, at: at) else { return nil }
-        try await write(subscription, from: before, to: after, on: connection)
+        try await write(subscription, from: before, to: after, writes: &writes, on: connection)
         return SubscriptionPresenter.info(subscription, status: after)
     }
 
     /// Writes the new status and the events of the change, when anything changed.
     private func write(
         _ subscription: StoredSubscription, from before: SubscriptionStatus?, to after: SubscriptionStatus,
-        on connection: PostgresConnection
+        writes: inout SubscriptionWrites, on connection: PostgresConnection
     ) async throws {
         guard before != after || subscription.state != after.state else { return }
         try await SubscriptionRows.update(subscription, to: after, on: connection, logger: logger)
-        try await announce(subscription, from: before, to: after, on: connection)
+        announce(subscription, from: before, to: after, writes: &writes)
     }
 
-    /// Writes the events of a change of status to the outbox.
+    /// Adds the events of a change of status to the outbox writes.
     private func announce(
         _ subscription: StoredSubscription, from before: SubscriptionStatus?, to after: SubscriptionStatus,
-        on connection: PostgresConnection
-    ) async throws {
+        writes: inout SubscriptionWrites
+    ) {
         for event in SubscriptionChange.events(from: before, to: after) {
-            try await ChangeOutbox.append(
-                event, subscription: subscription, status: after, on: connection, logger: logger)
+            writes.change(event, subscription: subscription, status: after)
         }
     }
 
@@ -135,6 +135,7 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
             let due = try await connection.run(Due.self, try PostgresBindings(at, limit), logger: logger) { row in
                 try row.decode((String, String, String).self)
             }
+            var writes = SubscriptionWrites()
             for (store, originalTransactionID, appID) in due {
                 guard let platform = StorePlatform(rawValue: store),
                     let subscription = try await SubscriptionRows.lock(
@@ -145,8 +146,9 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
                 var before = after
                 before.state = subscription.state
                 before.nextChangeAt = .distantPast
-                try await write(subscription, from: before, to: after, on: connection)
+                try await write(subscription, from: before, to: after, writes: &writes, on: connection)
             }
+            try await writes.write(on: connection, logger: logger)
             return due.count
         }
     }

@@ -8,11 +8,27 @@ import ShopkeeperModels
 /// Writes subscription and trial changes to `subscriptions.changes` in the caller's transaction: the change and its
 /// record commit together. The entitlements service relays them to the customer's events and webhooks.
 enum ChangeOutbox {
+    /// One change, as written.
+    struct Row: Encodable, Sendable {
+        var appID: String
+        var type: String
+        var store: String?
+        var originalTransactionID: String?
+        var customerID: UUID?
+        var environment: String?
+        var payload: ChangePayload
+
+        enum CodingKeys: String, CodingKey {
+            case type, store, environment, payload
+            case appID = "app_id"
+            case originalTransactionID = "original_transaction_id"
+            case customerID = "customer_id"
+        }
+    }
+
     /// A subscription's change.
-    static func append(
-        _ type: SubscriptionEventType, subscription: StoredSubscription, status: SubscriptionStatus,
-        on connection: PostgresConnection, logger: Logger
-    ) async throws {
+    static func row(_ type: SubscriptionEventType, subscription: StoredSubscription, status: SubscriptionStatus) -> Row
+    {
         let payload = ChangePayload(
             productID: status.productID, storeProductID: status.storeProductID, store: subscription.store.rawValue,
             environment: subscription.environment, transactionID: status.transactionID,
@@ -20,10 +36,10 @@ enum ChangeOutbox {
             periodType: status.periodType.rawValue, expiresAt: status.expiresAt, willRenew: status.willRenew,
             gracePeriodExpiresAt: status.graceExpiresAt, expirationReason: status.expirationReason,
             revokedAt: status.revokedAt)
-        try await append(
-            type, appID: subscription.appID, store: subscription.store.rawValue,
+        return Row(
+            appID: subscription.appID, type: type.rawValue, store: subscription.store.rawValue,
             originalTransactionID: subscription.originalTransactionID, customerID: nil,
-            environment: subscription.environment, payload: payload, on: connection, logger: logger)
+            environment: subscription.environment, payload: payload)
     }
 
     /// A change of the app's own trial.
@@ -34,29 +50,30 @@ enum ChangeOutbox {
         let payload = ChangePayload(
             productID: productID, state: type == .trialExpired ? "expired" : "trial", periodType: "trial",
             expiresAt: expiresAt, source: "trial")
-        try await append(
-            type, appID: appID, store: nil, originalTransactionID: nil, customerID: customerID, environment: nil,
-            payload: payload, on: connection, logger: logger)
+        let row = Row(
+            appID: appID, type: type.rawValue, store: nil, originalTransactionID: nil, customerID: customerID,
+            environment: nil, payload: payload)
+        try await append([row], on: connection, logger: logger)
     }
 
-    private static func append(
-        _ type: SubscriptionEventType, appID: String, store: String?, originalTransactionID: String?,
-        customerID: UUID?, environment: String?, payload: ChangePayload, on connection: PostgresConnection,
-        logger: Logger
-    ) async throws {
-        let document = String(decoding: try JSONBody.encode(payload), as: UTF8.self)
-        let typeName: String = type.rawValue
-        try await connection.run(
-            Append.self,
-            try PostgresBindings(appID, typeName, store, originalTransactionID, customerID, environment, document),
-            logger: logger)
+    /// Writes `rows` in their order (the relay follows the order of `sequence`) with one statement.
+    static func append(_ rows: [Row], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !rows.isEmpty else { return }
+        let document = String(decoding: try JSONBody.encode(rows), as: UTF8.self)
+        try await connection.run(Append.self, try PostgresBindings(document), logger: logger)
     }
 
     private enum Append: PreparedSQL {
         static let sql = """
             INSERT INTO subscriptions.changes (
                 app_id, type, store, original_transaction_id, customer_id, environment, payload)
-            VALUES ($1::text, $2::text, $3::text, $4::text, $5::uuid, $6::text, $7::text::jsonb)
+            SELECT r.app_id, r.type, r.store, r.original_transaction_id, r.customer_id, r.environment, r.payload
+            FROM ROWS FROM (jsonb_to_recordset($1::text::jsonb) AS (
+                    app_id text, type text, store text, original_transaction_id text, customer_id uuid,
+                    environment text, payload jsonb))
+                WITH ORDINALITY AS r(
+                    app_id, type, store, original_transaction_id, customer_id, environment, payload, position)
+            ORDER BY r.position
             """
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ShopkeeperDatabase
+import ShopkeeperHTTP
 import ShopkeeperModels
 
 /// A subscription row with its periods, locked for the caller's transaction.
@@ -71,22 +72,63 @@ enum SubscriptionRows {
         return !created.isEmpty
     }
 
-    /// Records a period as merged in memory under the subscription's lock (``SubscriptionFacts/record(_:)``: a
-    /// revocation, once known, stays until the store reverses it).
-    static func upsert(
-        _ period: SubscriptionFacts.Period, of subscription: StoredSubscription, on connection: PostgresConnection,
-        logger: Logger
-    ) async throws {
-        let storeName: String = subscription.store.rawValue
-        let periodType: String = period.periodType.rawValue
-        let kind: String? = period.revocationKind?.rawValue
-        try await connection.run(
-            UpsertPeriod.self,
-            try PostgresBindings(
-                storeName, period.transactionID, subscription.originalTransactionID, subscription.appID,
-                period.productID, period.storeProductID, subscription.groupKey, periodType, period.startsAt,
-                period.endsAt, period.revokedAt, kind, period.revocationReversedAt),
-            logger: logger)
+    /// A period as merged in memory under its subscription's lock, as written (dates as UNIX seconds, exact to the
+    /// microsecond).
+    struct PeriodRow: Encodable, Sendable {
+        var store: String
+        var transactionID: String
+        var originalTransactionID: String
+        var appID: String
+        var productID: String
+        var storeProductID: String
+        var groupKey: String
+        var periodType: String
+        var startsAt: Double
+        var endsAt: Double
+        var revokedAt: Double?
+        var revocationReason: String?
+        var revocationReversedAt: Double?
+
+        init(_ period: SubscriptionFacts.Period, of subscription: StoredSubscription) {
+            store = subscription.store.rawValue
+            transactionID = period.transactionID
+            originalTransactionID = subscription.originalTransactionID
+            appID = subscription.appID
+            productID = period.productID
+            storeProductID = period.storeProductID
+            groupKey = subscription.groupKey
+            periodType = period.periodType.rawValue
+            startsAt = period.startsAt.timeIntervalSince1970
+            endsAt = period.endsAt.timeIntervalSince1970
+            revokedAt = period.revokedAt?.timeIntervalSince1970
+            revocationReason = period.revocationKind?.rawValue
+            revocationReversedAt = period.revocationReversedAt?.timeIntervalSince1970
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case store
+            case transactionID = "transaction_id"
+            case originalTransactionID = "original_transaction_id"
+            case appID = "app_id"
+            case productID = "product_id"
+            case storeProductID = "store_product_id"
+            case groupKey = "group_key"
+            case periodType = "period_type"
+            case startsAt = "starts_at"
+            case endsAt = "ends_at"
+            case revokedAt = "revoked_at"
+            case revocationReason = "revocation_reason"
+            case revocationReversedAt = "revocation_reversed_at"
+        }
+    }
+
+    /// Records periods (each at most once: a statement may not change a row twice) with one statement: a
+    /// revocation, once known, stays until the store reverses it (``SubscriptionFacts/record(_:)``), and an end
+    /// only moves later.
+    static func upsert(_ periods: [PeriodRow], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !periods.isEmpty else { return }
+        let document = String(decoding: try JSONBody.encode(periods), as: UTF8.self)
+        try await connection.run(UpsertPeriods.self, try PostgresBindings(document), logger: logger)
     }
 
     /// Writes the subscription's state and renewal facts.
@@ -155,13 +197,18 @@ enum SubscriptionRows {
             """
     }
 
-    private enum UpsertPeriod: PreparedSQL {
+    private enum UpsertPeriods: PreparedSQL {
         static let sql = """
             INSERT INTO subscriptions.periods AS p (
                 store, transaction_id, original_transaction_id, app_id, product_id, store_product_id, group_key,
                 period_type, starts_at, ends_at, revoked_at, revocation_reason, revocation_reversed_at)
-            VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::timestamptz,
-                    $10::timestamptz, $11::timestamptz, $12::text, $13::timestamptz)
+            SELECT r.store, r.transaction_id, r.original_transaction_id, r.app_id, r.product_id, r.store_product_id,
+                   r.group_key, r.period_type, to_timestamp(r.starts_at), to_timestamp(r.ends_at),
+                   to_timestamp(r.revoked_at), r.revocation_reason, to_timestamp(r.revocation_reversed_at)
+            FROM jsonb_to_recordset($1::text::jsonb) AS r(
+                store text, transaction_id text, original_transaction_id text, app_id text, product_id text,
+                store_product_id text, group_key text, period_type text, starts_at float8, ends_at float8,
+                revoked_at float8, revocation_reason text, revocation_reversed_at float8)
             ON CONFLICT (store, transaction_id) DO UPDATE SET
                 ends_at = greatest(p.ends_at, EXCLUDED.ends_at),
                 revoked_at = EXCLUDED.revoked_at,
