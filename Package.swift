@@ -31,6 +31,7 @@ extension Target {
 
 extension Target.Dependency {
     static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let hummingbirdCore = Target.Dependency.product(name: "HummingbirdCore", package: "hummingbird")
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
     static let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
     static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
@@ -44,6 +45,7 @@ extension Target.Dependency {
     static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
     static let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
     static let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
+    static let nioHTTPTypes = Target.Dependency.product(name: "NIOHTTPTypes", package: "swift-nio-extras")
     static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
     static let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
     static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
@@ -78,6 +80,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -90,8 +93,8 @@ let package = Package(
         .shared(
             "ShopkeeperHTTP",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .logging, .metrics,
-                .prometheus, .postgresNIO, .nioCore, .nioPosix, .asyncHTTPClient, .serviceLifecycle,
+                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .hummingbirdCore, .logging,
+                .metrics, .prometheus, .postgresNIO, .nioCore, .nioPosix, .asyncHTTPClient, .serviceLifecycle,
                 .nioConcurrencyHelpers,
             ]
         ),
@@ -122,7 +125,7 @@ let package = Package(
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
-                .nioCore, .nioPosix, .nioHTTP1,
+                .nioCore, .nioPosix, .nioHTTP1, .nioHTTPTypes, .hummingbirdCore,
             ]
         ),
         .service(

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import PostgresNIO
@@ -23,22 +24,43 @@ func buildApplication(
         readTimeout: settings.readTimeout,
         logger: logger
     )
+    let shared = GatewayShared(repository: repository, settings: settings)
     let router = buildRouter(
         settings: settings,
         repository: repository,
         pools: pools,
+        shared: shared,
         readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
             + upstreamChecks(settings: settings, httpClient: httpClient),
         metrics: metrics
     )
+    let channelPools = UpstreamChannelPools(
+        routes: settings.routes, connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
+    let channelProxy = ChannelProxy(
+        routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
+        rateLimiter: shared.rateLimiter, limits: settings.rateLimits, cache: shared.cache,
+        signature: settings.service.internalSignature, pools: channelPools, corsEnabled: !settings.corsOrigins.isEmpty,
+        bufferLimit: ReverseProxy.defaultBufferLimit, logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
+        server: .http1(configuration: .init(additionalChannelHandlers: [ChannelProxyHandler(proxy: channelProxy)])),
         settings: settings.service,
         database: database,
         migrations: GatewayMigrations.runner,
-        services: [HTTPClientService(client: httpClient)] + pools.services,
+        services: [HTTPClientService(client: httpClient)] + pools.services + [channelPools],
         logger: logger
     )
+}
+
+/// What both proxy paths share: remembered keys, the rate limiter's buckets and the micro-cache.
+struct GatewayShared: Sendable {
+    let authenticator: APIKeyAuthenticator
+    let rateLimiter = TokenBucketRateLimiter()
+    let cache = ResponseMicroCache()
+
+    init(repository: any AppRepository, settings: GatewaySettings) {
+        authenticator = APIKeyAuthenticator(repository: repository, cacheTTL: settings.keyCacheTTL)
+    }
 }
 
 /// The gateway's routes: operational, operator, the app's own keys, and the proxied service prefixes.
@@ -46,6 +68,7 @@ func buildRouter(
     settings: GatewaySettings,
     repository: any AppRepository,
     pools: UpstreamPools,
+    shared: GatewayShared,
     readiness: [ReadinessCheck],
     metrics: PrometheusCollectorRegistry
 ) -> Router<GatewayRequestContext> {
@@ -59,7 +82,7 @@ func buildRouter(
     }
     ServiceApplication.addOperationalRoutes(to: router, readiness: readiness, metrics: metrics)
 
-    let authenticator = APIKeyAuthenticator(repository: repository, cacheTTL: settings.keyCacheTTL)
+    let authenticator = shared.authenticator
     let issuer = KeyIssuer(repository: repository, authenticator: authenticator)
     let maxBody = settings.service.maxBodyBytes
 
@@ -67,7 +90,8 @@ func buildRouter(
         .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey))
         .addRoutes(OperatorController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints)
 
-    let proxy = ReverseProxy(signature: settings.service.internalSignature, maxBodyBytes: maxBody)
+    let proxy = ReverseProxy(
+        signature: settings.service.internalSignature, maxBodyBytes: maxBody, cache: shared.cache)
     let proxies = ProxyController(
         proxy: proxy, routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, pools: pools,
         bodyLimits: settings.bodyLimits)
@@ -76,7 +100,7 @@ func buildRouter(
     let api = router.group()
         .add(
             middleware: APIKeyMiddleware(
-                authenticator: authenticator, rateLimiter: TokenBucketRateLimiter(), limits: settings.rateLimits)
+                authenticator: authenticator, rateLimiter: shared.rateLimiter, limits: settings.rateLimits)
         )
         .group(context: AuthenticatedContext.self)
     api.addRoutes(

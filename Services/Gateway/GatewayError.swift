@@ -1,4 +1,5 @@
 import HTTPTypes
+import NIOCore
 import ShopkeeperHTTP
 
 /// Gateway failures with their HTTP rendering.
@@ -34,5 +35,16 @@ enum GatewayError: ProblemError {
         case .upstreamUnavailable(let service): "The \(service) service is unavailable; retry shortly."
         case .upstreamTimeout(let service): "The \(service) service did not answer in time; retry shortly."
         }
+    }
+}
+
+extension GatewayError {
+    /// What a failed call to `service` tells the client: a timeout (504) or an unavailable service (502).
+    static func upstream(_ error: any Error, service: String) -> GatewayError {
+        if error is UpstreamReadTimeout { return .upstreamTimeout(service: service) }
+        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
+            return .upstreamTimeout(service: service)
+        }
+        return .upstreamUnavailable(service: service)
     }
 }

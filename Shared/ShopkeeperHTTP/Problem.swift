@@ -89,12 +89,18 @@ package enum ProblemRenderer {
     package static func response(status: HTTPResponse.Status, problem: Problem, headers extra: HTTPFields = [:])
         -> Response
     {
+        let (headers, body) = parts(problem: problem, headers: extra)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    /// The headers and body of a response carrying `problem`, for code that writes responses below the router.
+    package static func parts(problem: Problem, headers extra: HTTPFields = [:]) -> (HTTPFields, ByteBuffer) {
         let data = (try? encoder.encode(problem)) ?? Data("{}".utf8)
         var headers = extra
         headers[.contentType] = contentType
         headers[.contentLength] = String(data.count)
         headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return (headers, ByteBuffer(bytes: data))
     }
 }
 

@@ -18,25 +18,11 @@ package struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let id: String
-        if let given = request.headers[.requestID], Self.isAcceptable(given) {
-            id = given
-        } else {
-            id = generator.next()
-        }
+        let id = generator.id(given: request.headers[.requestID])
         context.logger[metadataKey: "request_id"] = .string(id)
         var response = try await next(request, context)
         response.headers[.requestID] = id
         return response
-    }
-
-    /// 1 to 128 characters of letters, digits, `-`, `_`, `.`, `:`; anything else is replaced, never trusted.
-    package static func isAcceptable(_ id: String) -> Bool {
-        guard (1...128).contains(id.utf8.count) else { return false }
-        return id.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-                || byte == 0x2d || byte == 0x5f || byte == 0x2e || byte == 0x3a
-        }
     }
 }
 
@@ -63,4 +49,20 @@ package final class RequestIDGenerator: Sendable {
         }
         return prefix + "-" + String(value, radix: 36)
     }
+
+    /// The caller's id when it is acceptable, or a new one.
+    package func id(given: String?) -> String {
+        if let given, Self.isAcceptable(given) { return given }
+        return next()
+    }
+
+    /// 1 to 128 characters of letters, digits, `-`, `_`, `.`, `:`; anything else is replaced, never trusted.
+    package static func isAcceptable(_ id: String) -> Bool {
+        guard (1...128).contains(id.utf8.count) else { return false }
+        return id.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || byte == 0x2d || byte == 0x5f || byte == 0x2e || byte == 0x3a
+        }
+    }
+
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import PostgresNIO
 import Prometheus
@@ -34,10 +35,12 @@ package enum ServiceApplication {
         MetricsController<Context>(registry: metrics).addRoutes(to: router)
     }
 
-    /// The application: the router's server, the database pool, migrations before the first request. `startup`
-    /// opens once the migrations are applied, for background `services` to wait on.
+    /// The application: the router's server (`server`: HTTP/1.1, with any channel handlers a service adds), the
+    /// database pool, migrations before the first request. `startup` opens once the migrations are applied, for
+    /// background `services` to wait on.
     package static func make<Responder: HTTPResponder>(
         responder: Responder,
+        server: HTTPServerBuilder = .http1(),
         settings: ServiceSettings,
         database: PostgresClient,
         migrations: MigrationRunner,
@@ -47,6 +50,7 @@ package enum ServiceApplication {
     ) -> Application<Responder> where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
         var app = Application(
             responder: responder,
+            server: server,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
             services: [database] + services,
             logger: logger

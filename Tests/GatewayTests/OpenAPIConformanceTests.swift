@@ -72,11 +72,13 @@ import _CryptoExtras
             metrics: PrometheusCollectorRegistry(), logger: logger)
         let gatewaySettings = try GatewaySettings.read(
             from: TestEnvironment.reader(["SHOPKEEPER_CONTENT_URL": "http://127.0.0.1:8085"]))
+        let gatewayRepository = AppPostgresRepository(client: database, logger: logger)
         let gatewayRouter = Gateway.buildRouter(
             settings: gatewaySettings,
-            repository: AppPostgresRepository(client: database, logger: logger),
+            repository: gatewayRepository,
             pools: UpstreamPools(
                 routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1), logger: logger),
+            shared: GatewayShared(repository: gatewayRepository, settings: gatewaySettings),
             readiness: [],
             metrics: PrometheusCollectorRegistry()
         )

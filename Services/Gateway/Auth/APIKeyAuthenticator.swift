@@ -27,11 +27,24 @@ final class APIKeyAuthenticator: Sendable {
             return entry.identity
         }
         let identity = try await repository.identity(keyHash: hash)
+        remember(hash: hash, identity: identity, now: now)
+        return identity
+    }
+
+    /// The identity of `key` when a fresh answer is remembered and names a valid key; `nil` when the answer needs
+    /// the database or says no (the caller then takes the path that asks, and renders the refusal).
+    func cachedIdentity(of key: String, now: ContinuousClock.Instant = .now) -> KeyIdentity? {
+        guard APIKey.kind(of: key) != nil else { return nil }
+        let hash = APIKey.hash(key)
+        guard let entry = entries.withLockedValue({ $0[hash] }), entry.expires > now else { return nil }
+        return entry.identity
+    }
+
+    private func remember(hash: [UInt8], identity: KeyIdentity?, now: ContinuousClock.Instant) {
         entries.withLockedValue { entries in
             if entries.count >= maximumEntries { entries.removeAll(keepingCapacity: true) }
             entries[hash] = Entry(identity: identity, expires: now + cacheTTL)
         }
-        return identity
     }
 
     /// Forgets every cached answer (after a revocation through this replica).

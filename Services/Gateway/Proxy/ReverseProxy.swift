@@ -19,16 +19,11 @@ import ShopkeeperModels
 struct ReverseProxy: Sendable {
     let signature: InternalSignature
     let maxBodyBytes: Int
-    /// Short-lived copies of responses the services mark cacheable (the catalog).
-    let cache = ResponseMicroCache()
+    /// Short-lived copies of responses the services mark cacheable (the catalog), shared with the channel path.
+    let cache: ResponseMicroCache
     /// Responses up to this many bytes (with a `Content-Length`) are buffered rather than streamed.
-    var bufferLimit = 256 * 1024
-
-    /// Headers never forwarded in either direction (RFC 9110 section 7.6.1), plus those the proxy sets itself.
-    static let droppedHeaders: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authorization", "proxy-authenticate", "host", "authorization", "content-length", "x-request-id",
-    ]
+    var bufferLimit = Self.defaultBufferLimit
+    static let defaultBufferLimit = 256 * 1024
 
     /// Forwards `request` to `route`'s service. `identity` is `nil` on a keyless route: nothing is cached and the
     /// service sees no app identity. `maxBodyBytes` overrides the proxy's body limit for this request.
@@ -55,9 +50,9 @@ struct ReverseProxy: Sendable {
             throw RequestError.bodyTooLarge(limit: maxBodyBytes)
         }
         let hasBody = contentLength.map { $0 > 0 } ?? (request.headers[.transferEncoding] != nil)
-        let head = requestHead(
-            request, identity: identity, requestID: requestID, route: route, pool: pool, contentLength: contentLength,
-            hasBody: hasBody)
+        let head = ProxyHeaders.upstreamRequest(
+            request.head, identity: identity, requestID: requestID, route: route, contentLength: contentLength,
+            hasBody: hasBody, signature: signature)
 
         var attempt = 0
         while true {
@@ -102,54 +97,6 @@ struct ReverseProxy: Sendable {
         }
     }
 
-    private func requestHead(
-        _ request: Request,
-        identity: KeyIdentity?,
-        requestID: String?,
-        route: UpstreamRoute,
-        pool: UpstreamConnectionPool,
-        contentLength: Int?,
-        hasBody: Bool
-    ) -> HTTPRequestHead {
-        let pathAndQuery = request.uri.description
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(request.headers.count + 8)
-        headers.add(name: "host", value: "\(pool.host):\(pool.port)")
-        let isGet = request.method == .get
-        for field in request.headers {
-            let name = field.name.canonicalName
-            // On a keyless route the caller's Authorization is its own proof (a store's token): it goes on.
-            if name == "authorization" && identity == nil {
-                headers.add(name: field.name.rawName, value: field.value)
-                continue
-            }
-            if Self.droppedHeaders.contains(name) || name.hasPrefix(InternalHeader.prefix) { continue }
-            // For GET the gateway answers If-None-Match itself, from the full response it may also cache; a keyless
-            // route's service sees it (a download too large to buffer answers 304 itself).
-            if isGet && identity != nil && name == "if-none-match" { continue }
-            headers.add(name: field.name.rawName, value: field.value)
-        }
-        if let requestID { headers.add(name: "x-request-id", value: requestID) }
-        if let contentLength {
-            headers.add(name: "content-length", value: String(contentLength))
-        } else if hasBody {
-            headers.add(name: "transfer-encoding", value: "chunked")
-        }
-        let caller = identity.map { InternalCaller(appID: $0.appID, keyKind: $0.kind) }
-        let upstreamPath = route.basePath + pathAndQuery
-        for (name, value) in signature.headers(
-            method: request.method.rawValue,
-            pathAndQuery: upstreamPath,
-            caller: caller,
-            contentSHA256: InternalSignature.unsignedPayload
-        ) {
-            headers.add(name: name, value: value)
-        }
-        return HTTPRequestHead(
-            version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: upstreamPath,
-            headers: headers)
-    }
-
     /// A response from a service, and whether it may be cached (and for how long).
     struct UpstreamResponse {
         var response: Response
@@ -162,24 +109,10 @@ struct ReverseProxy: Sendable {
         connection: UpstreamConnection,
         pool: UpstreamConnectionPool
     ) async throws -> UpstreamResponse {
-        var fields = HTTPFields()
-        fields.reserveCapacity(head.headers.count)
-        var contentLength: Int?
-        var cacheTTL: Duration?
-        for (name, value) in head.headers {
-            let lowered = name.lowercased()
-            if lowered == "content-length" { contentLength = Int(value) }
-            if lowered == ResponseMicroCache.ttlHeader {
-                cacheTTL = Int64(value).map { .milliseconds($0) }
-                continue
-            }
-            if Self.droppedHeaders.contains(lowered) { continue }
-            guard let fieldName = HTTPField.Name(name) else { continue }
-            fields.append(HTTPField(name: fieldName, value: value))
-        }
-        let status = HTTPResponse.Status(code: Int(head.status.code))
-        let reusable = head.isKeepAlive
-        let bodiless = method == .head || head.status.code == 204 || head.status.code == 304
+        let downstream = ProxyHeaders.downstream(head)
+        let (status, fields, contentLength) = (downstream.status, downstream.fields, downstream.contentLength)
+        let reusable = downstream.keepAlive
+        let bodiless = downstream.isBodiless(for: method)
         if bodiless || (contentLength ?? .max) <= bufferLimit {
             var body = ByteBuffer()
             while true {
@@ -187,13 +120,12 @@ struct ReverseProxy: Sendable {
                 case .body(var part): body.writeBuffer(&part)
                 case .end:
                     pool.release(connection, reusable: reusable)
-                    if let contentLength { fields[.contentLength] = String(contentLength) }
                     if method == .get, !bodiless {
                         // Answered by the gateway: it evaluates If-None-Match, and may keep the response.
                         let entry = ResponseMicroCache.Entry(
                             status: status, headers: fields, body: body, etag: fields[.eTag], expires: .now
                         )
-                        let ttl = status == .ok ? cacheTTL : nil
+                        let ttl = status == .ok ? downstream.cacheTTL : nil
                         return UpstreamResponse(
                             response: Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body)),
                             cacheable: (entry, ttl ?? .zero)
@@ -209,7 +141,6 @@ struct ReverseProxy: Sendable {
                 }
             }
         }
-        if let contentLength { fields[.contentLength] = String(contentLength) }
         let lease = ConnectionLease(connection: connection, pool: pool)
         let streamed = Response(
             status: status,
@@ -237,24 +168,16 @@ struct ReverseProxy: Sendable {
 
     /// A buffered `GET` response, or `304 Not Modified` when the client already holds it.
     private static func answer(_ entry: ResponseMicroCache.Entry, ifNoneMatch: String?) -> Response {
-        if entry.status == .ok, let etag = entry.etag, let ifNoneMatch, ETagMatch.matches(ifNoneMatch, etag: etag) {
-            var headers = entry.headers
-            headers[.contentLength] = nil
-            headers[.contentType] = nil
-            return Response(status: .notModified, headers: headers)
-        }
-        return Response(status: entry.status, headers: entry.headers, body: ResponseBody(byteBuffer: entry.body))
+        let (status, fields, body) = ProxyHeaders.answer(entry, ifNoneMatch: ifNoneMatch)
+        return Response(
+            status: status, headers: fields, body: body.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody())
     }
 
     private func mapped(_ error: any Error, route: UpstreamRoute, logger: Logger, maxBodyBytes: Int) -> any Error {
         if error is RequestError { return error }
         if error is LimitedBodyTooLarge { return RequestError.bodyTooLarge(limit: maxBodyBytes) }
         logger.warning("upstream call failed", metadata: ["service": "\(route.service)", "error": "\(error)"])
-        if error is UpstreamReadTimeout { return GatewayError.upstreamTimeout(service: route.service) }
-        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
-            return GatewayError.upstreamTimeout(service: route.service)
-        }
-        return GatewayError.upstreamUnavailable(service: route.service)
+        return GatewayError.upstream(error, service: route.service)
     }
 }
 

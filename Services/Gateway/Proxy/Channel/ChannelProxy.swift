@@ -1,0 +1,114 @@
+import HTTPTypes
+import Logging
+import NIOCore
+import ShopkeeperCore
+import ShopkeeperHTTP
+
+/// The gateway's fast proxy path: what every connection's ``ChannelProxyHandler`` shares, and the decision of which
+/// requests it answers itself.
+///
+/// It takes the common case whole, inside the connection's channel pipeline: a `GET` without a body to a proxied
+/// prefix, whose API key is remembered as valid and within its rate limit (or a keyless prefix), from a caller
+/// without an `Origin` when CORS is configured. Everything else (writes and their bodies, unknown or refused keys,
+/// CORS, the gateway's own routes) goes on to the router and ``ReverseProxy``, which render every refusal; both paths
+/// build heads with ``ProxyHeaders`` and share the micro-cache, so a client cannot tell them apart.
+struct ChannelProxy: Sendable {
+    /// One routing-table entry with its prefix split into segments once.
+    struct Entry: Sendable {
+        var route: UpstreamRoute
+        var segments: [Substring]
+        var keyless: Bool
+    }
+
+    /// The table, most specific prefix first.
+    let entries: [Entry]
+    let authenticator: APIKeyAuthenticator
+    let rateLimiter: TokenBucketRateLimiter
+    let limits: RateLimits
+    let cache: ResponseMicroCache
+    let signature: InternalSignature
+    let pools: UpstreamChannelPools
+    let requestIDs = RequestIDGenerator()
+    /// Whether CORS origins are configured (requests with an `Origin` then go to the router's CORS middleware).
+    let corsEnabled: Bool
+    /// Responses up to this many bytes (with a `Content-Length`) are buffered rather than streamed.
+    let bufferLimit: Int
+    let metrics = ProxyMetrics()
+    let logger: Logger
+
+    /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
+    static let ownPrefixes: [Substring] = ["/health", "/metrics", "/operator", "/v1/admin/keys"]
+
+    init(
+        routes: [UpstreamRoute], keylessPrefixes: Set<String>, authenticator: APIKeyAuthenticator,
+        rateLimiter: TokenBucketRateLimiter, limits: RateLimits, cache: ResponseMicroCache,
+        signature: InternalSignature, pools: UpstreamChannelPools, corsEnabled: Bool, bufferLimit: Int,
+        logger: Logger
+    ) {
+        self.entries = routes.map { route in
+            Entry(
+                route: route, segments: route.prefix.split(separator: "/"),
+                keyless: keylessPrefixes.contains(route.prefix))
+        }
+        .sorted { $0.segments.count > $1.segments.count }
+        self.authenticator = authenticator
+        self.rateLimiter = rateLimiter
+        self.limits = limits
+        self.cache = cache
+        self.signature = signature
+        self.pools = pools
+        self.corsEnabled = corsEnabled
+        self.bufferLimit = bufferLimit
+        self.logger = logger
+    }
+
+    /// A request this path answers: where it goes and as whom.
+    struct Plan {
+        var route: UpstreamRoute
+        /// `nil` on a keyless route.
+        var identity: KeyIdentity?
+        var pool: UpstreamChannelPool
+        var requestID: String
+        /// The route's label in metrics, as the router names it (`/v1/catalog/**`).
+        var metricsRoute: String
+    }
+
+    /// The plan for `request`, or `nil` to leave it to the router.
+    func plan(for request: HTTPRequest, on eventLoop: any EventLoop) -> Plan? {
+        guard request.method == .get, let target = request.path else { return nil }
+        let fields = request.headerFields
+        if let length = fields[.contentLength], length != "0" { return nil }
+        if fields[.transferEncoding] != nil { return nil }
+        if corsEnabled && fields[.origin] != nil { return nil }
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
+        if Self.ownPrefixes.contains(where: { Self.isBelow(path, $0) }) { return nil }
+        let pathSegments = path.split(separator: "/")
+        guard let entry = entries.first(where: { Self.matches(pathSegments, $0.segments) }) else { return nil }
+        var identity: KeyIdentity?
+        if !entry.keyless {
+            guard let key = APIKeyMiddleware.bearerToken(fields[.authorization]),
+                let known = authenticator.cachedIdentity(of: key),
+                rateLimiter.acquire(key: known.keyID, limit: limits.limit(for: known.kind)) == nil
+            else { return nil }
+            identity = known
+        }
+        guard let pool = pools.pool(for: entry.route, on: eventLoop) else { return nil }
+        let requestID = requestIDs.id(given: fields[.requestID])
+        let metricsRoute =
+            pathSegments.count == entry.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
+        return Plan(
+            route: entry.route, identity: identity, pool: pool, requestID: requestID, metricsRoute: metricsRoute)
+    }
+
+    /// Whether `path` is `prefix` or lies below it.
+    private static func isBelow(_ path: Substring, _ prefix: Substring) -> Bool {
+        path.hasPrefix(prefix) && (path.count == prefix.count || path.dropFirst(prefix.count).first == "/")
+    }
+
+    /// Whether a path's segments start with a prefix's (`*` matching any one segment), as ``UpstreamRoute/matches(_:)``.
+    private static func matches(_ path: [Substring], _ prefix: [Substring]) -> Bool {
+        guard path.count >= prefix.count else { return false }
+        for (segment, expected) in zip(path, prefix) where expected != "*" && expected != segment { return false }
+        return true
+    }
+}

@@ -1,0 +1,114 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Sits in each client connection's pipeline between the HTTP codec and the router, and answers the requests
+/// ``ChannelProxy`` takes (see there) itself, on the connection's event loop: no task, no async hop per request.
+///
+/// Requests it does not take pass through to the router untouched. One request is answered at a time, in order:
+/// while it answers one, later (pipelined) requests wait here and no more bytes are read from the client; while the
+/// router is answering, every new request goes to the router too, which keeps its own order.
+final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let proxy: ChannelProxy
+    /// The request being answered here.
+    private var exchange: ProxyExchange?
+    /// Whether the body of a request answered here is still arriving (it is discarded: a `GET` body means nothing).
+    private var discardingRequestBody = false
+    /// Requests handed to the router whose responses have not ended.
+    private var routerResponsesOpen = 0
+    /// Parts that arrived while a request was answered here, in order.
+    private var held = CircularBuffer<NIOAny>()
+    private var readHeld = false
+    private var quiesceHeld = false
+
+    init(proxy: ChannelProxy) {
+        self.proxy = proxy
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if discardingRequestBody {
+            if case .end = unwrapInboundIn(data) { discardingRequestBody = false }
+            return
+        }
+        guard exchange == nil && held.isEmpty else { return held.append(data) }
+        dispatch(context: context, data)
+    }
+
+    private func dispatch(context: ChannelHandlerContext, _ data: NIOAny) {
+        if case .head(let request) = unwrapInboundIn(data) {
+            if routerResponsesOpen == 0, let plan = proxy.plan(for: request, on: context.eventLoop) {
+                discardingRequestBody = true
+                let exchange = ProxyExchange(
+                    request: request, plan: plan, proxy: proxy, handler: self, context: context)
+                self.exchange = exchange
+                exchange.start()
+                return
+            }
+            routerResponsesOpen += 1
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), routerResponsesOpen > 0 { routerResponsesOpen -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        // Nothing more is read from the client while a request is answered here.
+        guard exchange == nil else {
+            readHeld = true
+            return
+        }
+        context.read()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { exchange?.clientWritable() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        exchange?.clientGone()
+        exchange = nil
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // At shutdown the connection closes once idle: not before the request answered here is done.
+        if event is ChannelShouldQuiesceEvent, exchange != nil {
+            quiesceHeld = true
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// The request answered here is done: take up the requests that waited, and what was held back.
+    func exchangeFinished(context: ChannelHandlerContext) {
+        exchange = nil
+        var dispatched = false
+        while exchange == nil, let data = held.popFirst() {
+            if discardingRequestBody {
+                if case .end = unwrapInboundIn(data) { discardingRequestBody = false }
+                continue
+            }
+            dispatch(context: context, data)
+            dispatched = true
+        }
+        guard exchange == nil else { return }
+        if dispatched { context.fireChannelReadComplete() }
+        if quiesceHeld {
+            quiesceHeld = false
+            context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        }
+        if readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+}

@@ -1,0 +1,213 @@
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import ShopkeeperHTTP
+
+/// One request the channel path answers: from the micro-cache, or through a pooled upstream connection, with the
+/// response buffered (small, with a length: it may be cached and `If-None-Match` is answered here) or streamed
+/// (reads from the service paused while the client cannot take more). Lives on the client connection's event loop.
+final class ProxyExchange: UpstreamResponseReceiver {
+    private let request: HTTPRequest
+    private let plan: ChannelProxy.Plan
+    private let proxy: ChannelProxy
+    private unowned let handler: ChannelProxyHandler
+    private let context: ChannelHandlerContext
+    private let started = ProxyMetrics.now()
+
+    private enum State {
+        case waitingForConnection
+        case waitingForHead(UpstreamChannel)
+        /// A response of known, small length being collected.
+        case buffering(UpstreamChannel, ProxyHeaders.Downstream, ByteBuffer)
+        /// A response whose head has gone to the client.
+        case streaming(UpstreamChannel, ProxyHeaders.Downstream)
+        case done
+    }
+
+    private var state = State.waitingForConnection
+    private var attempts = 0
+
+    init(
+        request: HTTPRequest, plan: ChannelProxy.Plan, proxy: ChannelProxy, handler: ChannelProxyHandler,
+        context: ChannelHandlerContext
+    ) {
+        self.request = request
+        self.plan = plan
+        self.proxy = proxy
+        self.handler = handler
+        self.context = context
+    }
+
+    func start() {
+        let uri = request.path ?? "/"
+        if let identity = plan.identity, let entry = proxy.cache.lookup(appID: identity.appID, uri: uri) {
+            let (status, fields, body) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
+            return respond(status: status, fields: fields, body: body)
+        }
+        lease()
+    }
+
+    private func lease() {
+        attempts += 1
+        state = .waitingForConnection
+        plan.pool.lease { [self] result in
+            guard case .waitingForConnection = state else {
+                // The client left meanwhile.
+                if case .success(let connection) = result { plan.pool.release(connection, reusable: true) }
+                return
+            }
+            switch result {
+            case .success(let connection): send(on: connection)
+            case .failure(let error): fail(error)
+            }
+        }
+    }
+
+    private func send(on connection: UpstreamChannel) {
+        state = .waitingForHead(connection)
+        connection.router.receiver = self
+        let head = ProxyHeaders.upstreamRequest(
+            request, identity: plan.identity, requestID: plan.requestID, route: plan.route, contentLength: nil,
+            hasBody: false, signature: proxy.signature)
+        connection.channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        connection.channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+    }
+
+    func upstreamReceived(_ part: HTTPClientResponsePart) {
+        switch (state, part) {
+        case (.waitingForHead(let connection), .head(let head)):
+            guard head.status.code >= 200 else { return }  // an interim 1xx answer
+            let downstream = ProxyHeaders.downstream(head)
+            if downstream.isBodiless(for: request.method) || (downstream.contentLength ?? .max) <= proxy.bufferLimit {
+                state = .buffering(connection, downstream, ByteBuffer())
+            } else {
+                state = .streaming(connection, downstream)
+                write(.head(response(downstream.status, downstream.fields)), flush: false)
+            }
+        case (.buffering(let connection, let downstream, var body), .body(var part)):
+            state = .done  // lets `body` be appended to without a copy
+            body.writeBuffer(&part)
+            state = .buffering(connection, downstream, body)
+        case (.buffering(let connection, let downstream, let body), .end):
+            plan.pool.release(connection, reusable: downstream.keepAlive)
+            answerBuffered(downstream, body: body)
+        case (.streaming(let connection, _), .body(let part)):
+            write(.body(part), flush: true)
+            if !context.channel.isWritable {
+                connection.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            }
+        case (.streaming(let connection, let downstream), .end):
+            plan.pool.release(connection, reusable: downstream.keepAlive)
+            write(.end(nil), flush: true)
+            finish(status: downstream.status)
+        default:
+            // A part out of order: the connection cannot be trusted.
+            fail(UpstreamConnectionClosed())
+        }
+    }
+
+    func upstreamFailed(_ error: any Error) {
+        fail(error)
+    }
+
+    /// The client can take more: resume reading the streamed response.
+    func clientWritable() {
+        guard case .streaming(let connection, _) = state else { return }
+        connection.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+    }
+
+    /// The client closed its connection: give the upstream connection up (its response is not read to the end).
+    func clientGone() {
+        switch state {
+        case .waitingForHead(let connection), .buffering(let connection, _, _), .streaming(let connection, _):
+            plan.pool.release(connection, reusable: false)
+        case .waitingForConnection, .done:
+            break
+        }
+        state = .done
+    }
+
+    private func answerBuffered(_ downstream: ProxyHeaders.Downstream, body: ByteBuffer) {
+        guard !downstream.isBodiless(for: request.method) else {
+            return respond(status: downstream.status, fields: downstream.fields, body: nil)
+        }
+        // As the router's path does: the gateway evaluates If-None-Match, and may keep the response.
+        let entry = ResponseMicroCache.Entry(
+            status: downstream.status, headers: downstream.fields, body: body, etag: downstream.fields[.eTag],
+            expires: .now)
+        if downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero, let identity = plan.identity {
+            proxy.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
+        }
+        let (status, fields, answer) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
+        respond(status: status, fields: fields, body: answer)
+    }
+
+    private func fail(_ error: any Error) {
+        switch state {
+        case .done:
+            return
+        case .streaming(let connection, _):
+            // The head has gone out: all that can be said now is a broken connection.
+            plan.pool.release(connection, reusable: false)
+            log(error)
+            state = .done
+            context.close(promise: nil)
+            handler.exchangeFinished(context: context)
+            return
+        case .waitingForHead(let connection):
+            plan.pool.release(connection, reusable: false)
+            // A keep-alive connection the service had already closed: once more on another, as nothing was lost.
+            if connection.completedRequests > 0, attempts == 1,
+                error is UpstreamConnectionClosed || error is UpstreamConnectionFailed
+            {
+                return lease()
+            }
+        case .buffering(let connection, _, _):
+            plan.pool.release(connection, reusable: false)
+        case .waitingForConnection:
+            break
+        }
+        log(error)
+        let problem = GatewayError.upstream(error, service: plan.route.service)
+        let (fields, body) = ProblemRenderer.parts(
+            problem: problem.problem(requestID: plan.requestID), headers: problem.headers)
+        respond(status: problem.status, fields: fields, body: body)
+    }
+
+    private func log(_ error: any Error) {
+        var logger = proxy.logger
+        logger[metadataKey: "request_id"] = .string(plan.requestID)
+        if let identity = plan.identity { logger[metadataKey: "app_id"] = .string(identity.appID) }
+        logger.warning("upstream call failed", metadata: ["service": "\(plan.route.service)", "error": "\(error)"])
+    }
+
+    private func respond(status: HTTPResponse.Status, fields: HTTPFields, body: ByteBuffer?) {
+        state = .done
+        write(.head(response(status, fields)), flush: false)
+        if let body, body.readableBytes > 0 { write(.body(body), flush: false) }
+        write(.end(nil), flush: true)
+        finish(status: status)
+    }
+
+    private func response(_ status: HTTPResponse.Status, _ fields: HTTPFields) -> HTTPResponse {
+        var fields = fields
+        fields[.requestID] = plan.requestID
+        return HTTPResponse(status: status, headerFields: fields)
+    }
+
+    private func write(_ part: HTTPResponsePart, flush: Bool) {
+        if flush {
+            context.writeAndFlush(NIOAny(part), promise: nil)
+        } else {
+            context.write(NIOAny(part), promise: nil)
+        }
+    }
+
+    private func finish(status: HTTPResponse.Status) {
+        state = .done
+        proxy.metrics.record(route: plan.metricsRoute, status: status, nanoseconds: ProxyMetrics.now() - started)
+        handler.exchangeFinished(context: context)
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOPosix
+import ShopkeeperCore
+import ShopkeeperTestSupport
+import Testing
+
+@testable import Gateway
+
+/// The gateway's channel path (``ChannelProxyHandler``): which requests it takes, and that what it answers is what
+/// the router's path would answer (identity, request ids, refusals, 304s, streaming), in order with the router's
+/// answers on one connection.
+@Suite struct ChannelProxyTests {
+    /// Keys remembered for a minute, so that after a first request the channel path takes keyed `GET`s.
+    static let rememberKeys = ["SHOPKEEPER_KEY_CACHE_SECONDS": "60"]
+
+    /// An upstream that shows what it was sent.
+    static func upstream() -> Application<RouterResponder<BasicRequestContext>> {
+        let router = Router()
+        router.get("/v1/catalog/seen") { request, _ in
+            var seen: [String: String] = [:]
+            for field in request.headers where field.name.canonicalName.hasPrefix("x-") {
+                seen[field.name.canonicalName] = field.value
+            }
+            seen["authorization"] = request.headers[.authorization]
+            seen["if-none-match"] = request.headers[.ifNoneMatch]
+            seen["path"] = request.uri.description
+            let body = try JSONSerialization.data(withJSONObject: seen, options: [.sortedKeys])
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .eTag: "\"seen-1\""],
+                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        router.get("/v1/catalog/small/:n") { _, context in
+            "small \(try context.parameters.require("n"))"
+        }
+        router.get("/v1/catalog/big") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/octet-stream"],
+                body: .init(byteBuffer: ByteBuffer(bytes: Self.bigBody)))
+        }
+        router.post("/v1/catalog/echo") { request, _ in
+            String(buffer: try await request.body.collect(upTo: 1 << 20))
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    static let bigBody = (0..<(2 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+
+    @Test func takesBodilessGETsToProxiedPrefixesWithARememberedKeyWithinItsLimit() async throws {
+        try await GatewayHarness.run { gateway in
+            let app = try await gateway.createApp("Plans")
+            let stranger = "pk_" + String(repeating: "a", count: 32)
+            try await TestDatabase.withClient { client in
+                let logger = Logger(label: "test")
+                let authenticator = APIKeyAuthenticator(
+                    repository: AppPostgresRepository(client: client, logger: logger), cacheTTL: .seconds(60))
+                for key in [app.publicKey.key, app.secretKey.key, stranger] {
+                    _ = try await authenticator.identity(of: key)
+                }
+                let service = URL(string: "http://127.0.0.1:1")!
+                let routes = UpstreamRoute.defaults(
+                    catalogURL: service, verifierURL: service, entitlementsURL: service, contentURL: service)
+                let proxy = ChannelProxy(
+                    routes: routes, keylessPrefixes: ["/v1/notifications", "/v1/downloads"],
+                    authenticator: authenticator, rateLimiter: TokenBucketRateLimiter(),
+                    limits: RateLimits(
+                        publicKeys: RateLimit(perSecond: 1000, burst: 1000),
+                        secretKeys: RateLimit(perSecond: 0.001, burst: 2)),
+                    cache: ResponseMicroCache(), signature: InternalSignature(secret: TestEnvironment.internalSecret),
+                    pools: UpstreamChannelPools(routes: routes, connectTimeout: .seconds(1), readTimeout: .seconds(1)),
+                    corsEnabled: true, bufferLimit: 1024, logger: logger)
+                let loop = MultiThreadedEventLoopGroup.singleton.any()
+                /// "service app-id" of the plan, or `nil` when the request is left to the router.
+                func plan(_ method: HTTPRequest.Method, _ path: String, key: String?, _ extra: HTTPFields = [:])
+                    async throws -> String?
+                {
+                    var fields = extra
+                    if let key { fields[.authorization] = "Bearer \(key)" }
+                    let request = HTTPRequest(
+                        method: method, scheme: nil, authority: nil, path: path, headerFields: fields)
+                    return try await loop.submit {
+                        proxy.plan(for: request, on: loop).map { "\($0.route.service) \($0.identity?.appID ?? "-")" }
+                    }.get()
+                }
+                let id = app.info.appID
+                let key = app.publicKey.key
+                #expect(try await plan(.get, "/v1/catalog?platform=app_store", key: key) == "catalog \(id)")
+                #expect(try await plan(.get, "/v1/customers/ann", key: key) == "entitlements \(id)")
+                // The most specific prefix wins, as in the router.
+                #expect(try await plan(.get, "/v1/customers/ann/restore", key: key) == "verifier \(id)")
+                #expect(try await plan(.get, "/v1/customers/ann/content", key: key) == "content \(id)")
+                // Keyless prefixes need no key and carry no identity.
+                #expect(try await plan(.get, "/v1/downloads/abc?sig=1", key: nil) == "content -")
+                // Left to the router: writes, bodies, HEAD, CORS callers, unknown or missing keys, the gateway's own
+                // routes, paths no prefix covers.
+                #expect(try await plan(.post, "/v1/catalog", key: key) == nil)
+                #expect(try await plan(.head, "/v1/catalog", key: key) == nil)
+                #expect(try await plan(.get, "/v1/catalog", key: key, [.contentLength: "5"]) == nil)
+                #expect(try await plan(.get, "/v1/catalog", key: key, [.transferEncoding: "chunked"]) == nil)
+                #expect(try await plan(.get, "/v1/catalog", key: key, [.origin: "https://shop.example"]) == nil)
+                #expect(try await plan(.get, "/v1/catalog", key: stranger) == nil)
+                #expect(try await plan(.get, "/v1/catalog", key: "pk_short") == nil)
+                #expect(try await plan(.get, "/v1/catalog", key: nil) == nil)
+                #expect(try await plan(.get, "/v1/admin/keys", key: app.secretKey.key) == nil)
+                #expect(try await plan(.get, "/health/ready", key: key) == nil)
+                #expect(try await plan(.get, "/v1/catalogue", key: key) == nil)
+                // Within the key's rate limit only (burst 2): the router renders the 429.
+                #expect(try await plan(.get, "/v1/admin/products", key: app.secretKey.key) == "catalog \(id)")
+                #expect(try await plan(.get, "/v1/admin/products", key: app.secretKey.key) == "catalog \(id)")
+                #expect(try await plan(.get, "/v1/admin/products", key: app.secretKey.key) == nil)
+            }
+        }
+    }
+
+    @Test func answersAsTheRouterWould() async throws {
+        try await Self.upstream().test(.live) { upstream in
+            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
+            try await GatewayHarness.run(environment: Self.rememberKeys, upstreamURL: url) { gateway in
+                let app = try await gateway.createApp("Channel")
+                let forged: HTTPFields = [
+                    .requestID: "trace-7", HTTPField.Name("x-shopkeeper-app-id")!: "someone-else",
+                    .ifNoneMatch: "\"stale\"",
+                ]
+                // The first request reaches the database for the key (the router's path); the rest do not.
+                var answers: [[String: String]] = []
+                for _ in 0..<3 {
+                    let response = try await gateway.send(
+                        .get, "/v1/catalog/seen?x=1", bearer: app.publicKey.key, headers: forged)
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.requestID] == "trace-7")
+                    #expect(response.headers[.eTag] == "\"seen-1\"")
+                    answers.append(
+                        try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+                            as? [String: String]
+                            ?? [:])
+                }
+                for seen in answers {
+                    #expect(seen["x-request-id"] == "trace-7")
+                    #expect(seen["x-shopkeeper-app-id"] == app.info.appID)
+                    #expect(seen["x-shopkeeper-key-kind"] == "public")
+                    #expect(seen["x-shopkeeper-signature"] != nil)
+                    #expect(seen["authorization"] == nil)
+                    #expect(seen["if-none-match"] == nil)
+                    #expect(seen["path"] == "/v1/catalog/seen?x=1")
+                }
+                // If-None-Match is answered by the gateway.
+                let unchanged = try await gateway.send(
+                    .get, "/v1/catalog/seen?x=1", bearer: app.publicKey.key, headers: [.ifNoneMatch: "\"seen-1\""])
+                #expect(unchanged.status == .notModified)
+                #expect(unchanged.body.readableBytes == 0)
+                #expect(unchanged.headers[.requestID] != nil)
+
+                // Larger than the buffer limit: streamed, whole.
+                for _ in 0..<2 {
+                    let big = try await gateway.send(.get, "/v1/catalog/big", bearer: app.publicKey.key)
+                    #expect(big.status == .ok)
+                    #expect(big.body.readableBytes == Self.bigBody.count)
+                    #expect(Array(big.body.readableBytesView) == Self.bigBody)
+                }
+                // Each remembered key carries its own app.
+                let other = try await gateway.createApp("Other")
+                let theirs = try await gateway.send(.get, "/v1/catalog/seen", bearer: other.publicKey.key)
+                let seen =
+                    try JSONSerialization.jsonObject(with: Data(theirs.body.readableBytesView)) as? [String: String]
+                #expect(seen?["x-shopkeeper-app-id"] == other.info.appID)
+            }
+        }
+    }
+
+    @Test func aDeadOrSlowServiceGivesTheSameProblemsOnBothPaths() async throws {
+        try await GatewayHarness.run(environment: Self.rememberKeys, upstreamURL: "http://127.0.0.1:9") { gateway in
+            let app = try await gateway.createApp("Dead")
+            for _ in 0..<2 {
+                let response = try await gateway.send(
+                    .get, "/v1/catalog", bearer: app.publicKey.key, headers: [.requestID: "dead-1"])
+                #expect(response.status == .badGateway)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                let problem = try TestJSON.object(response.body.readableBytesView)
+                #expect(problem["code"] as? String == "upstream_unavailable")
+                #expect(problem["request_id"] as? String == "dead-1")
+            }
+        }
+        let router = Router()
+        router.get("/v1/catalog") { _, _ -> String in
+            try await Task.sleep(for: .seconds(5))
+            return "late"
+        }
+        let slow = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await slow.test(.live) { slowClient in
+            let environment = Self.rememberKeys.merging(["SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS": "300"]) { $1 }
+            try await GatewayHarness.run(
+                environment: environment, upstreamURL: "http://127.0.0.1:\(slowClient.port ?? 0)"
+            ) { gateway in
+                let app = try await gateway.createApp("Slow")
+                for _ in 0..<2 {
+                    let started = ContinuousClock.now
+                    let response = try await gateway.send(.get, "/v1/catalog", bearer: app.publicKey.key)
+                    #expect(response.status == .gatewayTimeout)
+                    #expect(try code(response) == "upstream_timeout")
+                    #expect(ContinuousClock.now - started < .seconds(3))
+                }
+            }
+        }
+    }
+
+    @Test func pipelinedRequestsOfBothPathsAreAnsweredInOrder() async throws {
+        try await Self.upstream().test(.live) { upstream in
+            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
+            try await GatewayHarness.run(environment: Self.rememberKeys, upstreamURL: url) { gateway in
+                let app = try await gateway.createApp("Pipelined")
+                let key = app.publicKey.key
+                #expect(try await gateway.send(.get, "/v1/catalog/small/0", bearer: key).status == .ok)
+                func get(_ n: Int) -> String {
+                    "GET /v1/catalog/small/\(n) HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n\r\n"
+                }
+                let post =
+                    "POST /v1/catalog/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n"
+                    + "Content-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"
+                // Channel, router, channel, channel, router, channel: all written at once.
+                let text = get(1) + post + get(2) + get(3) + post + get(4)
+                let bodies = try await RawHTTP.exchange(port: gateway.client.port ?? 0, text, responses: 6)
+                #expect(bodies == ["small 1", "hello", "small 2", "small 3", "hello", "small 4"])
+            }
+        }
+    }
+}
+
+/// Writes raw bytes to a server and reads `responses` responses with a `Content-Length` back, in order.
+enum RawHTTP {
+    static func exchange(port: Int, _ text: String, responses: Int) async throws -> [String] {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: text))
+            var received = ByteBuffer()
+            var bodies: [String] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            for try await var chunk in inbound {
+                received.writeBuffer(&chunk)
+                while let body = parse(&received) { bodies.append(body) }
+                if bodies.count >= responses || ContinuousClock.now > deadline { break }
+            }
+            return bodies
+        }
+    }
+
+    /// The body of the first complete response in `buffer` (consumed), or `nil` when it is not all there yet.
+    private static func parse(_ buffer: inout ByteBuffer) -> String? {
+        let text = String(buffer: buffer)
+        guard let headEnd = text.range(of: "\r\n\r\n") else { return nil }
+        let head = text[..<headEnd.lowerBound].lowercased()
+        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return nil }
+        let headBytes = text[..<headEnd.upperBound].utf8.count
+        guard buffer.readableBytes >= headBytes + length else { return nil }
+        buffer.moveReaderIndex(forwardBy: headBytes)
+        return buffer.readString(length: length)
+    }
+}
