@@ -3,15 +3,20 @@ import Foundation
 extension Sequence<UInt8> {
     /// Lowercase hexadecimal text of the bytes.
     package var hexString: String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var result: [UInt8] = []
-        result.reserveCapacity(underestimatedCount * 2)
-        for byte in self {
-            result.append(digits[Int(byte >> 4)])
-            result.append(digits[Int(byte & 0x0f)])
+        let bytes = Array(self)
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = hexDigit(byte >> 4)
+                buffer[2 * index + 1] = hexDigit(byte & 0x0f)
+            }
+            return bytes.count * 2
         }
-        return String(decoding: result, as: UTF8.self)
     }
+}
+
+/// The lowercase hexadecimal digit of a value below 16.
+private func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
 }
 
 extension Data {

@@ -1,7 +1,7 @@
 import Hummingbird
 import Logging
-import NIOConcurrencyHelpers
 import ShopkeeperCore
+import Synchronization
 
 /// Accepts the caller's `X-Request-ID` when it is sane, or generates one; puts it in the logger's metadata
 /// (`request_id`, read back by ``RequestContext/requestID`` for downstream calls) and on the response.
@@ -39,15 +39,12 @@ extension RequestContext {
 package final class RequestIDGenerator: Sendable {
     package init() {}
 
-    private let prefix = RandomToken.base62(length: 12)
-    private let counter = NIOLockedValueBox<UInt64>(0)
+    private let prefix = RandomToken.base62(length: 12) + "-"
+    private let counter = Atomic<UInt64>(0)
 
     package func next() -> String {
-        let value = counter.withLockedValue { counter in
-            counter &+= 1
-            return counter
-        }
-        return prefix + "-" + String(value, radix: 36)
+        let value = counter.add(1, ordering: .relaxed).newValue
+        return prefix + String(value, radix: 36)
     }
 
     /// The caller's id when it is acceptable, or a new one.

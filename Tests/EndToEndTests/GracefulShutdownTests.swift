@@ -17,6 +17,11 @@ import Testing
             try await Task.sleep(for: .milliseconds(1500))
             return "finished"
         }
+        router.post("/v1/catalog/slow") { _, _ -> String in
+            try await Task.sleep(for: .milliseconds(1500))
+            return "finished too"
+        }
+        router.get("/v1/catalog/quick") { _, _ in "quick" }
         router.get("/health/ready") { _, _ in "ok" }
         let upstream = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await upstream.test(.live) { upstreamClient in
@@ -37,13 +42,20 @@ import Testing
                 #expect(metrics.status == .ok)
                 #expect(String(decoding: metrics.body, as: UTF8.self).contains("# TYPE"))
 
-                async let slow = gateway.get("/v1/catalog/slow", headers: [("Authorization", "Bearer \(key)")])
+                // The key is now remembered: the GET is answered by the channel path, the POST by the router.
+                let auth = [("Authorization", "Bearer \(key)")]
+                #expect(try await gateway.get("/v1/catalog/quick", headers: auth).status == .ok)
+                async let slow = gateway.get("/v1/catalog/slow", headers: auth)
+                async let slowPost = gateway.post("/v1/catalog/slow", json: Data("{}".utf8), headers: auth)
                 try await Task.sleep(for: .milliseconds(400))
                 let started = ContinuousClock.now
                 let exit = Task { try await gateway.terminate(timeout: .seconds(10)) }
                 let response = try await slow
                 #expect(response.status == .ok)
                 #expect(String(decoding: response.body, as: UTF8.self) == "finished")
+                let posted = try await slowPost
+                #expect(posted.status == .ok)
+                #expect(String(decoding: posted.body, as: UTF8.self) == "finished too")
                 #expect(try await exit.value == 0)
                 #expect(ContinuousClock.now - started < .seconds(8))
             }

@@ -88,14 +88,14 @@ enum ProxyHeaders {
         var contentLength: Int?
         var cacheTTL: Duration?
         for (name, value) in head.headers {
-            let lowered = name.lowercased()
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            let lowered = fieldName.canonicalName
             if lowered == "content-length" { contentLength = Int(value) }
             if lowered == ResponseMicroCache.ttlHeader {
                 cacheTTL = Int64(value).map { .milliseconds($0) }
                 continue
             }
             if dropped.contains(lowered) { continue }
-            guard let fieldName = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: fieldName, value: value))
         }
         if let contentLength { fields[.contentLength] = String(contentLength) }
@@ -117,9 +117,4 @@ enum ProxyHeaders {
         }
         return (entry.status, entry.headers, entry.body)
     }
-}
-
-extension UpstreamRoute {
-    /// The `Host` header of requests to this route's service.
-    var hostHeader: String { "\(host):\(port)" }
 }

@@ -9,15 +9,25 @@ struct UpstreamRoute: Sendable, Hashable {
     /// Name used in errors, logs and the readiness report.
     var service: String
     /// Where the service listens, e.g. `http://127.0.0.1:8081`.
-    var baseURL: URL
+    let baseURL: URL
 
-    /// Host, port and path prefix of ``baseURL``.
-    var host: String { baseURL.host ?? "127.0.0.1" }
-    var port: Int { baseURL.port ?? 80 }
-    var basePath: String {
+    /// Host, port and path prefix of ``baseURL`` (worked out once: `URL`'s accessors parse on every call).
+    let host: String
+    let port: Int
+    let basePath: String
+    /// The `Host` header of requests to this route's service.
+    let hostHeader: String
+
+    init(prefix: String, service: String, baseURL: URL) {
+        self.prefix = prefix
+        self.service = service
+        self.baseURL = baseURL
+        host = baseURL.host ?? "127.0.0.1"
+        port = baseURL.port ?? 80
         var path = baseURL.path
         while path.hasSuffix("/") { path.removeLast() }
-        return path
+        basePath = path
+        hostHeader = "\(host):\(port)"
     }
 
     /// Whether `path` is this route's prefix or lies below it (`*` matching any one segment).

@@ -13,11 +13,15 @@ import ShopkeeperHTTP
 /// CORS, the gateway's own routes) goes on to the router and ``ReverseProxy``, which render every refusal; both paths
 /// build heads with ``ProxyHeaders`` and share the micro-cache, so a client cannot tell them apart.
 struct ChannelProxy: Sendable {
-    /// One routing-table entry with its prefix split into segments once.
+    /// One routing-table entry, with what each request needs of it worked out once.
     struct Entry: Sendable {
         var route: UpstreamRoute
         var segments: [Substring]
         var keyless: Bool
+        /// Whether one of the gateway's own paths lies under this prefix (then requests are checked against them).
+        var coversOwnPaths: Bool
+        /// The route's connection pools, one per event loop.
+        var pools: [NIOLoopBoundBox<UpstreamChannelPool>]
     }
 
     /// The table, most specific prefix first.
@@ -46,9 +50,11 @@ struct ChannelProxy: Sendable {
         logger: Logger
     ) {
         self.entries = routes.map { route in
-            Entry(
-                route: route, segments: route.prefix.split(separator: "/"),
-                keyless: keylessPrefixes.contains(route.prefix))
+            let segments = route.prefix.split(separator: "/")
+            return Entry(
+                route: route, segments: segments, keyless: keylessPrefixes.contains(route.prefix),
+                coversOwnPaths: Self.ownPrefixes.contains { Self.matches($0.split(separator: "/"), segments) },
+                pools: pools.pools(for: route))
         }
         .sorted { $0.segments.count > $1.segments.count }
         self.authenticator = authenticator
@@ -76,24 +82,33 @@ struct ChannelProxy: Sendable {
     /// The plan for `request`, or `nil` to leave it to the router.
     func plan(for request: HTTPRequest, on eventLoop: any EventLoop) -> Plan? {
         guard request.method == .get, let target = request.path else { return nil }
-        let fields = request.headerFields
-        if let length = fields[.contentLength], length != "0" { return nil }
-        if fields[.transferEncoding] != nil { return nil }
-        if corsEnabled && fields[.origin] != nil { return nil }
+        // One pass over the headers for the few this decision reads.
+        var authorization: String?
+        var givenRequestID: String?
+        for field in request.headerFields {
+            switch field.name {
+            case .contentLength: if field.value != "0" { return nil }
+            case .transferEncoding: return nil
+            case .origin: if corsEnabled { return nil }
+            case .authorization: authorization = field.value
+            case .requestID: givenRequestID = field.value
+            default: continue
+            }
+        }
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
-        if Self.ownPrefixes.contains(where: { Self.isBelow(path, $0) }) { return nil }
         let pathSegments = path.split(separator: "/")
         guard let entry = entries.first(where: { Self.matches(pathSegments, $0.segments) }) else { return nil }
+        if entry.coversOwnPaths && Self.ownPrefixes.contains(where: { Self.isBelow(path, $0) }) { return nil }
+        guard let pool = entry.pools.first(where: { $0.eventLoop === eventLoop })?.value else { return nil }
         var identity: KeyIdentity?
         if !entry.keyless {
-            guard let key = APIKeyMiddleware.bearerToken(fields[.authorization]),
+            guard let key = APIKeyMiddleware.bearerToken(authorization),
                 let known = authenticator.cachedIdentity(of: key),
                 rateLimiter.acquire(key: known.keyID, limit: limits.limit(for: known.kind)) == nil
             else { return nil }
             identity = known
         }
-        guard let pool = pools.pool(for: entry.route, on: eventLoop) else { return nil }
-        let requestID = requestIDs.id(given: fields[.requestID])
+        let requestID = requestIDs.id(given: givenRequestID)
         let metricsRoute =
             pathSegments.count == entry.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
         return Plan(

@@ -6,8 +6,8 @@ import NIOHTTPTypes
 /// ``ChannelProxy`` takes (see there) itself, on the connection's event loop: no task, no async hop per request.
 ///
 /// Requests it does not take pass through to the router untouched. One request is answered at a time, in order:
-/// while it answers one, later (pipelined) requests wait here and no more bytes are read from the client; while the
-/// router is answering, every new request goes to the router too, which keeps its own order.
+/// while it answers one, later (pipelined) requests wait here and no more bytes are read from the client until it is
+/// done; while the router is answering, every new request goes to the router too, which keeps its own order.
 final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -24,7 +24,9 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Parts that arrived while a request was answered here, in order.
     private var held = CircularBuffer<NIOAny>()
     private var readHeld = false
-    private var quiesceHeld = false
+    /// Events that arrived while a request was answered here (a quiesce at shutdown, a half-closed input): passed on
+    /// afterwards, so that the router's side does not close the connection under the answer.
+    private var heldEvents: [Any] = []
 
     init(proxy: ChannelProxy) {
         self.proxy = proxy
@@ -60,8 +62,9 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        // Nothing more is read from the client while a request is answered here.
-        guard exchange == nil else {
+        // Reading goes on while a request is answered here (so that a closed connection is noticed), until a
+        // pipelined request is waiting behind it.
+        guard held.isEmpty else {
             readHeld = true
             return
         }
@@ -80,11 +83,7 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // At shutdown the connection closes once idle: not before the request answered here is done.
-        if event is ChannelShouldQuiesceEvent, exchange != nil {
-            quiesceHeld = true
-            return
-        }
+        guard exchange == nil else { return heldEvents.append(event) }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -102,10 +101,9 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         guard exchange == nil else { return }
         if dispatched { context.fireChannelReadComplete() }
-        if quiesceHeld {
-            quiesceHeld = false
-            context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
-        }
+        let events = heldEvents
+        heldEvents.removeAll()
+        for event in events { context.fireUserInboundEventTriggered(event) }
         if readHeld {
             readHeld = false
             context.read()

@@ -87,7 +87,8 @@ final class UpstreamChannelPool {
             )
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    // Request heads are built from fields `HTTPTypes` has already validated, and the gateway's own.
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: readTimeout))
                     try channel.pipeline.syncOperations.addHandler(UpstreamResponseRouter())
                 }

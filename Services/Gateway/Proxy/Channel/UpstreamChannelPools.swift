@@ -31,10 +31,9 @@ struct UpstreamChannelPools: Service, Sendable {
         self.pools = pools
     }
 
-    /// The pool serving `route` on `eventLoop`; `nil` when the loop is not one of the group's (the router's path
-    /// then forwards the request). Call on `eventLoop`.
-    func pool(for route: UpstreamRoute, on eventLoop: any EventLoop) -> UpstreamChannelPool? {
-        pools[route.hostHeader]?.first { $0.eventLoop === eventLoop }?.value
+    /// The pools serving `route`, one per event loop (a request uses the one of its client connection's loop).
+    func pools(for route: UpstreamRoute) -> [NIOLoopBoundBox<UpstreamChannelPool>] {
+        pools[route.hostHeader] ?? []
     }
 
     func run() async throws {
