@@ -109,12 +109,7 @@ enum ProxyHeaders {
     static func answer(_ entry: ResponseMicroCache.Entry, ifNoneMatch: String?) -> (
         status: HTTPResponse.Status, fields: HTTPFields, body: ByteBuffer?
     ) {
-        if entry.status == .ok, let etag = entry.etag, let ifNoneMatch, ETagMatch.matches(ifNoneMatch, etag: etag) {
-            var headers = entry.headers
-            headers[.contentLength] = nil
-            headers[.contentType] = nil
-            return (.notModified, headers, nil)
-        }
+        if entry.isNotModified(ifNoneMatch: ifNoneMatch) { return (.notModified, entry.notModifiedHeaders, nil) }
         return (entry.status, entry.headers, entry.body)
     }
 }

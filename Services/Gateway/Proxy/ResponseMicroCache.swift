@@ -2,6 +2,7 @@ import HTTPTypes
 import NIOConcurrencyHelpers
 import NIOCore
 import ShopkeeperCore
+import ShopkeeperHTTP
 
 /// Keeps `GET` responses a service marked cacheable for a short time, per app and URI.
 ///
@@ -13,12 +14,44 @@ final class ResponseMicroCache: Sendable {
     /// The internal response header a service sets to make a `GET` response cacheable.
     static let ttlHeader = InternalHeader.cacheTTLMilliseconds
 
+    /// A complete `GET` response.
     struct Entry: Sendable {
         var status: HTTPResponse.Status
         var headers: HTTPFields
         var body: ByteBuffer
+        /// The entity tag of a `200`, which `If-None-Match` is compared with.
         var etag: String?
+        /// The headers of the `304 Not Modified` that stands for it (no `Content-Length` or `Content-Type`),
+        /// worked out once rather than for every conditional request.
+        var notModifiedHeaders: HTTPFields
+        /// Served as it is until then.
         var expires: ContinuousClock.Instant
+        /// After ``expires`` and until then, served to every request but one, which fetches a new copy meanwhile.
+        var staleUntil: ContinuousClock.Instant
+        /// Set while one request fetches a new copy of an expired entry (until it stores it, or gives up by then).
+        var refreshingUntil: ContinuousClock.Instant?
+
+        init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            let etag = status == .ok ? headers[.eTag] : nil
+            self.etag = etag
+            var notModified = headers
+            if etag != nil {
+                notModified[.contentLength] = nil
+                notModified[.contentType] = nil
+            }
+            self.notModifiedHeaders = notModified
+            self.expires = .now
+            self.staleUntil = .now
+        }
+
+        /// Whether a request's `If-None-Match` matches this response: it is then answered `304 Not Modified`.
+        func isNotModified(ifNoneMatch: String?) -> Bool {
+            guard let etag, let ifNoneMatch else { return false }
+            return ifNoneMatch == etag || ETagMatch.matches(ifNoneMatch, etag: etag)
+        }
     }
 
     private let entries = NIOLockedValueBox([String: [String: Entry]]())
@@ -30,18 +63,29 @@ final class ResponseMicroCache: Sendable {
         self.maximumTTL = maximumTTL
     }
 
-    /// A fresh entry for this app and URI.
+    /// The entry for this app and URI while it is fresh; once expired, `nil` for one caller, which fetches a new copy,
+    /// and the expired entry for the others meanwhile (so that an expiry sends one request to the service, not one per
+    /// client connection), until it is too old to serve.
     func lookup(appID: String, uri: String, now: ContinuousClock.Instant = .now) -> Entry? {
         entries.withLockedValue { entries in
-            guard let entry = entries[appID]?[uri], entry.expires > now else { return nil }
-            return entry
+            guard var entry = entries[appID]?[uri] else { return nil }
+            if entry.expires > now { return entry }
+            guard entry.staleUntil > now else { return nil }
+            if let refreshing = entry.refreshingUntil, refreshing > now { return entry }
+            entry.refreshingUntil = entry.staleUntil
+            entries[appID]?[uri] = entry
+            return nil
         }
     }
 
-    /// Stores a response for at most `ttl` (capped at one second).
+    /// Stores a response: fresh for `ttl`, then served while one request refreshes it for as long again; never
+    /// served more than `maximumTTL` (one second) after it was stored.
     func store(appID: String, uri: String, entry: Entry, ttl: Duration, now: ContinuousClock.Instant = .now) {
         var entry = entry
-        entry.expires = now + min(ttl, maximumTTL)
+        let fresh = min(ttl, maximumTTL)
+        entry.expires = now + fresh
+        entry.staleUntil = now + min(fresh * 2, maximumTTL)
+        entry.refreshingUntil = nil
         entries.withLockedValue { entries in
             if entries.values.reduce(0, { $0 + $1.count }) >= maximumEntries {
                 entries.removeAll(keepingCapacity: true)

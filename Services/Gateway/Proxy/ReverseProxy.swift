@@ -122,9 +122,7 @@ struct ReverseProxy: Sendable {
                     pool.release(connection, reusable: reusable)
                     if method == .get, !bodiless {
                         // Answered by the gateway: it evaluates If-None-Match, and may keep the response.
-                        let entry = ResponseMicroCache.Entry(
-                            status: status, headers: fields, body: body, etag: fields[.eTag], expires: .now
-                        )
+                        let entry = ResponseMicroCache.Entry(status: status, headers: fields, body: body)
                         let ttl = status == .ok ? downstream.cacheTTL : nil
                         return UpstreamResponse(
                             response: Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body)),

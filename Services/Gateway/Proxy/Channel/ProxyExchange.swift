@@ -134,9 +134,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
             return respond(status: downstream.status, fields: downstream.fields, body: nil)
         }
         // As the router's path does: the gateway evaluates If-None-Match, and may keep the response.
-        let entry = ResponseMicroCache.Entry(
-            status: downstream.status, headers: downstream.fields, body: body, etag: downstream.fields[.eTag],
-            expires: .now)
+        let entry = ResponseMicroCache.Entry(status: downstream.status, headers: downstream.fields, body: body)
         if downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero, let identity = plan.identity {
             proxy.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
         }
