@@ -130,14 +130,7 @@ final class UpstreamConnectionPool: Service, Sendable {
         let readTimeout = self.readTimeout
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
-            channel = try await ClientBootstrap(group: eventLoop)
-                .connectTimeout(connectTimeout)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                // Large downloads arrive in reads of up to 256 KiB instead of NIO's default 64 KiB: a quarter of the
-                // reads and body parts to pass on; small answers still get small buffers (the allocator adapts).
-                .channelOption(
-                    .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 18)
-                )
+            channel = try await ClientBootstrap.upstream(on: eventLoop, connectTimeout: connectTimeout)
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
@@ -175,5 +168,19 @@ final class UpstreamConnectionPool: Service, Sendable {
             return state.waiters.removeFirst()
         }
         if let next { connectRequestsContinuation.yield(next) }
+    }
+}
+
+extension ClientBootstrap {
+    /// A bootstrap for connections to services, shared by both proxy paths' pools.
+    static func upstream(on eventLoop: any EventLoop, connectTimeout: TimeAmount) -> ClientBootstrap {
+        ClientBootstrap(group: eventLoop)
+            .connectTimeout(connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            // Large downloads arrive in reads of up to 256 KiB instead of NIO's default 64 KiB: a quarter of the
+            // reads and body parts to pass on; small answers still get small buffers (the allocator adapts).
+            .channelOption(
+                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 18)
+            )
     }
 }

@@ -17,6 +17,8 @@ struct UpstreamRoute: Sendable, Hashable {
     let basePath: String
     /// The `Host` header of requests to this route's service.
     let hostHeader: String
+    /// The prefix's segments (`["v1", "customers", "*", "restore"]`).
+    let segments: [Substring]
 
     init(prefix: String, service: String, baseURL: URL) {
         self.prefix = prefix
@@ -28,14 +30,18 @@ struct UpstreamRoute: Sendable, Hashable {
         while path.hasSuffix("/") { path.removeLast() }
         basePath = path
         hostHeader = "\(host):\(port)"
+        segments = prefix.split(separator: "/")
     }
 
     /// Whether `path` is this route's prefix or lies below it (`*` matching any one segment).
     func matches(_ path: Substring) -> Bool {
-        var segments = path.split(separator: "/", omittingEmptySubsequences: true).makeIterator()
-        for expected in prefix.split(separator: "/") {
-            guard let segment = segments.next(), expected == "*" || expected == segment else { return false }
-        }
+        matches(segments: path.split(separator: "/"))
+    }
+
+    /// ``matches(_:)`` for a path already split into its segments.
+    func matches(segments path: [Substring]) -> Bool {
+        guard path.count >= segments.count else { return false }
+        for (segment, expected) in zip(path, segments) where expected != "*" && expected != segment { return false }
         return true
     }
 

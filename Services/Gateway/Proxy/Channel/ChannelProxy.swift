@@ -16,7 +16,6 @@ struct ChannelProxy: Sendable {
     /// One routing-table entry, with what each request needs of it worked out once.
     struct Entry: Sendable {
         var route: UpstreamRoute
-        var segments: [Substring]
         var keyless: Bool
         /// Whether one of the gateway's own paths lies under this prefix (then requests are checked against them).
         var coversOwnPaths: Bool
@@ -50,13 +49,11 @@ struct ChannelProxy: Sendable {
         logger: Logger
     ) {
         self.entries = routes.map { route in
-            let segments = route.prefix.split(separator: "/")
-            return Entry(
-                route: route, segments: segments, keyless: keylessPrefixes.contains(route.prefix),
-                coversOwnPaths: Self.ownPrefixes.contains { Self.matches($0.split(separator: "/"), segments) },
-                pools: pools.pools(for: route))
+            Entry(
+                route: route, keyless: keylessPrefixes.contains(route.prefix),
+                coversOwnPaths: Self.ownPrefixes.contains { route.matches($0) }, pools: pools.pools(for: route))
         }
-        .sorted { $0.segments.count > $1.segments.count }
+        .sorted { $0.route.segments.count > $1.route.segments.count }
         self.authenticator = authenticator
         self.rateLimiter = rateLimiter
         self.limits = limits
@@ -97,7 +94,7 @@ struct ChannelProxy: Sendable {
         }
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
         let pathSegments = path.split(separator: "/")
-        guard let entry = entries.first(where: { Self.matches(pathSegments, $0.segments) }) else { return nil }
+        guard let entry = entries.first(where: { $0.route.matches(segments: pathSegments) }) else { return nil }
         if entry.coversOwnPaths && Self.ownPrefixes.contains(where: { Self.isBelow(path, $0) }) { return nil }
         guard let pool = entry.pools.first(where: { $0.eventLoop === eventLoop })?.value else { return nil }
         var identity: KeyIdentity?
@@ -110,7 +107,7 @@ struct ChannelProxy: Sendable {
         }
         let requestID = requestIDs.id(given: givenRequestID)
         let metricsRoute =
-            pathSegments.count == entry.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
+            pathSegments.count == entry.route.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
         return Plan(
             route: entry.route, identity: identity, pool: pool, requestID: requestID, metricsRoute: metricsRoute)
     }
@@ -118,12 +115,5 @@ struct ChannelProxy: Sendable {
     /// Whether `path` is `prefix` or lies below it.
     private static func isBelow(_ path: Substring, _ prefix: Substring) -> Bool {
         path.hasPrefix(prefix) && (path.count == prefix.count || path.dropFirst(prefix.count).first == "/")
-    }
-
-    /// Whether a path's segments start with a prefix's (`*` matching any one segment), as ``UpstreamRoute/matches(_:)``.
-    private static func matches(_ path: [Substring], _ prefix: [Substring]) -> Bool {
-        guard path.count >= prefix.count else { return false }
-        for (segment, expected) in zip(path, prefix) where expected != "*" && expected != segment { return false }
-        return true
     }
 }

@@ -33,12 +33,19 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard discardingRequestBody || (exchange == nil && held.isEmpty) else { return held.append(data) }
+        take(context: context, data)
+    }
+
+    /// Drops the rest of a request answered here; dispatches anything else. Returns whether it dispatched.
+    @discardableResult
+    private func take(context: ChannelHandlerContext, _ data: NIOAny) -> Bool {
         if discardingRequestBody {
             if case .end = unwrapInboundIn(data) { discardingRequestBody = false }
-            return
+            return false
         }
-        guard exchange == nil && held.isEmpty else { return held.append(data) }
         dispatch(context: context, data)
+        return true
     }
 
     private func dispatch(context: ChannelHandlerContext, _ data: NIOAny) {
@@ -92,12 +99,7 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         exchange = nil
         var dispatched = false
         while exchange == nil, let data = held.popFirst() {
-            if discardingRequestBody {
-                if case .end = unwrapInboundIn(data) { discardingRequestBody = false }
-                continue
-            }
-            dispatch(context: context, data)
-            dispatched = true
+            if take(context: context, data) { dispatched = true }
         }
         guard exchange == nil else { return }
         if dispatched { context.fireChannelReadComplete() }

@@ -77,14 +77,7 @@ final class UpstreamChannelPool {
 
     private func connect(for waiter: @escaping Waiter) {
         let readTimeout = self.readTimeout
-        ClientBootstrap(group: eventLoop)
-            .connectTimeout(connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            // Large downloads arrive in reads of up to 256 KiB instead of NIO's default 64 KiB: a quarter of the
-            // reads and body parts to pass on; small answers still get small buffers (the allocator adapts).
-            .channelOption(
-                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 18)
-            )
+        ClientBootstrap.upstream(on: eventLoop, connectTimeout: connectTimeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // Request heads are built from fields `HTTPTypes` has already validated, and the gateway's own.
