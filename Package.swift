@@ -46,6 +46,7 @@ extension Target.Dependency {
     static let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
     static let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
     static let nioHTTPTypes = Target.Dependency.product(name: "NIOHTTPTypes", package: "swift-nio-extras")
+    static let nioHTTPTypesHTTP1 = Target.Dependency.product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras")
     static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
     static let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
     static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
@@ -123,9 +124,9 @@ let package = Package(
             "Gateway",
             folder: "Gateway",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperClients",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
-                .nioCore, .nioPosix, .nioHTTP1, .nioHTTPTypes, .hummingbirdCore,
+                .nioCore, .nioPosix, .nioHTTP1, .nioHTTPTypes, .nioHTTPTypesHTTP1, .hummingbirdCore,
             ]
         ),
         .service(

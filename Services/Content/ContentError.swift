@@ -45,13 +45,18 @@ enum ContentError: ProblemError, Equatable {
     case rangeNotSatisfiable(size: Int64)
     /// The entitlements service did not answer; retry later.
     case entitlementsUnavailable
+    /// A report of a download the log does not have.
+    case downloadNotFound(Int64)
+    /// A report of a download that cannot be true (more bytes than the download had).
+    case invalidDownloadReport(String)
 
     var status: HTTPResponse.Status {
         switch self {
-        case .productNotFound, .contentNotFound, .uploadNotFound, .fileNotFound: .notFound
+        case .productNotFound, .contentNotFound, .uploadNotFound, .fileNotFound, .downloadNotFound: .notFound
         case .appUpdateRequired, .uploadNotOpen, .versionExists, .pathConflict: .conflict
         case .notEntitled, .revoked, .deviceLimitReached, .productNotFree, .invalidSignature, .urlExpired: .forbidden
-        case .invalidVersion, .invalidPath, .emptyUpload, .checksumMismatch: .unprocessableContent
+        case .invalidVersion, .invalidPath, .emptyUpload, .checksumMismatch, .invalidDownloadReport:
+            .unprocessableContent
         case .fileTooLarge, .versionTooLarge, .tooManyFiles: .contentTooLarge
         case .storageFull: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
         case .rangeNotSatisfiable: .rangeNotSatisfiable
@@ -85,6 +90,8 @@ enum ContentError: ProblemError, Equatable {
         case .fileNotFound: "file_not_found"
         case .rangeNotSatisfiable: "range_not_satisfiable"
         case .entitlementsUnavailable: "entitlements_unavailable"
+        case .downloadNotFound: "download_not_found"
+        case .invalidDownloadReport: "invalid_download_report"
         }
     }
 
@@ -121,6 +128,8 @@ enum ContentError: ProblemError, Equatable {
         case .fileNotFound(let path): "The pack has no file \(path)."
         case .rangeNotSatisfiable(let size): "The range lies outside the file of \(size) bytes."
         case .entitlementsUnavailable: "Ownership could not be checked right now; retry shortly."
+        case .downloadNotFound(let id): "The download log has no download \(id)."
+        case .invalidDownloadReport(let reason): "The download report is refused: \(reason)."
         }
     }
 

@@ -36,18 +36,26 @@ func buildApplication(
     )
     let channelPools = UpstreamChannelPools(
         routes: settings.routes, connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
+    let reporter = DownloadReporter(
+        httpClient: httpClient, signature: settings.service.internalSignature, timeout: settings.readTimeout,
+        logger: logger)
+    let files = settings.contentDirectory.map { directory in
+        FileDelivery(root: directory, reporter: reporter, services: [GatewaySettings.contentService])
+    }
     let channelProxy = ChannelProxy(
         routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
         rateLimiter: shared.rateLimiter, limits: settings.rateLimits, cache: shared.cache,
         signature: settings.service.internalSignature, pools: channelPools, corsEnabled: !settings.corsOrigins.isEmpty,
-        bufferLimit: ReverseProxy.defaultBufferLimit, logger: logger)
+        bufferLimit: ReverseProxy.defaultBufferLimit, files: files, logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         server: .http1(configuration: .init(additionalChannelHandlers: [ChannelProxyHandler(proxy: channelProxy)])),
         settings: settings.service,
         database: database,
         migrations: GatewayMigrations.runner,
-        services: [HTTPClientService(client: httpClient)] + pools.services + [channelPools],
+        // Shut down in reverse: the pools once the server has drained, then the reports of the last downloads, then
+        // the client that sends them.
+        services: [HTTPClientService(client: httpClient), reporter] + pools.services + [channelPools],
         logger: logger
     )
 }
@@ -111,8 +119,8 @@ func buildRouter(
     return router
 }
 
-/// The client of the readiness checks (requests go through ``UpstreamConnectionPool``); shut down after the
-/// server has drained.
+/// The client of the readiness checks and download reports (requests go through ``UpstreamConnectionPool``); shut
+/// down after the server has drained.
 func makeReadinessClient(settings: GatewaySettings) -> HTTPClient {
     var configuration = HTTPClient.Configuration()
     configuration.timeout = .init(

@@ -21,6 +21,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_UPSTREAM_CONNECT_TIMEOUT_MS` | `2000` | connecting to a service |
 /// | `SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS` | `30000` | longest silence while waiting for a service's bytes |
 /// | `SHOPKEEPER_KEY_CACHE_SECONDS` | `5` | how long a key lookup is remembered (a revocation takes this long everywhere) |
+/// | `SHOPKEEPER_CONTENT_DIR` | unset | the content service's storage volume, when the gateway can read it too (the same directory or mount): downloads are then sent from it with `sendfile(2)` by the gateway, which reports each one back to the content service; unset, the content service streams them through the gateway. Must be an existing directory, with content routes configured |
 struct GatewaySettings: Sendable {
     var service: ServiceSettings
     var operatorKey: String?
@@ -34,6 +35,8 @@ struct GatewaySettings: Sendable {
     var connectTimeout: Duration
     var readTimeout: Duration
     var keyCacheTTL: Duration
+    /// The content volume, when this gateway sends downloads from it (``FileDelivery``).
+    var contentDirectory: String?
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> GatewaySettings
@@ -106,8 +109,30 @@ struct GatewaySettings: Sendable {
                 try environment.int("SHOPKEEPER_UPSTREAM_CONNECT_TIMEOUT_MS", default: 2000, in: 10...60_000)),
             readTimeout: .milliseconds(
                 try environment.int("SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS", default: 30_000, in: 10...600_000)),
-            keyCacheTTL: .seconds(try environment.int("SHOPKEEPER_KEY_CACHE_SECONDS", default: 5, in: 0...300))
+            keyCacheTTL: .seconds(try environment.int("SHOPKEEPER_KEY_CACHE_SECONDS", default: 5, in: 0...300)),
+            contentDirectory: try contentDirectory(environment, routes: routes)
         )
+    }
+
+    /// The service whose downloads the gateway can send from the content volume.
+    static let contentService = "content"
+
+    /// Reads `SHOPKEEPER_CONTENT_DIR`: an existing directory, and only with content routes to use it.
+    private static func contentDirectory(_ environment: EnvironmentReader, routes: [UpstreamRoute])
+        throws(ConfigurationError) -> String?
+    {
+        let name = "SHOPKEEPER_CONTENT_DIR"
+        guard let directory = environment.raw(name) else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ConfigurationError(
+                variable: name, reason: "'\(directory)' is not a directory (it must be the content service's volume)")
+        }
+        guard routes.contains(where: { $0.service == contentService }) else {
+            throw ConfigurationError(
+                variable: name, reason: "there are no content routes: set SHOPKEEPER_CONTENT_URL as well")
+        }
+        return directory
     }
 
     /// Parses `SHOPKEEPER_GATEWAY_BODY_LIMITS` (`prefix=bytes,...`); the defaults apply to the routes the table has.

@@ -22,6 +22,9 @@ package enum InternalHeader {
     /// On a service's `GET` response: the gateway may answer the same request from memory for this many
     /// milliseconds (at most one second). Stripped before the response leaves the gateway.
     package static let cacheTTLMilliseconds = "x-shopkeeper-cache-ttl-ms"
+    /// On a request: how the gateway can deliver a file itself (``FileHandoff/deliveryValue``); a service may then
+    /// answer with a ``FileHandoff`` instead of the bytes.
+    package static let fileDelivery = "x-shopkeeper-file-delivery"
 }
 
 /// The identity an internal call carries, set by the gateway after it authenticated an API key.

@@ -1,7 +1,9 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperModels
 
@@ -11,8 +13,11 @@ import ShopkeeperModels
 /// The signature is checked first (constant time), then the expiry, then that the customer still owns the product
 /// (a refund or revocation withdraws it at once) and that the device fits the purchase's device limit. The answer
 /// has `Content-Length`, `ETag` (the file's SHA-256), `Accept-Ranges: bytes`; one `Range` gives `206` (or `416`),
-/// `If-Range` resumes only the same bytes, and `If-None-Match` gives `304`. Every `GET` is logged with the bytes it
-/// sent and whether it ran to its end.
+/// `If-Range` resumes only the same bytes, and `If-None-Match` gives `304`. Every `GET` is logged when it starts, and
+/// finished with the bytes sent and whether it ran to its end.
+///
+/// When the gateway can read the storage volume itself, it asks for a ``FileHandoff``: the answer is then the head
+/// alone, the gateway sends the bytes with `sendfile(2)` and reports the outcome to ``finish(_:context:)``.
 struct DownloadController {
     let delivery: ContentDelivery
     let repository: any ContentRepository
@@ -23,6 +28,7 @@ struct DownloadController {
     func addRoutes(to router: Router<ServiceRequestContext>) {
         router.get("/v1/downloads/:app_id/:product_id/:version", use: download)
         router.head("/v1/downloads/:app_id/:product_id/:version", use: download)
+        router.post("/internal/v1/downloads/:download_id/finish", use: finish)
     }
 
     @Sendable func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -64,10 +70,21 @@ struct DownloadController {
         headers[.contentLength] = String(length)
         guard request.method == .get else { return Response(status: status, headers: headers) }
 
-        let started = Date()
+        let downloadID = try await repository.startDownload(
+            DownloadRecord(
+                pack: grant.pack, path: grant.path.value, appUserID: grant.appUserID, deviceID: grant.deviceID,
+                range: bytes, fileSize: file.size, requestID: context.requestID, startedAt: Date()))
+        if let bytes, request.headers[InternalHeader.fileDelivery.fieldName] == FileHandoff.deliveryValue,
+            let shared = storage.sharedPath(of: grant.pack, path: grant.path)
+        {
+            // The gateway sends the bytes from the shared volume and reports back (`finish`).
+            let handoff = FileHandoff(path: shared, range: bytes, fileSize: file.size, downloadID: downloadID)
+            for (name, value) in handoff.headers { headers.append(HTTPField(name: name.fieldName, value: value)) }
+            headers[.contentLength] = "0"
+            return Response(status: status, headers: headers)
+        }
         let (storage, repository, chunkBytes) = (self.storage, self.repository, self.chunkBytes)
         let logger = context.logger
-        let requestID = context.requestID
         let body = ResponseBody(contentLength: Int(length)) { writer in
             var sent: Int64 = 0
             var failure: (any Error)?
@@ -82,12 +99,9 @@ struct DownloadController {
                     failure = error
                 }
             }
-            let record = DownloadRecord(
-                pack: grant.pack, path: grant.path.value, appUserID: grant.appUserID, deviceID: grant.deviceID,
-                range: bytes, fileSize: file.size, bytesSent: sent, completed: failure == nil && sent == length,
-                requestID: requestID, startedAt: started)
             do {
-                try await repository.log(record)
+                _ = try await repository.finishDownload(
+                    downloadID, bytesSent: sent, completed: failure == nil && sent == length)
             } catch {
                 logger.error("download log write failed", metadata: ["error": "\(error)"])
             }
@@ -95,6 +109,19 @@ struct DownloadController {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// `POST /internal/v1/downloads/{download_id}/finish`: the gateway's report of a download it sent from the
+    /// shared volume (``FileHandoff``). A repeated report changes nothing.
+    @Sendable func finish(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        guard let id = context.parameters.get("download_id").flatMap({ Int64($0) }) else {
+            throw ContentError.invalidDownloadReport("the download id must be a number")
+        }
+        let report = try await JSONBody.decode(DownloadFinishReport.self, from: request, limit: 4096)
+        guard report.bytesSent >= 0 else { throw ContentError.invalidDownloadReport("bytes_sent is negative") }
+        let recorded = try await repository.finishDownload(
+            id, bytesSent: report.bytesSent, completed: report.completed)
+        return try JSONBody.response(DownloadFinishAnswer(downloadID: id, recorded: recorded))
     }
 
     /// The grant a download URL claims (not yet checked).

@@ -81,6 +81,16 @@ enum ContentMigrations {
                     WHERE reset_at IS NULL;
                 CREATE INDEX downloads_by_product ON content.downloads (app_id, product_id, download_id);
                 """
-        )
+        ),
+        Migration(
+            "0002_downloads_logged_when_they_start",
+            sql: """
+                -- A download is logged when it starts and finished when it ends (by the content service, or by the
+                -- gateway's report when the gateway sent the file): a crash between the two leaves an unfinished
+                -- entry, never none.
+                ALTER TABLE content.downloads ALTER COLUMN finished_at DROP DEFAULT;
+                ALTER TABLE content.downloads ALTER COLUMN finished_at DROP NOT NULL;
+                """
+        ),
     ]
 }

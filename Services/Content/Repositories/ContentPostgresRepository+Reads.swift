@@ -93,7 +93,7 @@ extension ContentPostgresRepository {
         return paths
     }
 
-    func log(_ download: DownloadRecord) async throws {
+    func startDownload(_ download: DownloadRecord) async throws -> Int64 {
         let (appID, productID, version) = (download.pack.appID, download.pack.productID, download.pack.version)
         let start: Int64 = download.range?.lowerBound ?? 0
         let end: Int64 = download.range?.upperBound ?? -1
@@ -101,21 +101,49 @@ extension ContentPostgresRepository {
         let user = download.appUserID
         let device = download.deviceID
         let size = download.fileSize
-        let sent = download.bytesSent
-        let completed = download.completed
         let requestID = download.requestID
         let startedAt = download.startedAt
-        try await client.run(
+        let rows = try await client.query(
             """
             INSERT INTO content.downloads (
                 app_id, app_user_id, device_id, product_id, version, path, range_start, range_end, file_size,
-                bytes_sent, completed, request_id, started_at)
+                bytes_sent, completed, request_id, started_at, finished_at)
             VALUES (
                 \(appID)::text, \(user)::text, \(device)::text, \(productID)::text, \(version)::text, \(path)::text,
-                \(start)::bigint, \(end)::bigint, \(size)::bigint, \(sent)::bigint, \(completed)::boolean,
-                \(requestID)::text, \(startedAt)::timestamptz)
+                \(start)::bigint, \(end)::bigint, \(size)::bigint, 0, false, \(requestID)::text,
+                \(startedAt)::timestamptz, NULL)
+            RETURNING download_id
             """,
             logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        throw DownloadLogInsertReturnedNothing()
+    }
+
+    func finishDownload(_ downloadID: Int64, bytesSent: Int64, completed: Bool) async throws -> Bool {
+        // Only an unfinished entry changes (a repeated report does nothing), and never past its range.
+        let rows = try await client.query(
+            """
+            WITH finished AS (
+                UPDATE content.downloads
+                SET bytes_sent = \(bytesSent)::bigint,
+                    completed = \(completed)::boolean AND \(bytesSent)::bigint = range_end - range_start + 1,
+                    finished_at = now()
+                WHERE download_id = \(downloadID)::bigint AND finished_at IS NULL
+                  AND \(bytesSent)::bigint <= range_end - range_start + 1
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM finished),
+                   (SELECT range_end - range_start + 1 FROM content.downloads WHERE download_id = \(downloadID)::bigint)
+            """,
+            logger: logger)
+        for try await (finished, length) in rows.decode((Int64, Int64?).self) {
+            guard let length else { throw ContentError.downloadNotFound(downloadID) }
+            guard bytesSent <= length else {
+                throw ContentError.invalidDownloadReport("bytes_sent is more than the \(length) bytes of the download")
+            }
+            return finished == 1
+        }
+        throw ContentError.downloadNotFound(downloadID)
     }
 
     func reset(appID: String, appUserID: String, deviceID: String) async throws -> Int {
@@ -135,3 +163,6 @@ extension ContentPostgresRepository {
         return Int(count)
     }
 }
+
+/// An `INSERT ... RETURNING` into the download log that returned no row (never expected; rendered as a 500).
+struct DownloadLogInsertReturnedNothing: Error {}

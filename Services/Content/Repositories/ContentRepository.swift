@@ -36,8 +36,11 @@ protocol ContentRepository: Sendable {
 
     /// Files of the version this device has downloaded to their end since its last reset.
     func downloadedPaths(_ pack: PackVersion, appUserID: String, deviceID: String) async throws -> Set<String>
-    /// Adds a download to the log.
-    func log(_ download: DownloadRecord) async throws
+    /// Adds a download that starts now to the log, unfinished (no bytes sent yet); its id.
+    func startDownload(_ download: DownloadRecord) async throws -> Int64
+    /// Finishes a download of the log with what was sent; `false` when it was already finished (nothing changes).
+    /// Throws ``ContentError/downloadNotFound(_:)`` when the log has no such download.
+    func finishDownload(_ downloadID: Int64, bytesSent: Int64, completed: Bool) async throws -> Bool
     /// Forgets the device's downloads of the customer's content; how many were forgotten.
     func reset(appID: String, appUserID: String, deviceID: String) async throws -> Int
 }
@@ -48,7 +51,7 @@ struct CatalogContentProduct: Sendable, Equatable {
     var free: Bool
 }
 
-/// One download, as logged.
+/// One download, as logged when it starts.
 struct DownloadRecord: Sendable {
     var pack: PackVersion
     var path: String
@@ -57,9 +60,6 @@ struct DownloadRecord: Sendable {
     /// The bytes asked for; `nil` for an empty file.
     var range: ClosedRange<Int64>?
     var fileSize: Int64
-    var bytesSent: Int64
-    /// Every byte of the range was handed to the connection.
-    var completed: Bool
     var requestID: String?
     var startedAt: Date
 }

@@ -26,6 +26,10 @@ protocol ContentStorage: Sendable {
     /// Forgets the staged files of `upload` (after a publish, or when it is aborted). Never throws.
     func discard(upload: String) async
 
+    /// Where `path` of `version` lies relative to the storage's root, for another process that shares the volume
+    /// (the gateway sends downloads from it itself: ``FileHandoff``); `nil` when the storage is not such a directory.
+    func sharedPath(of version: PackVersion, path: ContentPath) -> String?
+
     /// Streams the bytes `range` of `path` of `version` to `write`, `chunkBytes` at a time.
     func read(
         _ version: PackVersion, path: ContentPath, range: ClosedRange<Int64>, chunkBytes: Int,

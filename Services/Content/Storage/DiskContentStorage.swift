@@ -43,7 +43,16 @@ struct DiskContentStorage: ContentStorage {
     private func staging(_ upload: String) -> FilePath { root.appending("staging").appending(upload) }
 
     private func directory(of version: PackVersion) -> FilePath {
-        root.appending("packs").appending(version.appID).appending(version.productID).appending(version.version)
+        root.pushing(Self.relativeDirectory(of: version))
+    }
+
+    /// `packs/<app>/<product>/<version>`: the version's directory relative to the root.
+    private static func relativeDirectory(of version: PackVersion) -> FilePath {
+        FilePath("packs").appending(version.appID).appending(version.productID).appending(version.version)
+    }
+
+    func sharedPath(of version: PackVersion, path: ContentPath) -> String? {
+        Self.relativeDirectory(of: version).appending(path.value).string
     }
 
     func store<Body: AsyncSequence>(

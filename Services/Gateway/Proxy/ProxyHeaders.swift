@@ -7,8 +7,8 @@ import ShopkeeperModels
 
 /// What the gateway changes in the heads it forwards, shared by both proxy paths (``ReverseProxy`` and
 /// ``ChannelProxyHandler``): client-supplied `x-shopkeeper-*` headers, the API key and hop-by-hop headers are dropped
-/// on the way in, the signed identity headers and the request id added; hop-by-hop and internal headers are dropped
-/// on the way out.
+/// on the way in, the signed identity headers and the request id added; hop-by-hop and internal (`x-shopkeeper-*`)
+/// headers are dropped on the way out.
 enum ProxyHeaders {
     /// Headers never forwarded in either direction (RFC 9110 section 7.6.1), plus those the proxy sets itself.
     static let dropped: Set<String> = [
@@ -24,7 +24,8 @@ enum ProxyHeaders {
         route: UpstreamRoute,
         contentLength: Int?,
         hasBody: Bool,
-        signature: InternalSignature
+        signature: InternalSignature,
+        offersFileDelivery: Bool = false
     ) -> HTTPRequestHead {
         let pathAndQuery = request.path ?? "/"
         var headers = HTTPHeaders()
@@ -45,6 +46,7 @@ enum ProxyHeaders {
             headers.add(name: field.name.rawName, value: field.value)
         }
         if let requestID { headers.add(name: "x-request-id", value: requestID) }
+        if offersFileDelivery { headers.add(name: InternalHeader.fileDelivery, value: FileHandoff.deliveryValue) }
         if let contentLength {
             headers.add(name: "content-length", value: String(contentLength))
         } else if hasBody {
@@ -75,6 +77,10 @@ enum ProxyHeaders {
         var cacheTTL: Duration?
         /// Whether the connection may carry another request afterwards.
         var keepAlive: Bool
+        /// A download the service left to the gateway to send from the content volume (only when offered).
+        var handoff: FileHandoff?
+        /// Whether the service sent hand-off headers at all (then a `nil` ``handoff`` means they were malformed).
+        var hasHandoffHeaders = false
 
         /// Whether a response to `method` has no body (`HEAD`, 204, 304).
         func isBodiless(for method: HTTPRequest.Method) -> Bool {
@@ -87,12 +93,15 @@ enum ProxyHeaders {
         fields.reserveCapacity(head.headers.count)
         var contentLength: Int?
         var cacheTTL: Duration?
+        var hasHandoff = false
         for (name, value) in head.headers {
             guard let fieldName = HTTPField.Name(name) else { continue }
             let lowered = fieldName.canonicalName
             if lowered == "content-length" { contentLength = Int(value) }
-            if lowered == ResponseMicroCache.ttlHeader {
-                cacheTTL = Int64(value).map { .milliseconds($0) }
+            if lowered.hasPrefix(InternalHeader.prefix) {
+                // Internal headers never leave the gateway.
+                if lowered == ResponseMicroCache.ttlHeader { cacheTTL = Int64(value).map { .milliseconds($0) } }
+                if lowered == FileHandoff.pathHeader { hasHandoff = true }
                 continue
             }
             if dropped.contains(lowered) { continue }
@@ -101,7 +110,8 @@ enum ProxyHeaders {
         if let contentLength { fields[.contentLength] = String(contentLength) }
         return Downstream(
             status: HTTPResponse.Status(code: Int(head.status.code)), fields: fields, contentLength: contentLength,
-            cacheTTL: cacheTTL, keepAlive: head.isKeepAlive)
+            cacheTTL: cacheTTL, keepAlive: head.isKeepAlive,
+            handoff: hasHandoff ? FileHandoff { head.headers.first(name: $0) } : nil, hasHandoffHeaders: hasHandoff)
     }
 
     /// A complete answer the gateway gives itself: a buffered `GET` response, or `304 Not Modified` when the client

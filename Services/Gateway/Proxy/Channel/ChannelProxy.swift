@@ -21,6 +21,8 @@ struct ChannelProxy: Sendable {
         var coversOwnPaths: Bool
         /// The route's connection pools, one per event loop.
         var pools: [NIOLoopBoundBox<UpstreamChannelPool>]
+        /// Whether requests offer the service to hand downloads off to ``ChannelProxy/files``.
+        var offersFileDelivery: Bool
     }
 
     /// The table, most specific prefix first.
@@ -37,6 +39,8 @@ struct ChannelProxy: Sendable {
     /// Responses up to this many bytes (with a `Content-Length`) are buffered rather than streamed.
     let bufferLimit: Int
     let metrics = ProxyMetrics()
+    /// Sends downloads from the content volume, when the gateway can read it.
+    let files: FileDelivery?
     let logger: Logger
 
     /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
@@ -46,12 +50,13 @@ struct ChannelProxy: Sendable {
         routes: [UpstreamRoute], keylessPrefixes: Set<String>, authenticator: APIKeyAuthenticator,
         rateLimiter: TokenBucketRateLimiter, limits: RateLimits, cache: ResponseMicroCache,
         signature: InternalSignature, pools: UpstreamChannelPools, corsEnabled: Bool, bufferLimit: Int,
-        logger: Logger
+        files: FileDelivery? = nil, logger: Logger
     ) {
         self.entries = routes.map { route in
             Entry(
                 route: route, keyless: keylessPrefixes.contains(route.prefix),
-                coversOwnPaths: Self.ownPrefixes.contains { route.matches($0) }, pools: pools.pools(for: route))
+                coversOwnPaths: Self.ownPrefixes.contains { route.matches($0) }, pools: pools.pools(for: route),
+                offersFileDelivery: files?.services.contains(route.service) ?? false)
         }
         .sorted { $0.route.segments.count > $1.route.segments.count }
         self.authenticator = authenticator
@@ -62,6 +67,7 @@ struct ChannelProxy: Sendable {
         self.pools = pools
         self.corsEnabled = corsEnabled
         self.bufferLimit = bufferLimit
+        self.files = files
         self.logger = logger
     }
 
@@ -74,6 +80,8 @@ struct ChannelProxy: Sendable {
         var requestID: String
         /// The route's label in metrics, as the router names it (`/v1/catalog/**`).
         var metricsRoute: String
+        /// Whether the service may hand a download off to the gateway (``FileHandoff``).
+        var offersFileDelivery: Bool
     }
 
     /// The plan for `request`, or `nil` to leave it to the router.
@@ -109,7 +117,8 @@ struct ChannelProxy: Sendable {
         let metricsRoute =
             pathSegments.count == entry.route.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
         return Plan(
-            route: entry.route, identity: identity, pool: pool, requestID: requestID, metricsRoute: metricsRoute)
+            route: entry.route, identity: identity, pool: pool, requestID: requestID, metricsRoute: metricsRoute,
+            offersFileDelivery: entry.offersFileDelivery)
     }
 
     /// Whether `path` is `prefix` or lies below it.

@@ -3,11 +3,17 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOPosix
+import ShopkeeperCore
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// One request the channel path answers: from the micro-cache, or through a pooled upstream connection, with the
 /// response buffered (small, with a length: it may be cached and `If-None-Match` is answered here) or streamed
-/// (reads from the service paused while the client cannot take more). Lives on the client connection's event loop.
+/// (reads from the service paused while the client cannot take more), or, for a download the content service hands
+/// off (``FileHandoff``), sent from the content volume with `sendfile(2)`. Lives on the client connection's event
+/// loop.
 final class ProxyExchange: UpstreamResponseReceiver {
     private let request: HTTPRequest
     private let plan: ChannelProxy.Plan
@@ -23,11 +29,19 @@ final class ProxyExchange: UpstreamResponseReceiver {
         case buffering(UpstreamChannel, ProxyHeaders.Downstream, ByteBuffer)
         /// A response whose head has gone to the client.
         case streaming(UpstreamChannel, ProxyHeaders.Downstream)
+        /// A hand-off's file being opened.
+        case openingFile
+        /// A hand-off's file going out.
+        case sendingFile
         case done
     }
 
     private var state = State.waitingForConnection
     private var attempts = 0
+    /// Whether the request offers the service to hand a download off (until the volume turns out unreadable).
+    private var offersFileDelivery: Bool
+    /// The bytes of a hand-off's file the client's connection has taken.
+    private var fileBytesSent: Int64 = 0
 
     init(
         request: HTTPRequest, plan: ChannelProxy.Plan, proxy: ChannelProxy, handler: ChannelProxyHandler,
@@ -38,6 +52,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
         self.proxy = proxy
         self.handler = handler
         self.context = context
+        self.offersFileDelivery = plan.offersFileDelivery
     }
 
     func start() {
@@ -70,7 +85,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
         connection.router.receiver = self
         let head = ProxyHeaders.upstreamRequest(
             request, identity: plan.identity, requestID: plan.requestID, route: plan.route, contentLength: nil,
-            hasBody: false, signature: proxy.signature)
+            hasBody: false, signature: proxy.signature, offersFileDelivery: offersFileDelivery)
         connection.channel.write(HTTPClientRequestPart.head(head), promise: nil)
         connection.channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
     }
@@ -80,7 +95,9 @@ final class ProxyExchange: UpstreamResponseReceiver {
         case (.waitingForHead(let connection), .head(let head)):
             guard head.status.code >= 200 else { return }  // an interim 1xx answer
             let downstream = ProxyHeaders.downstream(head)
-            if downstream.isBodiless(for: request.method) || (downstream.contentLength ?? .max) <= proxy.bufferLimit {
+            if downstream.isBodiless(for: request.method) || downstream.hasHandoffHeaders
+                || (downstream.contentLength ?? .max) <= proxy.bufferLimit
+            {
                 state = .buffering(connection, downstream, ByteBuffer())
             } else {
                 state = .streaming(connection, downstream)
@@ -91,7 +108,11 @@ final class ProxyExchange: UpstreamResponseReceiver {
             body.writeBuffer(&part)
             state = .buffering(connection, downstream, body)
         case (.buffering(let connection, let downstream, let body), .end):
+            if downstream.hasHandoffHeaders && !(offersFileDelivery && downstream.handoff != nil) {
+                return fail(UnexpectedFileHandoff())
+            }
             plan.pool.release(connection, reusable: downstream.keepAlive)
+            if let handoff = downstream.handoff { return sendFile(handoff, downstream) }
             answerBuffered(downstream, body: body)
         case (.streaming(let connection, _), .body(let part)):
             write(.body(part), flush: true)
@@ -123,10 +144,72 @@ final class ProxyExchange: UpstreamResponseReceiver {
         switch state {
         case .waitingForHead(let connection), .buffering(let connection, _, _), .streaming(let connection, _):
             plan.pool.release(connection, reusable: false)
-        case .waitingForConnection, .done:
+        case .waitingForConnection, .openingFile, .sendingFile, .done:
             break
         }
         state = .done
+    }
+
+    /// Opens the hand-off's file (off the event loop), then sends it; when the volume cannot give it, asks the
+    /// service again without offering a hand-off, so the download still works (streamed through the service).
+    private func sendFile(_ handoff: FileHandoff, _ downstream: ProxyHeaders.Downstream) {
+        guard let files = proxy.files else { return fail(UnexpectedFileHandoff()) }
+        state = .openingFile
+        files.open(handoff, on: context.eventLoop).assumeIsolated().whenComplete { [self] result in
+            let codec = try? context.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
+            guard case .openingFile = state, case .success(let handle) = result, let codec else {
+                if case .success(let handle) = result { try? handle.close() }
+                report(handoff, completed: false, to: files)
+                guard case .openingFile = state else { return }  // the client left meanwhile
+                var logger = proxy.logger
+                logger[metadataKey: "request_id"] = .string(plan.requestID)
+                logger.warning(
+                    "cannot send the download from SHOPKEEPER_CONTENT_DIR; the content service streams it instead",
+                    metadata: ["path": "\(handoff.path)", "error": "\(result)"])
+                offersFileDelivery = false
+                attempts = 0
+                return lease()
+            }
+            transmit(handle, handoff, downstream, files: files, through: codec)
+        }
+    }
+
+    /// Writes the head, the file's parts (as file regions, which the HTTP encoder passes on to `sendfile(2)`) and
+    /// the end; once the end is written (or the connection failed) the file is closed and the outcome reported.
+    private func transmit(
+        _ handle: NIOFileHandle, _ handoff: FileHandoff, _ downstream: ProxyHeaders.Downstream, files: FileDelivery,
+        through codec: ChannelHandlerContext
+    ) {
+        state = .sendingFile
+        var fields = downstream.fields
+        fields[.contentLength] = String(handoff.length)
+        write(.head(response(downstream.status, fields)), flush: false)
+        for part in FileDelivery.parts(of: handoff.range, handle: handle) {
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenSuccess { [self] in fileBytesSent += Int64(part.readableBytes) }
+            // Below the HTTP-types codec, whose body parts are byte buffers only.
+            codec.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(part))), promise: written)
+        }
+        let ended = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil)), promise: ended)
+        ended.futureResult.assumeIsolated().whenComplete { [self] result in
+            try? handle.close()
+            let succeeded = (try? result.get()) != nil
+            report(handoff, completed: succeeded, to: files)
+            guard case .sendingFile = state else { return }
+            guard succeeded else {
+                state = .done
+                context.close(promise: nil)
+                return handler.exchangeFinished(context: context)
+            }
+            finish(status: downstream.status)
+        }
+    }
+
+    private func report(_ handoff: FileHandoff, completed: Bool, to files: FileDelivery) {
+        files.reporter.report(
+            DownloadFinishReport(bytesSent: fileBytesSent, completed: completed && fileBytesSent == handoff.length),
+            downloadID: handoff.downloadID, route: plan.route, requestID: plan.requestID)
     }
 
     private func answerBuffered(_ downstream: ProxyHeaders.Downstream, body: ByteBuffer) {
@@ -144,7 +227,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
 
     private func fail(_ error: any Error) {
         switch state {
-        case .done:
+        case .done, .openingFile, .sendingFile:
             return
         case .streaming(let connection, _):
             // The head has gone out: all that can be said now is a broken connection.
@@ -209,3 +292,6 @@ final class ProxyExchange: UpstreamResponseReceiver {
         handler.exchangeFinished(context: context)
     }
 }
+
+/// The service answered with a file hand-off the request did not offer, or one whose headers make no sense.
+struct UnexpectedFileHandoff: Error {}
