@@ -114,7 +114,7 @@ let package = Package(
             "ShopkeeperTestSupport",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird,
-                .hummingbirdTesting, .postgresNIO,
+                .hummingbirdTesting, .postgresNIO, .nioCore, .nioPosix,
                 .logging, .product(name: "Yams", package: "Yams"),
             ]
         ),

@@ -112,6 +112,28 @@ import Testing
         }
     }
 
+    @Test func pipelinedDownloadsLeaveInOrderOnOneConnection() async throws {
+        try await ContentHarness.run { harness in
+            // Text, so that the raw client can read the bodies; longer than one 4 MiB part.
+            let text = String(repeating: "the quick brown fox jumps over the lazy dog\n", count: 150_000)
+            try await harness.push("garden", version: "1", files: ["notes.txt": Data(text.utf8)])
+            try await harness.apply([ContentFixtures.transaction(product: "garden")])
+            let url = try #require(try await harness.manifest("garden").files.first?.url)
+            try await Self.withGateway(harness, contentDirectory: harness.storageDirectory) { gateway in
+                func get(_ range: String?) -> String {
+                    "GET \(url) HTTP/1.1\r\nHost: gw\r\n" + (range.map { "Range: bytes=\($0)\r\n" } ?? "") + "\r\n"
+                }
+                let bodies = try await RawHTTP.exchange(
+                    port: gateway.port ?? 0, get(nil) + get("4-8") + get(nil) + get("-4"), responses: 4)
+                #expect(bodies.count == 4)
+                #expect(bodies.first == text)
+                #expect(bodies.dropFirst().first == "quick")
+                #expect(bodies.dropFirst(2).first == text)
+                #expect(bodies.dropFirst(3).first == "dog\n")
+            }
+        }
+    }
+
     @Test func aVolumeTheGatewayCannotReadFallsBackToStreaming() async throws {
         let elsewhere = FileManager.default.temporaryDirectory
             .appendingPathComponent("sk-not-the-volume-\(RandomToken.base62(length: 8))").path

@@ -49,6 +49,27 @@ import Testing
         #expect(settings.operatorKey == nil)
     }
 
+    @Test func theContentVolumeMustExistAndServeContentRoutes() throws {
+        let content = ["SHOPKEEPER_CONTENT_URL": "http://127.0.0.1:8085"]
+        for environment in [
+            content.merging(["SHOPKEEPER_CONTENT_DIR": "/nonexistent/shopkeeper-content"]) { $1 },
+            // A file is not a directory.
+            content.merging(["SHOPKEEPER_CONTENT_DIR": "/etc/hostname"]) { $1 },
+            // No content routes: nothing would use it.
+            ["SHOPKEEPER_CONTENT_DIR": "/tmp"],
+        ] {
+            #expect {
+                _ = try GatewaySettings.read(from: EnvironmentReader(environment))
+            } throws: { error in
+                (error as? ConfigurationError)?.variable == "SHOPKEEPER_CONTENT_DIR"
+            }
+        }
+        let settings = try GatewaySettings.read(
+            from: EnvironmentReader(content.merging(["SHOPKEEPER_CONTENT_DIR": "/tmp"]) { $1 }))
+        #expect(settings.contentDirectory == "/tmp")
+        #expect(try GatewaySettings.read(from: EnvironmentReader(content)).contentDirectory == nil)
+    }
+
     @Test func routesTableParses() throws {
         let settings = try GatewaySettings.read(
             from: EnvironmentReader(["SHOPKEEPER_GATEWAY_ROUTES": "/v1/catalog=catalog@http://10.0.0.5:9000/base"])

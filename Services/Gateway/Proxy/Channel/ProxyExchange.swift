@@ -4,7 +4,6 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
-import NIOPosix
 import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperModels
