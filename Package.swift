@@ -114,7 +114,7 @@ let package = Package(
             "ShopkeeperTestSupport",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird,
-                .hummingbirdTesting, .postgresNIO, .nioCore, .nioPosix,
+                .hummingbirdTesting, .postgresNIO, .nioCore, .nioPosix, .nioHTTP1, .asyncHTTPClient,
                 .logging, .product(name: "Yams", package: "Yams"),
             ]
         ),

@@ -28,13 +28,13 @@ struct SubscriptionsHarness {
             settings: try CatalogSettings.read(from: TestEnvironment.reader()))
         let subscriptionsApp = try await Subscriptions.buildApplication(
             settings: try SubscriptionsSettings.read(from: TestEnvironment.reader(fastEnvironment)))
-        try await catalogApp.test(.ahc(.http)) { catalog in
-            try await subscriptionsApp.test(.ahc(.http)) { subscriptions in
+        try await catalogApp.test(.live) { catalog in
+            try await subscriptionsApp.test(.live) { subscriptions in
                 var environment = fastEnvironment
                 environment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = "http://127.0.0.1:\(subscriptions.port ?? 0)"
                 let entitlementsApp = try await Entitlements.buildApplication(
                     settings: try EntitlementsSettings.read(from: TestEnvironment.reader(environment)))
-                try await entitlementsApp.test(.ahc(.http)) { entitlements in
+                try await entitlementsApp.test(.live) { entitlements in
                     let harness = SubscriptionsHarness(
                         catalog: catalog, subscriptions: subscriptions, entitlements: entitlements, appID: appID)
                     let path = "/v1/admin/catalog"

@@ -52,10 +52,11 @@ import Testing
                 group in
                 for index in 0..<50 {
                     group.addTask {
-                        let response = try await harness.purchase(signedTransaction: jws, user: "racer-\(index)")
+                        let response = try await harness.purchaseAtOnce(signedTransaction: jws, user: "racer-\(index)")
                         let transactions =
-                            response.status == .ok ? try response.decode(PurchaseResponse.self).transactions : []
-                        return (response.status, transactions)
+                            response.status == 200
+                            ? try TestJSON.decode(PurchaseResponse.self, response.body).transactions : []
+                        return (HTTPResponse.Status(code: response.status), transactions)
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }

@@ -55,21 +55,21 @@ struct VerifierHarness {
         let subscriptions = try await Subscriptions.buildApplication(
             settings: try SubscriptionsSettings.read(from: TestEnvironment.reader(shared)))
         let configured = values
-        try await catalog.test(.ahc(.http)) { _ in
-            try await subscriptions.test(.ahc(.http)) { subscriptionsClient in
+        try await catalog.test(.live) { _ in
+            try await subscriptions.test(.live) { subscriptionsClient in
                 let subscriptionsURL = "http://127.0.0.1:\(subscriptionsClient.port ?? 0)"
                 let entitlements = try await Entitlements.buildApplication(
                     settings: try EntitlementsSettings.read(
                         from: TestEnvironment.reader(
                             shared.merging(["SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL]) { _, new in new })))
-                try await entitlements.test(.ahc(.http)) { entitlementsClient in
+                try await entitlements.test(.live) { entitlementsClient in
                     var values = configured
                     values["SHOPKEEPER_ENTITLEMENTS_URL"] =
                         values["SHOPKEEPER_ENTITLEMENTS_URL"] ?? "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
                     values["SHOPKEEPER_SUBSCRIPTIONS_URL"] = values["SHOPKEEPER_SUBSCRIPTIONS_URL"] ?? subscriptionsURL
                     let settings = try VerifierSettings.read(from: TestEnvironment.reader(values))
                     let app = try await makeVerifierApplication(settings: settings)
-                    try await app.test(.ahc(.http)) { client in
+                    try await app.test(.live) { client in
                         try await body(VerifierHarness(client: client, appID: appID, chain: chain))
                     }
                 }
@@ -101,6 +101,19 @@ struct VerifierHarness {
             appUserID: user, deviceID: "device-1", appVersion: "1.0",
             proof: StoreProofFields(signedTransaction: signedTransaction))
         return try await send(.post, "/v1/purchases", kind: kind, json: try TestJSON.encode(request))
+    }
+
+    /// ``purchase(signedTransaction:user:kind:)`` over a connection of its own, so that calls made at once run at
+    /// once on the server.
+    func purchaseAtOnce(signedTransaction: String, user: String) async throws -> ConcurrentHTTP.Answer {
+        let json = try TestJSON.encode(
+            PurchaseRequest(
+                appUserID: user, deviceID: "device-1", appVersion: "1.0",
+                proof: StoreProofFields(signedTransaction: signedTransaction)))
+        var headers = HTTPFields.signed(.post, "/v1/purchases", appID: appID, kind: .public, body: json)
+        headers[.contentType] = "application/json"
+        return try await ConcurrentHTTP.send(
+            port: client.port ?? 0, .post, "/v1/purchases", headers: headers, body: json)
     }
 
     func validate(signedTransaction: String) async throws -> TestResponse {

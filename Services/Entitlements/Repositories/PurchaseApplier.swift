@@ -18,24 +18,29 @@ struct PurchaseApplier {
     /// Every customer whose purchase an apply touched, for the info cache to drop once the transaction commits.
     var touched = TouchedCustomers()
 
-    /// Applies one transaction of `product` (the catalog's, `nil` when it does not know the store product); throws an
-    /// ``EntitlementsError`` verdict that must roll everything back.
-    func apply(_ transaction: StoreTransaction, product: CatalogProduct?, presenter: Presenter?) async throws
-        -> TransactionOutcome
+    /// Inserts the purchase for `customerID` (the presenter's) unless it exists, or, for store news, finds it; locked
+    /// either way until the transaction ends. `nil` when there is no such purchase of this app.
+    func lockPurchase(_ transaction: StoreTransaction, product: CatalogProduct?, for customerID: UUID?) async throws
+        -> PurchaseRow?
+    {
+        guard let customerID else {
+            return try await PurchaseRow.lock(
+                store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
+                on: connection, logger: logger)
+        }
+        return try await PurchaseRow.insertOrLock(
+            transaction, appID: appID, customerID: customerID, product: product,
+            type: product?.type ?? transaction.type?.rawValue ?? "unknown", on: connection, logger: logger)
+    }
+
+    /// Applies one transaction of `product` (the catalog's, `nil` when it does not know the store product) to its
+    /// purchase `row` (from ``lockPurchase(_:product:for:)``, its owner locked); throws an ``EntitlementsError``
+    /// verdict that must roll everything back.
+    func apply(_ transaction: StoreTransaction, product: CatalogProduct?, presenter: Presenter?, row: PurchaseRow?)
+        async throws -> TransactionOutcome
     {
         if let presenter {
             try checkPresenter(presenter, may: transaction)
-        }
-        let type = product?.type ?? transaction.type?.rawValue ?? "unknown"
-        let row: PurchaseRow?
-        if let presenter {
-            row = try await PurchaseRow.insertOrLock(
-                transaction, appID: appID, customerID: presenter.customerID, product: product, type: type,
-                on: connection, logger: logger)
-        } else {
-            row = try await PurchaseRow.lock(
-                store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
-                on: connection, logger: logger)
         }
         guard var row else {
             guard presenter != nil else {
@@ -118,6 +123,8 @@ struct PurchaseApplier {
             break
         }
         let previous = row.customerID
+        // Locked already with the presenter, after the purchase (``PurchasePostgresRepository/apply``): this is a
+        // no-op kept so that the transfer never depends on it.
         try await CustomerRows.lock([previous], on: connection, logger: logger)
         let store: String = row.store.rawValue
         try await connection.run(

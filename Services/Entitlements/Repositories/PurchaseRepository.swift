@@ -30,37 +30,57 @@ struct PurchasePostgresRepository: PurchaseRepository {
         let touched = TouchedCustomers()
         let (outcomes, info, presenterID) = try await client.transaction(logger: logger) { connection in
             let settings = try await SettingsRows.read(appID: appID, on: connection, logger: logger)
-            var presenter: Presenter?
-            if let user = request.appUserID {
-                // Resolved again under the lock: an alias merged meanwhile names its new customer.
-                guard
-                    let customerID = try await CustomerRows.lockCurrent(
-                        appID: appID, appUserID: user, create: true, on: connection, logger: logger)
-                else { throw CustomerRowsError.notCreated }
-                let named = request.transactions.contains { $0.appAccountToken != nil || $0.obfuscatedAccountID != nil }
-                let aliases =
-                    named ? try await CustomerRows.aliases(of: customerID, on: connection, logger: logger) : []
-                presenter = Presenter(
-                    customerID: customerID, appUserID: user, deviceID: request.deviceID, aliases: aliases)
-            }
             let applier = PurchaseApplier(
                 connection: connection, logger: logger, appID: appID, settings: settings, touched: touched)
-            var outcomes = [TransactionOutcome?](repeating: nil, count: request.transactions.count)
+            // The lock order of an apply: its purchases first (in one order), then the customers (the presenter's
+            // and the purchases' owners, in id order). A purchase cannot change owner while it is locked, so every
+            // customer the apply may change is known, and locked, before it changes anything.
+            var named: UUID?
+            if let user = request.appUserID {
+                named = try await CustomerRows.customerFor(
+                    appID: appID, appUserID: user, on: connection, logger: logger)
+            }
             // Each store product is looked up once per apply: a batch of store notifications is mostly one product.
             var products: [String: CatalogProduct?] = [:]
+            var productOf = [CatalogProduct?](repeating: nil, count: request.transactions.count)
+            var rows = [PurchaseRow?](repeating: nil, count: request.transactions.count)
             for index in order {
                 let transaction = request.transactions[index]
                 let productKey = "\(transaction.store.rawValue) \(transaction.storeProductID)"
-                let product: CatalogProduct?
                 if let known = products[productKey] {
-                    product = known
+                    productOf[index] = known
                 } else {
-                    product = try await CatalogLookup.product(
+                    productOf[index] = try await CatalogLookup.product(
                         appID: appID, store: transaction.store, storeProductID: transaction.storeProductID,
                         on: connection, logger: logger)
-                    products[productKey] = .some(product)
+                    products[productKey] = .some(productOf[index])
                 }
-                outcomes[index] = try await applier.apply(transaction, product: product, presenter: presenter)
+                rows[index] = try await applier.lockPurchase(transaction, product: productOf[index], for: named)
+            }
+            var presenter: Presenter?
+            if let user = request.appUserID {
+                // Resolved again under the lock: an alias merged meanwhile names its new customer, and the purchases
+                // inserted for the old one are rolled back and the apply runs again.
+                guard
+                    let customerID = try await CustomerRows.lockCurrent(
+                        appID: appID, appUserID: user, create: true, alsoLocking: rows.compactMap { $0?.customerID },
+                        on: connection, logger: logger)
+                else { throw CustomerRowsError.notCreated }
+                guard customerID == named else {
+                    throw TransactionRestart(reason: "the customer was merged into another while the apply waited")
+                }
+                let namesAccount = request.transactions.contains {
+                    $0.appAccountToken != nil || $0.obfuscatedAccountID != nil
+                }
+                let aliases =
+                    namesAccount ? try await CustomerRows.aliases(of: customerID, on: connection, logger: logger) : []
+                presenter = Presenter(
+                    customerID: customerID, appUserID: user, deviceID: request.deviceID, aliases: aliases)
+            }
+            var outcomes = [TransactionOutcome?](repeating: nil, count: request.transactions.count)
+            for index in order {
+                outcomes[index] = try await applier.apply(
+                    request.transactions[index], product: productOf[index], presenter: presenter, row: rows[index])
             }
             var info: String?
             if let presenter {

@@ -1,0 +1,30 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+
+/// Requests that must reach a live test server at the same time, each over a pooled connection of AsyncHTTPClient:
+/// HummingbirdTesting's live client sends every request over one connection, pipelined, and the server answers
+/// those one after another, so "at once" through it is in sequence.
+package enum ConcurrentHTTP {
+    /// A response's status and body.
+    package struct Answer: Sendable {
+        package var status: Int
+        package var body: Data
+    }
+
+    /// Sends one request to `127.0.0.1:port`.
+    package static func send(
+        port: Int, _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, body: Data? = nil,
+        timeout: TimeAmount = .seconds(60)
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(uri)")
+        request.method = HTTPMethod(rawValue: method.rawValue)
+        for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        return Answer(status: Int(response.status.code), body: Data(bytes.readableBytesView))
+    }
+}
