@@ -4,7 +4,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 
-/// Requests that must reach a live test server at the same time, each over a pooled connection of AsyncHTTPClient:
+/// Requests that must reach a live test server at the same time, each over a connection of its own (AsyncHTTPClient):
 /// HummingbirdTesting's live client sends every request over one connection, pipelined, and the server answers
 /// those one after another, so "at once" through it is in sequence.
 package enum ConcurrentHTTP {
@@ -14,17 +14,25 @@ package enum ConcurrentHTTP {
         package var body: Data
     }
 
+    /// One client for the process, with room for every request of a race at once (no waiting in its pool, whose
+    /// wait would count against the timeout); never shut down.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     /// Sends one request to `127.0.0.1:port`. The timeout is generous: these tests are about what happens, not how
     /// fast, and a loaded 2-core machine running the whole suite can stall a process for seconds.
     package static func send(
         port: Int, _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, body: Data? = nil,
-        timeout: TimeAmount = .seconds(120)
+        timeout: TimeAmount = .seconds(300)
     ) async throws -> Answer {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(uri)")
         request.method = HTTPMethod(rawValue: method.rawValue)
         for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await client.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 16 << 20)
         return Answer(status: Int(response.status.code), body: Data(bytes.readableBytesView))
     }

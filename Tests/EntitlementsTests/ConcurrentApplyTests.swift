@@ -45,10 +45,9 @@ struct ConcurrentApplyTests {
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<50 {
                     group.addTask {
-                        let response = try await harness.apply(
+                        try await harness.applyAtOnce(
                             [purchase], user: index % 2 == 0 ? "alice" : "bob", device: "device-\(index % 2)",
                             replica: index % 4 < 2 ? 0 : 1)
-                        return response.status.code
                     }
                 }
                 var statuses: [Int] = []

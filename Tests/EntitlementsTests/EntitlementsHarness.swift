@@ -95,6 +95,21 @@ struct EntitlementsHarness {
         return try await send(.post, "/internal/v1/apply", json: try TestJSON.encode(request), replica: replica)
     }
 
+    /// ``apply(_:user:device:source:replica:)`` over a connection of its own, so that calls made at once run at once
+    /// on the replica; the status code.
+    func applyAtOnce(_ transactions: [StoreTransaction], user: String, device: String, replica: Int) async throws
+        -> Int
+    {
+        let json = try TestJSON.encode(
+            ApplyRequest(appUserID: user, deviceID: device, source: .purchase, transactions: transactions))
+        let path = "/internal/v1/apply"
+        var headers = HTTPFields.signed(.post, path, appID: appID, kind: .secret, body: json)
+        headers[.contentType] = "application/json"
+        return try await ConcurrentHTTP.send(
+            port: replicas[replica].port ?? 0, .post, path, headers: headers, body: json
+        ).status
+    }
+
     /// Applies and decodes, requiring 200.
     func applied(
         _ transactions: [StoreTransaction], user: String? = "user-1", device: String? = "device-1",
