@@ -59,19 +59,6 @@ extension PurchaseRow {
             on: connection, logger: logger)
     }
 
-    /// The customers who own these transactions' purchases now, read without a lock: a presenter locks them
-    /// together with its own customer, in id order, before any purchase row (customers, then purchases, is the one
-    /// lock order), so that two customers presenting each other's purchases at once cannot deadlock.
-    static func owners(
-        of transactions: [StoreTransaction], appID: String, on connection: PostgresConnection, logger: Logger
-    ) async throws -> [UUID] {
-        let stores: [String] = transactions.map(\.store.rawValue)
-        let originals: [String] = transactions.map(\.originalTransactionID)
-        return try await connection.run(
-            Owners.self, try PostgresBindings(appID, stores, originals), logger: logger
-        ) { try $0.decode(UUID.self) }
-    }
-
     /// The purchase, locked until the transaction ends; `nil` when this app has no such purchase.
     static func lock(
         store: StorePlatform, originalTransactionID: String, appID: String, on connection: PostgresConnection,
@@ -101,14 +88,6 @@ extension PurchaseRow {
                 $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text)
             ON CONFLICT (store, original_transaction_id) DO NOTHING
             RETURNING customer_id
-            """
-    }
-
-    private enum Owners: PreparedSQL {
-        static let sql = """
-            SELECT DISTINCT customer_id FROM entitlements.purchases
-            WHERE app_id = $1::text
-              AND (store, original_transaction_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))
             """
     }
 
