@@ -14,11 +14,12 @@ package enum ConcurrentHTTP {
         package var body: Data
     }
 
-    /// One client for the process, with room for every request of a race at once (no waiting in its pool, whose
-    /// wait would count against the timeout); never shut down.
+    /// One client for the process: up to 8 requests of a race run at once (the verifier's calls to entitlements
+    /// time out on a loaded machine when all 50 do), the others wait in its pool, within the timeout; never shut
+    /// down.
     private static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
