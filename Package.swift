@@ -214,7 +214,9 @@ let package = Package(
             "ShopkeeperHTTPTests",
             dependencies: ["ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperTestSupport", .hummingbirdTesting]
         ),
-        .tests("ShopkeeperDatabaseTests", dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport"]),
+        .tests(
+            "ShopkeeperDatabaseTests",
+            dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport", .nioConcurrencyHelpers]),
         .tests("ShopkeeperStoresTests", dependencies: ["ShopkeeperStores", .crypto, .cryptoExtras, .x509, .asn1]),
         .tests(
             "CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),

@@ -26,14 +26,15 @@ package struct MigrationRunner: Sendable {
     /// Applies every missing migration.
     package func run(client: PostgresClient, logger: Logger) async throws {
         try await client.withConnection { connection in
-            _ = try await connection.query("SELECT pg_advisory_lock(\(Self.advisoryLockKey))", logger: logger)
+            _ = try await connection.checkedQuery("SELECT pg_advisory_lock(\(Self.advisoryLockKey))", logger: logger)
             do {
                 try await applyMissing(connection: connection, logger: logger)
             } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
+                _ = try? await connection.checkedQuery(
+                    "SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
                 throw error
             }
-            _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
+            _ = try await connection.checkedQuery("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
         }
     }
 
@@ -50,8 +51,8 @@ package struct MigrationRunner: Sendable {
     }
 
     private func applyMissing(connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
-        try await connection.query(
+        try await connection.checkedQuery("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
+        try await connection.checkedQuery(
             """
             CREATE TABLE IF NOT EXISTS \(unescaped: schema).schema_migrations (
                 name text PRIMARY KEY,
@@ -62,7 +63,7 @@ package struct MigrationRunner: Sendable {
             logger: logger
         )
         var applied: [String: String] = [:]
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             "SELECT name, checksum FROM \(unescaped: schema).schema_migrations",
             logger: logger
         )
@@ -77,21 +78,21 @@ package struct MigrationRunner: Sendable {
                 continue
             }
             logger.info("applying migration", metadata: ["schema": "\(schema)", "migration": "\(migration.name)"])
-            try await connection.query("BEGIN", logger: logger)
+            try await connection.checkedQuery("BEGIN", logger: logger)
             do {
                 for statement in SQLStatementSplitter.split(migration.sql) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.checkedQuery(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                _ = try await connection.query(
+                _ = try await connection.checkedQuery(
                     """
                     INSERT INTO \(unescaped: schema).schema_migrations (name, checksum)
                     VALUES (\(migration.name), \(migration.checksum))
                     """,
                     logger: logger
                 )
-                try await connection.query("COMMIT", logger: logger)
+                try await connection.checkedQuery("COMMIT", logger: logger)
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                _ = try? await connection.checkedQuery("ROLLBACK", logger: logger)
                 throw error
             }
         }

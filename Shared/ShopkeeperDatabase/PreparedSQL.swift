@@ -39,6 +39,7 @@ extension PostgresConnection {
         _ statement: S.Type, _ bindings: PostgresBindings, logger: Logger,
         decode: @escaping @Sendable (PostgresRow) throws -> Row
     ) async throws -> [Row] {
+        try requireOpen()
         let rows = try await execute(PreparedStatement<S, Row>(bindings: bindings, decode: decode), logger: logger)
         var decoded: [Row] = []
         for try await row in rows { decoded.append(row) }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 import ShopkeeperHTTP
 import ShopkeeperModels
 
@@ -50,7 +51,7 @@ struct ProductPostgresRepository: ProductRepository {
     func create(appID: String, product: Product) async throws -> Int64 {
         try await write(appID: appID) { connection, revision in
             let document = try Self.encode(product)
-            let inserted = try await connection.query(
+            let inserted = try await connection.checkedQuery(
                 """
                 INSERT INTO catalog.products (app_id, product_id, type, review_state, cleared_for_sale, free, document)
                 VALUES (\(appID), \(product.productID), \(product.type.rawValue), \(product.reviewState.rawValue),
@@ -76,7 +77,7 @@ struct ProductPostgresRepository: ProductRepository {
 
     func delete(appID: String, productID: String) async throws -> Int64 {
         try await write(appID: appID) { connection, revision in
-            let deleted = try await connection.query(
+            let deleted = try await connection.checkedQuery(
                 """
                 DELETE FROM catalog.products WHERE app_id = \(appID) AND product_id = \(productID)
                 RETURNING product_id
@@ -96,14 +97,14 @@ struct ProductPostgresRepository: ProductRepository {
         return try await write(appID: appID) { connection, revision in
             // The revision row is locked by now, so concurrent imports of one app run one after the other.
             var current: [Product] = []
-            let rows = try await connection.query(
+            let rows = try await connection.checkedQuery(
                 "SELECT document::text FROM catalog.products WHERE app_id = \(appID)",
                 logger: logger
             )
             for try await document in rows.decode(String.self) { current.append(try Self.decode(document)) }
             let diff = CatalogDiff(current: current, wanted: products)
             if !diff.deleted.isEmpty {
-                try await connection.query(
+                try await connection.checkedQuery(
                     "DELETE FROM catalog.products WHERE app_id = \(appID) AND product_id = ANY(\(diff.deleted))",
                     logger: logger
                 )
@@ -112,7 +113,7 @@ struct ProductPostgresRepository: ProductRepository {
             let changedIDs = changed.map(\.productID)
             if !changedIDs.isEmpty {
                 // Free every changed product's store ids first, so ids may move between products in one import.
-                try await connection.query(
+                try await connection.checkedQuery(
                     "DELETE FROM catalog.store_products WHERE app_id = \(appID) AND product_id = ANY(\(changedIDs))",
                     logger: logger
                 )
@@ -133,8 +134,8 @@ struct ProductPostgresRepository: ProductRepository {
         _ body: (PostgresConnection, Int64) async throws -> Result
     ) async throws -> Result {
         do {
-            return try await client.withTransaction(logger: logger) { connection in
-                let rows = try await connection.query(
+            return try await client.transaction(logger: logger, attempts: 1) { connection in
+                let rows = try await connection.checkedQuery(
                     """
                     INSERT INTO catalog.revisions (app_id, revision) VALUES (\(appID), 1)
                     ON CONFLICT (app_id) DO UPDATE SET revision = catalog.revisions.revision + 1
@@ -146,9 +147,6 @@ struct ProductPostgresRepository: ProductRepository {
                 for try await value in rows.decode(Int64.self) { revision = value }
                 return try await body(connection, revision)
             }
-        } catch let error as PostgresTransactionError {
-            if let closureError = error.closureError { throw Self.mapped(closureError) }
-            throw error
         } catch {
             throw Self.mapped(error)
         }
@@ -170,7 +168,7 @@ struct ProductPostgresRepository: ProductRepository {
 
     private func upsert(connection: PostgresConnection, appID: String, product: Product) async throws -> Bool {
         let document = try Self.encode(product)
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             INSERT INTO catalog.products (app_id, product_id, type, review_state, cleared_for_sale, free, document)
             VALUES (\(appID), \(product.productID), \(product.type.rawValue), \(product.reviewState.rawValue),
@@ -189,7 +187,7 @@ struct ProductPostgresRepository: ProductRepository {
 
     private func replaceStoreIDs(connection: PostgresConnection, appID: String, products: [Product]) async throws {
         let ids = products.map(\.productID)
-        try await connection.query(
+        try await connection.checkedQuery(
             "DELETE FROM catalog.store_products WHERE app_id = \(appID) AND product_id = ANY(\(ids))",
             logger: logger
         )
@@ -208,7 +206,7 @@ struct ProductPostgresRepository: ProductRepository {
             }
         }
         guard !platforms.isEmpty else { return }
-        try await connection.query(
+        try await connection.checkedQuery(
             """
             INSERT INTO catalog.store_products (app_id, platform, store_product_id, product_id)
             SELECT \(appID), * FROM unnest(\(platforms)::text[], \(storeIDs)::text[], \(productIDs)::text[])

@@ -7,7 +7,7 @@ import ShopkeeperModels
 extension ContentPostgresRepository {
     func versions(appID: String, productID: String) async throws -> [ContentVersion] {
         try await client.withConnection { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.checkedQuery(
                 """
                 SELECT version, min_app_version, published_at, total_size FROM content.versions
                 WHERE app_id = \(appID)::text AND product_id = \(productID)::text AND state = 'published'
@@ -22,7 +22,7 @@ extension ContentPostgresRepository {
                         publishedAt: publishedAt, totalSize: total, files: []))
             }
             guard !versions.isEmpty else { return [] }
-            let files = try await connection.query(
+            let files = try await connection.checkedQuery(
                 """
                 SELECT version, path, size, sha256 FROM content.files
                 WHERE app_id = \(appID)::text AND product_id = \(productID)::text

@@ -57,7 +57,7 @@ struct ContentPostgresRepository: ContentRepository {
         appID: String, productID: String, uploadID: String, lock: Bool, on connection: PostgresConnection,
         logger: Logger
     ) async throws -> ContentUpload {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             lock
                 ? """
                 SELECT version, min_app_version, state, created_at FROM content.uploads
@@ -77,7 +77,7 @@ struct ContentPostgresRepository: ContentRepository {
                 state: state, files: [], createdAt: createdAt)
         }
         guard var upload = found else { throw ContentError.uploadNotFound(uploadID) }
-        let files = try await connection.query(
+        let files = try await connection.checkedQuery(
             "SELECT path, size, sha256 FROM content.upload_files WHERE upload_id = \(uploadID)::text ORDER BY path",
             logger: logger)
         for try await (path, size, sha256) in files.decode((String, Int64, String).self) {
@@ -133,7 +133,7 @@ struct ContentPostgresRepository: ContentRepository {
             let count = upload.files.count
             let version = upload.version
             // The primary key decides between two uploads of one version; the same upload may claim it again.
-            let claimed = try await connection.query(
+            let claimed = try await connection.checkedQuery(
                 """
                 INSERT INTO content.versions (
                     app_id, product_id, version, upload_id, min_app_version, state, total_size, file_count)
@@ -188,7 +188,7 @@ struct ContentPostgresRepository: ContentRepository {
                 ON CONFLICT DO NOTHING
                 """,
                 logger: logger)
-            let rows = try await connection.query(
+            let rows = try await connection.checkedQuery(
                 """
                 UPDATE content.versions SET state = 'published', published_at = now()
                 WHERE upload_id = \(uploadID)::text AND app_id = \(appID)::text AND state = 'publishing'

@@ -82,7 +82,7 @@ struct AliasPostgresRepository: AliasRepository {
     private func insertAlias(_ alias: String, customerID: UUID, appID: String, on connection: PostgresConnection)
         async throws -> Bool
     {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             INSERT INTO entitlements.aliases (app_id, app_user_id, customer_id)
             VALUES (\(appID), \(alias), \(customerID))

@@ -62,7 +62,7 @@ struct ConsumablePostgresRepository: ConsumableRepository {
             appID: request.appID, appUserID: request.appUserID, create: false, on: connection, logger: logger)
         var balance: Int64 = 0
         if let customerID {
-            let rows = try await connection.query(
+            let rows = try await connection.checkedQuery(
                 """
                 SELECT balance FROM entitlements.balances
                 WHERE customer_id = \(customerID) AND product_id = \(request.productID)

@@ -101,7 +101,7 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
     private func catalogEntitlements(appID: String, products: [String], on connection: PostgresConnection)
         async throws -> [String: [String]]
     {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             SELECT product_id, coalesce(entitlements, '[]'::jsonb)::text FROM catalog.products_v1
             WHERE app_id = \(appID)::text AND product_id = ANY(\(products)::text[])
@@ -118,7 +118,7 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
     private func claims(appID: String, customerID: UUID, products: [String], on connection: PostgresConnection)
         async throws -> Set<String>
     {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             SELECT k.product_id FROM entitlements.content_claims k
             WHERE k.app_id = \(appID)::text AND k.revoked_at IS NULL AND k.product_id = ANY(\(products)::text[])
@@ -172,7 +172,7 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
 
     func claim(_ request: ContentClaimGrantRequest, appID: String) async throws -> ContentClaimGrantResponse {
         try await client.transaction(logger: logger) { connection in
-            let free = try await connection.query(
+            let free = try await connection.checkedQuery(
                 """
                 SELECT free FROM catalog.products_v1
                 WHERE app_id = \(appID)::text AND product_id = \(request.productID)::text
@@ -184,7 +184,7 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
             guard isFree else { throw ContentClaimError.productNotFree(request.productID) }
             let customer = try await CustomerRows.customerFor(
                 appID: appID, appUserID: request.appUserID, on: connection, logger: logger)
-            let rows = try await connection.query(
+            let rows = try await connection.checkedQuery(
                 """
                 WITH added AS (
                     INSERT INTO entitlements.content_claims (app_id, customer_id, product_id)

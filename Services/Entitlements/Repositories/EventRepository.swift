@@ -52,7 +52,7 @@ struct EventPostgresRepository: EventRepository {
             let user: String? = filter.appUserID
             let type: String? = filter.type?.rawValue
             let fetch: Int = filter.limit + 1
-            let rows = try await connection.query(
+            let rows = try await connection.checkedQuery(
                 """
                 SELECT e.event_id, \(unescaped: EventJSON.eventWithDelivery)::text
                 FROM entitlements.events e
@@ -88,7 +88,7 @@ struct EventPostgresRepository: EventRepository {
             guard try await sequence(of: id, appID: appID, on: connection) != nil else {
                 throw EntitlementsError.eventNotFound(id.uuidString.lowercased())
             }
-            let configured = try await connection.query(
+            let configured = try await connection.checkedQuery(
                 """
                 SELECT 1 FROM entitlements.app_settings
                 WHERE app_id = \(appID) AND webhook_url IS NOT NULL AND webhook_secret IS NOT NULL
@@ -114,7 +114,7 @@ struct EventPostgresRepository: EventRepository {
 
     /// The event's position in the outbox, or `nil` when the app has no such event.
     private func sequence(of id: UUID, appID: String, on connection: PostgresConnection) async throws -> Int64? {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             "SELECT sequence FROM entitlements.events WHERE event_id = \(id) AND app_id = \(appID)",
             logger: logger
         )
@@ -123,7 +123,7 @@ struct EventPostgresRepository: EventRepository {
     }
 
     private func render(_ id: UUID, appID: String, on connection: PostgresConnection) async throws -> String {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             SELECT \(unescaped: EventJSON.eventWithDelivery)::text
             FROM entitlements.events e

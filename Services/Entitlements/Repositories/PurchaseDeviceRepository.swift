@@ -24,7 +24,7 @@ struct PurchaseDevicePostgresRepository: PurchaseDeviceRepository {
                     logger: logger) != nil
             else { throw EntitlementsError.purchaseNotFound(originalTransactionID) }
             let storeName: String = store.rawValue
-            let rows = try await connection.query(
+            let rows = try await connection.checkedQuery(
                 """
                 WITH cleared AS (
                     DELETE FROM entitlements.purchase_devices

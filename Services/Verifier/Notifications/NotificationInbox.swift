@@ -88,7 +88,7 @@ struct NotificationPostgresInbox: NotificationInbox {
 
     func recordAnswer(_ notification: ReceivedNotification, answer: String) async throws {
         try await client.withConnection { connection in
-            try await connection.query(
+            try await connection.run(
                 """
                 UPDATE verifier.notifications SET answer = \(answer)
                 WHERE store = \(notification.store) AND notification_id = \(notification.id)

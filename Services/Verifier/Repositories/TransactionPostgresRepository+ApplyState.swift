@@ -25,7 +25,7 @@ extension TransactionPostgresRepository {
                 // small walked `transactions_by_original`, every fact of the app, for each batch.
                 for (store, facts) in byStore {
                     let ids: [String] = facts.map(\.transactionID)
-                    try await connection.query(
+                    try await connection.checkedQuery(
                         """
                         UPDATE verifier.transactions SET apply_state = \(state), apply_error = \(error),
                             applied_at = CASE WHEN \(applied) THEN now() ELSE applied_at END

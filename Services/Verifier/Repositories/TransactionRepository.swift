@@ -61,21 +61,15 @@ struct TransactionPostgresRepository: TransactionRepository {
                 [try await upsert(facts[0], appID: appID, presenter: presenter, attempt: attempt, on: connection)]
             }
         }
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                var recorded: [StoreTransaction] = []
-                for (index, fact) in facts.enumerated() {
-                    let last = index == facts.count - 1
-                    recorded.append(
-                        try await upsert(
-                            fact, appID: appID, presenter: presenter, attempt: last ? attempt : nil, on: connection))
-                }
-                return recorded
+        return try await client.transaction(logger: logger, attempts: 1) { connection in
+            var recorded: [StoreTransaction] = []
+            for (index, fact) in facts.enumerated() {
+                let last = index == facts.count - 1
+                recorded.append(
+                    try await upsert(
+                        fact, appID: appID, presenter: presenter, attempt: last ? attempt : nil, on: connection))
             }
-        } catch let error as PostgresTransactionError {
-            // The pool wraps what the closure threw; a verdict must reach the caller as itself.
-            if let verdict = error.closureError as? VerifierError { throw verdict }
-            throw error
+            return recorded
         }
     }
 

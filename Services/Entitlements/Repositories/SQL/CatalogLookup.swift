@@ -40,7 +40,7 @@ enum CatalogLookup {
     static func product(appID: String, productID: String, on connection: PostgresConnection, logger: Logger)
         async throws -> CatalogProduct?
     {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             SELECT product_id, type, consumable_quantity FROM catalog.products_v1
             WHERE app_id = \(appID) AND product_id = \(productID)

@@ -16,7 +16,7 @@ enum CustomerMerge {
     static func ownsSomething(_ customerID: UUID, on connection: PostgresConnection, logger: Logger) async throws
         -> Bool
     {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             SELECT EXISTS (SELECT 1 FROM entitlements.purchases WHERE customer_id = \(customerID))
                 OR EXISTS (SELECT 1 FROM entitlements.balances WHERE customer_id = \(customerID) AND balance <> 0)
@@ -35,7 +35,7 @@ enum CustomerMerge {
     static func merge(
         _ old: UUID, into survivor: UUID, appID: String, on connection: PostgresConnection, logger: Logger
     ) async throws {
-        let balances = try await connection.query(
+        let balances = try await connection.checkedQuery(
             """
             SELECT product_id, balance FROM entitlements.balances
             WHERE customer_id = \(old) AND balance <> 0

@@ -40,7 +40,7 @@ enum CustomerRows {
     static func aliases(of customerID: UUID, on connection: PostgresConnection, logger: Logger) async throws
         -> [String]
     {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             SELECT app_user_id FROM entitlements.aliases WHERE customer_id = \(customerID)
             ORDER BY created_at, app_user_id

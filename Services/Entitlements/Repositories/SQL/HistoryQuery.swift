@@ -17,7 +17,7 @@ enum HistoryQuery {
         customerID: UUID, info: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> String {
         let limit: Int = Self.limit
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             WITH family AS (
                 SELECT customer_id FROM entitlements.customers

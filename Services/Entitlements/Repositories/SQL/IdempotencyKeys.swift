@@ -40,7 +40,7 @@ enum IdempotencyKeys {
     static func claim(
         appID: String, key: String, requestHash: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> Claim {
-        let inserted = try await connection.query(
+        let inserted = try await connection.checkedQuery(
             """
             INSERT INTO entitlements.idempotency_keys (app_id, idempotency_key, request_hash, status, response)
             VALUES (\(appID), \(key), \(requestHash), 0, '')
@@ -53,7 +53,7 @@ enum IdempotencyKeys {
         for try await _ in inserted.decode(Int.self) { claimed = true }
         if claimed { return .claimed }
 
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             SELECT request_hash, status, response FROM entitlements.idempotency_keys
             WHERE app_id = \(appID) AND idempotency_key = \(key)

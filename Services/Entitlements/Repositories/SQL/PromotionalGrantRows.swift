@@ -34,7 +34,7 @@ enum PromotionalGrantRows {
         let entitlementID: String = grant.entitlementID
         let expiresAt: Date = grant.expiresAt
         let note: String? = grant.note
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             INSERT INTO entitlements.promotional_grants AS g (app_id, customer_id, entitlement_id, expires_at, note)
             VALUES (\(appID), \(customerID), \(entitlementID), \(expiresAt), \(note))
@@ -52,7 +52,7 @@ enum PromotionalGrantRows {
     static func revoke(
         _ grantID: UUID, appID: String, customerID: UUID, on connection: PostgresConnection, logger: Logger
     ) async throws -> Revocation {
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             """
             WITH target AS (
                 SELECT grant_id, entitlement_id, revoked_at FROM entitlements.promotional_grants
