@@ -15,11 +15,13 @@ package enum ConcurrentHTTP {
     }
 
     /// One client for the process: up to 8 requests of a race run at once (the verifier's calls to entitlements
-    /// time out on a loaded machine when all 50 do), the others wait in its pool, within the timeout; never shut
-    /// down.
+    /// time out on a loaded machine when all 50 do), the others wait in its pool; never shut down. The connect
+    /// timeout also bounds that wait for a pooled connection (10 s by default, which 42 requests queued behind 8
+    /// slow ones outlast on a loaded machine), so it is as generous as the request timeout.
     private static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
+        configuration.timeout = .init(connect: .seconds(300), read: .seconds(300))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
