@@ -12,6 +12,11 @@ package enum ConcurrentHTTP {
     package struct Answer: Sendable {
         package var status: Int
         package var body: Data
+
+        package init(status: Int, body: Data) {
+            self.status = status
+            self.body = body
+        }
     }
 
     /// One client for the process: up to 8 requests of a race run at once (the verifier's calls to entitlements

@@ -170,7 +170,7 @@ import Testing
                 observedAt: F.whole(Date()), willRenew: false)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<32 {
-                    group.addTask { _ = try await harness.apply([bought], renewals: [renewal]) }
+                    group.addTask { _ = try await harness.apply([bought], renewals: [renewal], atOnce: true) }
                 }
                 try await group.waitForAll()
             }
@@ -180,6 +180,37 @@ import Testing
             #expect(try await harness.eventTypes() == ["subscription_started", "cancellation"])
             let info = try await harness.info()
             #expect(info.subscriptions.count == 1)
+        }
+    }
+
+    @Test("A change read before anyone owns its purchase waits, then reaches the owner with nothing else happening")
+    func changeBeforeItsOwner() async throws {
+        try await SubscriptionsHarness.run { harness in
+            let bought = F.transaction()
+            // The subscriptions service hears of the purchase first (as from a store notification): the relay reads
+            // its change while no customer owns the purchase, and parks it.
+            let timeline = try await harness.send(
+                harness.subscriptions, .post, "/internal/v1/apply",
+                json: try TestJSON.encode(
+                    SubscriptionApplyRequest(source: .purchase, transactions: [bought], renewals: [])))
+            #expect(timeline.status == .ok)
+            let appID = harness.appID
+            var parked = 0
+            let deadline = ContinuousClock.now + .seconds(20)
+            while parked == 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                parked = try await TestDatabase.withClient { client in
+                    try await client.query(
+                        "SELECT count(*)::int FROM entitlements.parked_changes WHERE app_id = \(appID)"
+                    ).collect().first?.decode(Int.self) ?? 0
+                }
+            }
+            #expect(parked == 1)
+            // The purchase is applied; no other change follows, and the parked one still reaches its owner.
+            _ = try await harness.apply([bought], user: "late-owner")
+            let types = try await harness.eventTypes(
+                timeout: .seconds(10), until: { $0.contains("subscription_started") })
+            #expect(types == ["subscription_started"])
         }
     }
 

@@ -64,29 +64,55 @@ struct SubscriptionsHarness {
             uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
     }
 
+    /// ``send(_:_:_:kind:json:)`` over a connection of its own (``ConcurrentHTTP``), so that calls made at once reach
+    /// the service at once: the live test client sends every request over one connection, which the server answers
+    /// in turn.
+    func sendAtOnce(
+        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, kind: APIKeyKind = .secret,
+        json: Data? = nil
+    ) async throws -> ConcurrentHTTP.Answer {
+        var headers = HTTPFields.signed(method, path, appID: appID, kind: kind, body: json)
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await ConcurrentHTTP.send(port: client.port ?? 0, method, path, headers: headers, body: json)
+    }
+
     /// Hands facts over as the verifier does: subscriptions first, then entitlements (for `user`, or as news about
-    /// owned purchases when `nil`). Requires both to answer 200.
+    /// owned purchases when `nil`). Requires both to answer 200. `atOnce` sends each call over a connection of its
+    /// own (see ``sendAtOnce(_:_:_:kind:json:)``), for applies raced at once.
     @discardableResult
     func apply(
         _ transactions: [StoreTransaction], renewals: [SubscriptionRenewalFacts] = [], user: String? = "user-1",
-        device: String? = "device-1", source: ApplySource = .purchase
+        device: String? = "device-1", source: ApplySource = .purchase, atOnce: Bool = false
     ) async throws -> ApplyResponse {
-        let timeline = try await send(
-            subscriptions, .post, "/internal/v1/apply",
+        let timeline = try await post(
+            subscriptions, "/internal/v1/apply",
             json: try TestJSON.encode(
-                SubscriptionApplyRequest(source: source, transactions: transactions, renewals: renewals)))
-        guard timeline.status == .ok else {
-            throw HarnessFailure("subscriptions apply answered \(timeline.status): \(String(buffer: timeline.body))")
+                SubscriptionApplyRequest(source: source, transactions: transactions, renewals: renewals)),
+            atOnce: atOnce)
+        guard timeline.status == 200 else {
+            throw HarnessFailure(
+                "subscriptions apply answered \(timeline.status): \(String(decoding: timeline.body, as: UTF8.self))")
         }
         guard !transactions.isEmpty else { return ApplyResponse(customer: nil, outcomes: []) }
-        let response = try await send(
-            entitlements, .post, "/internal/v1/apply",
+        let response = try await post(
+            entitlements, "/internal/v1/apply",
             json: try TestJSON.encode(
-                ApplyRequest(appUserID: user, deviceID: device, source: source, transactions: transactions)))
-        guard response.status == .ok else {
-            throw HarnessFailure("entitlements apply answered \(response.status): \(String(buffer: response.body))")
+                ApplyRequest(appUserID: user, deviceID: device, source: source, transactions: transactions)),
+            atOnce: atOnce)
+        guard response.status == 200 else {
+            throw HarnessFailure(
+                "entitlements apply answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
         }
-        return try TestJSON.decode(ApplyResponse.self, response.body.readableBytesView)
+        return try TestJSON.decode(ApplyResponse.self, response.body)
+    }
+
+    /// A signed internal `POST`, through the live client or over a connection of its own.
+    private func post(_ client: any TestClientProtocol, _ path: String, json: Data, atOnce: Bool) async throws
+        -> ConcurrentHTTP.Answer
+    {
+        if atOnce { return try await sendAtOnce(client, .post, path, json: json) }
+        let response = try await send(client, .post, path, json: json)
+        return ConcurrentHTTP.Answer(status: Int(response.status.code), body: Data(response.body.readableBytesView))
     }
 
     /// `GET /v1/customers/{user}`, decoded.

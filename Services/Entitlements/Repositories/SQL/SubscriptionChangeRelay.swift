@@ -21,15 +21,18 @@ struct SubscriptionChangeRelay: Sendable {
     }
 
     /// Relays one batch; returns how many changes it read (0 as well when another replica holds the cursor).
+    ///
+    /// Parked changes (relayed before anyone owned their purchase) are looked at on every round, not only when new
+    /// changes arrive: the purchase's apply usually commits just after its subscription change is read, and a quiet
+    /// system may send nothing new for hours.
     func relayOnce() async throws -> Int {
         try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.run(
-                Batch.self, try PostgresBindings(Self.cursorName, batchSize), logger: logger
-            ) { row in
-                try row.decode(
-                    (Int64, String, String, String, String?, String?, String?, UUID?, String, Date).self)
-            }
-            guard let last = rows.last else { return 0 }
+            guard
+                let (tx, sequence) = try await connection.run(
+                    LockCursor.self, try PostgresBindings(Self.cursorName), logger: logger,
+                    decode: { try $0.decode((String, Int64).self) }
+                ).first
+            else { return 0 }
             // Parked changes whose purchase has an owner now go first: they happened before this batch's.
             var ready = EventRows()
             for (app, customer, type, environment, payload) in try await connection.run(
@@ -37,6 +40,12 @@ struct SubscriptionChangeRelay: Sendable {
                 decode: { try $0.decode((String, UUID, String, String?, String).self) })
             {
                 ready.append(app: app, customer: customer, type: type, environment: environment, payload: payload)
+            }
+            let rows = try await connection.run(
+                Batch.self, try PostgresBindings(tx, sequence, batchSize), logger: logger
+            ) { row in
+                try row.decode(
+                    (Int64, String, String, String, String?, String?, String?, UUID?, String, Date).self)
             }
             var parked = ParkedRows()
             for (sequence, _, app, type, store, transaction, environment, owner, payload, created) in rows {
@@ -54,9 +63,11 @@ struct SubscriptionChangeRelay: Sendable {
             if !ready.apps.isEmpty {
                 try await connection.run(Emit.self, try ready.bindings(), logger: logger)
             }
-            let (_, tx, _, _, _, _, _, _, _, _) = last
-            try await connection.run(
-                Advance.self, try PostgresBindings(Self.cursorName, tx, last.0), logger: logger)
+            if let last = rows.last {
+                let (_, tx, _, _, _, _, _, _, _, _) = last
+                try await connection.run(
+                    Advance.self, try PostgresBindings(Self.cursorName, tx, last.0), logger: logger)
+            }
             return rows.count
         }
     }
@@ -70,22 +81,26 @@ struct SubscriptionChangeRelay: Sendable {
             """
     }
 
-    /// The next changes after the cursor whose transactions are older than every running one, each with its
-    /// owner (`NULL` while no customer owns the purchase). Locks the cursor; nothing when another replica holds it.
+    /// The cursor, locked for this round; nothing when another replica holds it.
+    private enum LockCursor: PreparedSQL {
+        static let sql = """
+            SELECT tx::text, sequence FROM entitlements.relay_cursors WHERE name = $1::text FOR UPDATE SKIP LOCKED
+            """
+    }
+
+    /// The next changes after the cursor (`$1`, `$2`) whose transactions are older than every running one, each
+    /// with its owner (`NULL` while no customer owns the purchase).
     private enum Batch: PreparedSQL {
         static let sql = """
-            WITH cursor AS (
-                SELECT tx, sequence FROM entitlements.relay_cursors WHERE name = $1::text FOR UPDATE SKIP LOCKED
-            )
             SELECT ch.sequence, ch.tx::text, ch.app_id, ch.type, ch.store, ch.original_transaction_id, ch.environment,
                    coalesce(ch.customer_id, p.customer_id), ch.payload::text, ch.created_at
-            FROM cursor, subscriptions.changes_v1 ch
+            FROM subscriptions.changes_v1 ch
             LEFT JOIN entitlements.purchases p ON ch.customer_id IS NULL AND p.store = ch.store
                 AND p.original_transaction_id = ch.original_transaction_id
-            WHERE (ch.tx, ch.sequence) > (cursor.tx, cursor.sequence)
+            WHERE (ch.tx, ch.sequence) > ($1::text::xid8, $2::bigint)
               AND ch.tx < pg_snapshot_xmin(pg_current_snapshot())
             ORDER BY ch.tx, ch.sequence
-            LIMIT $2::bigint
+            LIMIT $3::bigint
             """
     }
 
