@@ -8,13 +8,15 @@ import NIOHTTP1
 /// HummingbirdTesting's live client sends every request over one connection, pipelined, and the server answers
 /// those one after another, so "at once" through it is in sequence.
 package enum ConcurrentHTTP {
-    /// A response's status and body.
-    package struct Answer: Sendable {
-        package var status: Int
-        package var body: Data
+    /// A response: status, headers and body.
+    package struct Answer: HTTPAnswer {
+        package var status: HTTPResponse.Status
+        package var headers: HTTPFields
+        package var body: ByteBuffer
 
-        package init(status: Int, body: Data) {
+        package init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: ByteBuffer) {
             self.status = status
+            self.headers = headers
             self.body = body
         }
     }
@@ -41,7 +43,11 @@ package enum ConcurrentHTTP {
         for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await client.execute(request, timeout: timeout)
+        var fields = HTTPFields()
+        for header in response.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
         let bytes = try await response.body.collect(upTo: 16 << 20)
-        return Answer(status: Int(response.status.code), body: Data(bytes.readableBytesView))
+        return Answer(status: HTTPResponse.Status(code: Int(response.status.code)), headers: fields, body: bytes)
     }
 }

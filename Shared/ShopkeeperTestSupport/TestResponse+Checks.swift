@@ -1,8 +1,19 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 
-extension TestResponse {
+/// What the tests read of a response, whichever client brought it: HummingbirdTesting's `TestResponse` or a
+/// ``ConcurrentHTTP/Answer``.
+package protocol HTTPAnswer: Sendable {
+    var status: HTTPResponse.Status { get }
+    var headers: HTTPFields { get }
+    var body: ByteBuffer { get }
+}
+
+extension TestResponse: HTTPAnswer {}
+
+extension HTTPAnswer {
     /// Where this response departs from `docs/openapi.yaml` for the operation `method template` (empty when it fits).
     package func violations(_ method: HTTPRequest.Method, _ template: String) throws -> [String] {
         try OpenAPIDocument.load().violations(

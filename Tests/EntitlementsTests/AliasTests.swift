@@ -9,7 +9,7 @@ struct AliasTests {
     static let template = "/v1/customers/{app_user_id}/aliases"
 
     /// The customer info of a link's answer, requiring 200 and a documented body.
-    static func linked(_ response: TestResponse) throws -> CustomerInfo {
+    static func linked(_ response: any HTTPAnswer) throws -> CustomerInfo {
         guard response.status == .ok else { throw HarnessError("link answered \(response.status): \(response.text)") }
         #expect(try response.violations(.post, template) == [])
         return try TestJSON.decode(CustomerInfo.self, response.body.readableBytesView)
@@ -140,8 +140,12 @@ struct AliasTests {
             }
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for pair in 0..<pairs {
-                    group.addTask { Int(try await harness.link("b-\(pair)", to: "a-\(pair)", replica: 0).status.code) }
-                    group.addTask { Int(try await harness.link("a-\(pair)", to: "b-\(pair)", replica: 1).status.code) }
+                    group.addTask {
+                        Int(try await harness.link("b-\(pair)", to: "a-\(pair)", replica: 0, atOnce: true).status.code)
+                    }
+                    group.addTask {
+                        Int(try await harness.link("a-\(pair)", to: "b-\(pair)", replica: 1, atOnce: true).status.code)
+                    }
                 }
                 var all: [Int] = []
                 for try await status in group { all.append(status) }
@@ -168,17 +172,21 @@ struct AliasTests {
             let answers = try await withThrowingTaskGroup(of: (String, Int, Int64?).self) { group in
                 for index in 0..<20 {
                     group.addTask {
-                        let response = try await harness.consume("anon", replica: index % 2)
+                        let response = try await harness.consume("anon", replica: index % 2, atOnce: true)
                         let balance = (try response.json["balance"] as? NSNumber)?.int64Value
                         return ("consume", Int(response.status.code), balance)
                     }
                 }
                 group.addTask {
-                    ("link", Int(try await harness.link("anon", to: "member", replica: 1).status.code), nil)
+                    (
+                        "link", Int(try await harness.link("anon", to: "member", replica: 1, atOnce: true).status.code),
+                        nil
+                    )
                 }
                 group.addTask {
                     let refund = try await harness.apply(
-                        [ConsumeTests.refunded(anonSeeds[0])], user: nil, device: nil, source: .notification)
+                        [ConsumeTests.refunded(anonSeeds[0])], user: nil, device: nil, source: .notification,
+                        atOnce: true)
                     return ("refund", Int(refund.status.code), nil)
                 }
                 var all: [(kind: String, status: Int, balance: Int64?)] = []

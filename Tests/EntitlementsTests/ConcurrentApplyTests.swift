@@ -45,9 +45,10 @@ struct ConcurrentApplyTests {
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<50 {
                     group.addTask {
-                        try await harness.applyAtOnce(
+                        try await harness.apply(
                             [purchase], user: index % 2 == 0 ? "alice" : "bob", device: "device-\(index % 2)",
-                            replica: index % 4 < 2 ? 0 : 1)
+                            replica: index % 4 < 2 ? 0 : 1, atOnce: true
+                        ).status.code
                     }
                 }
                 var statuses: [Int] = []
@@ -78,7 +79,8 @@ struct ConcurrentApplyTests {
             let outcomes = try await withThrowingTaskGroup(of: [ApplyOutcome].self) { group in
                 for index in 0..<20 {
                     group.addTask {
-                        let response = try await harness.apply([purchase], user: "fresh", replica: index % 2)
+                        let response = try await harness.apply(
+                            [purchase], user: "fresh", replica: index % 2, atOnce: true)
                         guard response.status == .ok else { throw HarnessError("status \(response.status)") }
                         return try TestJSON.decode(ApplyResponse.self, response.body.readableBytesView).outcomes.map(
                             \.outcome)

@@ -33,14 +33,15 @@ struct ConsumeTests {
             let (answers, refund) = try await withThrowingTaskGroup(of: (Int, Int64?, [String]).self) { group in
                 for index in 0..<40 {
                     group.addTask {
-                        let response = try await harness.consume("spender", replica: index % 2)
+                        let response = try await harness.consume("spender", replica: index % 2, atOnce: true)
                         let balance = (try response.json["balance"] as? NSNumber)?.int64Value
                         return (Int(response.status.code), balance, try response.violations(.post, Self.template))
                     }
                 }
                 group.addTask {
                     let response = try await harness.apply(
-                        [Self.refunded(purchases[1])], user: nil, device: nil, source: .notification, replica: 1)
+                        [Self.refunded(purchases[1])], user: nil, device: nil, source: .notification, replica: 1,
+                        atOnce: true)
                     return (-Int(response.status.code), nil, [])
                 }
                 var answers: [(status: Int, balance: Int64?, violations: [String])] = []
@@ -112,7 +113,7 @@ struct ConsumeTests {
                 for index in 0..<10 {
                     group.addTask {
                         let response = try await harness.consume(
-                            "twin", quantity: 3, key: "same-key", replica: index % 2)
+                            "twin", quantity: 3, key: "same-key", replica: index % 2, atOnce: true)
                         let replayed = response.headers[HTTPField.Name("Idempotent-Replayed")!] == "true"
                         return (Int(response.status.code), response.text, replayed)
                     }

@@ -12,42 +12,42 @@ extension EntitlementsHarness {
     /// `POST /v1/customers/{user}/consumables/{product}/consume`; `key: nil` sends no `Idempotency-Key`.
     func consume(
         _ user: String, _ product: String = "seeds", quantity: Int = 1, key: String? = UUID().uuidString,
-        kind: APIKeyKind = .public, replica: Int = 0
-    ) async throws -> TestResponse {
+        kind: APIKeyKind = .public, replica: Int = 0, atOnce: Bool = false
+    ) async throws -> any HTTPAnswer {
         var headers: HTTPFields = [:]
         if let key, let name = HTTPField.Name("Idempotency-Key") { headers[name] = key }
         return try await send(
             .post, "/v1/customers/\(user)/consumables/\(product)/consume", kind: kind,
-            json: try TestJSON.encode(["quantity": quantity]), headers: headers, replica: replica)
+            json: try TestJSON.encode(["quantity": quantity]), headers: headers, replica: replica, atOnce: atOnce)
     }
 
     /// `POST /v1/customers/{user}/aliases`.
-    func link(_ alias: String, to user: String, kind: APIKeyKind = .public, replica: Int = 0) async throws
-        -> TestResponse
-    {
+    func link(
+        _ alias: String, to user: String, kind: APIKeyKind = .public, replica: Int = 0, atOnce: Bool = false
+    ) async throws -> any HTTPAnswer {
         try await send(
             .post, "/v1/customers/\(user)/aliases", kind: kind, json: try TestJSON.encode(["alias": alias]),
-            replica: replica)
+            replica: replica, atOnce: atOnce)
     }
 
     /// `POST /v1/customers/{user}/grants`.
     func grant(
         _ entitlement: String, to user: String, expiresAt: Date = Date().addingTimeInterval(86_400),
         note: String? = nil, kind: APIKeyKind = .secret
-    ) async throws -> TestResponse {
+    ) async throws -> any HTTPAnswer {
         var body = ["entitlement_id": entitlement, "expires_at": expiresAt.formatted(.iso8601)]
         if let note { body["note"] = note }
         return try await send(.post, "/v1/customers/\(user)/grants", kind: kind, json: try TestJSON.encode(body))
     }
 
     /// `GET /v1/customers/{user}/history`.
-    func history(_ user: String, kind: APIKeyKind = .secret) async throws -> TestResponse {
+    func history(_ user: String, kind: APIKeyKind = .secret) async throws -> any HTTPAnswer {
         try await send(.get, "/v1/customers/\(user)/history", kind: kind)
     }
 
     /// `DELETE /v1/admin/purchases/{store}/{original}/devices`.
     func clearDevices(_ original: String, store: String = "app_store", kind: APIKeyKind = .secret) async throws
-        -> TestResponse
+        -> any HTTPAnswer
     {
         try await send(.delete, "/v1/admin/purchases/\(store)/\(original)/devices", kind: kind)
     }
@@ -102,12 +102,9 @@ extension EntitlementsHarness {
     }
 }
 
-extension TestResponse {
+extension HTTPAnswer {
     /// The body as a JSON object.
     var json: [String: Any] {
         get throws { try TestJSON.object(body.readableBytesView) }
     }
-
-    /// The body as text.
-    var text: String { String(buffer: body) }
 }

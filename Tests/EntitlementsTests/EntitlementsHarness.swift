@@ -65,19 +65,26 @@ struct EntitlementsHarness {
         }
     }
 
-    /// Sends a request signed for this harness's app with a key of `kind`, to `replica`.
+    /// Sends a request signed for this harness's app with a key of `kind`, to `replica`. `atOnce` sends it over a
+    /// connection of its own (``ConcurrentHTTP``), so that requests made at once reach the replica at once: the live
+    /// test client sends every request over one connection, which the server answers in turn.
     @discardableResult
     func send(
         _ method: HTTPRequest.Method, _ path: String, kind: APIKeyKind = .secret, json: Data? = nil,
-        headers extra: HTTPFields = [:], replica: Int = 0
-    ) async throws -> TestResponse {
+        headers extra: HTTPFields = [:], replica: Int = 0, atOnce: Bool = false
+    ) async throws -> any HTTPAnswer {
         var headers = HTTPFields.signed(method, path, appID: appID, kind: kind, body: json)
         headers.append(contentsOf: extra)
+        if atOnce {
+            if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+            return try await ConcurrentHTTP.send(
+                port: replicas[replica].port ?? 0, method, path, headers: headers, body: json)
+        }
         return try await replicas[replica].execute(
             uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
     }
 
-    func importCatalog(_ products: [Product]) async throws -> TestResponse {
+    func importCatalog(_ products: [Product]) async throws -> any HTTPAnswer {
         let path = "/v1/admin/catalog"
         let json = try TestJSON.encode(CatalogDocument(products: products))
         return try await catalog.execute(
@@ -85,29 +92,15 @@ struct EntitlementsHarness {
             body: ByteBuffer(bytes: json))
     }
 
-    /// Applies transactions as the verifier does after recording them.
+    /// Applies transactions as the verifier does after recording them (`atOnce`: see ``send``).
     @discardableResult
     func apply(
         _ transactions: [StoreTransaction], user: String? = "user-1", device: String? = "device-1",
-        source: ApplySource = .purchase, replica: Int = 0
-    ) async throws -> TestResponse {
+        source: ApplySource = .purchase, replica: Int = 0, atOnce: Bool = false
+    ) async throws -> any HTTPAnswer {
         let request = ApplyRequest(appUserID: user, deviceID: device, source: source, transactions: transactions)
-        return try await send(.post, "/internal/v1/apply", json: try TestJSON.encode(request), replica: replica)
-    }
-
-    /// ``apply(_:user:device:source:replica:)`` over a connection of its own, so that calls made at once run at once
-    /// on the replica; the status code.
-    func applyAtOnce(_ transactions: [StoreTransaction], user: String, device: String, replica: Int) async throws
-        -> Int
-    {
-        let json = try TestJSON.encode(
-            ApplyRequest(appUserID: user, deviceID: device, source: .purchase, transactions: transactions))
-        let path = "/internal/v1/apply"
-        var headers = HTTPFields.signed(.post, path, appID: appID, kind: .secret, body: json)
-        headers[.contentType] = "application/json"
-        return try await ConcurrentHTTP.send(
-            port: replicas[replica].port ?? 0, .post, path, headers: headers, body: json
-        ).status
+        return try await send(
+            .post, "/internal/v1/apply", json: try TestJSON.encode(request), replica: replica, atOnce: atOnce)
     }
 
     /// Applies and decodes, requiring 200.

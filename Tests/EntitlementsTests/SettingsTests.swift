@@ -156,7 +156,7 @@ struct SettingsTests {
                 for index in 0..<8 {
                     group.addTask {
                         let response = try await harness.putSettings(
-                            #"{"webhook_url": "https://hooks.example.invalid/\#(index)"}"#)
+                            #"{"webhook_url": "https://hooks.example.invalid/\#(index)"}"#, atOnce: true)
                         return try harness.json(response)["webhook_secret"] as? String
                     }
                 }
@@ -206,12 +206,12 @@ struct SettingsTests {
 
 extension EntitlementsHarness {
     /// `PUT /v1/admin/entitlements/settings` with `json`.
-    func putSettings(_ json: String) async throws -> TestResponse {
-        try await send(.put, SettingsTests.path, json: Data(json.utf8))
+    func putSettings(_ json: String, atOnce: Bool = false) async throws -> any HTTPAnswer {
+        try await send(.put, SettingsTests.path, json: Data(json.utf8), atOnce: atOnce)
     }
 
     /// A response's JSON object.
-    func json(_ response: TestResponse) throws -> NSDictionary {
+    func json(_ response: any HTTPAnswer) throws -> NSDictionary {
         try TestJSON.object(response.body.readableBytesView) as NSDictionary
     }
 }

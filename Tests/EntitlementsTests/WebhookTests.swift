@@ -148,7 +148,7 @@ struct WebhookTests {
                         group.addTask {
                             let response = try await harness.apply(
                                 [EntitlementsFixtures.transaction(product: "garden")], user: "user-\(index)",
-                                replica: index % 2)
+                                replica: index % 2, atOnce: true)
                             guard response.status == .ok else { throw HarnessError("apply: \(response.status)") }
                         }
                     }

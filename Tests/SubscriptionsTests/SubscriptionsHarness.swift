@@ -89,9 +89,8 @@ struct SubscriptionsHarness {
             json: try TestJSON.encode(
                 SubscriptionApplyRequest(source: source, transactions: transactions, renewals: renewals)),
             atOnce: atOnce)
-        guard timeline.status == 200 else {
-            throw HarnessFailure(
-                "subscriptions apply answered \(timeline.status): \(String(decoding: timeline.body, as: UTF8.self))")
+        guard timeline.status == .ok else {
+            throw HarnessFailure("subscriptions apply answered \(timeline.status): \(timeline.text)")
         }
         guard !transactions.isEmpty else { return ApplyResponse(customer: nil, outcomes: []) }
         let response = try await post(
@@ -99,20 +98,18 @@ struct SubscriptionsHarness {
             json: try TestJSON.encode(
                 ApplyRequest(appUserID: user, deviceID: device, source: source, transactions: transactions)),
             atOnce: atOnce)
-        guard response.status == 200 else {
-            throw HarnessFailure(
-                "entitlements apply answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+        guard response.status == .ok else {
+            throw HarnessFailure("entitlements apply answered \(response.status): \(response.text)")
         }
-        return try TestJSON.decode(ApplyResponse.self, response.body)
+        return try response.decode(ApplyResponse.self)
     }
 
     /// A signed internal `POST`, through the live client or over a connection of its own.
     private func post(_ client: any TestClientProtocol, _ path: String, json: Data, atOnce: Bool) async throws
-        -> ConcurrentHTTP.Answer
+        -> any HTTPAnswer
     {
         if atOnce { return try await sendAtOnce(client, .post, path, json: json) }
-        let response = try await send(client, .post, path, json: json)
-        return ConcurrentHTTP.Answer(status: Int(response.status.code), body: Data(response.body.readableBytesView))
+        return try await send(client, .post, path, json: json)
     }
 
     /// `GET /v1/customers/{user}`, decoded.

@@ -64,7 +64,7 @@ import Testing
                         try await harness.sendAtOnce(
                             harness.entitlements, .post, "/v1/customers/carol/trial", kind: .public,
                             json: try TestJSON.encode(TrialStartRequest(deviceID: "device-\(index)", productID: nil))
-                        ).status
+                        ).status.code
                     }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }

@@ -54,9 +54,8 @@ import Testing
                     group.addTask {
                         let response = try await harness.purchaseAtOnce(signedTransaction: jws, user: "racer-\(index)")
                         let transactions =
-                            response.status == 200
-                            ? try TestJSON.decode(PurchaseResponse.self, response.body).transactions : []
-                        return (HTTPResponse.Status(code: response.status), transactions)
+                            response.status == .ok ? try response.decode(PurchaseResponse.self).transactions : []
+                        return (response.status, transactions)
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
