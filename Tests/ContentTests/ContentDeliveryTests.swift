@@ -148,7 +148,7 @@ import Testing
         try await ContentHarness.run { harness in
             try await harness.push("starter", version: "1", files: ["welcome.txt": Self.readme])
             try await harness.push("garden", version: "1", files: ["a.bin": Self.readme])
-            func claim(_ product: String, user: String = "user-1") async throws -> TestResponse {
+            func claim(_ product: String, user: String = "user-1") async throws -> any HTTPAnswer {
                 let body = ContentClaimRequest(appUserID: user, deviceID: "device-1")
                 return try await harness.send(
                     .post, "/v1/content/\(product)/claim", kind: .public, json: try TestJSON.encode(body))

@@ -201,7 +201,7 @@ import Testing
             let onDisk = try Data(contentsOf: URL(fileURLWithPath: harness.storageDirectory + "/" + described.path))
             #expect(onDisk == bytes)
 
-            func report(_ id: Int64, _ body: String) async throws -> TestResponse {
+            func report(_ id: Int64, _ body: String) async throws -> any HTTPAnswer {
                 let path = DownloadFinishReport.path(downloadID: id)
                 let json = Data(body.utf8)
                 return try await harness.content.execute(

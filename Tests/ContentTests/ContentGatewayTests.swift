@@ -31,7 +31,7 @@ import Testing
                 func send(
                     _ method: HTTPRequest.Method, _ uri: String, bearer: String?, body: Data? = nil,
                     headers extra: HTTPFields = [:]
-                ) async throws -> TestResponse {
+                ) async throws -> any HTTPAnswer {
                     var headers = extra
                     if let bearer { headers[.authorization] = "Bearer \(bearer)" }
                     if body != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }

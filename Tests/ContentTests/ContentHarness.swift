@@ -68,19 +68,33 @@ struct ContentHarness {
         }
     }
 
-    /// Sends a request signed for this harness's app with a key of `kind` to the content service.
+    /// Sends a request signed for this harness's app with a key of `kind` to the content service. `atOnce` sends
+    /// it over a connection of its own (``ConcurrentHTTP``), so that requests made at once reach the service at once:
+    /// the live test client sends every request over one connection, which the server answers in turn.
     @discardableResult
     func send(
         _ method: HTTPRequest.Method, _ path: String, kind: APIKeyKind = .secret, json: Data? = nil,
-        headers extra: HTTPFields = [:]
-    ) async throws -> TestResponse {
+        headers extra: HTTPFields = [:], atOnce: Bool = false
+    ) async throws -> any HTTPAnswer {
         var headers = HTTPFields.signed(method, path, appID: appID, kind: kind, body: json)
         headers.append(contentsOf: extra)
-        return try await content.execute(
-            uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
+        return try await execute(method, path, headers: headers, body: json, atOnce: atOnce)
     }
 
-    func importCatalog(_ products: [Product]) async throws -> TestResponse {
+    /// An already signed request to the content service, through the live client or over a connection of its own.
+    private func execute(
+        _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, body: Data?, atOnce: Bool
+    ) async throws -> any HTTPAnswer {
+        if atOnce {
+            var headers = headers
+            if body != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+            return try await ConcurrentHTTP.send(port: content.port ?? 0, method, uri, headers: headers, body: body)
+        }
+        return try await content.execute(
+            uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
+    }
+
+    func importCatalog(_ products: [Product]) async throws -> any HTTPAnswer {
         let path = "/v1/admin/catalog"
         let json = try TestJSON.encode(CatalogDocument(products: products))
         return try await catalog.execute(
@@ -89,25 +103,28 @@ struct ContentHarness {
     }
 
     /// Starts an upload of `version`.
-    func createUpload(_ product: String, version: String, minAppVersion: String? = nil) async throws -> TestResponse {
+    func createUpload(_ product: String, version: String, minAppVersion: String? = nil, atOnce: Bool = false)
+        async throws -> any HTTPAnswer
+    {
         let request = CreateContentUploadRequest(
             version: version, minAppVersion: minAppVersion.flatMap(AppVersion.init))
-        return try await send(.post, "/v1/admin/content/\(product)/uploads", json: try TestJSON.encode(request))
+        return try await send(
+            .post, "/v1/admin/content/\(product)/uploads", json: try TestJSON.encode(request), atOnce: atOnce)
     }
 
     /// Streams one file into an upload, as the gateway forwards it (unsigned body).
-    func putFile(_ product: String, upload: String, path: String, bytes: Data, sha256: String? = nil) async throws
-        -> TestResponse
-    {
+    func putFile(
+        _ product: String, upload: String, path: String, bytes: Data, sha256: String? = nil, atOnce: Bool = false
+    ) async throws -> any HTTPAnswer {
         var uri = "/v1/admin/content/\(product)/uploads/\(upload)/files?path=\(DownloadSignature.escape(path))"
         if let sha256 { uri += "&sha256=\(sha256)" }
         var headers = HTTPFields.signed(.put, uri, appID: appID, kind: .secret)
         headers[.contentType] = "application/octet-stream"
-        return try await content.execute(uri: uri, method: .put, headers: headers, body: ByteBuffer(bytes: bytes))
+        return try await execute(.put, uri, headers: headers, body: bytes, atOnce: atOnce)
     }
 
-    func publish(_ product: String, upload: String) async throws -> TestResponse {
-        try await send(.post, "/v1/admin/content/\(product)/uploads/\(upload)/publish")
+    func publish(_ product: String, upload: String, atOnce: Bool = false) async throws -> any HTTPAnswer {
+        try await send(.post, "/v1/admin/content/\(product)/uploads/\(upload)/publish", atOnce: atOnce)
     }
 
     /// Uploads and publishes a version with `files`; requires success.
@@ -130,7 +147,7 @@ struct ContentHarness {
     /// `GET /v1/content/{product}` for a customer and device.
     func manifestResponse(
         _ product: String, user: String = "user-1", device: String = "device-1", appVersion: String? = nil
-    ) async throws -> TestResponse {
+    ) async throws -> any HTTPAnswer {
         var uri = "/v1/content/\(product)?app_user_id=\(user)&device_id=\(device)"
         if let appVersion { uri += "&app_version=\(appVersion)" }
         return try await send(.get, uri, kind: .public)
@@ -146,7 +163,7 @@ struct ContentHarness {
 
     /// A download URL fetched as the gateway forwards it: signed, with no app identity.
     func download(_ url: String, method: HTTPRequest.Method = .get, headers extra: HTTPFields = [:]) async throws
-        -> TestResponse
+        -> any HTTPAnswer
     {
         var headers = HTTPFields.signed(method, url, appID: nil)
         headers.append(contentsOf: extra)
@@ -158,7 +175,7 @@ struct ContentHarness {
     func apply(
         _ transactions: [StoreTransaction], user: String? = "user-1", device: String? = "device-1",
         source: ApplySource = .purchase
-    ) async throws -> TestResponse {
+    ) async throws -> any HTTPAnswer {
         let request = ApplyRequest(appUserID: user, deviceID: device, source: source, transactions: transactions)
         let json = try TestJSON.encode(request)
         let response = try await entitlements.execute(

@@ -13,7 +13,7 @@ import Testing
         let document = try OpenAPIDocument.load()
         try await ContentHarness.run { harness in
             var problems: [String] = []
-            func check(_ method: HTTPRequest.Method, _ template: String, _ response: TestResponse) {
+            func check(_ method: HTTPRequest.Method, _ template: String, _ response: any HTTPAnswer) {
                 problems += document.violations(
                     method: method.rawValue, path: template, status: response.status.code,
                     contentType: response.headers[.contentType], body: Data(response.body.readableBytesView))

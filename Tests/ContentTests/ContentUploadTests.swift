@@ -91,14 +91,16 @@ import Testing
             let statuses = try await withThrowingTaskGroup(of: (UInt8, Int).self) { group in
                 for seed in [UInt8(1), 2, 3, 4] {
                     group.addTask {
-                        let created = try await harness.createUpload("garden", version: "7")
+                        let created = try await harness.createUpload("garden", version: "7", atOnce: true)
                         guard created.status == .created else { return (seed, Int(created.status.code)) }
                         let upload = try created.decode(ContentUpload.self)
                         for (index, path) in paths.enumerated() {
                             let bytes = ContentFixtures.bytes(50_000 + index, seed: seed)
-                            _ = try await harness.putFile("garden", upload: upload.uploadID, path: path, bytes: bytes)
+                            _ = try await harness.putFile(
+                                "garden", upload: upload.uploadID, path: path, bytes: bytes, atOnce: true)
                         }
-                        return (seed, Int(try await harness.publish("garden", upload: upload.uploadID).status.code))
+                        let published = try await harness.publish("garden", upload: upload.uploadID, atOnce: true)
+                        return (seed, Int(published.status.code))
                     }
                 }
                 var statuses: [UInt8: Int] = [:]
