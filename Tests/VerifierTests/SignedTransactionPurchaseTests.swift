@@ -52,7 +52,8 @@ import Testing
                 group in
                 for index in 0..<50 {
                     group.addTask {
-                        let response = try await harness.purchaseAtOnce(signedTransaction: jws, user: "racer-\(index)")
+                        let response = try await harness.purchase(
+                            signedTransaction: jws, user: "racer-\(index)", atOnce: true)
                         let transactions =
                             response.status == .ok ? try response.decode(PurchaseResponse.self).transactions : []
                         return (response.status, transactions)

@@ -77,46 +77,40 @@ struct VerifierHarness {
         }
     }
 
+    /// Sends a request signed for this harness's app with a key of `kind` to the verifier. `atOnce` sends it over a
+    /// connection of its own (``ConcurrentHTTP``), so that requests made at once reach the verifier at once: the live
+    /// test client sends every request over one connection, which the server answers in turn.
     @discardableResult
     func send(
-        _ method: HTTPRequest.Method, _ path: String, kind: APIKeyKind = .secret, json: Data? = nil
-    ) async throws -> TestResponse {
+        _ method: HTTPRequest.Method, _ path: String, kind: APIKeyKind = .secret, json: Data? = nil,
+        atOnce: Bool = false
+    ) async throws -> any HTTPAnswer {
         var headers = HTTPFields.signed(method, path, appID: appID, kind: kind, body: json)
         if json != nil { headers[.contentType] = "application/json" }
+        if atOnce {
+            return try await ConcurrentHTTP.send(port: client.port ?? 0, method, path, headers: headers, body: json)
+        }
         return try await client.execute(
             uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
     }
 
-    func configureApple(_ body: [String: Any] = [:]) async throws -> TestResponse {
+    func configureApple(_ body: [String: Any] = [:]) async throws -> any HTTPAnswer {
         var document: [String: Any] = ["bundle_id": Self.bundleID, "environments": ["production", "sandbox"]]
         document.merge(body) { _, new in new }
         return try await send(
             .put, "/v1/admin/stores/apple", json: try JSONSerialization.data(withJSONObject: document))
     }
 
-    func purchase(signedTransaction: String, user: String = "user-1", kind: APIKeyKind = .public) async throws
-        -> TestResponse
-    {
+    func purchase(
+        signedTransaction: String, user: String = "user-1", kind: APIKeyKind = .public, atOnce: Bool = false
+    ) async throws -> any HTTPAnswer {
         let request = PurchaseRequest(
             appUserID: user, deviceID: "device-1", appVersion: "1.0",
             proof: StoreProofFields(signedTransaction: signedTransaction))
-        return try await send(.post, "/v1/purchases", kind: kind, json: try TestJSON.encode(request))
+        return try await send(.post, "/v1/purchases", kind: kind, json: try TestJSON.encode(request), atOnce: atOnce)
     }
 
-    /// ``purchase(signedTransaction:user:kind:)`` over a connection of its own, so that calls made at once run at
-    /// once on the server.
-    func purchaseAtOnce(signedTransaction: String, user: String) async throws -> ConcurrentHTTP.Answer {
-        let json = try TestJSON.encode(
-            PurchaseRequest(
-                appUserID: user, deviceID: "device-1", appVersion: "1.0",
-                proof: StoreProofFields(signedTransaction: signedTransaction)))
-        var headers = HTTPFields.signed(.post, "/v1/purchases", appID: appID, kind: .public, body: json)
-        headers[.contentType] = "application/json"
-        return try await ConcurrentHTTP.send(
-            port: client.port ?? 0, .post, "/v1/purchases", headers: headers, body: json)
-    }
-
-    func validate(signedTransaction: String) async throws -> TestResponse {
+    func validate(signedTransaction: String) async throws -> any HTTPAnswer {
         try await send(
             .post, "/v1/receipts/validate", kind: .public,
             json: try TestJSON.encode(StoreProofFields(signedTransaction: signedTransaction)))
