@@ -46,14 +46,16 @@ final class ServiceProcess: @unchecked Sendable {
         try log.close()
     }
 
-    /// Waits until `/health/ready` answers 200; throws with the log's tail when the process dies or takes too long.
+    /// Waits until this process listens on its port and `/health/ready` answers 200; throws with the log's tail when
+    /// the process dies or takes too long. The port was free when chosen, but another test's server may have taken it
+    /// since: then this process cannot bind it, and the other server's health must not pass for this one's.
     func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard process.isRunning else {
                 throw Failure("\(name) exited (\(process.terminationStatus)): \(logTail())")
             }
-            if let status = try? await get("/health/ready").status, status == .ok { return }
+            if isListening, let status = try? await get("/health/ready").status, status == .ok { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw Failure("\(name) was not ready in time: \(logTail())")
@@ -128,6 +130,12 @@ final class ServiceProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Whether the process has logged that it listens on its port (Hummingbird's start message).
+    var isListening: Bool {
+        let text = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+        return text.contains("listening on 127.0.0.1:\(port)") || text.contains("listening on localhost:\(port)")
     }
 
     func logTail() -> String {

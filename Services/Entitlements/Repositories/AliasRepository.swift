@@ -45,8 +45,14 @@ struct AliasPostgresRepository: AliasRepository {
         if other == survivor {
             return try await render(appID: appID, appUserID: appUserID, on: connection)
         }
-        // Both customers are locked (in id order, whoever links which way round), then both ids are read again.
-        try await CustomerRows.lock([survivor] + (other.map { [$0] } ?? []), on: connection, logger: logger)
+        // The lock order of every change that touches purchases and customers: the purchases first (a merge moves
+        // them; a refund's apply holds its purchase while it updates the owner), then both customers (in id order,
+        // whoever links which way round), then both ids are read again.
+        let customers = [survivor] + (other.map { [$0] } ?? [])
+        if other != nil {
+            try await CustomerRows.lockPurchases(ownedBy: customers, on: connection, logger: logger)
+        }
+        try await CustomerRows.lock(customers, on: connection, logger: logger)
         let survivorNow = try await CustomerRows.find(
             appID: appID, appUserID: appUserID, on: connection, logger: logger)
         let otherNow = try await CustomerRows.find(appID: appID, appUserID: alias, on: connection, logger: logger)

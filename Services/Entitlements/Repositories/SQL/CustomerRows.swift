@@ -31,6 +31,16 @@ enum CustomerRows {
         try await connection.run(Lock.self, try PostgresBindings(ids), logger: logger)
     }
 
+    /// Locks the purchases these customers own, in the order an apply locks purchases: a change that moves
+    /// purchases between customers (a merge) takes them before the customers, as an apply does, so the two never wait
+    /// on each other in a circle.
+    static func lockPurchases(ownedBy customerIDs: [UUID], on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        let ids = Array(Set(customerIDs))
+        try await connection.run(LockPurchases.self, try PostgresBindings(ids), logger: logger)
+    }
+
     /// Records that the customer was seen now.
     static func touch(_ customerID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.run(Touch.self, try PostgresBindings(customerID), logger: logger)
@@ -66,6 +76,13 @@ extension CustomerRows {
     private enum Lock: PreparedSQL {
         static let sql = """
             SELECT 1 FROM entitlements.customers WHERE customer_id = ANY($1::uuid[]) ORDER BY customer_id FOR UPDATE
+            """
+    }
+
+    private enum LockPurchases: PreparedSQL {
+        static let sql = """
+            SELECT 1 FROM entitlements.purchases WHERE customer_id = ANY($1::uuid[])
+            ORDER BY store, original_transaction_id FOR UPDATE
             """
     }
 
