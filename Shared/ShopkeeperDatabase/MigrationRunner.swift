@@ -78,22 +78,17 @@ package struct MigrationRunner: Sendable {
                 continue
             }
             logger.info("applying migration", metadata: ["schema": "\(schema)", "migration": "\(migration.name)"])
-            try await connection.checkedQuery("BEGIN", logger: logger)
-            do {
+            try await connection.transaction(logger: logger) { connection in
                 for statement in SQLStatementSplitter.split(migration.sql) {
                     try await connection.checkedQuery(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                _ = try await connection.checkedQuery(
+                try await connection.checkedQuery(
                     """
                     INSERT INTO \(unescaped: schema).schema_migrations (name, checksum)
                     VALUES (\(migration.name), \(migration.checksum))
                     """,
                     logger: logger
                 )
-                try await connection.checkedQuery("COMMIT", logger: logger)
-            } catch {
-                _ = try? await connection.checkedQuery("ROLLBACK", logger: logger)
-                throw error
             }
         }
     }

@@ -48,11 +48,12 @@ extension PostgresClient {
 }
 
 extension PostgresConnection {
-    /// `BEGIN`, `body`, `COMMIT`; `ROLLBACK` when `body` throws and the connection is still open. Throws what
-    /// `body` threw (or the failed `BEGIN` or `COMMIT`).
-    fileprivate func transaction<Result: Sendable>(
+    /// `BEGIN`, `body`, `COMMIT` on this connection; `ROLLBACK` when `body` throws and the connection is still
+    /// open. Throws what `body` threw (or the failed `BEGIN` or `COMMIT`). No reruns: see
+    /// ``PostgresClient/transaction(logger:attempts:isolation:_:)`` for those.
+    package func transaction<Result: Sendable>(
         logger: Logger,
-        isolation: isolated (any Actor)?,
+        isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await run("BEGIN", logger: logger)

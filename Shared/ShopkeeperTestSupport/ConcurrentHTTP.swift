@@ -32,7 +32,7 @@ package enum ConcurrentHTTP {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    /// Sends one request to `127.0.0.1:port`. The timeout is generous: these tests are about what happens, not how
+    /// Sends one request to `127.0.0.1:port` (a body without a content type is sent as JSON). The timeout is generous: these tests are about what happens, not how
     /// fast, and a loaded 2-core machine running the whole suite can stall a process for seconds.
     package static func send(
         port: Int, _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, body: Data? = nil,
@@ -41,6 +41,9 @@ package enum ConcurrentHTTP {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(uri)")
         request.method = HTTPMethod(rawValue: method.rawValue)
         for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
+        if body != nil, headers[.contentType] == nil {
+            request.headers.add(name: "content-type", value: "application/json")
+        }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await client.execute(request, timeout: timeout)
         var fields = HTTPFields()

@@ -86,8 +86,6 @@ struct ContentHarness {
         _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, body: Data?, atOnce: Bool
     ) async throws -> any HTTPAnswer {
         if atOnce {
-            var headers = headers
-            if body != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
             return try await ConcurrentHTTP.send(port: content.port ?? 0, method, uri, headers: headers, body: body)
         }
         return try await content.execute(

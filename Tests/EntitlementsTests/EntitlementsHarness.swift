@@ -76,7 +76,6 @@ struct EntitlementsHarness {
         var headers = HTTPFields.signed(method, path, appID: appID, kind: kind, body: json)
         headers.append(contentsOf: extra)
         if atOnce {
-            if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
             return try await ConcurrentHTTP.send(
                 port: replicas[replica].port ?? 0, method, path, headers: headers, body: json)
         }
