@@ -6,6 +6,13 @@ import ShopkeeperHTTP
 enum EntitlementsError: ProblemError, Equatable {
     /// The purchase belongs to another customer and the app's transfer policy keeps it there.
     case alreadyOwnedByOtherCustomer(transactionID: String, policy: TransferPolicy)
+    /// A consumable purchase presented by a customer other than the one it credited: its units stay with the first
+    /// presenter whatever the transfer policy.
+    case consumableOwnedByOtherCustomer(transactionID: String)
+    /// A purchase request (not a restore) would move a purchase back to a customer it was transferred away from.
+    case transferredAway(transactionID: String)
+    /// A public key asked to fold into another customer an id whose customer owns something.
+    case mergeNeedsSecretKey(alias: String)
     /// The purchase has been presented by as many distinct devices as the app allows.
     case deviceLimitReached(transactionID: String, limit: Int)
     /// The transaction's `appAccountToken` names another customer.
@@ -37,7 +44,10 @@ enum EntitlementsError: ProblemError, Equatable {
 
     var status: HTTPResponse.Status {
         switch self {
-        case .alreadyOwnedByOtherCustomer, .insufficientBalance, .aliasConflict: .conflict
+        case .alreadyOwnedByOtherCustomer, .consumableOwnedByOtherCustomer, .transferredAway, .insufficientBalance,
+            .aliasConflict:
+            .conflict
+        case .mergeNeedsSecretKey: .forbidden
         case .idempotencyKeyRequired: .badRequest
         case .deviceLimitReached, .appAccountTokenMismatch, .obfuscatedAccountIDMismatch, .sandboxNotAccepted:
             .forbidden
@@ -48,7 +58,9 @@ enum EntitlementsError: ProblemError, Equatable {
 
     var code: String {
         switch self {
-        case .alreadyOwnedByOtherCustomer, .aliasConflict: "already_owned_by_other_customer"
+        case .alreadyOwnedByOtherCustomer, .consumableOwnedByOtherCustomer, .transferredAway, .aliasConflict:
+            "already_owned_by_other_customer"
+        case .mergeNeedsSecretKey: "merge_needs_secret_key"
         case .deviceLimitReached: "device_limit_reached"
         case .appAccountTokenMismatch: "app_account_token_mismatch"
         case .obfuscatedAccountIDMismatch: "obfuscated_account_id_mismatch"
@@ -70,6 +82,15 @@ enum EntitlementsError: ProblemError, Equatable {
         case .alreadyOwnedByOtherCustomer(let id, let policy):
             "Transaction \(id) belongs to another customer, and this app's transfer policy (\(policy.rawValue)) "
                 + "keeps it there."
+        case .consumableOwnedByOtherCustomer(let id):
+            "Transaction \(id) is a consumable purchase whose units were credited to another customer; consumable "
+                + "units stay with the customer who first presented the purchase, whatever the transfer policy."
+        case .transferredAway(let id):
+            "Transaction \(id) was transferred from this customer to another; only a restore moves it back."
+        case .mergeNeedsSecretKey(let alias):
+            "\(alias) names a customer who owns purchases, units, grants or a trial; with a public key an id can be "
+                + "linked only when its customer owns nothing. Link the ids the other way round (the new id as the "
+                + "alias of the one that owns things), or from your server with a secret key."
         case .deviceLimitReached(let id, let limit):
             "Transaction \(id) has been presented by \(limit) devices, the most this app allows; nothing was granted."
         case .appAccountTokenMismatch(let id):

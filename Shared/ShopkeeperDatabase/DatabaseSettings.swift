@@ -3,7 +3,9 @@ import Logging
 import PostgresNIO
 import ShopkeeperCore
 
-/// How to reach PostgreSQL, read from `DATABASE_URL` and `SHOPKEEPER_DB_POOL_SIZE`.
+/// How to reach PostgreSQL, read from `DATABASE_URL` and `SHOPKEEPER_DB_POOL_SIZE`, and how long any session may
+/// wait (`SHOPKEEPER_DB_LOCK_TIMEOUT_MS`, `SHOPKEEPER_DB_STATEMENT_TIMEOUT_MS`,
+/// `SHOPKEEPER_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS`).
 package struct DatabaseSettings: Sendable {
     package var host: String
     package var port: Int
@@ -12,12 +14,26 @@ package struct DatabaseSettings: Sendable {
     package var database: String
     /// Most connections the pool opens.
     package var maximumConnections: Int
+    /// Every wait of every session is bounded, so that a process that died in the middle of a transaction (or a
+    /// stuck one) cannot hold a customer's locks for more than seconds: PostgreSQL ends its session and frees them.
+    /// Longest wait for a lock (`lock_timeout`), in milliseconds.
+    package var lockTimeoutMilliseconds = 5_000
+    /// Longest statement (`statement_timeout`), in milliseconds.
+    package var statementTimeoutMilliseconds = 30_000
+    /// Longest pause inside a transaction (`idle_in_transaction_session_timeout`), in milliseconds.
+    package var idleInTransactionTimeoutMilliseconds = 10_000
 
     /// Reads `DATABASE_URL` (`postgres://user:password@host:port/database`) and the pool size.
     package static func read(from environment: EnvironmentReader) throws(ConfigurationError) -> DatabaseSettings {
         let url = environment.string("DATABASE_URL", default: "postgres://postgres@127.0.0.1:5432/shopkeeper")
         var settings = try parse(url, variable: "DATABASE_URL")
         settings.maximumConnections = try environment.int("SHOPKEEPER_DB_POOL_SIZE", default: 10, in: 1...500)
+        settings.lockTimeoutMilliseconds = try environment.int(
+            "SHOPKEEPER_DB_LOCK_TIMEOUT_MS", default: 5_000, in: 100...600_000)
+        settings.statementTimeoutMilliseconds = try environment.int(
+            "SHOPKEEPER_DB_STATEMENT_TIMEOUT_MS", default: 30_000, in: 100...3_600_000)
+        settings.idleInTransactionTimeoutMilliseconds = try environment.int(
+            "SHOPKEEPER_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", default: 10_000, in: 100...3_600_000)
         return settings
     }
 
@@ -58,6 +74,11 @@ package struct DatabaseSettings: Sendable {
         )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = [
+            ("lock_timeout", "\(lockTimeoutMilliseconds)ms"),
+            ("statement_timeout", "\(statementTimeoutMilliseconds)ms"),
+            ("idle_in_transaction_session_timeout", "\(idleInTransactionTimeoutMilliseconds)ms"),
+        ]
         return configuration
     }
 

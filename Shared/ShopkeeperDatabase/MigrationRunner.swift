@@ -26,16 +26,32 @@ package struct MigrationRunner: Sendable {
     /// Applies every missing migration.
     package func run(client: PostgresClient, logger: Logger) async throws {
         try await client.withConnection { connection in
-            _ = try await connection.checkedQuery("SELECT pg_advisory_lock(\(Self.advisoryLockKey))", logger: logger)
+            // Replicas starting together wait here for each other's migrations, and a migration may take long:
+            // neither is bounded by the pool's timeouts, which are restored before the connection goes back.
+            try await connection.run("SET lock_timeout = 0", logger: logger)
+            try await connection.run("SET statement_timeout = 0", logger: logger)
             do {
-                try await applyMissing(connection: connection, logger: logger)
+                try await applyUnderLock(connection: connection, logger: logger)
             } catch {
-                _ = try? await connection.checkedQuery(
-                    "SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
+                try? await connection.run("RESET lock_timeout", logger: logger)
+                try? await connection.run("RESET statement_timeout", logger: logger)
                 throw error
             }
-            _ = try await connection.checkedQuery("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
+            try await connection.run("RESET lock_timeout", logger: logger)
+            try await connection.run("RESET statement_timeout", logger: logger)
         }
+    }
+
+    private func applyUnderLock(connection: PostgresConnection, logger: Logger) async throws {
+        _ = try await connection.checkedQuery("SELECT pg_advisory_lock(\(Self.advisoryLockKey))", logger: logger)
+        do {
+            try await applyMissing(connection: connection, logger: logger)
+        } catch {
+            _ = try? await connection.checkedQuery(
+                "SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
+            throw error
+        }
+        _ = try await connection.checkedQuery("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
     }
 
     /// Names of the migrations this code knows that the database has not applied (empty when up to date).

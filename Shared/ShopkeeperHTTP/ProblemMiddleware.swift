@@ -3,8 +3,9 @@ import Logging
 
 /// Turns every error thrown below it into an `application/problem+json` response.
 ///
-/// Known errors render their own problem; Hummingbird's `HTTPError`s get a stable code by status; anything else
-/// becomes a 500 `internal_error` with no internal detail, logged at `error` with the request id.
+/// Known errors render their own problem; Hummingbird's `HTTPError`s get a stable code by status; a transient
+/// database failure (``DatabaseUnavailable``) becomes a 503 to retry; anything else becomes a 500 `internal_error`
+/// with no internal detail, logged at `error` with the request id.
 package struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     package init() {}
 
@@ -30,6 +31,12 @@ package struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             return try mapped.response(from: request, context: context)
         } catch {
+            if let unavailable = DatabaseUnavailable(error) {
+                context.logger.warning(
+                    "database unavailable",
+                    metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+                return try unavailable.response(from: request, context: context)
+            }
             return internalError(error, request: request, context: context)
         }
     }

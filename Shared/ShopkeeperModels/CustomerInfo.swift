@@ -153,3 +153,14 @@ package struct NonSubscriptionPurchase: Codable, Sendable, Equatable {
         case revocationReason = "revocation_reason"
     }
 }
+
+extension CustomerInfo {
+    /// The info of an id no customer has yet: nothing owned, seen `now`. Reading an unknown id answers this and
+    /// creates nothing.
+    package static func unknown(appUserID: String, now: Date) -> CustomerInfo {
+        CustomerInfo(
+            appUserID: appUserID, aliases: [appUserID], firstSeen: now, lastSeen: now, refundCount: 0,
+            entitlements: [:], subscriptions: [], trial: TrialInfo(state: "none"), nonSubscriptionPurchases: [],
+            consumableBalances: [:])
+    }
+}

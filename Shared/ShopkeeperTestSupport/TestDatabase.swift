@@ -63,6 +63,30 @@ package enum TestDatabase {
         }
     }
 
+    /// How many deadlocks PostgreSQL has broken in `settings`' database since it was created, once every other
+    /// session of that database has ended: a session reports its statistics when it ends at the latest, and it
+    /// leaves `pg_stat_activity` only after that, so the count is complete once the services have stopped.
+    package static func deadlocks(_ settings: DatabaseSettings) async throws -> Int64 {
+        try await withClient(settings) { client in
+            while true {
+                let others = try await client.query(
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    """)
+                var count: Int64 = 0
+                for try await value in others.decode(Int64.self) { count = value }
+                if count == 0 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await client.query("SELECT pg_stat_clear_snapshot()")
+            let rows = try await client.query(
+                "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
+            for try await count in rows.decode(Int64.self) { return count }
+            return 0
+        }
+    }
+
     /// Runs `body` with a running pool on the test database.
     package static func withClient<T: Sendable>(_ body: @Sendable (PostgresClient) async throws -> T) async throws -> T
     {

@@ -169,39 +169,54 @@ struct AliasTests {
         try await EntitlementsHarness.run(replicas: 2) { harness in
             let anonSeeds = try await ConsumeTests.buySeeds(harness, user: "anon", count: 3)
             _ = try await ConsumeTests.buySeeds(harness, user: "member", count: 1)
-            let answers = try await withThrowingTaskGroup(of: (String, Int, Int64?).self) { group in
+            struct Answer: Sendable {
+                var kind: String
+                var status: Int
+                var balance: Int64?
+            }
+            let answers = try await withThrowingTaskGroup(of: Answer.self) { group in
                 for index in 0..<20 {
                     group.addTask {
                         let response = try await harness.consume("anon", replica: index % 2, atOnce: true)
                         let balance = (try response.json["balance"] as? NSNumber)?.int64Value
-                        return ("consume", Int(response.status.code), balance)
+                        return Answer(kind: "consume", status: Int(response.status.code), balance: balance)
                     }
                 }
                 group.addTask {
-                    (
-                        "link", Int(try await harness.link("anon", to: "member", replica: 1, atOnce: true).status.code),
-                        nil
-                    )
+                    let link = try await harness.link("anon", to: "member", replica: 1, atOnce: true)
+                    return Answer(kind: "link", status: Int(link.status.code))
                 }
                 group.addTask {
                     let refund = try await harness.apply(
                         [ConsumeTests.refunded(anonSeeds[0])], user: nil, device: nil, source: .notification,
                         atOnce: true)
-                    return ("refund", Int(refund.status.code), nil)
+                    return Answer(kind: "refund", status: Int(refund.status.code))
                 }
-                var all: [(kind: String, status: Int, balance: Int64?)] = []
+                var all: [Answer] = []
                 for try await answer in group { all.append(answer) }
                 return all
             }
-            #expect(answers.filter { $0.kind != "consume" }.map(\.status) == [200, 200])
-            let spends = answers.filter { $0.kind == "consume" }
+            var spends: [Answer] = []
+            var others: [Int] = []
+            for answer in answers {
+                if answer.kind == "consume" { spends.append(answer) } else { others.append(answer.status) }
+            }
+            #expect(others == [200, 200])
+            #expect(spends.count == 20)
             #expect(spends.allSatisfy { $0.status == 200 || $0.status == 409 })
             let spent = spends.filter { $0.status == 200 }
             #expect(spent.allSatisfy { ($0.balance ?? -1) >= 0 })
-            // 20 units in all, 5 of them refunded; every spend came out of one of the two balances, then the merged one.
+            // 20 units in all; the refund took back what was left of its 5 when it came (never more: no balance
+            // goes below zero); every spend came out of one of the two balances, then the merged one.
+            let clawedBack = try await harness.count(
+                """
+                SELECT coalesce(-sum(delta), 0)::bigint FROM entitlements.ledger
+                WHERE app_id = \(harness.appID) AND reason = 'refund'
+                """)
+            #expect((0...5).contains(clawedBack))
             let member = try await harness.info("member")
             #expect(Set(member.aliases) == ["anon", "member"])
-            #expect(member.consumableBalances["seeds"] == Int64(20 - 5 - spent.count))
+            #expect(member.consumableBalances["seeds"] == 20 - Int64(spent.count) - clawedBack)
             #expect(member.refundCount == 1)
             #expect(try await harness.ledgerMismatches() == [])
             #expect(

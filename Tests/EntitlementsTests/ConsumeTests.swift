@@ -55,10 +55,16 @@ struct ConsumeTests {
             #expect(answers.allSatisfy { $0.status == 200 || $0.status == 409 })
             #expect(answers.flatMap(\.violations) == [])
             let successes = answers.filter { $0.status == 200 }
-            // 15 units, 5 of them refunded: at least 10 and at most 15 spent, each leaving a balance of zero or more.
+            // 15 units, 5 of them refunded: at least 10 and at most 15 spent, each leaving a balance of zero or more;
+            // the refund took back what was left of its 5 units when it came, never more.
             #expect((10...15).contains(successes.count))
             #expect(successes.allSatisfy { ($0.balance ?? -1) >= 0 })
-            #expect(try await harness.info("spender").consumableBalances == ["seeds": Int64(10 - successes.count)])
+            let clawedBack = -(try await harness.ledgerLines("spender", reason: "refund").reduce(0, +))
+            #expect((0...5).contains(clawedBack))
+            #expect(
+                try await harness.info("spender").consumableBalances == [
+                    "seeds": 15 - Int64(successes.count) - clawedBack
+                ])
             #expect(try await harness.ledgerLines("spender", reason: "consume").count == successes.count)
             #expect(try await harness.ledgerMismatches() == [])
         }
@@ -130,30 +136,31 @@ struct ConsumeTests {
         }
     }
 
-    @Test("A negative balance after a refund of spent units refuses consumption until a purchase makes it positive")
-    func negativeBalance() async throws {
+    @Test("A refund of spent units takes back only what is left: the balance stays at zero, never below")
+    func refundAfterSpending() async throws {
         try await EntitlementsHarness.run { harness in
             let purchases = try await Self.buySeeds(harness, user: "refunder", count: 2)
             #expect(try await harness.consume("refunder", quantity: 8).status == .ok)
             _ = try await harness.applied([Self.refunded(purchases[0])], user: nil, device: nil, source: .validation)
-            #expect(try await harness.info("refunder").consumableBalances == ["seeds": -3])
+            #expect(try await harness.info("refunder").consumableBalances == ["seeds": 0])
+            #expect(try await harness.ledgerLines("refunder", reason: "refund") == [-2])
 
-            let refused = try await harness.consume("refunder", quantity: 1, key: "while-negative")
+            let refused = try await harness.consume("refunder", quantity: 1, key: "while-empty")
             #expect(refused.status == .conflict)
             #expect(refused.problemCode == "insufficient_balance")
             #expect(try refused.violations(.post, Self.template) == [])
 
             _ = try await Self.buySeeds(harness, user: "refunder", count: 1)
-            #expect(try await harness.info("refunder").consumableBalances == ["seeds": 2])
+            #expect(try await harness.info("refunder").consumableBalances == ["seeds": 5])
             // A key's first answer is final, even once the balance would allow it.
-            let replayed = try await harness.consume("refunder", quantity: 1, key: "while-negative")
+            let replayed = try await harness.consume("refunder", quantity: 1, key: "while-empty")
             #expect(replayed.status == .conflict)
             #expect(replayed.text == refused.text)
             #expect(replayed.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
             let allowed = try await harness.consume("refunder", quantity: 1)
             #expect(allowed.status == .ok)
-            #expect(try allowed.json["balance"] as? Int == 1)
-            #expect(try await harness.consume("refunder", quantity: 2).problemCode == "insufficient_balance")
+            #expect(try allowed.json["balance"] as? Int == 4)
+            #expect(try await harness.consume("refunder", quantity: 5).problemCode == "insufficient_balance")
             #expect(try await harness.ledgerMismatches() == [])
         }
     }

@@ -73,7 +73,7 @@ struct DeviceLimitTests {
             // Another app's purchase is not this app's to clear.
             let other = EntitlementsHarness(
                 replicas: harness.replicas, catalog: harness.catalog, subscriptions: harness.subscriptions,
-                appID: TestEnvironment.uniqueAppID())
+                appID: TestEnvironment.uniqueAppID(), database: harness.database)
             #expect(try await other.clearDevices(garden.originalTransactionID).problemCode == "purchase_not_found")
         }
     }

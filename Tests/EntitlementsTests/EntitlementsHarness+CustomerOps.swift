@@ -21,9 +21,10 @@ extension EntitlementsHarness {
             json: try TestJSON.encode(["quantity": quantity]), headers: headers, replica: replica, atOnce: atOnce)
     }
 
-    /// `POST /v1/customers/{user}/aliases`.
+    /// `POST /v1/customers/{user}/aliases` (with the secret key unless told: folding a customer who owns something
+    /// into another needs it).
     func link(
-        _ alias: String, to user: String, kind: APIKeyKind = .public, replica: Int = 0, atOnce: Bool = false
+        _ alias: String, to user: String, kind: APIKeyKind = .secret, replica: Int = 0, atOnce: Bool = false
     ) async throws -> any HTTPAnswer {
         try await send(
             .post, "/v1/customers/\(user)/aliases", kind: kind, json: try TestJSON.encode(["alias": alias]),
@@ -55,7 +56,7 @@ extension EntitlementsHarness {
     /// Every (customer, product) of this app whose balance is not the sum of its ledger lines, as
     /// `customer/product: balance != sum`; empty when the ledger adds up everywhere.
     func ledgerMismatches() async throws -> [String] {
-        try await TestDatabase.withClient { client in
+        try await TestDatabase.withClient(database) { client in
             let rows = try await client.query(
                 """
                 SELECT coalesce(b.customer_id, l.customer_id)::text, coalesce(b.product_id, l.product_id),
@@ -77,7 +78,7 @@ extension EntitlementsHarness {
 
     /// A number this app's rows give, from a query that selects one `bigint`.
     func count(_ query: PostgresQuery) async throws -> Int64 {
-        try await TestDatabase.withClient { client in
+        try await TestDatabase.withClient(database) { client in
             let rows = try await client.query(query)
             for try await value in rows.decode(Int64.self) { return value }
             return -1
@@ -86,7 +87,7 @@ extension EntitlementsHarness {
 
     /// The ledger lines of one customer and product with `reason`, as their deltas, oldest first.
     func ledgerLines(_ user: String, product: String = "seeds", reason: String) async throws -> [Int64] {
-        try await TestDatabase.withClient { client in
+        try await TestDatabase.withClient(database) { client in
             let rows = try await client.query(
                 """
                 SELECT l.delta FROM entitlements.ledger l

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import ShopkeeperDatabase
 import ShopkeeperModels
 import ShopkeeperTestSupport
 
@@ -17,6 +18,8 @@ struct EntitlementsHarness {
     let catalog: any TestClientProtocol
     let subscriptions: any TestClientProtocol
     let appID: String
+    /// The database the services use (the shared test database unless `DATABASE_URL` names another).
+    let database: DatabaseSettings
 
     var client: any TestClientProtocol { replicas[0] }
 
@@ -33,13 +36,17 @@ struct EntitlementsHarness {
             settings: try CatalogSettings.read(from: TestEnvironment.reader(environment)))
         let subscriptionsApp = try await Subscriptions.buildApplication(
             settings: try SubscriptionsSettings.read(from: TestEnvironment.reader(environment)))
+        let database =
+            try environment["DATABASE_URL"].map { try DatabaseSettings.parse($0, variable: "DATABASE_URL") }
+            ?? TestDatabase.settings()
         try await catalogApp.test(.live) { catalog in
             try await subscriptionsApp.test(.live) { subscriptions in
                 var environment = environment
                 environment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = "http://127.0.0.1:\(subscriptions.port ?? 0)"
                 try await withReplicas(count, environment: environment, started: []) { replicas in
                     let harness = EntitlementsHarness(
-                        replicas: replicas, catalog: catalog, subscriptions: subscriptions, appID: appID)
+                        replicas: replicas, catalog: catalog, subscriptions: subscriptions, appID: appID,
+                        database: database)
                     if !products.isEmpty {
                         let imported = try await harness.importCatalog(products)
                         guard imported.status == .ok else {

@@ -71,7 +71,8 @@ struct HistoryTests {
                 try await harness.count(
                     "SELECT count(*) FROM entitlements.aliases WHERE app_id = \(harness.appID)") == 0)
 
-            _ = try await harness.info("known")
+            _ = try await harness.count(
+                "SELECT 1::bigint FROM entitlements.customer_for(\(harness.appID), 'known')")
             let publicKey = try await harness.history("known", kind: .public)
             #expect(publicKey.status == .forbidden)
             #expect(publicKey.problemCode == "secret_key_required")

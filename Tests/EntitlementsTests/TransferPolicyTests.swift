@@ -19,21 +19,24 @@ func setPolicy(_ policy: String, deviceLimit: Int = 25, appID: String) async thr
 
 @Suite("Transfer policy: a purchase presented by another customer")
 struct TransferPolicyTests {
-    @Test("transfer: the purchase and its unspent units move, both sides get an event")
+    @Test("transfer: the purchase moves, both sides get an event; consumable units stay with their first presenter")
     func transfer() async throws {
         try await EntitlementsHarness.run { harness in
             let garden = EntitlementsFixtures.transaction(product: "garden")
             let seeds = EntitlementsFixtures.transaction(product: "seeds")
             _ = try await harness.applied([garden, seeds], user: "old-phone")
-            let moved = try await harness.applied([garden, seeds], user: "new-phone", device: "device-2")
-            #expect(moved.outcomes.map(\.outcome) == [.transferred, .transferred])
+            let moved = try await harness.applied([garden], user: "new-phone", device: "device-2")
+            #expect(moved.outcomes.map(\.outcome) == [.transferred])
             #expect(moved.customer?.entitlements["extra_garden"]?.active == true)
-            #expect(moved.customer?.consumableBalances == ["seeds": 5])
+            #expect(moved.customer?.consumableBalances == [:])
+            let units = try await harness.apply([seeds], user: "new-phone", device: "device-2")
+            #expect(units.status == .conflict)
+            #expect(units.problemCode == "already_owned_by_other_customer")
 
             let old = try await harness.info("old-phone")
             #expect(old.entitlements.isEmpty)
-            #expect(old.nonSubscriptionPurchases.isEmpty)
-            #expect(old.consumableBalances == ["seeds": 0])
+            #expect(old.nonSubscriptionPurchases.map(\.productID) == ["seeds"])
+            #expect(old.consumableBalances == ["seeds": 5])
 
             let events = try await TestDatabase.withClient { client in
                 let rows = try await client.query(
@@ -45,7 +48,7 @@ struct TransferPolicyTests {
                 for try await user in rows.decode(String.self) { users.append(user) }
                 return users
             }
-            #expect(events == ["new-phone", "new-phone", "old-phone", "old-phone"])
+            #expect(events == ["new-phone", "old-phone"])
         }
     }
 

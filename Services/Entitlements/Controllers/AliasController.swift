@@ -22,7 +22,8 @@ struct AliasController {
         let id = try CustomerID.from(context)
         let body = try await JSONBody.decode(LinkRequest.self, from: request, limit: maxBodyBytes)
         try CustomerID.validate(body.alias, pointer: "/alias")
-        let document = try await aliases.link(alias: body.alias, to: id, appID: caller.appID)
+        let document = try await aliases.link(
+            alias: body.alias, to: id, appID: caller.appID, keyKind: caller.keyKind)
         return JSONText.response(document.json, headers: [.eTag: document.etag, .cacheControl: "private, no-cache"])
     }
 }

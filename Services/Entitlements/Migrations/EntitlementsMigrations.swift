@@ -326,5 +326,48 @@ enum EntitlementsMigrations {
                     'merge_out'));
                 """
         ),
+        Migration(
+            "0013_one_writer_per_customer",
+            sql: """
+                -- One writer per customer. Every change to a customer's purchases, balances, grants or ids first
+                -- takes this transaction-scoped lock on each customer it may touch, all in one call and in one
+                -- order (the key), before it locks or writes any row. Two changes therefore never wait on each
+                -- other in a circle; a change that finds, under its locks, a customer it did not lock takes that
+                -- one only if it is free at once (`try_lock_customers`), else it starts again with the full set.
+                -- Keys live in the two-integer advisory key space (namespace 'SHKP'), apart from the migration
+                -- lock; two customers whose ids hash alike only share a lock, which costs waiting, never safety.
+                CREATE FUNCTION entitlements.lock_customers(p_ids uuid[]) RETURNS void
+                LANGUAGE plpgsql AS $$
+                DECLARE
+                    k integer;
+                BEGIN
+                    FOR k IN SELECT DISTINCT hashtext(id::text) FROM unnest(p_ids) AS id ORDER BY 1 LOOP
+                        PERFORM pg_advisory_xact_lock(1397246800, k);
+                    END LOOP;
+                END;
+                $$;
+
+                CREATE FUNCTION entitlements.try_lock_customers(p_ids uuid[]) RETURNS boolean
+                LANGUAGE plpgsql AS $$
+                DECLARE
+                    k integer;
+                BEGIN
+                    FOR k IN SELECT DISTINCT hashtext(id::text) FROM unnest(p_ids) AS id ORDER BY 1 LOOP
+                        IF NOT pg_try_advisory_xact_lock(1397246800, k) THEN
+                            RETURN false;
+                        END IF;
+                    END LOOP;
+                    RETURN true;
+                END;
+                $$;
+
+                -- Consumable units a refund took back: at most what was left of them, so a balance never goes
+                -- below zero; a reversal of the refund credits exactly these again.
+                ALTER TABLE entitlements.purchases ADD COLUMN clawed_back bigint;
+                -- Customers the purchase was transferred away from. Only a restore moves it back to one of them,
+                -- so two customers presenting one proof cannot make it bounce between them.
+                ALTER TABLE entitlements.purchases ADD COLUMN previous_owners uuid[] NOT NULL DEFAULT '{}';
+                """
+        ),
     ]
 }

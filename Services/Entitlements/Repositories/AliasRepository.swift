@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ShopkeeperDatabase
+import ShopkeeperModels
 
 /// Links the ids an app knows a customer by.
 protocol AliasRepository: Sendable {
@@ -10,8 +11,12 @@ protocol AliasRepository: Sendable {
     ///
     /// An unknown `alias` is added; an alias of the same customer changes nothing; an alias of another customer
     /// folds that customer into this one, unless both own something and the app's transfer policy keeps purchases
-    /// with their owner: then ``EntitlementsError/aliasConflict(alias:policy:)`` with nothing written.
-    func link(alias: String, to appUserID: String, appID: String) async throws -> CustomerInfoDocument
+    /// with their owner (``EntitlementsError/aliasConflict(alias:policy:)``), or the caller holds only the public key
+    /// and the alias's customer owns something (``EntitlementsError/mergeNeedsSecretKey(alias:)``): the public key
+    /// ships in every copy of the app, so it may fold in only an id that has nothing to lose. Nothing is written
+    /// when it throws.
+    func link(alias: String, to appUserID: String, appID: String, keyKind: APIKeyKind) async throws
+        -> CustomerInfoDocument
 }
 
 /// ``AliasRepository`` on PostgreSQL.
@@ -19,50 +24,48 @@ struct AliasPostgresRepository: AliasRepository {
     let client: PostgresClient
     let logger: Logger
 
-    func link(alias: String, to appUserID: String, appID: String) async throws -> CustomerInfoDocument {
-        let json = try await client.transaction(logger: logger) { connection in
+    func link(alias: String, to appUserID: String, appID: String, keyKind: APIKeyKind) async throws
+        -> CustomerInfoDocument
+    {
+        let json = try await client.transaction(logger: logger, attempts: 8) { connection in
             let settings = try await SettingsRows.read(appID: appID, on: connection, logger: logger)
-            for _ in 0..<CustomerRows.resolveAttempts {
-                if let linked = try await attempt(
-                    alias: alias, to: appUserID, appID: appID, policy: settings.transferPolicy, on: connection)
-                {
-                    return linked
-                }
-            }
-            throw CustomerRowsError.keptMoving
+            return try await link(
+                alias: alias, to: appUserID, appID: appID, policy: settings.transferPolicy, keyKind: keyKind,
+                on: connection)
         }
         return CustomerInfoDocument(json: json)
     }
 
-    /// One try at linking; `nil` when a concurrent link moved either id before its lock was held (the caller tries
-    /// again with what is now true).
-    private func attempt(
-        alias: String, to appUserID: String, appID: String, policy: TransferPolicy, on connection: PostgresConnection
-    ) async throws -> String? {
+    /// Links in the caller's transaction. When a concurrent link moved either id before the locks were held, the
+    /// transaction starts again (``TransactionRestart``) with what is now true.
+    private func link(
+        alias: String, to appUserID: String, appID: String, policy: TransferPolicy, keyKind: APIKeyKind,
+        on connection: PostgresConnection
+    ) async throws -> String {
         let survivor = try await CustomerRows.customerFor(
             appID: appID, appUserID: appUserID, on: connection, logger: logger)
         let other = try await CustomerRows.find(appID: appID, appUserID: alias, on: connection, logger: logger)
         if other == survivor {
             return try await render(appID: appID, appUserID: appUserID, on: connection)
         }
-        // The lock order of every change that touches purchases and customers: the purchases first (a merge moves
-        // them; a refund's apply holds its purchase while it updates the owner), then both customers (in id order,
-        // whoever links which way round), then both ids are read again.
-        let customers = [survivor] + (other.map { [$0] } ?? [])
-        if other != nil {
-            try await CustomerRows.lockPurchases(ownedBy: customers, on: connection, logger: logger)
-        }
-        try await CustomerRows.lock(customers, on: connection, logger: logger)
+        // One writer per customer (``CustomerLocks``): both customers' locks, taken together before anything is
+        // read that decides, then both ids are read again.
+        try await CustomerRows.lock([survivor] + (other.map { [$0] } ?? []), on: connection, logger: logger)
         let survivorNow = try await CustomerRows.find(
             appID: appID, appUserID: appUserID, on: connection, logger: logger)
         let otherNow = try await CustomerRows.find(appID: appID, appUserID: alias, on: connection, logger: logger)
-        guard survivorNow == survivor, otherNow == other else { return nil }
+        guard survivorNow == survivor, otherNow == other else {
+            throw TransactionRestart(reason: "an id was linked elsewhere while the link waited")
+        }
 
         var payload = EventPayload()
         if let other {
-            if policy != .transfer,
-                try await CustomerMerge.ownsSomething(survivor, on: connection, logger: logger),
-                try await CustomerMerge.ownsSomething(other, on: connection, logger: logger)
+            let otherOwns = try await CustomerMerge.ownsSomething(other, appID: appID, on: connection, logger: logger)
+            if keyKind != .secret, otherOwns {
+                throw EntitlementsError.mergeNeedsSecretKey(alias: alias)
+            }
+            if policy != .transfer, otherOwns,
+                try await CustomerMerge.ownsSomething(survivor, appID: appID, on: connection, logger: logger)
             {
                 throw EntitlementsError.aliasConflict(alias: alias, policy: policy)
             }
@@ -70,7 +73,7 @@ struct AliasPostgresRepository: AliasRepository {
             payload.reason = "merged"
         } else {
             guard try await insertAlias(alias, customerID: survivor, appID: appID, on: connection) else {
-                return nil  // created meanwhile by another request: link it as an existing customer
+                throw TransactionRestart(reason: "the id was created meanwhile; linking it as an existing customer")
             }
             payload.reason = "added"
         }

@@ -4,6 +4,8 @@ import Logging
 import PostgresNIO
 import ShopkeeperCore
 import ShopkeeperDatabase
+import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// A customer's info as rendered JSON, with its entity tag.
 struct CustomerInfoDocument: Sendable {
@@ -20,7 +22,9 @@ struct CustomerInfoDocument: Sendable {
 
 /// Reads customers.
 protocol CustomerRepository: Sendable {
-    /// The info of the customer `appUserID` names, creating the customer on first sight.
+    /// The info of the customer `appUserID` names; for an id no customer has, an empty document
+    /// (``CustomerInfo/unknown(appUserID:now:)``), creating nothing: a read must not let anyone holding the public
+    /// key fill the database with customers.
     func info(appID: String, appUserID: String) async throws -> CustomerInfoDocument
 }
 
@@ -47,9 +51,14 @@ struct CustomerPostgresRepository: CustomerRepository {
                     ticket: ticket)
                 return document
             }
-            // First sight, or seen long ago: create or touch, then render what is now true (cached next time).
-            let customerID = try await CustomerRows.customerFor(
-                appID: appID, appUserID: appUserID, on: connection, logger: logger)
+            // Seen long ago: touch, then render what is now true (cached next time). Unknown: nothing to touch.
+            guard
+                let customerID = try await CustomerRows.find(
+                    appID: appID, appUserID: appUserID, on: connection, logger: logger)
+            else {
+                let empty = try JSONBody.encode(CustomerInfo.unknown(appUserID: appUserID, now: Date()))
+                return CustomerInfoDocument(json: String(decoding: empty, as: UTF8.self))
+            }
             try await CustomerRows.touch(customerID, on: connection, logger: logger)
             guard
                 let rendered = try await CustomerInfoQuery.renderDocument(

@@ -5,16 +5,23 @@ import PostgresNIO
 import ShopkeeperDatabase
 import ShopkeeperModels
 
-/// Applies verified transactions inside one database transaction that holds the presenter's customer lock.
+/// Applies verified transactions inside one database transaction that holds the locks of the presenter's customer
+/// and of every purchase's owner (``CustomerLocks``).
 ///
 /// Each purchase row is inserted or locked before anything is decided about it, so two replicas applying the same
 /// transaction at once are serialized by PostgreSQL: the first inserts and grants, the second finds the row and
-/// has nothing left to do (or follows the transfer policy when it presents for another customer).
+/// has nothing left to do (or follows the transfer rules when it presents for another customer).
+///
+/// Money rules: a consumable purchase's units are credited once, to its first presenter, and never move to another
+/// presenter; a refund takes back at most what is left of them (a balance never goes below zero); a purchase moves
+/// back to a customer it was transferred away from only by a restore.
 struct PurchaseApplier {
     let connection: PostgresConnection
     let logger: Logger
     let appID: String
     let settings: AppEntitlementSettings
+    /// What asked for the apply: only a restore moves a purchase back to a customer it left.
+    let source: ApplySource
     /// Every customer whose purchase an apply touched, for the info cache to drop once the transaction commits.
     var touched = TouchedCustomers()
 
@@ -112,6 +119,15 @@ struct PurchaseApplier {
     private func transfer(_ row: inout PurchaseRow, to presenter: Presenter, transaction: StoreTransaction)
         async throws
     {
+        // Units are money already handed out: they stay where they were credited (and may have been spent there).
+        if row.productType == "consumable" {
+            throw EntitlementsError.consumableOwnedByOtherCustomer(transactionID: transaction.transactionID)
+        }
+        // One change of owner per real transfer: a purchase request never moves it back, so two customers
+        // presenting one proof cannot make it bounce between them.
+        if source != .restore, row.previousOwners.contains(presenter.customerID) {
+            throw EntitlementsError.transferredAway(transactionID: transaction.transactionID)
+        }
         switch settings.transferPolicy {
         case .keepWithOriginal:
             throw EntitlementsError.alreadyOwnedByOtherCustomer(
@@ -123,25 +139,16 @@ struct PurchaseApplier {
             break
         }
         let previous = row.customerID
-        // Locked already with the presenter, after the purchase (``PurchasePostgresRepository/apply``): this is a
-        // no-op kept so that the transfer never depends on it.
-        try await CustomerRows.lock([previous], on: connection, logger: logger)
+        // Both customers' locks are held (the owner's was taken with the purchase's: ``CustomerLocks``).
         let store: String = row.store.rawValue
         try await connection.run(
             """
-            UPDATE entitlements.purchases SET customer_id = \(presenter.customerID), updated_at = now()
+            UPDATE entitlements.purchases SET customer_id = \(presenter.customerID),
+                previous_owners = array_append(previous_owners, \(previous)), updated_at = now()
             WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
             """,
             logger: logger
         )
-        if let credited = row.credited, credited > 0, row.revokedAt == nil, let productID = row.productID {
-            try await Ledger.post(
-                -credited, reason: .transferOut, appID: appID, customerID: previous, productID: productID,
-                store: store, transactionID: transaction.transactionID, on: connection, logger: logger)
-            try await Ledger.post(
-                credited, reason: .transferIn, appID: appID, customerID: presenter.customerID, productID: productID,
-                store: store, transactionID: transaction.transactionID, on: connection, logger: logger)
-        }
         let previousUserID = try await CustomerRows.aliases(of: previous, on: connection, logger: logger).first
         var payload = Self.payload(transaction, productID: row.productID)
         payload.fromAppUserID = previousUserID
@@ -151,6 +158,7 @@ struct PurchaseApplier {
                 .transfer, payload: payload, appID: appID, customerID: customer, appUserID: user, on: connection,
                 logger: logger)
         }
+        row.previousOwners.append(previous)
         row.customerID = presenter.customerID
     }
 
@@ -250,16 +258,24 @@ struct PurchaseApplier {
         return result
     }
 
-    /// Ends the purchase's grants, claws back its credited units (the balance may go negative) and counts a refund.
+    /// Ends the purchase's grants, takes back what is left of its credited units (never more than the owner's
+    /// balance: units already spent are gone, and a balance never goes below zero) and counts a refund.
     private func revoke(_ row: inout PurchaseRow, transaction: StoreTransaction, appUserID: String?) async throws {
         let store: String = row.store.rawValue
         let reason: String = transaction.revocationReason?.rawValue ?? "other"
         let revokedAt: Date = transaction.revocationDate ?? Date()
+        var clawback: Int64 = 0
+        if let credited = row.credited, credited > 0, let productID = row.productID {
+            let balance = try await Ledger.balance(
+                customerID: row.customerID, productID: productID, on: connection, logger: logger)
+            clawback = min(credited, max(balance, 0))
+        }
+        let clawed: Int64? = row.credited == nil ? nil : clawback
         try await connection.run(
             """
             WITH purchase AS (
                 UPDATE entitlements.purchases SET revoked_at = \(revokedAt), revocation_reason = \(reason),
-                    updated_at = now()
+                    clawed_back = \(clawed), updated_at = now()
                 WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
                 RETURNING customer_id
             )
@@ -270,22 +286,23 @@ struct PurchaseApplier {
         )
         var payload = Self.payload(transaction, productID: row.productID)
         payload.reason = reason
-        if let credited = row.credited, credited > 0, let productID = row.productID {
+        if clawback > 0, let productID = row.productID {
             payload.balance = try await Ledger.post(
-                -credited, reason: .refund, appID: appID, customerID: row.customerID, productID: productID,
+                -clawback, reason: .refund, appID: appID, customerID: row.customerID, productID: productID,
                 store: store, transactionID: transaction.transactionID, on: connection, logger: logger)
-            payload.quantity = credited
+            payload.quantity = clawback
         }
         let event: EventType = transaction.ownershipType == .familyShared ? .revocation : .refund
         try await EventOutbox.append(
             event, payload: payload, appID: appID, customerID: row.customerID, appUserID: appUserID, on: connection,
             logger: logger)
         row.revokedAt = revokedAt
+        row.clawedBack = clawed
     }
 
     /// Records the store's reversal of a refund or revocation; when it reverses the one in force, the purchase's grants
-    /// stand again, the units its refund clawed back are credited again, and the refund no longer counts. Returns
-    /// whether it reversed one.
+    /// stand again, the units its refund took back (``PurchaseRow/clawedBack``) are credited again, and the refund no
+    /// longer counts. Returns whether it reversed one.
     private func reinstate(
         _ row: inout PurchaseRow, reversedAt: Date, transaction: StoreTransaction, appUserID: String?
     ) async throws -> Bool {
@@ -297,6 +314,7 @@ struct PurchaseApplier {
                 UPDATE entitlements.purchases SET revocation_reversed_at = \(reversedAt),
                     revoked_at = CASE WHEN \(reverses) THEN NULL ELSE revoked_at END,
                     revocation_reason = CASE WHEN \(reverses) THEN NULL ELSE revocation_reason END,
+                    clawed_back = CASE WHEN \(reverses) THEN NULL ELSE clawed_back END,
                     updated_at = now()
                 WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
                 RETURNING customer_id
@@ -309,16 +327,18 @@ struct PurchaseApplier {
         row.revocationReversedAt = reversedAt
         guard reverses else { return false }
         var payload = Self.payload(transaction, productID: row.productID)
-        if let credited = row.credited, credited > 0, let productID = row.productID {
+        // A refund recorded before refunds were capped at the balance took back everything credited.
+        if let returned = row.clawedBack ?? row.credited, returned > 0, let productID = row.productID {
             payload.balance = try await Ledger.post(
-                credited, reason: .refundReversed, appID: appID, customerID: row.customerID, productID: productID,
+                returned, reason: .refundReversed, appID: appID, customerID: row.customerID, productID: productID,
                 store: store, transactionID: transaction.transactionID, on: connection, logger: logger)
-            payload.quantity = credited
+            payload.quantity = returned
         }
         try await EventOutbox.append(
             .refundReversed, payload: payload, appID: appID, customerID: row.customerID, appUserID: appUserID,
             on: connection, logger: logger)
         row.revokedAt = nil
+        row.clawedBack = nil
         return true
     }
 

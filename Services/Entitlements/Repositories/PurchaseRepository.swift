@@ -28,18 +28,29 @@ struct PurchasePostgresRepository: PurchaseRepository {
                 < (y.store.rawValue, y.originalTransactionID, y.purchaseDate, y.transactionID)
         }
         let touched = TouchedCustomers()
-        let (outcomes, info, presenterID) = try await client.transaction(logger: logger) { connection in
+        let (outcomes, info, presenterID) = try await client.transaction(logger: logger, attempts: 8) { connection in
             let settings = try await SettingsRows.read(appID: appID, on: connection, logger: logger)
-            let applier = PurchaseApplier(
-                connection: connection, logger: logger, appID: appID, settings: settings, touched: touched)
-            // The lock order of an apply: its purchases first (in one order), then the customers (the presenter's
-            // and the purchases' owners, in id order). A purchase cannot change owner while it is locked, so every
-            // customer the apply may change is known, and locked, before it changes anything.
+            // One writer per customer (``CustomerLocks``): before any row is locked or written, the apply takes the
+            // locks of the presenter's customer and of the purchases' current owners, together and in one order.
             var named: UUID?
             if let user = request.appUserID {
                 named = try await CustomerRows.customerFor(
                     appID: appID, appUserID: user, on: connection, logger: logger)
             }
+            let owners = try await PurchaseRow.owners(
+                of: request.transactions, appID: appID, on: connection, logger: logger)
+            let locked = LockedCustomers(owners + (named.map { [$0] } ?? []))
+            try await CustomerLocks.lock(owners + (named.map { [$0] } ?? []), on: connection, logger: logger)
+            if let user = request.appUserID {
+                // Read again under the lock: an id merged into another customer meanwhile names its new customer.
+                let now = try await CustomerRows.find(appID: appID, appUserID: user, on: connection, logger: logger)
+                guard now == named else {
+                    throw TransactionRestart(reason: "the customer was merged into another while the apply waited")
+                }
+            }
+            let applier = PurchaseApplier(
+                connection: connection, logger: logger, appID: appID, settings: settings, source: request.source,
+                touched: touched)
             // Each store product is looked up once per apply: a batch of store notifications is mostly one product.
             var products: [String: CatalogProduct?] = [:]
             var productOf = [CatalogProduct?](repeating: nil, count: request.transactions.count)
@@ -56,19 +67,14 @@ struct PurchasePostgresRepository: PurchaseRepository {
                     products[productKey] = .some(productOf[index])
                 }
                 rows[index] = try await applier.lockPurchase(transaction, product: productOf[index], for: named)
+                // A purchase someone else inserted or moved since the owners were read: its owner is locked now
+                // if that needs no waiting, else the apply starts again with every lock taken in order.
+                if let owner = rows[index]?.customerID {
+                    try await locked.require([owner], on: connection, logger: logger)
+                }
             }
             var presenter: Presenter?
-            if let user = request.appUserID {
-                // Resolved again under the lock: an alias merged meanwhile names its new customer, and the purchases
-                // inserted for the old one are rolled back and the apply runs again.
-                guard
-                    let customerID = try await CustomerRows.lockCurrent(
-                        appID: appID, appUserID: user, create: true, alsoLocking: rows.compactMap { $0?.customerID },
-                        on: connection, logger: logger)
-                else { throw CustomerRowsError.notCreated }
-                guard customerID == named else {
-                    throw TransactionRestart(reason: "the customer was merged into another while the apply waited")
-                }
+            if let user = request.appUserID, let customerID = named {
                 let namesAccount = request.transactions.contains {
                     $0.appAccountToken != nil || $0.obfuscatedAccountID != nil
                 }

@@ -174,5 +174,14 @@ enum VerifierMigrations {
                 $$;
                 """
         ),
+        Migration(
+            "0008_refused_facts",
+            sql: """
+                -- Facts refused for one presenter that another presenter's apply granted are marked applied by the
+                -- background sweep, so the verifier's state agrees with entitlements: it looks at these.
+                CREATE INDEX transactions_refused ON verifier.transactions (store, transaction_id)
+                    WHERE apply_state = 'refused';
+                """
+        ),
     ]
 }

@@ -11,6 +11,8 @@ extension TransactionPostgresRepository {
         await setState(transactions, appID: appID, state: "applied", error: nil)
     }
 
+    /// A fact entitlements refused for this presenter but has applied (for another customer) stays `applied`: the
+    /// refusal is of the presentation, not of the fact, and the two services must agree on the fact.
     func markRefused(_ transactions: [StoreTransaction], appID: String, code: String) async {
         await setState(transactions, appID: appID, state: "refused", error: code)
     }
@@ -27,9 +29,16 @@ extension TransactionPostgresRepository {
                     let ids: [String] = facts.map(\.transactionID)
                     try await connection.checkedQuery(
                         """
-                        UPDATE verifier.transactions SET apply_state = \(state), apply_error = \(error),
-                            applied_at = CASE WHEN \(applied) THEN now() ELSE applied_at END
-                        WHERE store = \(store) AND transaction_id = ANY(\(ids)) AND app_id = \(appID)
+                        UPDATE verifier.transactions t SET
+                            apply_state = CASE WHEN \(applied) OR a.transaction_id IS NOT NULL
+                                THEN 'applied' ELSE \(state) END,
+                            apply_error = \(error),
+                            applied_at = CASE WHEN \(applied) OR a.transaction_id IS NOT NULL
+                                THEN coalesce(a.applied_at, now()) ELSE t.applied_at END
+                        FROM unnest(\(ids)::text[]) AS k(transaction_id)
+                        LEFT JOIN entitlements.applied_transactions_v1 a
+                            ON a.app_id = \(appID) AND a.store = \(store) AND a.transaction_id = k.transaction_id
+                        WHERE t.store = \(store) AND t.transaction_id = k.transaction_id AND t.app_id = \(appID)
                         """,
                         logger: logger)
                 }
@@ -44,11 +53,13 @@ extension TransactionPostgresRepository {
     func sweepApplied() async throws -> Int {
         // Only facts past their grace (the request that recorded them had its chance), and only for their
         // presenter: news for an owner (a refund) is applied by the worker even though the transaction is known.
+        // A refused fact that another presenter's apply granted meanwhile is applied too.
         let rows = try await client.query(
             """
             UPDATE verifier.transactions t SET apply_state = 'applied', applied_at = a.applied_at, apply_error = NULL
             FROM entitlements.applied_transactions_v1 a
-            WHERE t.apply_state = 'pending' AND t.apply_as = 'presenter' AND t.next_apply_at <= now()
+            WHERE ((t.apply_state = 'pending' AND t.apply_as = 'presenter' AND t.next_apply_at <= now())
+                    OR t.apply_state = 'refused')
               AND a.store = t.store AND a.transaction_id = t.transaction_id AND a.app_id = t.app_id
             RETURNING 1
             """,

@@ -125,6 +125,15 @@ struct TransactionPostgresRepository: TransactionRepository {
                     $15::text, $16::text, $17::text, $18::text, now() + make_interval(secs => $19::float8))
                 ON CONFLICT (store, transaction_id) DO UPDATE SET
                     last_verified_at = now(),
+                    -- A fact recorded first with no presenter (a store notification) keeps the first customer who
+                    -- presents it, pending until applied: the background retry grants it to them if their request
+                    -- does not finish. A fact that has its presenter keeps it until it is applied.
+                    app_user_id = CASE WHEN t.app_user_id IS NULL AND t.apply_as = 'presenter'
+                        THEN excluded.app_user_id ELSE t.app_user_id END,
+                    device_id = CASE WHEN t.app_user_id IS NULL AND t.apply_as = 'presenter'
+                        AND excluded.app_user_id IS NOT NULL THEN excluded.device_id ELSE t.device_id END,
+                    apply_state = CASE WHEN t.app_user_id IS NULL AND t.apply_as = 'presenter'
+                        AND excluded.app_user_id IS NOT NULL THEN 'pending' ELSE t.apply_state END,
                     next_apply_at = greatest(t.next_apply_at, excluded.next_apply_at),
                     revocation_reversed_at = greatest(t.revocation_reversed_at, excluded.revocation_reversed_at),
                     -- A revocation, once known, is kept until the store reverses it (a revocation dated at or

@@ -11,10 +11,10 @@ import ShopkeeperDatabase
 /// written stay where they are (they are a record of what happened); the old customer is marked `merged_into` the
 /// new one, and so are the customers it had absorbed, so one level of `merged_into` finds a customer's whole past.
 enum CustomerMerge {
-    /// Whether a customer has something a merge would move: any purchase (a refunded one too: it stays with its
-    /// buyer under the strict policies), a non-zero consumable balance, or an active promotional grant.
-    static func ownsSomething(_ customerID: UUID, on connection: PostgresConnection, logger: Logger) async throws
-        -> Bool
+    /// Whether a customer has something a merge would move or lose: any purchase (a refunded one too: it stays with
+    /// its buyer under the strict policies), a non-zero consumable balance, an active promotional grant, or a trial.
+    static func ownsSomething(_ customerID: UUID, appID: String, on connection: PostgresConnection, logger: Logger)
+        async throws -> Bool
     {
         let rows = try await connection.checkedQuery(
             """
@@ -23,6 +23,8 @@ enum CustomerMerge {
                 OR EXISTS (
                     SELECT 1 FROM entitlements.promotional_grants
                     WHERE customer_id = \(customerID) AND revoked_at IS NULL AND expires_at > now())
+                OR EXISTS (
+                    SELECT 1 FROM subscriptions.trials_v1 WHERE app_id = \(appID) AND customer_id = \(customerID))
             """,
             logger: logger
         )

@@ -25,20 +25,9 @@ enum CustomerRows {
         }.first
     }
 
-    /// Locks customers' rows, in id order so that two transactions locking the same pair cannot deadlock.
+    /// Takes the customers' locks (``CustomerLocks``): every change to them waits until the transaction ends.
     static func lock(_ customerIDs: [UUID], on connection: PostgresConnection, logger: Logger) async throws {
-        let ids = Array(Set(customerIDs))
-        try await connection.run(Lock.self, try PostgresBindings(ids), logger: logger)
-    }
-
-    /// Locks the purchases these customers own, in the order an apply locks purchases: a change that moves
-    /// purchases between customers (a merge) takes them before the customers, as an apply does, so the two never wait
-    /// on each other in a circle.
-    static func lockPurchases(ownedBy customerIDs: [UUID], on connection: PostgresConnection, logger: Logger)
-        async throws
-    {
-        let ids = Array(Set(customerIDs))
-        try await connection.run(LockPurchases.self, try PostgresBindings(ids), logger: logger)
+        try await CustomerLocks.lock(customerIDs, on: connection, logger: logger)
     }
 
     /// Records that the customer was seen now.
@@ -71,19 +60,6 @@ extension CustomerRows {
     private enum Find: PreparedSQL {
         static let sql =
             "SELECT customer_id FROM entitlements.aliases WHERE app_id = $1::text AND app_user_id = $2::text"
-    }
-
-    private enum Lock: PreparedSQL {
-        static let sql = """
-            SELECT 1 FROM entitlements.customers WHERE customer_id = ANY($1::uuid[]) ORDER BY customer_id FOR UPDATE
-            """
-    }
-
-    private enum LockPurchases: PreparedSQL {
-        static let sql = """
-            SELECT 1 FROM entitlements.purchases WHERE customer_id = ANY($1::uuid[])
-            ORDER BY store, original_transaction_id FOR UPDATE
-            """
     }
 
     private enum Touch: PreparedSQL {

@@ -4,7 +4,7 @@ import PostgresNIO
 import ShopkeeperDatabase
 
 /// Consumable ledger lines and the balance they add up to, always written together in the caller's transaction
-/// (which holds the customer's row lock), so the balance is the sum of the lines at every commit.
+/// (which holds the customer's lock: ``CustomerLocks``), so the balance is the sum of the lines at every commit.
 enum Ledger {
     /// Why a line was written.
     enum Reason: String {
@@ -36,6 +36,23 @@ enum Ledger {
             appID, customerID, productID, delta, reasonName, store, transactionID, idempotencyKey)
         let rows = try await connection.run(Post.self, bindings, logger: logger) { try $0.decode(Int64.self) }
         return rows.first ?? delta
+    }
+
+    /// The customer's balance of `productID` (0 without one), as the caller's transaction sees it: the caller holds
+    /// the customer's lock (``CustomerLocks``), so it cannot change underneath.
+    static func balance(customerID: UUID, productID: String, on connection: PostgresConnection, logger: Logger)
+        async throws -> Int64
+    {
+        let rows = try await connection.run(Balance.self, try PostgresBindings(customerID, productID), logger: logger) {
+            try $0.decode(Int64.self)
+        }
+        return rows.first ?? 0
+    }
+
+    private enum Balance: PreparedSQL {
+        static let sql = """
+            SELECT balance FROM entitlements.balances WHERE customer_id = $1::uuid AND product_id = $2::text
+            """
     }
 
     private enum Post: PreparedSQL {

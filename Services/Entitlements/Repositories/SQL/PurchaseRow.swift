@@ -17,6 +17,10 @@ struct PurchaseRow: Sendable {
     var revokedAt: Date?
     /// When the store reversed a refund or revocation of it: a revocation dated at or before it is the reversed one.
     var revocationReversedAt: Date?
+    /// The consumable units its refund took back (at most what was left of them); `nil` when none.
+    var clawedBack: Int64?
+    /// Customers it was transferred away from: only a restore moves it back to one of them.
+    var previousOwners: [UUID]
     /// Whether this transaction just created the row.
     var inserted: Bool
 
@@ -52,7 +56,7 @@ extension PurchaseRow {
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID,
                 customerID: customerID, productID: productID, productType: type, environment: environment,
                 expiresDate: transaction.expiresDate, credited: nil, revokedAt: transaction.revocationDate,
-                revocationReversedAt: nil, inserted: true)
+                revocationReversedAt: nil, clawedBack: nil, previousOwners: [], inserted: true)
         }
         return try await lock(
             store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
@@ -67,14 +71,28 @@ extension PurchaseRow {
         let storeName: String = store.rawValue
         let rows = try await connection.run(
             Lock.self, try PostgresBindings(storeName, originalTransactionID, appID), logger: logger
-        ) { try $0.decode((UUID, String?, String, String, Date?, Int64?, Date?, Date?).self) }
-        for (customer, product, type, environment, expires, credited, revoked, reversed) in rows {
+        ) { try $0.decode((UUID, String?, String, String, Date?, Int64?, Date?, Date?, Int64?, [UUID]).self) }
+        for (customer, product, type, environment, expires, credited, revoked, reversed, clawed, previous) in rows {
             return PurchaseRow(
                 store: store, originalTransactionID: originalTransactionID, customerID: customer, productID: product,
                 productType: type, environment: environment, expiresDate: expires, credited: credited,
-                revokedAt: revoked, revocationReversedAt: reversed, inserted: false)
+                revokedAt: revoked, revocationReversedAt: reversed, clawedBack: clawed, previousOwners: previous,
+                inserted: false)
         }
         return nil
+    }
+
+    /// The current owners of the purchases these transactions belong to (read without locks: the caller takes
+    /// their customers' locks, then locks the purchases and checks the owners again).
+    static func owners(
+        of transactions: [StoreTransaction], appID: String, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [UUID] {
+        guard !transactions.isEmpty else { return [] }
+        let stores: [String] = transactions.map(\.store.rawValue)
+        let originals: [String] = transactions.map(\.originalTransactionID)
+        return try await connection.run(Owners.self, try PostgresBindings(stores, originals, appID), logger: logger) {
+            try $0.decode(UUID.self)
+        }
     }
 
     private enum Insert: PreparedSQL {
@@ -94,10 +112,20 @@ extension PurchaseRow {
     private enum Lock: PreparedSQL {
         static let sql = """
             SELECT customer_id, product_id, product_type, environment, expires_date, credited, revoked_at,
-                   revocation_reversed_at
+                   revocation_reversed_at, clawed_back, previous_owners
             FROM entitlements.purchases
             WHERE store = $1::text AND original_transaction_id = $2::text AND app_id = $3::text
             FOR UPDATE
+            """
+    }
+
+    private enum Owners: PreparedSQL {
+        static let sql = """
+            SELECT DISTINCT p.customer_id
+            FROM unnest($1::text[], $2::text[]) AS k(store, original_transaction_id)
+            JOIN entitlements.purchases p
+                ON p.store = k.store AND p.original_transaction_id = k.original_transaction_id
+            WHERE p.app_id = $3::text
             """
     }
 }
