@@ -3,7 +3,8 @@ import PostgresNIO
 import ShopkeeperDatabase
 
 /// The database could not do the request's work now: a lock or statement timeout, a conflict still there after the
-/// transaction's reruns, a connection lost or refused. Nothing was written (the transaction rolled back); the same
+/// transaction's reruns (a deadlock, a serialization failure, what it read kept changing), a connection lost or
+/// refused. Nothing was written (the transaction rolled back); the same
 /// request can be sent again. Rendered as `503 database_unavailable` with `Retry-After`, never as a 500: the
 /// caller did nothing wrong, and a client that retries 5xx later gets its answer.
 package struct DatabaseUnavailable: ProblemError {
@@ -16,7 +17,7 @@ package struct DatabaseUnavailable: ProblemError {
 
     /// The rendering of `error` when it is a transient database failure, else `nil`.
     package init?(_ error: any Error) {
-        if error is DatabaseConnectionLost { return }
+        if error is DatabaseConnectionLost || error is TransactionRestart { return }
         guard let psql = error as? PSQLError else { return nil }
         switch psql.code {
         case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed,
