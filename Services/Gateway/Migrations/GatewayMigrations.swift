@@ -30,6 +30,29 @@ enum GatewayMigrations {
                 -- Published for other services (read only).
                 CREATE VIEW gateway.apps_v1 AS SELECT app_id, name, created_at FROM gateway.apps;
                 """
-        )
+        ),
+        Migration(
+            "0002_customer_boundary",
+            sql: """
+                -- How a public-key caller proves which customer it acts for: 'open' (naming it is enough) or
+                -- 'signed' (a customer token for it, minted by the developer's server with one of the app's secrets).
+                ALTER TABLE gateway.apps
+                    ADD COLUMN customer_boundary text NOT NULL DEFAULT 'open'
+                        CHECK (customer_boundary IN ('open', 'signed'));
+
+                -- Customer token signing secrets, sealed (AES-GCM under a key derived from SHOPKEEPER_MASTER_KEY, the
+                -- app and secret id bound as associated data); shown once at creation, never returned again.
+                CREATE TABLE gateway.customer_token_secrets (
+                    secret_id text PRIMARY KEY,
+                    app_id text NOT NULL REFERENCES gateway.apps (app_id),
+                    sealed bytea NOT NULL,
+                    sealing_key_id text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    revoked_at timestamptz
+                );
+                CREATE INDEX customer_token_secrets_by_app ON gateway.customer_token_secrets (app_id)
+                    WHERE revoked_at IS NULL;
+                """
+        ),
     ]
 }
