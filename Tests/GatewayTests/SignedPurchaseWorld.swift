@@ -30,10 +30,15 @@ struct SignedPurchaseWorld {
     let gateway: GatewayHarness
     let app: GatewayHarness.TestApp
 
-    /// Runs a gateway stack whose verifier trusts ``chain``, with one app whose Apple store is configured.
+    /// Runs a gateway stack whose verifier trusts ``chain``, with one app whose Apple store is configured and its
+    /// product `pro`. The gateway remembers keys (as in production), so `GET`s with a known key take the channel
+    /// fast path unless it hands them on.
     static func run(_ body: @Sendable (SignedPurchaseWorld) async throws -> Void) async throws {
         let root = try rootFile()
-        try await GatewayHarness.run(verifierEnvironment: ["SHOPKEEPER_APPLE_ROOT_CERTIFICATES": root]) { gateway in
+        try await GatewayHarness.run(
+            environment: ["SHOPKEEPER_KEY_CACHE_SECONDS": "60"],
+            verifierEnvironment: ["SHOPKEEPER_APPLE_ROOT_CERTIFICATES": root]
+        ) { gateway in
             let app = try await gateway.createApp("Boundary")
             let apple = try JSONSerialization.data(withJSONObject: [
                 "bundle_id": bundleID, "environments": ["production", "sandbox"],
