@@ -9,14 +9,57 @@ package enum CustomerBoundaryMode: String, Codable, Hashable, Sendable, CaseIter
     case signed
 }
 
-/// An app's customer boundary: its mode and its live customer token secrets (never their text).
+/// An app's customer boundary: its mode, its live customer token secrets (never their text) and its live
+/// registered public keys.
 package struct CustomerBoundary: Codable, Hashable, Sendable {
     package var mode: CustomerBoundaryMode
     package var secrets: [CustomerTokenSecretInfo]
+    package var publicKeys: [CustomerTokenPublicKeyInfo]
 
-    package init(mode: CustomerBoundaryMode, secrets: [CustomerTokenSecretInfo]) {
+    package init(
+        mode: CustomerBoundaryMode, secrets: [CustomerTokenSecretInfo], publicKeys: [CustomerTokenPublicKeyInfo] = []
+    ) {
         self.mode = mode
         self.secrets = secrets
+        self.publicKeys = publicKeys
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case mode, secrets
+        case publicKeys = "public_keys"
+    }
+}
+
+/// `POST .../customer-boundary/public-keys`: a P-256 public key in PEM, whose private key signs ES256 tokens.
+package struct RegisterCustomerTokenPublicKeyRequest: Codable, Sendable {
+    package var publicKey: String
+
+    package init(publicKey: String) { self.publicKey = publicKey }
+
+    package enum CodingKeys: String, CodingKey {
+        case publicKey = "public_key"
+    }
+}
+
+/// A registered public key of customer tokens (ES256).
+package struct CustomerTokenPublicKeyInfo: Codable, Hashable, Sendable {
+    package var keyID: String
+    package var publicKey: String
+    package var createdAt: Date
+    package var revokedAt: Date?
+
+    package init(keyID: String, publicKey: String, createdAt: Date, revokedAt: Date?) {
+        self.keyID = keyID
+        self.publicKey = publicKey
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case keyID = "key_id"
+        case publicKey = "public_key"
+        case createdAt = "created_at"
+        case revokedAt = "revoked_at"
     }
 }
 

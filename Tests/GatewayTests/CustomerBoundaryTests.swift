@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -159,7 +160,7 @@ import Testing
             // Sealed at rest: the database never holds the secret's text.
             let stored = try await TestDatabase.withClient { client in
                 try await client.query(
-                    "SELECT sealed FROM gateway.customer_token_secrets WHERE secret_id = \(first.secretID)"
+                    "SELECT sealed FROM gateway.customer_token_keys WHERE key_id = \(first.secretID)"
                 ).collect().first?.decode(ByteBuffer.self)
             }
             let sealed = try #require(stored)
@@ -206,6 +207,66 @@ import Testing
             #expect(try operatorSigned.decode(CustomerBoundary.self).mode == .signed)
             #expect(try await world.send(.get, "/v1/customers/dana", bearer: pk, token: nil).status == .unauthorized)
             #expect(try await world.gateway.send(.get, path, bearer: sk).status == .unauthorized)
+        }
+    }
+
+    @Test func registeredPublicKeysSignES256Tokens() async throws {
+        try await SignedPurchaseWorld.run { world in
+            let (pk, sk) = (world.app.publicKey.key, world.app.secretKey.key)
+            let keys = "/v1/admin/customer-boundary/public-keys"
+            let invalid = try await world.gateway.send(
+                .post, keys, bearer: sk,
+                json: try TestJSON.encode(RegisterCustomerTokenPublicKeyRequest(publicKey: "not a key")))
+            #expect(invalid.status == .unprocessableContent)
+            #expect(try invalid.violations(.post, keys) == [])
+            let privateKey = P256.Signing.PrivateKey()
+            let request = RegisterCustomerTokenPublicKeyRequest(publicKey: privateKey.publicKey.pemRepresentation)
+            #expect(
+                try await world.gateway.send(.post, keys, bearer: pk, json: try TestJSON.encode(request)).problemCode
+                    == "secret_key_required")
+            let registered = try await world.gateway.send(.post, keys, bearer: sk, json: try TestJSON.encode(request))
+            #expect(registered.status == .created)
+            #expect(try registered.violations(.post, keys) == [])
+            let info = try registered.decode(CustomerTokenPublicKeyInfo.self)
+            // A public key is enough to switch to `signed` (the app's server keeps the private key).
+            let switched = try await world.gateway.send(
+                .put, "/v1/admin/customer-boundary", bearer: sk,
+                json: try TestJSON.encode(SetCustomerBoundaryRequest(mode: .signed)))
+            let boundary = try switched.decode(CustomerBoundary.self)
+            #expect(boundary.mode == .signed && boundary.secrets.isEmpty)
+            #expect(boundary.publicKeys.map(\.keyID) == [info.keyID])
+
+            let token = try await CustomerToken.mint(
+                subject: "gina", lifetime: 300, privateKeyPEM: privateKey.pemRepresentation, keyID: info.keyID)
+            #expect(try await world.send(.get, "/v1/customers/gina", bearer: pk, token: token).status == .ok)
+            let bought = try await world.purchase("gina", jws: try world.signedTransaction(), bearer: pk, token: token)
+            #expect(bought.status == .ok, "\(bought.text)")
+            #expect(
+                try await world.send(.get, "/v1/customers/hank", bearer: pk, token: token).problemCode
+                    == "customer_token_mismatch")
+            let confused = try HandMadeToken.make(
+                HandMadeToken.claims("gina"), secret: info.publicKey,
+                header: ["alg": "HS256", "typ": "JWT", "kid": info.keyID])
+            #expect(
+                try await world.send(.get, "/v1/customers/gina", bearer: pk, token: confused).problemCode
+                    == "customer_token_invalid")
+
+            let revoked = try await world.gateway.send(.delete, keys + "/\(info.keyID)", bearer: sk)
+            #expect(try revoked.decode(CustomerTokenPublicKeyInfo.self).revokedAt != nil)
+            #expect(try revoked.violations(.delete, keys + "/{key_id}") == [])
+            #expect(
+                try await world.send(.get, "/v1/customers/gina", bearer: pk, token: token).problemCode
+                    == "customer_token_invalid")
+            let unknown = try await world.gateway.send(.delete, keys + "/cpk_nope", bearer: sk)
+            #expect(unknown.problemCode == "customer_token_public_key_not_found")
+
+            // The operator API registers too.
+            let path = "/operator/v1/apps/\(world.app.info.appID)/customer-boundary/public-keys"
+            let byOperator = try await world.gateway.send(
+                .post, path, bearer: GatewayHarness.operatorKey, json: try TestJSON.encode(request))
+            #expect(byOperator.status == .created)
+            #expect(try byOperator.violations(.post, "/operator/v1/apps/{app_id}/customer-boundary/public-keys") == [])
+            #expect(try await world.send(.get, "/v1/customers/gina", bearer: pk, token: token).status == .ok)
         }
     }
 

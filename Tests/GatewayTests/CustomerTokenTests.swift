@@ -74,6 +74,36 @@ enum HandMadeToken {
         }
     }
 
+    @Test func registeredPublicKeysVerifyES256TokensAndNothingElse() async throws {
+        let privateKey = P256.Signing.PrivateKey()
+        let registered = CustomerTokenPublicKey(id: "cpk_a", pem: privateKey.publicKey.pemRepresentation)
+        #expect(CustomerTokenPublicKey.isValid(pem: registered.pem))
+        #expect(
+            !CustomerTokenPublicKey.isValid(pem: privateKey.pemRepresentation.replacingOccurrences(of: "x", with: "y")))
+        #expect(!CustomerTokenPublicKey.isValid(pem: "not a key"))
+        let verifier = CustomerTokenVerifier(keys: CustomerTokenKeys(secrets: [Self.secret], publicKeys: [registered]))
+        let token = try await CustomerToken.mint(
+            subject: "alice", lifetime: 300, privateKeyPEM: privateKey.pemRepresentation, keyID: registered.id)
+        #expect(try await verifier.subject(of: token) == "alice")
+        let withoutKid = try await CustomerToken.mint(
+            subject: "alice", lifetime: 300, privateKeyPEM: privateKey.pemRepresentation, keyID: "")
+        #expect(try await verifier.subject(of: withoutKid) == "alice")
+        // Another private key, or an HS256 token keyed with the public key's text (algorithm confusion): refused.
+        let stranger = try await CustomerToken.mint(
+            subject: "alice", lifetime: 300, privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation,
+            keyID: registered.id)
+        await #expect(throws: CustomerTokenRejection.badSignature) { try await verifier.subject(of: stranger) }
+        let confused = try HandMadeToken.make(
+            HandMadeToken.claims("alice"), secret: registered.pem,
+            header: ["alg": "HS256", "typ": "JWT", "kid": registered.id])
+        // (ECDSA cannot even read an HMAC's 32 bytes as a signature: refused, whatever the reason given.)
+        await #expect(throws: CustomerTokenRejection.self) { try await verifier.subject(of: confused) }
+        // The same time rules apply.
+        let endless = try await CustomerToken.mint(
+            subject: "alice", lifetime: 48 * 3600, privateKeyPEM: privateKey.pemRepresentation, keyID: registered.id)
+        await #expect(throws: CustomerTokenRejection.lifetimeTooLong) { try await verifier.subject(of: endless) }
+    }
+
     @Test func malformedTokensAndAppsWithoutSecretsAreRefused() async throws {
         let verifier = CustomerTokenVerifier(secrets: [Self.secret])
         for token in ["", "abc", "a.b", "a.b.c", "a.b.c.d", String(repeating: "a", count: 5000)] {

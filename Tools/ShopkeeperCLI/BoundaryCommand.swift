@@ -9,7 +9,9 @@ struct BoundaryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "boundary",
         abstract: "Show or switch how public-key callers prove which customer they act for (open or signed).",
-        subcommands: [Show.self, SetMode.self, CreateSecret.self, RevokeSecret.self]
+        subcommands: [
+            Show.self, SetMode.self, CreateSecret.self, RevokeSecret.self, RegisterKey.self, RevokeKey.self,
+        ]
     )
 
     /// Which API to call, and the path of the app's customer boundary there.
@@ -73,6 +75,36 @@ struct BoundaryCommand: AsyncParsableCommand {
             let (client, path) = try target.client()
             try printJSON(
                 try await client.send(.DELETE, path + "/secrets/\(secretID)", as: CustomerTokenSecretInfo.self))
+        }
+    }
+
+    struct RegisterKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register a P-256 public key (PEM): your server signs ES256 tokens with its private key.")
+        @OptionGroup var target: Target
+        @Option(help: "A PEM file holding the public key (-----BEGIN PUBLIC KEY-----).") var pemFile: String
+
+        func run() async throws {
+            let pem = try String(contentsOfFile: pemFile, encoding: .utf8)
+            let (client, path) = try target.client()
+            try printJSON(
+                try await client.send(
+                    .POST, path + "/public-keys", body: RegisterCustomerTokenPublicKeyRequest(publicKey: pem),
+                    as: CustomerTokenPublicKeyInfo.self))
+        }
+    }
+
+    struct RevokeKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a registered public key: tokens signed with its private key stop working.")
+        @OptionGroup var target: Target
+        @Argument(help: "The key id (cpk_...).") var keyID: String
+
+        func run() async throws {
+            let (client, path) = try target.client()
+            try printJSON(
+                try await client.send(
+                    .DELETE, path + "/public-keys/\(keyID)", as: CustomerTokenPublicKeyInfo.self))
         }
     }
 }

@@ -18,7 +18,7 @@ struct CustomersCommand: AsyncParsableCommand {
                 Prints the token. Send it as 'Shopkeeper-Customer-Token' with the app's public key on every request \
                 that names this customer. Your own server mints the same tokens in production, with any JWT library: \
                 HS256, the secret's text as the key, 'sub' = the app user id, 'iat', 'exp' at most 24 h later, and \
-                the secret id as 'kid'.
+                the secret id as 'kid' (or ES256 with the private key of a registered public key, its id as 'kid').
                 """
         )
 
@@ -27,6 +27,10 @@ struct CustomersCommand: AsyncParsableCommand {
         @Option(help: "The customer token secret (env SHOPKEEPER_CUSTOMER_TOKEN_SECRET).") var secret: String?
         @Option(help: "The secret's id, sent as 'kid' (env SHOPKEEPER_CUSTOMER_TOKEN_SECRET_ID; optional).")
         var secretID: String?
+        @Option(help: "Sign ES256 with this P-256 private key (PEM file) instead of a secret.")
+        var privateKeyFile: String?
+        @Option(help: "The registered public key's id, sent as 'kid' with --private-key-file (optional).")
+        var keyID: String?
 
         func validate() throws {
             guard !user.isEmpty, user.count <= 256 else { throw ValidationError("--user must be 1 to 256 characters") }
@@ -36,6 +40,13 @@ struct CustomersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
+            if let privateKeyFile {
+                let pem = try String(contentsOfFile: privateKeyFile, encoding: .utf8)
+                print(
+                    try await CustomerToken.mint(
+                        subject: user, lifetime: TimeInterval(ttl), privateKeyPEM: pem, keyID: keyID ?? ""))
+                return
+            }
             let environment = ProcessInfo.processInfo.environment
             guard let text = secret ?? environment["SHOPKEEPER_CUSTOMER_TOKEN_SECRET"] else {
                 throw ValidationError("Give --secret or set SHOPKEEPER_CUSTOMER_TOKEN_SECRET.")

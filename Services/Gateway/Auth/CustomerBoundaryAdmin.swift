@@ -1,5 +1,7 @@
+import Foundation
 import ShopkeeperCore
 import ShopkeeperCustomerTokens
+import ShopkeeperHTTP
 import ShopkeeperModels
 
 /// Switches an app's customer boundary and creates and revokes its customer token secrets; shared by the app's own
@@ -31,6 +33,26 @@ struct CustomerBoundaryAdmin: Sendable {
 
     func revokeSecret(appID: String, secretID: String) async throws -> CustomerTokenSecretInfo {
         let info = try await repository.revokeTokenSecret(appID: appID, secretID: secretID)
+        authenticator.invalidateAll()
+        return info
+    }
+
+    /// Registers a P-256 public key (ES256): the app's server signs tokens with its private key.
+    func registerPublicKey(appID: String, request: RegisterCustomerTokenPublicKeyRequest) async throws
+        -> CustomerTokenPublicKeyInfo
+    {
+        let pem = request.publicKey.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard pem.utf8.count <= 4096, CustomerTokenPublicKey.isValid(pem: pem) else {
+            throw RequestError.invalid("/public_key", "must be a P-256 public key in PEM (-----BEGIN PUBLIC KEY-----)")
+        }
+        let key = CustomerTokenPublicKey(id: RandomToken.identifier(prefix: "cpk", length: 16), pem: pem)
+        let info = try await repository.registerTokenPublicKey(appID: appID, key: key)
+        authenticator.invalidateAll()
+        return info
+    }
+
+    func revokePublicKey(appID: String, keyID: String) async throws -> CustomerTokenPublicKeyInfo {
+        let info = try await repository.revokeTokenPublicKey(appID: appID, keyID: keyID)
         authenticator.invalidateAll()
         return info
     }

@@ -47,7 +47,7 @@ struct CustomerBoundaryGate: Sendable {
         guard let token = headers[Self.tokenField] else { throw .required }
         let subject: String
         do {
-            subject = try await CustomerTokenVerifier(secrets: identity.tokenSecrets).subject(of: token, now: now())
+            subject = try await CustomerTokenVerifier(keys: identity.tokenKeys).subject(of: token, now: now())
         } catch {
             throw Self.refusal(error)
         }
@@ -70,7 +70,7 @@ struct CustomerBoundaryGate: Sendable {
         case .missingExpiry: .invalid("it has no 'exp' claim")
         case .lifetimeTooLong: .invalid("it is valid for more than 24 hours")
         case .notYetValid: .invalid("its 'iat' lies in the future")
-        case .noSecret: .invalid("the app has no customer token secret")
+        case .noSecret: .invalid("the app has no customer token secret or public key")
         }
     }
 }

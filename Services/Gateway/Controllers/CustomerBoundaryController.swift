@@ -2,8 +2,8 @@ import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// `/v1/admin/customer-boundary`: a secret key reads and switches its own app's customer boundary, and creates
-/// (shown once) and revokes its customer token secrets.
+/// `/v1/admin/customer-boundary`: a secret key reads and switches its own app's customer boundary, creates (shown
+/// once) and revokes its customer token secrets, and registers and revokes its public keys.
 struct CustomerBoundaryController {
     let admin: CustomerBoundaryAdmin
     let maxBodyBytes: Int
@@ -26,6 +26,18 @@ struct CustomerBoundaryController {
             let appID = try Self.secretApp(context)
             return try JSONBody.response(
                 try await admin.revokeSecret(appID: appID, secretID: try context.parameters.require("secret_id")))
+        }
+        routes.post("public-keys") { request, context in
+            let appID = try Self.secretApp(context)
+            let body = try await JSONBody.decode(
+                RegisterCustomerTokenPublicKeyRequest.self, from: request, limit: maxBodyBytes)
+            return try JSONBody.response(
+                try await admin.registerPublicKey(appID: appID, request: body), status: .created)
+        }
+        routes.delete("public-keys/:key_id") { _, context in
+            let appID = try Self.secretApp(context)
+            return try JSONBody.response(
+                try await admin.revokePublicKey(appID: appID, keyID: try context.parameters.require("key_id")))
         }
         return routes
     }

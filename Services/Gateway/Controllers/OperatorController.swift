@@ -56,6 +56,18 @@ struct OperatorController {
             let secretID = try context.parameters.require("secret_id")
             return try JSONBody.response(try await boundaries.revokeSecret(appID: appID, secretID: secretID))
         }
+        routes.post("apps/:app_id/customer-boundary/public-keys") { request, context in
+            let appID = try context.parameters.require("app_id")
+            let body = try await JSONBody.decode(
+                RegisterCustomerTokenPublicKeyRequest.self, from: request, limit: maxBodyBytes)
+            return try JSONBody.response(
+                try await boundaries.registerPublicKey(appID: appID, request: body), status: .created)
+        }
+        routes.delete("apps/:app_id/customer-boundary/public-keys/:key_id") { _, context in
+            let appID = try context.parameters.require("app_id")
+            let keyID = try context.parameters.require("key_id")
+            return try JSONBody.response(try await boundaries.revokePublicKey(appID: appID, keyID: keyID))
+        }
         return routes
     }
 }

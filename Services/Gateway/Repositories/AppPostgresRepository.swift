@@ -132,7 +132,7 @@ struct AppPostgresRepository: AppRepository {
         }
         guard var identity = found else { return nil }
         if identity.boundary == .signed {
-            identity.tokenSecrets = try await openSecrets(appID: identity.appID)
+            identity.tokenKeys = try await tokenKeys(appID: identity.appID)
         }
         return identity
     }

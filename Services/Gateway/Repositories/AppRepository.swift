@@ -9,8 +9,8 @@ struct KeyIdentity: Sendable, Hashable {
     var kind: APIKeyKind
     /// The app's customer boundary mode.
     var boundary: CustomerBoundaryMode = .open
-    /// The app's live customer token secrets, opened (only loaded in `signed` mode).
-    var tokenSecrets: [CustomerTokenSecret] = []
+    /// The app's live customer token secrets (opened) and public keys (only loaded in `signed` mode).
+    var tokenKeys = CustomerTokenKeys()
 }
 
 /// Apps and their API keys.
@@ -30,10 +30,14 @@ protocol AppRepository: Sendable {
 
     /// The app's customer boundary; throws ``GatewayError/appNotFound`` when absent.
     func customerBoundary(appID: String) async throws -> CustomerBoundary
-    /// Sets the mode; `signed` needs a live secret (``GatewayError/customerTokenSecretRequired``).
+    /// Sets the mode; `signed` needs a live secret or public key (``GatewayError/customerTokenSecretRequired``).
     func setCustomerBoundary(appID: String, mode: CustomerBoundaryMode) async throws -> CustomerBoundary
     /// Stores a new secret, sealed; returns its listing.
     func createTokenSecret(appID: String, secret: CustomerTokenSecret) async throws -> CustomerTokenSecretInfo
     /// Marks a secret revoked (idempotent); throws ``GatewayError/customerTokenSecretNotFound`` when absent.
     func revokeTokenSecret(appID: String, secretID: String) async throws -> CustomerTokenSecretInfo
+    /// Stores a public key (already checked to be one).
+    func registerTokenPublicKey(appID: String, key: CustomerTokenPublicKey) async throws -> CustomerTokenPublicKeyInfo
+    /// Marks a public key revoked (idempotent); throws ``GatewayError/customerTokenPublicKeyNotFound`` when absent.
+    func revokeTokenPublicKey(appID: String, keyID: String) async throws -> CustomerTokenPublicKeyInfo
 }
