@@ -104,6 +104,7 @@ let package = Package(
             "ShopkeeperStores",
             dependencies: ["ShopkeeperCore", .crypto, .cryptoExtras, .jwtKit, .x509, .asn1, .nioConcurrencyHelpers]
         ),
+        .shared("ShopkeeperCustomerTokens", dependencies: [.jwtKit]),
         .shared(
             "ShopkeeperClients",
             dependencies: [
@@ -125,8 +126,8 @@ let package = Package(
             folder: "Gateway",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperClients",
-                .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
-                .nioCore, .nioPosix, .nioHTTP1, .nioHTTPTypes, .nioHTTPTypesHTTP1, .hummingbirdCore,
+                "ShopkeeperCustomerTokens", .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging,
+                .metrics, .crypto, .nioCore, .nioPosix, .nioHTTP1, .nioHTTPTypes, .nioHTTPTypesHTTP1, .hummingbirdCore,
             ]
         ),
         .service(
@@ -187,7 +188,10 @@ let package = Package(
         // The developer and operator tool.
         .executableTarget(
             name: "ShopkeeperCLI",
-            dependencies: ["ShopkeeperCore", "ShopkeeperModels", .argumentParser, .asyncHTTPClient, .nioCore, .crypto],
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperModels", "ShopkeeperCustomerTokens", .argumentParser, .asyncHTTPClient,
+                .nioCore, .crypto,
+            ],
             path: "Tools/ShopkeeperCLI",
             swiftSettings: shopkeeperSwiftSettings
         ),
@@ -224,7 +228,7 @@ let package = Package(
             "GatewayTests",
             dependencies: [
                 "Gateway", "Catalog", "Verifier", "Entitlements", "Subscriptions", "Content", "ShopkeeperTestSupport",
-                .hummingbirdTesting,
+                "ShopkeeperCustomerTokens", "ShopkeeperStores", .hummingbirdTesting,
                 .asyncHTTPClient,
                 .crypto, .cryptoExtras,
             ]

@@ -17,7 +17,8 @@ func buildApplication(
     let logger = Logger(label: "gateway")
     let database = settings.service.database.makeClient(logger: logger)
     let httpClient = makeReadinessClient(settings: settings)
-    let repository = AppPostgresRepository(client: database, logger: logger)
+    let repository = AppPostgresRepository(
+        client: database, box: TokenSecretBox(masterKey: settings.masterKey), logger: logger)
     let pools = UpstreamPools(
         routes: settings.routes,
         connectTimeout: settings.connectTimeout,
@@ -92,11 +93,14 @@ func buildRouter(
 
     let authenticator = shared.authenticator
     let issuer = KeyIssuer(repository: repository, authenticator: authenticator)
+    let boundaries = CustomerBoundaryAdmin(repository: repository, authenticator: authenticator)
     let maxBody = settings.service.maxBodyBytes
 
     router.group("/operator/v1")
         .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey))
-        .addRoutes(OperatorController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints)
+        .addRoutes(
+            OperatorController(repository: repository, keys: issuer, boundaries: boundaries, maxBodyBytes: maxBody)
+                .endpoints)
 
     let proxy = ReverseProxy(
         signature: settings.service.internalSignature, maxBodyBytes: maxBody, cache: shared.cache)
@@ -114,6 +118,9 @@ func buildRouter(
     api.addRoutes(
         AppKeyController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints,
         atPath: "/v1/admin/keys")
+    api.addRoutes(
+        CustomerBoundaryController(admin: boundaries, maxBodyBytes: maxBody).endpoints,
+        atPath: "/v1/admin/customer-boundary")
 
     proxies.addRoutes(to: api)
     return router

@@ -6,6 +6,10 @@ import ShopkeeperHTTP
 enum GatewayError: ProblemError {
     case appNotFound(String)
     case keyNotFound(String)
+    /// `signed` mode without a live customer token secret: no request could prove a customer.
+    case customerTokenSecretRequired
+    case customerTokenSecretNotFound(String)
+    case customerTokenPublicKeyNotFound(String)
     /// The upstream service could not be reached or broke the connection.
     case upstreamUnavailable(service: String)
     /// The upstream service did not answer in time.
@@ -13,7 +17,8 @@ enum GatewayError: ProblemError {
 
     var status: HTTPResponse.Status {
         switch self {
-        case .appNotFound, .keyNotFound: .notFound
+        case .appNotFound, .keyNotFound, .customerTokenSecretNotFound, .customerTokenPublicKeyNotFound: .notFound
+        case .customerTokenSecretRequired: .conflict
         case .upstreamUnavailable: .badGateway
         case .upstreamTimeout: .gatewayTimeout
         }
@@ -23,6 +28,9 @@ enum GatewayError: ProblemError {
         switch self {
         case .appNotFound: "app_not_found"
         case .keyNotFound: "key_not_found"
+        case .customerTokenSecretRequired: "customer_token_secret_required"
+        case .customerTokenSecretNotFound: "customer_token_secret_not_found"
+        case .customerTokenPublicKeyNotFound: "customer_token_public_key_not_found"
         case .upstreamUnavailable: "upstream_unavailable"
         case .upstreamTimeout: "upstream_timeout"
         }
@@ -32,6 +40,11 @@ enum GatewayError: ProblemError {
         switch self {
         case .appNotFound(let id): "No app '\(id)' exists."
         case .keyNotFound(let id): "No key '\(id)' exists for this app."
+        case .customerTokenSecretRequired:
+            "The 'signed' customer boundary needs a customer token secret or public key: create one first (POST "
+                + "/v1/admin/customer-boundary/secrets or /v1/admin/customer-boundary/public-keys)."
+        case .customerTokenSecretNotFound(let id): "No customer token secret '\(id)' exists for this app."
+        case .customerTokenPublicKeyNotFound(let id): "No customer token public key '\(id)' exists for this app."
         case .upstreamUnavailable(let service): "The \(service) service is unavailable; retry shortly."
         case .upstreamTimeout(let service): "The \(service) service did not answer in time; retry shortly."
         }

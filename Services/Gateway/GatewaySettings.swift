@@ -8,6 +8,7 @@ import ShopkeeperHTTP
 /// | --- | --- | --- |
 /// | `SHOPKEEPER_PORT` | `8080` | |
 /// | `SHOPKEEPER_OPERATOR_KEY` | unset (operator API off) | bearer key of the operator API, 24+ characters |
+/// | `SHOPKEEPER_MASTER_KEY` | a development value | seals customer token secrets at rest (32+ characters; required in production); the same variable the verifier seals store credentials with |
 /// | `SHOPKEEPER_CATALOG_URL` | `http://127.0.0.1:8081` | the catalog service |
 /// | `SHOPKEEPER_VERIFIER_URL` | `http://127.0.0.1:8082` | the verifier service |
 /// | `SHOPKEEPER_ENTITLEMENTS_URL` | `http://127.0.0.1:8083` | the entitlements service |
@@ -25,6 +26,8 @@ import ShopkeeperHTTP
 struct GatewaySettings: Sendable {
     var service: ServiceSettings
     var operatorKey: String?
+    /// Seals customer token secrets (``TokenSecretBox``).
+    var masterKey: String
     var routes: [UpstreamRoute]
     /// Prefixes of ``routes`` forwarded without an API key.
     var keylessPrefixes: Set<String>
@@ -95,6 +98,8 @@ struct GatewaySettings: Sendable {
         return GatewaySettings(
             service: service,
             operatorKey: operatorKey,
+            masterKey: try environment.secret(
+                "SHOPKEEPER_MASTER_KEY", developmentDefault: developmentMasterKey, environment: service.environment),
             routes: routes,
             keylessPrefixes: keyless,
             bodyLimits: bodyLimits,
@@ -113,6 +118,9 @@ struct GatewaySettings: Sendable {
             contentDirectory: try contentDirectory(environment, routes: routes)
         )
     }
+
+    /// The master key of development and tests (the verifier's too), refused in production.
+    static let developmentMasterKey = "shopkeeper-development-master-key-not-for-production"
 
     /// The service whose downloads the gateway can send from the content volume.
     static let contentService = "content"

@@ -13,6 +13,9 @@ package enum InternalHeader {
     package static let appID = "x-shopkeeper-app-id"
     /// `public` or `secret`: the kind of API key the gateway authenticated.
     package static let keyKind = "x-shopkeeper-key-kind"
+    /// The app user id a customer token proved (percent-encoded), on public-key calls of an app whose customer
+    /// boundary is `signed`; covered by the signature. A service that reads a customer from the body compares.
+    package static let customer = "x-shopkeeper-customer"
     /// Unix time in seconds when the call was signed.
     package static let timestamp = "x-shopkeeper-timestamp"
     /// Lowercase hex SHA-256 of the body, or ``InternalSignature/unsignedPayload`` for a streamed body.
@@ -33,11 +36,29 @@ package struct InternalCaller: Sendable, Hashable {
     package var appID: String
     /// The kind of key that authenticated the call.
     package var keyKind: APIKeyKind
+    /// The app user id a customer token proved: set only for public keys of apps in `signed` mode, where every
+    /// request that names a customer must name this one.
+    package var customer: String?
 
-    package init(appID: String, keyKind: APIKeyKind) {
+    package init(appID: String, keyKind: APIKeyKind, customer: String? = nil) {
         self.appID = appID
         self.keyKind = keyKind
+        self.customer = customer
     }
+
+    /// ``customer`` as it travels in ``InternalHeader/customer``: percent-encoded, so any app user id fits a header.
+    package var encodedCustomer: String? {
+        customer?.addingPercentEncoding(withAllowedCharacters: Self.unreserved)
+    }
+
+    /// The customer of an ``InternalHeader/customer`` value, or `nil` when it does not decode.
+    package static func decodeCustomer(_ header: String) -> String? {
+        header.removingPercentEncoding
+    }
+
+    /// RFC 3986 unreserved characters, kept as they are by ``encodedCustomer``.
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
 
 /// Signs and checks internal calls with a shared secret (HMAC-SHA256).
@@ -102,6 +123,7 @@ package struct InternalSignature: Sendable {
         if let caller {
             headers.append((InternalHeader.appID, caller.appID))
             headers.append((InternalHeader.keyKind, caller.keyKind.rawValue))
+            if let customer = caller.encodedCustomer { headers.append((InternalHeader.customer, customer)) }
         }
         let signature = sign(
             method: method,
@@ -141,7 +163,8 @@ package struct InternalSignature: Sendable {
         }
     }
 
-    /// The signed message: method, path with query, timestamp, app id, key kind and body hash, one per line.
+    /// The signed message: method, path with query, timestamp, app id, key kind and body hash, one per line, then the
+    /// encoded customer when the caller carries one (calls without one sign exactly what they signed before).
     private static func canonical(
         method: String,
         pathAndQuery: String,
@@ -149,10 +172,11 @@ package struct InternalSignature: Sendable {
         caller: InternalCaller?,
         contentSHA256: String
     ) -> [UInt8] {
-        let parts = [
+        var parts = [
             method.uppercased(), pathAndQuery, String(timestamp), caller?.appID ?? "", caller?.keyKind.rawValue ?? "",
             contentSHA256,
         ]
+        if let customer = caller?.encodedCustomer { parts.append(customer) }
         var message: [UInt8] = []
         message.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
         for (index, part) in parts.enumerated() {

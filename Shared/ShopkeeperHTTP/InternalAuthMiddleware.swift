@@ -75,7 +75,14 @@ package struct InternalAuthMiddleware: RouterMiddleware {
         guard let kindText = headers[InternalHeader.keyKind.fieldName], let kind = APIKeyKind(rawValue: kindText) else {
             throw AuthError.invalidSignature("missing or unknown \(InternalHeader.keyKind)")
         }
-        return InternalCaller(appID: appID, keyKind: kind)
+        var customer: String?
+        if let encoded = headers[InternalHeader.customer.fieldName] {
+            guard let decoded = InternalCaller.decodeCustomer(encoded) else {
+                throw AuthError.invalidSignature("malformed \(InternalHeader.customer)")
+            }
+            customer = decoded
+        }
+        return InternalCaller(appID: appID, keyKind: kind, customer: customer)
     }
 
     private static func reason(_ error: InternalSignatureError) -> String {

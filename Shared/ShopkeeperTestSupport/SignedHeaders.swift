@@ -4,17 +4,19 @@ import ShopkeeperCore
 import ShopkeeperModels
 
 extension HTTPFields {
-    /// Headers of a call signed like the gateway signs it, acting for `appID` with a `kind` key.
+    /// Headers of a call signed like the gateway signs it, acting for `appID` with a `kind` key (and, as for a
+    /// `signed` app's public key, for the `customer` a customer token proved).
     package static func signed(
         _ method: HTTPRequest.Method,
         _ pathAndQuery: String,
         appID: String?,
         kind: APIKeyKind = .secret,
+        customer: String? = nil,
         body: Data? = nil,
         secret: String = TestEnvironment.internalSecret
     ) -> HTTPFields {
         var fields = HTTPFields()
-        let caller = appID.map { InternalCaller(appID: $0, keyKind: kind) }
+        let caller = appID.map { InternalCaller(appID: $0, keyKind: kind, customer: customer) }
         for (name, value) in TestEnvironment.signedHeaders(
             method: method.rawValue,
             pathAndQuery: pathAndQuery,

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ShopkeeperCore
+import ShopkeeperModels
 import ShopkeeperTestSupport
 import Testing
 
@@ -54,11 +55,24 @@ import Testing
         try await GatewayHarness.run { gateway in
             let app = try await gateway.createApp("Plans")
             let stranger = "pk_" + String(repeating: "a", count: 32)
+            // An app in `signed` mode: its public-key customer requests are the router's (the token check).
+            let signed = try await gateway.createApp("Signed plans")
+            let secret = try await gateway.send(
+                .post, "/v1/admin/customer-boundary/secrets", bearer: signed.secretKey.key)
+            #expect(secret.status == .created)
+            let switched = try await gateway.send(
+                .put, "/v1/admin/customer-boundary", bearer: signed.secretKey.key,
+                json: try TestJSON.encode(SetCustomerBoundaryRequest(mode: .signed)))
+            #expect(switched.status == .ok)
             try await TestDatabase.withClient { client in
                 let logger = Logger(label: "test")
                 let authenticator = APIKeyAuthenticator(
-                    repository: AppPostgresRepository(client: client, logger: logger), cacheTTL: .seconds(60))
-                for key in [app.publicKey.key, app.secretKey.key, stranger] {
+                    repository: AppPostgresRepository(
+                        client: client, box: TokenSecretBox(masterKey: GatewaySettings.developmentMasterKey),
+                        logger: logger),
+                    cacheTTL: .seconds(60))
+                for key in [app.publicKey.key, app.secretKey.key, stranger, signed.publicKey.key, signed.secretKey.key]
+                {
                     _ = try await authenticator.identity(of: key)
                 }
                 let service = URL(string: "http://127.0.0.1:1")!
@@ -93,6 +107,19 @@ import Testing
                 // The most specific prefix wins, as in the router.
                 #expect(try await plan(.get, "/v1/customers/ann/restore", key: key) == "verifier \(id)")
                 #expect(try await plan(.get, "/v1/customers/ann/content", key: key) == "content \(id)")
+                // A signed app's public key: the catalog here, anything that names a customer to the router (however
+                // the path is spelled); its secret key needs no token.
+                let signedID = signed.info.appID
+                let signedKey = signed.publicKey.key
+                #expect(try await plan(.get, "/v1/catalog?platform=app_store", key: signedKey) == "catalog \(signedID)")
+                for path in [
+                    "/v1/customers/ann", "/v1/customers/ann/restore", "/v1/customers/ann/content", "//v1/customers/ann",
+                    "/v1/content/p?app_user_id=ann", "/v1/purchases",
+                ] {
+                    #expect(try await plan(.get, path, key: signedKey) == nil, "\(path)")
+                }
+                #expect(
+                    try await plan(.get, "/v1/customers/ann", key: signed.secretKey.key) == "entitlements \(signedID)")
                 // Keyless prefixes need no key and carry no identity.
                 #expect(try await plan(.get, "/v1/downloads/abc?sig=1", key: nil) == "content -")
                 // Left to the router: writes, bodies, HEAD, CORS callers, unknown or missing keys, the gateway's own

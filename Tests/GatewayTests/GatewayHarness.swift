@@ -19,9 +19,10 @@ struct GatewayHarness {
     let client: any TestClientProtocol
 
     /// Runs a catalog, an entitlements service and a verifier, then a gateway routed to them (or all to
-    /// `upstreamURL`), then `body`.
+    /// `upstreamURL`), then `body`. `environment` configures the gateway, `verifierEnvironment` the verifier.
     static func run(
         environment: [String: String] = [:],
+        verifierEnvironment: [String: String] = [:],
         upstreamURL: String? = nil,
         _ body: @Sendable (GatewayHarness) async throws -> Void
     ) async throws {
@@ -38,10 +39,11 @@ struct GatewayHarness {
                 try await entitlements.test(.live) { entitlementsClient in
                     let entitlementsURL = "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
                     let verifierSettings = try Verifier.VerifierSettings.read(
-                        from: TestEnvironment.reader([
-                            "SHOPKEEPER_ENTITLEMENTS_URL": entitlementsURL,
-                            "SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL,
-                        ]))
+                        from: TestEnvironment.reader(
+                            [
+                                "SHOPKEEPER_ENTITLEMENTS_URL": entitlementsURL,
+                                "SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL,
+                            ].merging(verifierEnvironment) { _, new in new }))
                     let verifier = try await Verifier.buildApplication(settings: verifierSettings)
                     try await verifier.test(.live) { verifierClient in
                         var values = [

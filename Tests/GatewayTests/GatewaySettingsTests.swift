@@ -36,6 +36,24 @@ import Testing
         }
     }
 
+    @Test func productionNeedsAMasterKeyToSealCustomerTokenSecrets() throws {
+        let production = [
+            "SHOPKEEPER_ENV": "production", "SHOPKEEPER_INTERNAL_SECRET": String(repeating: "i", count: 40),
+        ]
+        #expect {
+            _ = try GatewaySettings.read(from: EnvironmentReader(production))
+        } throws: { error in
+            (error as? ConfigurationError)?.variable == "SHOPKEEPER_MASTER_KEY"
+        }
+        var configured = production
+        configured["SHOPKEEPER_MASTER_KEY"] = String(repeating: "m", count: 40)
+        #expect(
+            try GatewaySettings.read(from: EnvironmentReader(configured)).masterKey
+                == configured["SHOPKEEPER_MASTER_KEY"])
+        #expect(
+            try GatewaySettings.read(from: EnvironmentReader([:])).masterKey == GatewaySettings.developmentMasterKey)
+    }
+
     @Test func defaultsAreUsableLocally() throws {
         let settings = try GatewaySettings.read(from: EnvironmentReader([:]))
         #expect(settings.service.port == 8080)

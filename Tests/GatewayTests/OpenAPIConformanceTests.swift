@@ -72,7 +72,8 @@ import _CryptoExtras
             metrics: PrometheusCollectorRegistry(), logger: logger)
         let gatewaySettings = try GatewaySettings.read(
             from: TestEnvironment.reader(["SHOPKEEPER_CONTENT_URL": "http://127.0.0.1:8085"]))
-        let gatewayRepository = AppPostgresRepository(client: database, logger: logger)
+        let gatewayRepository = AppPostgresRepository(
+            client: database, box: TokenSecretBox(masterKey: GatewaySettings.developmentMasterKey), logger: logger)
         let gatewayRouter = Gateway.buildRouter(
             settings: gatewaySettings,
             repository: gatewayRepository,

@@ -109,6 +109,8 @@ import Testing
             #expect(preflight.status == .noContent)
             #expect(preflight.headers[.accessControlAllowOrigin] == "https://shop.example.com")
             #expect(preflight.headers[.accessControlAllowHeaders]?.contains("Authorization") == true)
+            // A signed app's browser client sends its customer token.
+            #expect(preflight.headers[.accessControlAllowHeaders]?.contains("Shopkeeper-Customer-Token") == true)
 
             let allowed = try await gateway.send(
                 .get, "/v1/catalog?platform=app_store&app_version=1.0", bearer: app.publicKey.key,

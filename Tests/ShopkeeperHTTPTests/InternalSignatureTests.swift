@@ -38,6 +38,35 @@ import Testing
         try verify(sign(at: now), now: now.addingTimeInterval(30))
     }
 
+    @Test func theProvedCustomerIsSigned() throws {
+        let now = Date()
+        let alice = InternalCaller(appID: "app_1", keyKind: .public, customer: "alice smith/1")
+        let headers = Dictionary(
+            uniqueKeysWithValues: signer.headers(
+                method: "POST", pathAndQuery: "/v1/purchases", caller: alice,
+                contentSHA256: InternalSignature.unsignedPayload, now: now))
+        // Percent-encoded on the wire, decoded back to the same customer.
+        let encoded = try #require(headers[InternalHeader.customer])
+        #expect(encoded == "alice%20smith%2F1")
+        #expect(InternalCaller.decodeCustomer(encoded) == "alice smith/1")
+        func verify(_ caller: InternalCaller) throws(InternalSignatureError) {
+            try signer.verify(
+                method: "POST", pathAndQuery: "/v1/purchases", timestamp: headers[InternalHeader.timestamp],
+                caller: caller, contentSHA256: InternalSignature.unsignedPayload,
+                signature: headers[InternalHeader.signature], now: now)
+        }
+        try verify(alice)
+        // Another customer, or none, does not verify: the customer cannot be added, dropped or swapped.
+        #expect(throws: InternalSignatureError.mismatch) {
+            try verify(InternalCaller(appID: "app_1", keyKind: .public, customer: "bob"))
+        }
+        #expect(throws: InternalSignatureError.mismatch) { try verify(caller) }
+        // Without a customer the signed message is what it always was.
+        let plain = sign(at: now)
+        #expect(plain[InternalHeader.customer] == nil)
+        try self.verify(plain, now: now)
+    }
+
     @Test func refusesOldOrFutureTimestamps() {
         let now = Date()
         #expect(throws: InternalSignatureError.expired) { try verify(sign(at: now), now: now.addingTimeInterval(61)) }

@@ -7,10 +7,10 @@ import ShopkeeperModels
 struct ShopkeeperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shopkeeper",
-        abstract: "Operate a Shopkeeper installation: apps, keys, catalogs, the demo shop.",
+        abstract: "Operate a Shopkeeper installation: apps, keys, customer boundary, catalogs, the demo shop.",
         subcommands: [
             AppsCommand.self, KeysCommand.self, CatalogCommand.self, SeedCommand.self, SandboxCommand.self,
-            ContentCommand.self,
+            ContentCommand.self, BoundaryCommand.self, CustomersCommand.self,
         ]
     )
 }

@@ -37,6 +37,8 @@ struct ManifestController {
             }
         }
         guard problems.isEmpty else { throw RequestError.invalidQuery(problems) }
+        // In `signed` mode the gateway forwards the customer the token proved; the query must name that one.
+        try context.requireCustomer(user)
         let versions = try await repository.versions(appID: caller.appID, productID: product)
         guard !versions.isEmpty else { throw ContentError.contentNotFound(product) }
         let source = try await delivery.requireAccess(
@@ -55,6 +57,7 @@ struct ManifestController {
         _ = Self.identifier(body.appUserID, name: "/app_user_id", problems: &problems)
         _ = Self.identifier(body.deviceID, name: "/device_id", problems: &problems)
         guard problems.isEmpty else { throw RequestError.validationFailed(problems) }
+        try context.requireCustomer(body.appUserID)
         // The catalog decides, never the client: only a product it marks free may be claimed.
         guard let catalogProduct = try await repository.catalogProduct(appID: caller.appID, productID: product) else {
             throw ContentError.productNotFound(product)

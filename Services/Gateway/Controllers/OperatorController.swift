@@ -6,6 +6,7 @@ import ShopkeeperModels
 struct OperatorController {
     let repository: any AppRepository
     let keys: KeyIssuer
+    let boundaries: CustomerBoundaryAdmin
     let maxBodyBytes: Int
 
     var endpoints: RouteCollection<GatewayRequestContext> {
@@ -37,6 +38,35 @@ struct OperatorController {
             let appID = try context.parameters.require("app_id")
             let keyID = try context.parameters.require("key_id")
             return try JSONBody.response(try await keys.revoke(appID: appID, keyID: keyID))
+        }
+        routes.get("apps/:app_id/customer-boundary") { _, context in
+            try JSONBody.response(try await boundaries.boundary(appID: try context.parameters.require("app_id")))
+        }
+        routes.put("apps/:app_id/customer-boundary") { request, context in
+            let appID = try context.parameters.require("app_id")
+            let body = try await JSONBody.decode(SetCustomerBoundaryRequest.self, from: request, limit: maxBodyBytes)
+            return try JSONBody.response(try await boundaries.setMode(appID: appID, request: body))
+        }
+        routes.post("apps/:app_id/customer-boundary/secrets") { _, context in
+            let appID = try context.parameters.require("app_id")
+            return try JSONBody.response(try await boundaries.createSecret(appID: appID), status: .created)
+        }
+        routes.delete("apps/:app_id/customer-boundary/secrets/:secret_id") { _, context in
+            let appID = try context.parameters.require("app_id")
+            let secretID = try context.parameters.require("secret_id")
+            return try JSONBody.response(try await boundaries.revokeSecret(appID: appID, secretID: secretID))
+        }
+        routes.post("apps/:app_id/customer-boundary/public-keys") { request, context in
+            let appID = try context.parameters.require("app_id")
+            let body = try await JSONBody.decode(
+                RegisterCustomerTokenPublicKeyRequest.self, from: request, limit: maxBodyBytes)
+            return try JSONBody.response(
+                try await boundaries.registerPublicKey(appID: appID, request: body), status: .created)
+        }
+        routes.delete("apps/:app_id/customer-boundary/public-keys/:key_id") { _, context in
+            let appID = try context.parameters.require("app_id")
+            let keyID = try context.parameters.require("key_id")
+            return try JSONBody.response(try await boundaries.revokePublicKey(appID: appID, keyID: keyID))
         }
         return routes
     }

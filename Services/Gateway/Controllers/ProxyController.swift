@@ -17,6 +17,8 @@ struct ProxyController {
     let pools: UpstreamPools
     /// Body limits of prefixes that take more than the proxy's default (content uploads).
     var bodyLimits: [String: Int] = [:]
+    /// The customer boundary: checked before anything is forwarded or answered from the micro-cache.
+    var gate = CustomerBoundaryGate()
 
     static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete]
 
@@ -49,12 +51,17 @@ struct ProxyController {
                     group.on(RouterPath(path), method: method) { request, context in
                         let (identity, eventLoop, requestID, logger) = details(context)
                         let route = inner.first { $0.matches(request.uri.path[...]) } ?? route
+                        var customer: String?
+                        if let identity {
+                            customer = try await gate.customer(
+                                path: request.uri.path[...], headers: request.headers, identity: identity)
+                        }
                         guard let pool = pools.pool(for: route, on: eventLoop) else {
                             throw GatewayError.upstreamUnavailable(service: route.service)
                         }
                         return try await proxy.forward(
-                            request, identity: identity, requestID: requestID, route: route, pool: pool,
-                            logger: logger, maxBodyBytes: bodyLimits[route.prefix])
+                            request, identity: identity, customer: customer, requestID: requestID, route: route,
+                            pool: pool, logger: logger, maxBodyBytes: bodyLimits[route.prefix])
                     }
                 }
             }

@@ -7,7 +7,9 @@ import Hummingbird
 struct AllowedOriginsCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     let allowedOrigins: Set<String>
 
-    static var allowedHeaders: String { "Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-ID" }
+    static var allowedHeaders: String {
+        "Authorization, Content-Type, Idempotency-Key, If-None-Match, Shopkeeper-Customer-Token, X-Request-ID"
+    }
     static var exposedHeaders: String { "ETag, Retry-After, X-Request-ID" }
 
     func handle(

@@ -14,12 +14,16 @@ enum ProxyHeaders {
     static let dropped: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authorization", "proxy-authenticate", "host", "authorization", "content-length", "x-request-id",
+        // A customer token is the gateway's to check; the service gets the customer it proved, signed.
+        "shopkeeper-customer-token",
     ]
 
-    /// The head of the request to `route`'s service. `identity` is `nil` on a keyless route.
+    /// The head of the request to `route`'s service. `identity` is `nil` on a keyless route; `customer` is the
+    /// customer a token proved (``CustomerBoundaryGate``), sent in the signed identity.
     static func upstreamRequest(
         _ request: HTTPRequest,
         identity: KeyIdentity?,
+        customer: String? = nil,
         requestID: String?,
         route: UpstreamRoute,
         contentLength: Int?,
@@ -52,7 +56,7 @@ enum ProxyHeaders {
         } else if hasBody {
             headers.add(name: "transfer-encoding", value: "chunked")
         }
-        let caller = identity.map { InternalCaller(appID: $0.appID, keyKind: $0.kind) }
+        let caller = identity.map { InternalCaller(appID: $0.appID, keyKind: $0.kind, customer: customer) }
         let upstreamPath = route.basePath + pathAndQuery
         for (name, value) in signature.headers(
             method: request.method.rawValue,

@@ -26,10 +26,13 @@ struct ReverseProxy: Sendable {
     static let defaultBufferLimit = 256 * 1024
 
     /// Forwards `request` to `route`'s service. `identity` is `nil` on a keyless route: nothing is cached and the
-    /// service sees no app identity. `maxBodyBytes` overrides the proxy's body limit for this request.
+    /// service sees no app identity. `customer` is the customer a token proved (``CustomerBoundaryGate``): it goes
+    /// to the service in the signed identity, and such requests never use the micro-cache (its entries are per app,
+    /// not per customer). `maxBodyBytes` overrides the proxy's body limit for this request.
     func forward(
         _ request: Request,
         identity: KeyIdentity?,
+        customer: String? = nil,
         requestID: String?,
         route: UpstreamRoute,
         pool: UpstreamConnectionPool,
@@ -39,7 +42,8 @@ struct ReverseProxy: Sendable {
         let maxBodyBytes = maxBodyBytes ?? self.maxBodyBytes
         let uri = request.uri.description
         let isGet = request.method == .get
-        if isGet, let identity, let entry = cache.lookup(appID: identity.appID, uri: uri) {
+        let cacheable = customer == nil
+        if isGet, cacheable, let identity, let entry = cache.lookup(appID: identity.appID, uri: uri) {
             return Self.answer(entry, ifNoneMatch: request.headers[.ifNoneMatch])
         }
         if !isGet && request.method != .head, let identity {
@@ -51,8 +55,8 @@ struct ReverseProxy: Sendable {
         }
         let hasBody = contentLength.map { $0 > 0 } ?? (request.headers[.transferEncoding] != nil)
         let head = ProxyHeaders.upstreamRequest(
-            request.head, identity: identity, requestID: requestID, route: route, contentLength: contentLength,
-            hasBody: hasBody, signature: signature)
+            request.head, identity: identity, customer: customer, requestID: requestID, route: route,
+            contentLength: contentLength, hasBody: hasBody, signature: signature)
 
         var attempt = 0
         while true {
@@ -82,7 +86,7 @@ struct ReverseProxy: Sendable {
                 let response = try await response(
                     responseHead, method: request.method, connection: connection, pool: pool)
                 guard isGet, let cacheable = response.cacheable else { return response.response }
-                if cacheable.ttl > .zero, let identity {
+                if cacheable.ttl > .zero, customer == nil, let identity {
                     cache.store(appID: identity.appID, uri: uri, entry: cacheable.entry, ttl: cacheable.ttl)
                 }
                 return Self.answer(cacheable.entry, ifNoneMatch: request.headers[.ifNoneMatch])

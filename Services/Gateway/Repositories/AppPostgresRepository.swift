@@ -7,6 +7,8 @@ import ShopkeeperModels
 /// ``AppRepository`` on PostgreSQL (schema `gateway`).
 struct AppPostgresRepository: AppRepository {
     let client: PostgresClient
+    /// Seals and opens customer token secrets.
+    let box: TokenSecretBox
     let logger: Logger
 
     func createApp(name: String) async throws -> AppInfo {
@@ -115,15 +117,23 @@ struct AppPostgresRepository: AppRepository {
     func identity(keyHash: [UInt8]) async throws -> KeyIdentity? {
         let rows = try await client.query(
             """
-            SELECT key_id, app_id, kind FROM gateway.api_keys
-            WHERE key_hash = \(ByteBuffer(bytes: keyHash)) AND revoked_at IS NULL
+            SELECT k.key_id, k.app_id, k.kind, a.customer_boundary
+            FROM gateway.api_keys k JOIN gateway.apps a ON a.app_id = k.app_id
+            WHERE k.key_hash = \(ByteBuffer(bytes: keyHash)) AND k.revoked_at IS NULL
             """,
             logger: logger
         )
-        for try await (keyID, appID, kind) in rows.decode((String, String, String).self) {
+        var found: KeyIdentity?
+        for try await (keyID, appID, kind, boundary) in rows.decode((String, String, String, String).self) {
             guard let kind = APIKeyKind(rawValue: kind) else { return nil }
-            return KeyIdentity(keyID: keyID, appID: appID, kind: kind)
+            // An unknown mode fails closed.
+            found = KeyIdentity(
+                keyID: keyID, appID: appID, kind: kind, boundary: CustomerBoundaryMode(rawValue: boundary) ?? .signed)
         }
-        return nil
+        guard var identity = found else { return nil }
+        if identity.boundary == .signed {
+            identity.tokenKeys = try await tokenKeys(appID: identity.appID)
+        }
+        return identity
     }
 }

@@ -1,10 +1,16 @@
+import ShopkeeperCustomerTokens
 import ShopkeeperModels
 
-/// A key that authenticated: who it belongs to and what it may do.
+/// A key that authenticated: who it belongs to, what it may do, and how its app's public-key callers prove which
+/// customer they act for.
 struct KeyIdentity: Sendable, Hashable {
     var keyID: String
     var appID: String
     var kind: APIKeyKind
+    /// The app's customer boundary mode.
+    var boundary: CustomerBoundaryMode = .open
+    /// The app's live customer token secrets (opened) and public keys (only loaded in `signed` mode).
+    var tokenKeys = CustomerTokenKeys()
 }
 
 /// Apps and their API keys.
@@ -19,6 +25,19 @@ protocol AppRepository: Sendable {
     func keys(appID: String) async throws -> [APIKeyInfo]
     /// Marks a key revoked (idempotent); throws ``GatewayError/keyNotFound`` when the app has no such key.
     func revokeKey(appID: String, keyID: String) async throws -> APIKeyInfo
-    /// The live key with this hash, or `nil` when unknown or revoked.
+    /// The live key with this hash, or `nil` when unknown or revoked; in `signed` mode with the app's secrets.
     func identity(keyHash: [UInt8]) async throws -> KeyIdentity?
+
+    /// The app's customer boundary; throws ``GatewayError/appNotFound`` when absent.
+    func customerBoundary(appID: String) async throws -> CustomerBoundary
+    /// Sets the mode; `signed` needs a live secret or public key (``GatewayError/customerTokenSecretRequired``).
+    func setCustomerBoundary(appID: String, mode: CustomerBoundaryMode) async throws -> CustomerBoundary
+    /// Stores a new secret, sealed; returns its listing.
+    func createTokenSecret(appID: String, secret: CustomerTokenSecret) async throws -> CustomerTokenSecretInfo
+    /// Marks a secret revoked (idempotent); throws ``GatewayError/customerTokenSecretNotFound`` when absent.
+    func revokeTokenSecret(appID: String, secretID: String) async throws -> CustomerTokenSecretInfo
+    /// Stores a public key (already checked to be one).
+    func registerTokenPublicKey(appID: String, key: CustomerTokenPublicKey) async throws -> CustomerTokenPublicKeyInfo
+    /// Marks a public key revoked (idempotent); throws ``GatewayError/customerTokenPublicKeyNotFound`` when absent.
+    func revokeTokenPublicKey(appID: String, keyID: String) async throws -> CustomerTokenPublicKeyInfo
 }

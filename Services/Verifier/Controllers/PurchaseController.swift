@@ -13,6 +13,8 @@ struct PurchaseController {
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(PurchaseRequest.self, from: request, limit: maxBodyBytes)
             try Self.checkAppUserID(body.appUserID, pointer: "/app_user_id")
+            // In `signed` mode the gateway forwards the customer the token proved; the body must name that one.
+            try context.requireCustomer(body.appUserID)
             let response = try await service.purchase(body, appID: caller.appID, requestID: context.requestID)
             return try JSONBody.response(response)
         }

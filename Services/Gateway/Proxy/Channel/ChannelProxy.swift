@@ -44,7 +44,9 @@ struct ChannelProxy: Sendable {
     let logger: Logger
 
     /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
-    static let ownPrefixes: [Substring] = ["/health", "/metrics", "/operator", "/v1/admin/keys"]
+    static let ownPrefixes: [Substring] = [
+        "/health", "/metrics", "/operator", "/v1/admin/keys", "/v1/admin/customer-boundary",
+    ]
 
     init(
         routes: [UpstreamRoute], keylessPrefixes: Set<String>, authenticator: APIKeyAuthenticator,
@@ -109,6 +111,8 @@ struct ChannelProxy: Sendable {
         if !entry.keyless {
             guard let key = APIKeyMiddleware.bearerToken(authorization),
                 let known = authenticator.cachedIdentity(of: key),
+                // A customer token is checked on the router path (it renders the refusal), before any cache.
+                !CustomerBoundaryGate.applies(to: known, path: path),
                 rateLimiter.acquire(key: known.keyID, limit: limits.limit(for: known.kind)) == nil
             else { return nil }
             identity = known

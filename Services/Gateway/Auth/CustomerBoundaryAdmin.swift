@@ -1,0 +1,59 @@
+import Foundation
+import ShopkeeperCore
+import ShopkeeperCustomerTokens
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// Switches an app's customer boundary and creates and revokes its customer token secrets; shared by the app's own
+/// admin endpoints and the operator API. Every change drops this replica's remembered keys, so it applies here at
+/// once (and on other replicas within `SHOPKEEPER_KEY_CACHE_SECONDS`).
+struct CustomerBoundaryAdmin: Sendable {
+    let repository: any AppRepository
+    let authenticator: APIKeyAuthenticator
+
+    func boundary(appID: String) async throws -> CustomerBoundary {
+        try await repository.customerBoundary(appID: appID)
+    }
+
+    func setMode(appID: String, request: SetCustomerBoundaryRequest) async throws -> CustomerBoundary {
+        let boundary = try await repository.setCustomerBoundary(appID: appID, mode: request.mode)
+        authenticator.invalidateAll()
+        return boundary
+    }
+
+    /// A new random secret (`cts_` and 43 base-62 characters, about 256 bits), stored sealed, shown only here.
+    func createSecret(appID: String) async throws -> CreatedCustomerTokenSecret {
+        let secret = CustomerTokenSecret(
+            id: RandomToken.identifier(prefix: "ctk", length: 16),
+            secret: CustomerTokenSecret.textPrefix + RandomToken.base62(length: 43))
+        let info = try await repository.createTokenSecret(appID: appID, secret: secret)
+        authenticator.invalidateAll()
+        return CreatedCustomerTokenSecret(secretID: info.secretID, secret: secret.secret, createdAt: info.createdAt)
+    }
+
+    func revokeSecret(appID: String, secretID: String) async throws -> CustomerTokenSecretInfo {
+        let info = try await repository.revokeTokenSecret(appID: appID, secretID: secretID)
+        authenticator.invalidateAll()
+        return info
+    }
+
+    /// Registers a P-256 public key (ES256): the app's server signs tokens with its private key.
+    func registerPublicKey(appID: String, request: RegisterCustomerTokenPublicKeyRequest) async throws
+        -> CustomerTokenPublicKeyInfo
+    {
+        let pem = request.publicKey.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard pem.utf8.count <= 4096, CustomerTokenPublicKey.isValid(pem: pem) else {
+            throw RequestError.invalid("/public_key", "must be a P-256 public key in PEM (-----BEGIN PUBLIC KEY-----)")
+        }
+        let key = CustomerTokenPublicKey(id: RandomToken.identifier(prefix: "cpk", length: 16), pem: pem)
+        let info = try await repository.registerTokenPublicKey(appID: appID, key: key)
+        authenticator.invalidateAll()
+        return info
+    }
+
+    func revokePublicKey(appID: String, keyID: String) async throws -> CustomerTokenPublicKeyInfo {
+        let info = try await repository.revokeTokenPublicKey(appID: appID, keyID: keyID)
+        authenticator.invalidateAll()
+        return info
+    }
+}

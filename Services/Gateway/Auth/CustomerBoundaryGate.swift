@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import ShopkeeperCustomerTokens
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// The customer boundary at the gateway: a public-key request of a `signed` app that names a customer must carry a
+/// customer token for it.
+///
+/// Requests under ``namingPrefixes`` name a customer: in the path (`/v1/customers/{app_user_id}/...`, compared here,
+/// as sent or percent-decoded), or in the body or query (`POST /v1/purchases`, content
+/// manifests and claims). For those the gateway forwards the proved customer in the signed
+/// `x-shopkeeper-customer` header and the service compares (``ServiceRequestContext/requireCustomer(_:)``). Secret
+/// keys, `open` apps and other paths pass untouched.
+struct CustomerBoundaryGate: Sendable {
+    /// Path prefixes whose requests name a customer, as segments (`/v1/customers`).
+    static let namingPrefixes: [[Substring]] = [["v1", "customers"], ["v1", "purchases"], ["v1", "content"]]
+    /// The request header of customer tokens.
+    static let tokenField = HTTPField.Name(CustomerToken.headerName)!
+    /// The gateway's clock (tests move it).
+    var now: @Sendable () -> Date = { Date() }
+
+    /// Whether `identity` must prove a customer on `path` (the channel path leaves such requests to the router).
+    static func applies(to identity: KeyIdentity, path: Substring) -> Bool {
+        identity.kind == .public && identity.boundary == .signed && namesCustomer(path)
+    }
+
+    /// Whether `path` lies under one of ``namingPrefixes``. Segments are compared as the routers see them (empty
+    /// ones skipped), so `//v1/customers/x` cannot slip past.
+    static func namesCustomer(_ path: Substring) -> Bool {
+        let segments = path.split(separator: "/")
+        return namingPrefixes.contains { segments.starts(with: $0) }
+    }
+
+    /// The customer named by a `/v1/customers/{app_user_id}/...` path, as sent.
+    static func pathCustomer(_ path: Substring) -> Substring? {
+        let segments = path.split(separator: "/")
+        guard segments.count >= 3, segments[0] == "v1", segments[1] == "customers" else { return nil }
+        return segments[2]
+    }
+
+    /// The customer the request proved, to forward; `nil` when the boundary does not apply. Throws the refusal.
+    func customer(path: Substring, headers: HTTPFields, identity: KeyIdentity) async throws(CustomerTokenError)
+        -> String?
+    {
+        guard Self.applies(to: identity, path: path) else { return nil }
+        guard let token = headers[Self.tokenField] else { throw .required }
+        let subject: String
+        do {
+            subject = try await CustomerTokenVerifier(keys: identity.tokenKeys).subject(of: token, now: now())
+        } catch {
+            throw Self.refusal(error)
+        }
+        if let named = Self.pathCustomer(path), !Self.names(named, subject) { throw .mismatch }
+        return subject
+    }
+
+    /// Whether a path segment names `subject`: as sent, or percent-decoded (an app encodes reserved characters of
+    /// its ids in paths; either way the segment can only stand for the token's own subject).
+    static func names(_ segment: Substring, _ subject: String) -> Bool {
+        segment == subject[...] || (segment.contains("%") && segment.removingPercentEncoding == subject)
+    }
+
+    /// The problem a rejected token answers.
+    static func refusal(_ rejection: CustomerTokenRejection) -> CustomerTokenError {
+        switch rejection {
+        case .expired: .expired
+        case .malformed: .invalid("not a compact JWS with a subject")
+        case .badSignature: .invalid("its signature does not match any of the app's customer token secrets")
+        case .missingExpiry: .invalid("it has no 'exp' claim")
+        case .lifetimeTooLong: .invalid("it is valid for more than 24 hours")
+        case .notYetValid: .invalid("its 'iat' lies in the future")
+        case .noSecret: .invalid("the app has no customer token secret or public key")
+        }
+    }
+}
