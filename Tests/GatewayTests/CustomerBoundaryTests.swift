@@ -107,6 +107,17 @@ import Testing
                 let bare = try await world.send(method, path, bearer: pk, token: nil, json: Data("{}".utf8))
                 #expect(bare.problemCode == "customer_token_required", "\(method) \(path)")
             }
+            // Even with alice's own token, the public key cannot link an id to her: the token proves alice, not the
+            // alias (which would let her claim someone else's future id). Linking is for the secret key.
+            let link = try await world.send(
+                .post, "/v1/customers/alice/aliases", bearer: pk, token: aliceToken,
+                json: Data(#"{"alias":"bob-next-month"}"#.utf8))
+            #expect(link.status == .forbidden)
+            #expect(link.problemCode == "secret_key_required")
+            #expect(try link.violations(.post, "/v1/customers/{app_user_id}/aliases") == [])
+            let serverLink = try await world.gateway.send(
+                .post, "/v1/customers/alice/aliases", bearer: sk, json: Data(#"{"alias":"alice-login"}"#.utf8))
+            #expect(serverLink.status == .ok, "\(serverLink.text)")
             // Doubled slashes name the same customer to the routers: never answered with alice's document.
             for path in ["//v1/customers/alice", "/v1//customers/alice", "/v1/customers//alice"] {
                 let sneaky = try await world.send(.get, path, bearer: pk, token: try await token("mallory"))

@@ -19,6 +19,10 @@ struct AliasController {
 
     @Sendable func link(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
+        // Under the `signed` customer boundary the token proves the path's id only: the alias in the body is
+        // unproved, and linking it (even an id nobody has yet) would let one customer claim another's future id.
+        // Linking is then for the developer's server, which knows both ids, with the secret key.
+        if caller.customer != nil { throw AuthError.secretKeyRequired }
         let id = try CustomerID.from(context)
         let body = try await JSONBody.decode(LinkRequest.self, from: request, limit: maxBodyBytes)
         try CustomerID.validate(body.alias, pointer: "/alias")
