@@ -52,11 +52,11 @@ struct PendingApplyWorker: Service {
                 appUserID: key.appUserID, deviceID: key.deviceID, source: .retry, transactions: recorded)
             do {
                 _ = try await projections.apply(request, appID: key.appID, requestID: nil)
-                await transactions.markApplied(recorded, appID: key.appID)
+                await transactions.markApplied(recorded, appID: key.appID, for: key.appUserID)
                 logger.info(
                     "applied pending facts", metadata: ["app_id": "\(key.appID)", "count": "\(recorded.count)"])
             } catch let verdict as RemoteProblem {
-                await transactions.markRefused(recorded, appID: key.appID, code: verdict.code)
+                await transactions.markRefused(recorded, appID: key.appID, for: key.appUserID, code: verdict.code)
                 logger.notice(
                     "pending facts refused by entitlements",
                     metadata: ["app_id": "\(key.appID)", "code": "\(verdict.code)"])

@@ -51,7 +51,7 @@ struct PurchaseService: Sendable {
             // write of a wide row off every purchase.
             return try await projections.apply(request, appID: appID, requestID: requestID)
         } catch let verdict as RemoteProblem {
-            await transactions.markRefused(recorded, appID: appID, code: verdict.code)
+            await transactions.markRefused(recorded, appID: appID, for: presenter.appUserID, code: verdict.code)
             throw verdict
         } catch {
             logger.warning(

@@ -86,7 +86,7 @@ struct NotificationWorker: Service {
             let applied = try await projections.apply(
                 ApplyRequest(appUserID: nil, deviceID: nil, source: .notification, transactions: recorded),
                 renewals: renewals, appID: appID, requestID: nil)
-            await transactions.markApplied(recorded, appID: appID)
+            await transactions.markApplied(recorded, appID: appID, for: nil)
             await done(await answered(ready, outcomes: applied.outcomes))
         } catch let verdict as RemoteProblem {
             // A verdict on the batch: apply each notification alone, so one refused fact holds up no other.

@@ -88,7 +88,7 @@ struct SubscriptionReconciler: Service {
             _ = try await projections.apply(
                 ApplyRequest(appUserID: nil, deviceID: nil, source: .reconciliation, transactions: recorded),
                 renewals: facts.renewals, appID: subscription.appID, requestID: nil)
-            await transactions.markApplied(recorded, appID: subscription.appID)
+            await transactions.markApplied(recorded, appID: subscription.appID, for: nil)
             return (Self.summary(facts), pause)
         } catch let error as VerifierError {
             return ("failed: \(error.code): \(error.detail)", pause)

@@ -7,17 +7,22 @@ import ShopkeeperModels
 
 /// Where each recorded fact stands with the entitlements service: `pending`, `applied` or `refused`.
 extension TransactionPostgresRepository {
-    func markApplied(_ transactions: [StoreTransaction], appID: String) async {
-        await setState(transactions, appID: appID, state: "applied", error: nil)
+    func markApplied(_ transactions: [StoreTransaction], appID: String, for appUserID: String?) async {
+        await setState(transactions, appID: appID, for: appUserID, state: "applied", error: nil)
     }
 
     /// A fact entitlements refused for this presenter but has applied (for another customer) stays `applied`: the
     /// refusal is of the presentation, not of the fact, and the two services must agree on the fact.
-    func markRefused(_ transactions: [StoreTransaction], appID: String, code: String) async {
-        await setState(transactions, appID: appID, state: "refused", error: code)
+    func markRefused(_ transactions: [StoreTransaction], appID: String, for appUserID: String?, code: String) async {
+        await setState(transactions, appID: appID, for: appUserID, state: "refused", error: code)
     }
 
-    private func setState(_ transactions: [StoreTransaction], appID: String, state: String, error: String?) async {
+    /// Sets the state of the facts that were applied for `appUserID` (`nil`: as news, with no presenter), or that are
+    /// news for their owner. A fact that has meanwhile been given another presenter (the app's request came while a
+    /// notification's apply found no owner) keeps its state: it is still to be applied for that presenter.
+    private func setState(
+        _ transactions: [StoreTransaction], appID: String, for appUserID: String?, state: String, error: String?
+    ) async {
         guard !transactions.isEmpty else { return }
         let byStore = Dictionary(grouping: transactions, by: \.store.rawValue)
         let applied: Bool = state == "applied"
@@ -39,6 +44,7 @@ extension TransactionPostgresRepository {
                         LEFT JOIN entitlements.applied_transactions_v1 a
                             ON a.app_id = \(appID) AND a.store = \(store) AND a.transaction_id = k.transaction_id
                         WHERE t.store = \(store) AND t.transaction_id = k.transaction_id AND t.app_id = \(appID)
+                          AND (t.apply_as = 'owner' OR t.app_user_id IS NOT DISTINCT FROM \(appUserID))
                         """,
                         logger: logger)
                 }

@@ -18,11 +18,13 @@ protocol TransactionRepository: Sendable {
     func transactions(appID: String, store: StorePlatform, ids: [String]) async throws -> [StoreTransaction]
     /// Logs an attempt; a failure to log is reported, never thrown.
     func log(_ attempt: VerificationAttempt) async
-    /// Marks recorded facts as applied by the entitlements service; a failure is logged (the background retry
-    /// applies them again, which is idempotent).
-    func markApplied(_ transactions: [StoreTransaction], appID: String) async
-    /// Marks recorded facts as refused by the entitlements service with its problem `code`.
-    func markRefused(_ transactions: [StoreTransaction], appID: String, code: String) async
+    /// Marks recorded facts as applied by the entitlements service for `appUserID` (`nil`: applied as news, with no
+    /// presenter); a fact whose recorded presenter is another stays as it is (it is still to be applied for them).
+    /// A failure is logged (the background retry applies them again, which is idempotent).
+    func markApplied(_ transactions: [StoreTransaction], appID: String, for appUserID: String?) async
+    /// Marks recorded facts as refused by the entitlements service for `appUserID` with its problem `code` (only
+    /// those whose recorded presenter it is, and that entitlements has not applied for someone else).
+    func markRefused(_ transactions: [StoreTransaction], appID: String, for appUserID: String?, code: String) async
     /// Marks pending facts applied that the entitlements service has applied (its `applied_transactions_v1` view), so
     /// the request path need not write the state itself; returns how many.
     func sweepApplied() async throws -> Int
