@@ -174,7 +174,7 @@ WEIGHTS = {"fertilizer_10": 40, "extra_garden": 15, "seeds_tulip": 15, "service_
 
 
 class Load:
-    def __init__(self, outdir):
+    def __init__(self, outdir, record_files=True):
         self.outdir = outdir
         self.gateway = env("GATEWAY_URL", "")
         self.sandbox = env("SANDBOX_URL", "")
@@ -188,7 +188,7 @@ class Load:
         self.shared_share = float(env("SHARED", "0.1"))
         self.token_share = float(env("TOKENS", "0.5"))
         self.consume_share = float(env("CONSUME", "0.3"))
-        self.deadline = now() + float(env("LOAD_TIMEOUT", "600"))
+        self.deadline = now() + float(env("LOAD_TIMEOUT", "300"))
         self.request_timeout = float(env("REQUEST_TIMEOUT", "30"))
         self.max_backoff = float(env("MAX_BACKOFF", "8"))
         self.random = random.Random(self.seed)
@@ -201,8 +201,9 @@ class Load:
         self.finished = 0
         self.attempts = 0
         self.statuses = {}
-        self.out = open(os.path.join(outdir, "presentations.jsonl"), "w", buffering=1)
-        self.consume_out = open(os.path.join(outdir, "consumes.jsonl"), "w", buffering=1)
+        suffix = "" if record_files else ".canary"
+        self.out = open(os.path.join(outdir, "presentations.jsonl" + suffix), "w", buffering=1)
+        self.consume_out = open(os.path.join(outdir, "consumes.jsonl" + suffix), "w", buffering=1)
         self.progress_file = os.path.join(outdir, "progress")
 
     def plan(self):
@@ -212,7 +213,8 @@ class Load:
         by_user = {user: [] for user in self.users}
         for index in range(self.purchases):
             buyer = self.users[index % self.customers]
-            product = next(p for p in PRODUCTS if p[0] == self.random.choices(names, weights)[0])
+            chosen = self.random.choices(names, weights)[0]
+            product = next(p for p in PRODUCTS if p[0] == chosen)
             token = self.random.random() < self.token_share
             second = None
             if self.customers > 1 and self.random.random() < self.shared_share:
@@ -267,13 +269,11 @@ class Load:
             with self.slots[presenter]:
                 answer = request(self.gateway, "POST", "/v1/purchases", body, headers, timeout=self.request_timeout)
             self.count(answer.status)
-            record["attempts"].append([round(answer.seconds, 3), answer.status, answer.code()])
+            record["attempts"].append([round(now() - answer.seconds, 3), round(answer.seconds, 3), answer.status,
+                                       answer.code()])
             if not retryable(answer):
                 record["final_status"] = answer.status
                 record["final_code"] = answer.code()
-                if answer.status == 200:
-                    outcomes = [t.get("outcome") for t in answer.json().get("transactions", [])]
-                    record["outcome"] = outcomes[0] if len(outcomes) == 1 else outcomes
                 break
             if now() >= self.deadline:
                 record["final_code"] = f"unfinished (last {answer.status} {answer.code()})"
@@ -300,7 +300,8 @@ class Load:
         while True:
             with self.slots[presenter]:
                 answer = request(self.gateway, "POST", path, {"quantity": 10}, headers, timeout=self.request_timeout)
-            record["attempts"].append([round(answer.seconds, 3), answer.status, answer.code()])
+            record["attempts"].append([round(now() - answer.seconds, 3), round(answer.seconds, 3), answer.status,
+                                       answer.code()])
             if not retryable(answer):
                 record["final_status"] = answer.status
                 record["final_code"] = answer.code()
@@ -381,6 +382,23 @@ class Load:
                    "statuses": self.statuses, "seconds": round(now() - start, 1)}
         with open(os.path.join(self.outdir, "load-summary.json"), "w") as f:
             json.dump(summary, f)
+
+
+def canary(outdir):
+    """One new consumable bought and presented by a new customer right after the chaos: how long until its 200."""
+    load = Load(outdir, record_files=False)
+    load.deadline = now() + 120
+    item = {"index": -1, "buyer": "canary", "product": PRODUCTS[0], "token": False, "second": None}
+    load.slots["canary"] = threading.Semaphore(1)
+    started = now()
+    bought = load.buy(item)
+    record = load.present(item, bought, "canary", "canary") if bought else {"final_status": None}
+    result = {"started": started, "finished": now(), "status": record.get("final_status"),
+              "attempts": record.get("attempts", [])}
+    with open(os.path.join(outdir, "canary.json"), "w") as f:
+        json.dump(result, f)
+    print(f"[canary] a new purchase after the chaos: {result['status']} in {result['finished'] - started:.2f} s, "
+          f"{len(result['attempts'])} attempts", flush=True)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -518,7 +536,7 @@ class Check:
             customer_users.setdefault(customer, set()).add(user)
         purchases = {row[0]: row for row in psql(
             self.db, "SELECT original_transaction_id, customer_id, product_type, revoked_at IS NOT NULL "
-                     "FROM entitlements.purchases WHERE store = 'apple'")}
+                     "FROM entitlements.purchases")}
         lost, wrong_owner, token_owner = [], [], []
         for tx, group in by_tx.items():
             original = group[0]["original_transaction_id"]
@@ -549,7 +567,7 @@ class Check:
         credits = {}
         for tx, count, total in psql(
                 self.db, "SELECT transaction_id, count(*), sum(delta) FROM entitlements.ledger "
-                         "WHERE reason = 'purchase' AND store = 'apple' GROUP BY transaction_id"):
+                         "WHERE reason = 'purchase' GROUP BY transaction_id"):
             credits[tx] = (int(count), int(total))
         consumable_txs = [tx for tx, group in by_tx.items() if group[0]["kind"] == "consumable"]
         not_credited = [tx for tx in consumable_txs if tx not in credits]
@@ -616,9 +634,8 @@ class Check:
 
         # verifier and entitlements agree
         verifier = psql(self.db, "SELECT transaction_id, apply_state, coalesce(app_user_id, '') "
-                                 "FROM verifier.transactions WHERE store = 'apple'")
-        applied = {row[0] for row in psql(self.db, "SELECT transaction_id FROM entitlements.transactions "
-                                                   "WHERE store = 'apple'")}
+                                 "FROM verifier.transactions")
+        applied = {row[0] for row in psql(self.db, "SELECT transaction_id FROM entitlements.transactions")}
         states = {}
         disagree = []
         for tx, state, user in verifier:
@@ -641,7 +658,10 @@ class Check:
                                    "GROUP BY 1"):
             purchase_events[tx] = int(n)
         twice = [f"tx {tx}: {n} purchase events" for tx, n in purchase_events.items() if n > 1]
-        self.row("transactions with more than one purchase event", len(twice), not twice)
+        for original, n in psql(self.db, "SELECT payload->>'original_transaction_id', count(*) FROM entitlements.events "
+                                         "WHERE type = 'subscription_started' GROUP BY 1 HAVING count(*) > 1"):
+            twice.append(f"subscription {original}: {n} subscription_started events")
+        self.row("transactions with more than one purchase (or subscription_started) event", len(twice), not twice)
         self.detail("transactions with more than one purchase event", twice)
 
         # webhooks: every event delivered exactly once (at least once, and duplicates counted)
@@ -681,12 +701,24 @@ class Check:
         # deadlocks and lock waits in the PostgreSQL log
         pg_log = env("PG_LOG", "")
         deadlocks = waits = 0
+        statements = {}
         if pg_log and os.path.exists(pg_log):
+            in_deadlock = False
             for line in open(pg_log, errors="replace"):
                 if "deadlock detected" in line:
                     deadlocks += 1
+                    in_deadlock = True
+                    continue
                 if "still waiting for" in line:
                     waits += 1
+                match = re.match(r"\s+Process \d+: (.*)", line)
+                if in_deadlock and match:
+                    statement = re.sub(r"\s+", " ", match.group(1))[:160]
+                    statements[statement] = statements.get(statement, 0) + 1
+                elif not line.startswith("\t") and "DETAIL" not in line:
+                    in_deadlock = False
+        self.detail("statements in deadlocks (each deadlock names two or more)",
+                    [f"{n:5d}  {st}" for st, n in sorted(statements.items(), key=lambda kv: -kv[1])])
         max_deadlocks = int(env("MAX_DEADLOCKS", "0"))
         self.row("deadlocks in the PostgreSQL log", deadlocks, deadlocks <= max_deadlocks)
         self.row("lock waits over deadlock_timeout (log_lock_waits)", waits)
@@ -699,6 +731,18 @@ class Check:
                 parts = line.split()
                 if len(parts) >= 3 and parts[1] == "kill":
                     kills.append((float(parts[0]), parts[2]))
+        restarts = {}
+        started_at = {}
+        if os.path.exists(chaos_log):
+            for line in open(chaos_log):
+                parts = line.split()
+                if len(parts) >= 4 and parts[1] == "start":
+                    started_at[parts[3]] = float(parts[0])
+                if len(parts) >= 4 and parts[1] == "ready" and parts[3] in started_at:
+                    restarts.setdefault(parts[2], []).append(float(parts[0]) - started_at[parts[3]])
+        if restarts:
+            self.row("restarted service ready after (p50 / max, restarts that got ready)", ", ".join(
+                f"{k} {percentile(v, 50):.1f} / {max(v):.1f} s ({len(v)})" for k, v in sorted(restarts.items())))
         by_target = {}
         for _, target in kills:
             by_target[target] = by_target.get(target, 0) + 1
@@ -728,6 +772,14 @@ class Check:
                 self.row(f"gateway ready (and stays ready) within {limit:.0f} s of the last kill",
                          f"{ready_at - last:.1f} s (probed every 0.2 s for {after[-1][0] - last:.0f} s)",
                          ready_at - last <= limit)
+        canary_path = os.path.join(self.outdir, "canary.json")
+        if kills and os.path.exists(canary_path):
+            result = json.load(open(canary_path))
+            last = max(t for t, _ in kills)
+            self.row("a new purchase right after the chaos (new customer): answer, time, after the last kill",
+                     f"{result['status']} in {result['finished'] - result['started']:.2f} s "
+                     f"({len(result['attempts'])} attempts), {result['finished'] - last:.1f} s after it",
+                     result["status"] == 200)
         if samples:
             slow = [s for s in samples if s[1] != 200]
             self.row("readiness probes not 200 during the run", f"{len(slow)} of {len(samples)}")
@@ -758,6 +810,8 @@ def main():
         probe(sys.argv[2], sys.argv[3], sys.argv[4])
     elif command == "load":
         Load(sys.argv[2]).run()
+    elif command == "canary":
+        canary(sys.argv[2])
     elif command == "check":
         return Check(sys.argv[2]).run()
     else:
