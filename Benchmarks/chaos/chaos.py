@@ -384,6 +384,21 @@ class Load:
             json.dump(summary, f)
 
 
+def watch(database, log_path, stop_file):
+    """Every 2 s: sessions waiting on a lock, the longest such wait's transaction age, sessions in all."""
+    sql = ("SELECT count(*) FILTER (WHERE wait_event_type = 'Lock'), "
+           "coalesce(extract(epoch FROM max(now() - xact_start) FILTER (WHERE wait_event_type = 'Lock')), 0), "
+           "count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    with open(log_path, "a", buffering=1) as log:
+        while not os.path.exists(stop_file):
+            try:
+                rows = psql(database, sql)
+                log.write(f"{now():.3f} {rows[0][0]} {float(rows[0][1]):.1f} {rows[0][2]}\n")
+            except Exception:
+                log.write(f"{now():.3f} - - -\n")
+            time.sleep(2)
+
+
 def canary(outdir):
     """One new consumable bought and presented by a new customer right after the chaos: how long until its 200."""
     load = Load(outdir, record_files=False)
@@ -560,6 +575,9 @@ class Check:
         self.row("appAccountToken purchases not owned by the token's customer", len(token_owner), not token_owner)
         self.detail("token purchases with another owner", token_owner)
         sent = {p["original_transaction_id"] for p in presentations if p.get("original_transaction_id")}
+        canary_log = os.path.join(self.outdir, "presentations.jsonl.canary")
+        if os.path.exists(canary_log):  # the purchase made after the chaos
+            sent |= {json.loads(line).get("original_transaction_id") for line in open(canary_log)}
         extra = [o for o in purchases if o not in sent]
         self.row("entitlements.purchases rows for proofs never sent", len(extra), not extra)
 
@@ -722,6 +740,13 @@ class Check:
         max_deadlocks = int(env("MAX_DEADLOCKS", "0"))
         self.row("deadlocks in the PostgreSQL log", deadlocks, deadlocks <= max_deadlocks)
         self.row("lock waits over deadlock_timeout (log_lock_waits)", waits)
+        watch_log = os.path.join(self.outdir, "locks.log")
+        if os.path.exists(watch_log):
+            samples = [line.split() for line in open(watch_log)]
+            samples = [(int(a), float(b)) for _, a, b, _ in samples if a != "-"]
+            if samples:
+                self.row("sessions waiting on a lock (sampled every 2 s): peak; longest transaction among them",
+                         f"{max(a for a, _ in samples)}; {max(b for _, b in samples):.0f} s")
 
         # chaos and readiness
         kills = []
@@ -810,6 +835,8 @@ def main():
         probe(sys.argv[2], sys.argv[3], sys.argv[4])
     elif command == "load":
         Load(sys.argv[2]).run()
+    elif command == "watch":
+        watch(sys.argv[2], sys.argv[3], sys.argv[4])
     elif command == "canary":
         canary(sys.argv[2])
     elif command == "check":
