@@ -65,9 +65,11 @@ package enum TestDatabase {
 
     /// How many deadlocks PostgreSQL has broken in `settings`' database since it was created, once every other
     /// session of that database has ended: a session reports its statistics when it ends at the latest, and it
-    /// leaves `pg_stat_activity` only after that, so the count is complete once the services have stopped.
+    /// leaves `pg_stat_activity` only after that, so the count is complete once the services have stopped (waited
+    /// for up to a minute; a session still open then is reported as an error).
     package static func deadlocks(_ settings: DatabaseSettings) async throws -> Int64 {
         try await withClient(settings) { client in
+            let deadline = ContinuousClock.now + .seconds(60)
             while true {
                 let others = try await client.query(
                     """
@@ -77,6 +79,9 @@ package enum TestDatabase {
                 var count: Int64 = 0
                 for try await value in others.decode(Int64.self) { count = value }
                 if count == 0 { break }
+                guard ContinuousClock.now < deadline else {
+                    throw SessionsStillOpen(count: count, database: settings.database)
+                }
                 try await Task.sleep(for: .milliseconds(20))
             }
             try await client.query("SELECT pg_stat_clear_snapshot()")
@@ -100,4 +105,11 @@ extension DatabaseSettings {
         let credentials = password.map { "\(username):\($0)" } ?? username
         return "postgres://\(credentials)@\(host):\(port)/\(database)"
     }
+}
+
+/// Sessions of a database were still open when a test needed them all ended.
+package struct SessionsStillOpen: Error, CustomStringConvertible {
+    package var count: Int64
+    package var database: String
+    package var description: String { "\(count) sessions of \(database) were still open after a minute" }
 }
