@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import Prometheus
 import ShopkeeperClients
+import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperStores
 
@@ -116,7 +117,8 @@ struct VerifierComponents: Sendable {
     init(settings: VerifierSettings, database: PostgresClient, httpClient: HTTPClient, logger: Logger) throws {
         credentials = CachedCredentialsRepository(
             CredentialsPostgresRepository(
-                client: database, box: SecretBox(masterKey: settings.masterKey), logger: logger),
+                client: database, box: SecretBox(masterKey: settings.masterKey, purpose: "store credentials"),
+                logger: logger),
             ttl: .seconds(2))
         transactions = TransactionPostgresRepository(
             client: database, logger: logger, applyGrace: settings.applyRetryInterval)

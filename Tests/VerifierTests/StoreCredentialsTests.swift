@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HummingbirdTesting
+import ShopkeeperCore
 import ShopkeeperTestSupport
 import Testing
 
@@ -57,11 +58,11 @@ import Testing
     }
 
     @Test func sealedCredentialsOpenOnlyWithTheirMasterKeyAndApp() throws {
-        let box = SecretBox(masterKey: String(repeating: "k", count: 40))
+        let box = SecretBox(masterKey: String(repeating: "k", count: 40), purpose: "store credentials")
         let sealed = try box.seal(Data("secret".utf8), context: "app_a/apple")
         #expect(try box.open(sealed, context: "app_a/apple", keyID: box.keyID) == Data("secret".utf8))
         #expect(throws: SecretBoxError.self) { try box.open(sealed, context: "app_b/apple", keyID: box.keyID) }
-        let other = SecretBox(masterKey: String(repeating: "z", count: 40))
+        let other = SecretBox(masterKey: String(repeating: "z", count: 40), purpose: "store credentials")
         #expect(throws: SecretBoxError.self) { try other.open(sealed, context: "app_a/apple", keyID: box.keyID) }
         #expect(other.keyID != box.keyID)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperCore
 
 /// Where store credentials are kept, sealed.
 protocol CredentialsRepository: Sendable {
