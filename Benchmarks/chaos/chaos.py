@@ -264,24 +264,7 @@ class Load:
         body = {"app_user_id": presenter, "device_id": f"device-{presenter}", "app_version": "2.0",
                 "signed_transaction": bought["signed_transaction"]}
         headers = {"Authorization": f"Bearer {self.public_key}"}
-        delay = 0.25
-        while True:
-            with self.slots[presenter]:
-                answer = request(self.gateway, "POST", "/v1/purchases", body, headers, timeout=self.request_timeout)
-            self.count(answer.status)
-            record["attempts"].append([round(now() - answer.seconds, 3), round(answer.seconds, 3), answer.status,
-                                       answer.code()])
-            if not retryable(answer):
-                record["final_status"] = answer.status
-                record["final_code"] = answer.code()
-                break
-            if now() >= self.deadline:
-                record["final_code"] = f"unfinished (last {answer.status} {answer.code()})"
-                break
-            wait = retry_after(answer)
-            wait = min(self.max_backoff, wait if wait is not None else delay) * self.random.uniform(0.75, 1.25)
-            delay = min(self.max_backoff, delay * 2)
-            time.sleep(min(wait, max(0.0, self.deadline - now())))
+        self.send_until_final(presenter, "/v1/purchases", body, headers, record, counted=True)
         record["finished"] = now()
         record["seconds"] = round(record["finished"] - record["started"], 3)
         with self.lock:
@@ -295,27 +278,35 @@ class Load:
         record = {"presenter": presenter, "key": key, "quantity": 10, "attempts": [], "final_status": None,
                   "transaction_id": item.get("transaction_id")}
         headers = {"Authorization": f"Bearer {self.public_key}", "Idempotency-Key": key}
-        delay = 0.25
         path = f"/v1/customers/{presenter}/consumables/fertilizer_10/consume"
+        self.send_until_final(presenter, path, {"quantity": 10}, headers, record, counted=False)
+        with self.lock:
+            self.consumes.append(record)
+            self.consume_out.write(json.dumps(record) + "\n")
+
+    def send_until_final(self, presenter, path, body, headers, record, counted):
+        """POSTs `body` as an app's payment queue would until a final answer (or the load's deadline): no answer,
+        5xx and 429 are sent again, the same request, after a bounded backoff honouring Retry-After. Each attempt
+        goes to `record["attempts"]`, the final answer to `final_status` and `final_code`."""
+        delay = 0.25
         while True:
             with self.slots[presenter]:
-                answer = request(self.gateway, "POST", path, {"quantity": 10}, headers, timeout=self.request_timeout)
+                answer = request(self.gateway, "POST", path, body, headers, timeout=self.request_timeout)
+            if counted:
+                self.count(answer.status)
             record["attempts"].append([round(now() - answer.seconds, 3), round(answer.seconds, 3), answer.status,
                                        answer.code()])
             if not retryable(answer):
                 record["final_status"] = answer.status
                 record["final_code"] = answer.code()
-                break
+                return
             if now() >= self.deadline:
-                record["final_code"] = "unfinished"
-                break
+                record["final_code"] = f"unfinished (last {answer.status} {answer.code()})"
+                return
             wait = retry_after(answer)
             wait = min(self.max_backoff, wait if wait is not None else delay) * self.random.uniform(0.75, 1.25)
             delay = min(self.max_backoff, delay * 2)
             time.sleep(min(wait, max(0.0, self.deadline - now())))
-        with self.lock:
-            self.consumes.append(record)
-            self.consume_out.write(json.dumps(record) + "\n")
 
     def purchase(self, item):
         bought = self.buy(item)

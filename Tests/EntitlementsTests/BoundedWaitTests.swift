@@ -42,6 +42,8 @@ struct BoundedWaitTests {
                 #expect(refused.status == .serviceUnavailable)
                 #expect(refused.problemCode == "database_unavailable")
                 #expect(refused.headers[.retryAfter] == "1")
+                #expect(
+                    try refused.violations(.post, "/v1/customers/{app_user_id}/consumables/{product_id}/consume") == [])
             }
             // Nothing was spent, and the same request goes through once the customer is free.
             #expect(try await harness.ledgerLines("held", reason: "consume") == [])

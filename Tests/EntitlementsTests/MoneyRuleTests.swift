@@ -111,6 +111,7 @@ struct MoneyRuleTests {
             let takeover = try await harness.link("alice", to: "mallory", kind: .public)
             #expect(takeover.status == .forbidden)
             #expect(takeover.problemCode == "merge_needs_secret_key")
+            #expect(try takeover.violations(.post, "/v1/customers/{app_user_id}/aliases") == [])
             #expect(try await harness.info("alice").entitlements["extra_garden"]?.active == true)
             #expect(try await harness.info("mallory").entitlements.isEmpty)
 
@@ -129,7 +130,10 @@ struct MoneyRuleTests {
     @Test("Reading an unknown customer answers an empty document and creates nothing")
     func readingCreatesNothing() async throws {
         try await EntitlementsHarness.run { harness in
-            let info = try await harness.info("nobody-yet")
+            let response = try await harness.send(.get, "/v1/customers/nobody-yet", kind: .public)
+            #expect(response.status == .ok)
+            #expect(try response.violations(.get, "/v1/customers/{app_user_id}") == [])
+            let info = try TestJSON.decode(CustomerInfo.self, response.body.readableBytesView)
             #expect(info.appUserID == "nobody-yet")
             #expect(info.entitlements.isEmpty && info.nonSubscriptionPurchases.isEmpty)
             #expect(info.consumableBalances.isEmpty && info.trial.state == "none")

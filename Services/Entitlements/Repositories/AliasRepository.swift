@@ -50,7 +50,7 @@ struct AliasPostgresRepository: AliasRepository {
         }
         // One writer per customer (``CustomerLocks``): both customers' locks, taken together before anything is
         // read that decides, then both ids are read again.
-        try await CustomerRows.lock([survivor] + (other.map { [$0] } ?? []), on: connection, logger: logger)
+        try await CustomerLocks.lock([survivor] + (other.map { [$0] } ?? []), on: connection, logger: logger)
         let survivorNow = try await CustomerRows.find(
             appID: appID, appUserID: appUserID, on: connection, logger: logger)
         let otherNow = try await CustomerRows.find(appID: appID, appUserID: alias, on: connection, logger: logger)

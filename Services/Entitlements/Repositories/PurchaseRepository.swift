@@ -39,8 +39,9 @@ struct PurchasePostgresRepository: PurchaseRepository {
             }
             let owners = try await PurchaseRow.owners(
                 of: request.transactions, appID: appID, on: connection, logger: logger)
-            let locked = LockedCustomers(owners + (named.map { [$0] } ?? []))
-            try await CustomerLocks.lock(owners + (named.map { [$0] } ?? []), on: connection, logger: logger)
+            let involved = owners + (named.map { [$0] } ?? [])
+            try await CustomerLocks.lock(involved, on: connection, logger: logger)
+            let locked = LockedCustomers(involved)
             if let user = request.appUserID {
                 // Read again under the lock: an id merged into another customer meanwhile names its new customer.
                 let now = try await CustomerRows.find(appID: appID, appUserID: user, on: connection, logger: logger)

@@ -22,7 +22,7 @@ extension CustomerRows {
             named = try await find(appID: appID, appUserID: appUserID, on: connection, logger: logger)
         }
         guard let named else { return nil }
-        try await lock([named] + others, on: connection, logger: logger)
+        try await CustomerLocks.lock([named] + others, on: connection, logger: logger)
         let now = try await find(appID: appID, appUserID: appUserID, on: connection, logger: logger)
         guard now == named else {
             throw TransactionRestart(reason: "the customer was merged into another while the change waited")

@@ -25,11 +25,6 @@ enum CustomerRows {
         }.first
     }
 
-    /// Takes the customers' locks (``CustomerLocks``): every change to them waits until the transaction ends.
-    static func lock(_ customerIDs: [UUID], on connection: PostgresConnection, logger: Logger) async throws {
-        try await CustomerLocks.lock(customerIDs, on: connection, logger: logger)
-    }
-
     /// Records that the customer was seen now.
     static func touch(_ customerID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.run(Touch.self, try PostgresBindings(customerID), logger: logger)
