@@ -58,6 +58,27 @@ struct MoneyRuleTests {
         }
     }
 
+    @Test("A request that names one purchase twice (two notifications about one refund) applies it once")
+    func samePurchaseTwiceInOneRequest() async throws {
+        try await EntitlementsHarness.run { harness in
+            let seeds = EntitlementsFixtures.transaction(product: "seeds")
+            let bought = try await harness.applied([seeds, seeds], user: "twice")
+            #expect(bought.customer?.consumableBalances == ["seeds": 5])
+
+            var refunded = seeds
+            refunded.revocationDate = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            refunded.revocationReason = .other
+            let revoked = try await harness.applied(
+                [refunded, refunded], user: nil, device: nil, source: .notification)
+            #expect(revoked.outcomes.map(\.outcome) == [.revoked, .alreadyApplied])
+            let info = try await harness.info("twice")
+            #expect(info.refundCount == 1)
+            #expect(info.consumableBalances == ["seeds": 0])
+            #expect(try await harness.ledgerLines("twice", reason: "refund") == [-5])
+            #expect(try await harness.ledgerMismatches().isEmpty)
+        }
+    }
+
     @Test("A purchase moves to a second presenter once; a purchase request never moves it back, a restore does")
     func noBounce() async throws {
         try await EntitlementsHarness.run { harness in

@@ -85,9 +85,22 @@ struct PurchasePostgresRepository: PurchaseRepository {
                     customerID: customerID, appUserID: user, deviceID: request.deviceID, aliases: aliases)
             }
             var outcomes = [TransactionOutcome?](repeating: nil, count: request.transactions.count)
+            // A request may name one purchase more than once (a batch of store notifications about it, a renewal
+            // with its original): each later transaction of a purchase is applied to the row as the earlier ones
+            // left it, read again, not to the snapshot locked before any was applied (a refund counted twice).
+            var applied: Set<String> = []
             for index in order {
+                let transaction = request.transactions[index]
+                let purchase = "\(transaction.store.rawValue) \(transaction.originalTransactionID)"
+                var row = rows[index]
+                if applied.contains(purchase) {
+                    row = try await PurchaseRow.lock(
+                        store: transaction.store, originalTransactionID: transaction.originalTransactionID,
+                        appID: appID, on: connection, logger: logger)
+                }
+                applied.insert(purchase)
                 outcomes[index] = try await applier.apply(
-                    request.transactions[index], product: productOf[index], presenter: presenter, row: rows[index])
+                    transaction, product: productOf[index], presenter: presenter, row: row)
             }
             var info: String?
             if let presenter {
