@@ -86,6 +86,7 @@ func buildRouter(
     router.addMiddleware {
         RequestIDMiddleware()
         ProblemMiddleware()
+        NULCharacterMiddleware()
         AllowedOriginsCORSMiddleware(allowedOrigins: settings.corsOrigins)
         MetricsMiddleware()
     }

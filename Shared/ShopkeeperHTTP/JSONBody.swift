@@ -38,13 +38,18 @@ package enum JSONBody {
     /// Decodes `data`, mapping decoding failures to ``RequestError``.
     package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(RequestError) -> T {
         guard !data.isEmpty else { throw .malformedJSON("the body is empty") }
+        let value: T
         do {
-            return try decoder.decode(type, from: data)
+            value = try decoder.decode(type, from: data)
         } catch let error as DecodingError {
             throw map(error)
         } catch {
             throw .malformedJSON("unreadable")
         }
+        if let pointer = NULCharacter.pointer(inJSON: data) {
+            throw .invalid(pointer, NULCharacter.problem)
+        }
+        return value
     }
 
     /// Encodes a value as the body of a response.
@@ -85,10 +90,12 @@ package enum JSONBody {
     /// RFC 6901 pointer for a coding path.
     static func pointer(_ path: [any CodingKey]) -> String {
         guard !path.isEmpty else { return "/" }
-        return path.map { key in
-            let token = key.intValue.map(String.init) ?? key.stringValue
-            return "/" + token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-        }.joined()
+        return path.map { key in "/" + pointerToken(key.intValue.map(String.init) ?? key.stringValue) }.joined()
+    }
+
+    /// One reference token of an RFC 6901 pointer (`~` and `/` escaped).
+    static func pointerToken(_ name: String) -> String {
+        name.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 
     private static func describe(_ type: Any.Type) -> String {

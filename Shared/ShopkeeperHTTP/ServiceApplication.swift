@@ -20,6 +20,7 @@ package enum ServiceApplication {
         router.addMiddleware {
             RequestIDMiddleware()
             ProblemMiddleware()
+            NULCharacterMiddleware()
             MetricsMiddleware()
             InternalAuthMiddleware(signature: settings.internalSignature, internalBodyLimit: settings.maxBodyBytes)
         }

@@ -62,7 +62,7 @@ struct ProductAdminController {
         }
         routes.put { request, context in
             let caller = try context.requireSecretCaller()
-            let dryRun = request.uri.queryParameters.get("dry_run") == "true"
+            let dryRun = try QueryFlag.value("dry_run", in: request.uri.queryParameters)
             let document = try await JSONBody.decode(CatalogDocument.self, from: request, limit: maxImportBytes)
             let problems = ProductValidator.problems(of: document)
             guard problems.isEmpty else { throw CatalogError.invalidProduct(problems) }
