@@ -88,6 +88,7 @@ func buildRouter(
         ProblemMiddleware()
         NULCharacterMiddleware()
         AllowedOriginsCORSMiddleware(allowedOrigins: settings.corsOrigins)
+        MethodNotAllowedMiddleware(routes: .shopkeeper)
         MetricsMiddleware()
     }
     ServiceApplication.addOperationalRoutes(to: router, readiness: readiness, metrics: metrics)

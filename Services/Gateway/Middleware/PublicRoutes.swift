@@ -1,0 +1,100 @@
+import HTTPTypes
+
+/// The gateway's public paths and the methods each accepts: the `paths` of `docs/openapi.yaml`, which a test holds
+/// this table to.
+///
+/// The services behind the gateway route by prefix, and Hummingbird answers an unknown method on a known path
+/// with 404. With this table the gateway answers it as HTTP says: `405 method_not_allowed` with an `Allow` header
+/// (``MethodNotAllowedMiddleware``).
+struct PublicRoutes: Sendable {
+    /// One path template: literal segments and `{parameter}` segments, each matching one non-empty segment.
+    struct Template: Sendable {
+        let path: String
+        let segments: [Substring?]
+        let methods: [HTTPRequest.Method]
+
+        init(_ path: String, _ methods: [HTTPRequest.Method]) {
+            self.path = path
+            self.segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+                $0.hasPrefix("{") ? nil : $0
+            }
+            self.methods = methods
+        }
+
+        func matches(_ segments: [Substring]) -> Bool {
+            guard segments.count == self.segments.count else { return false }
+            return zip(segments, self.segments).allSatisfy { segment, literal in
+                literal.map { $0 == segment } ?? !segment.isEmpty
+            }
+        }
+    }
+
+    let templates: [Template]
+
+    /// The methods documented for `path`, or `nil` when no documented path matches it (it is left to the router).
+    func allowedMethods(for path: String) -> [HTTPRequest.Method]? {
+        let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        var allowed: [HTTPRequest.Method] = []
+        for template in templates where template.matches(segments) {
+            for method in template.methods where !allowed.contains(method) { allowed.append(method) }
+        }
+        return allowed.isEmpty ? nil : allowed
+    }
+
+    /// Shopkeeper's public API.
+    static let shopkeeper = PublicRoutes(templates: [
+        Template("/v1/catalog", [.get, .head]),
+        Template("/v1/admin/products", [.get, .post]),
+        Template("/v1/admin/products/{product_id}", [.get, .put, .delete]),
+        Template("/v1/admin/catalog", [.get, .put]),
+        Template("/v1/purchases", [.post]),
+        Template("/v1/receipts/validate", [.post]),
+        Template("/v1/notifications/apple", [.post]),
+        Template("/v1/notifications/google", [.post]),
+        Template("/v1/customers/{app_user_id}", [.get]),
+        Template("/v1/customers/{app_user_id}/restore", [.post]),
+        Template("/v1/customers/{app_user_id}/aliases", [.post]),
+        Template("/v1/customers/{app_user_id}/consumables/{product_id}/consume", [.post]),
+        Template("/v1/customers/{app_user_id}/grants", [.post]),
+        Template("/v1/customers/{app_user_id}/grants/{grant_id}", [.delete]),
+        Template("/v1/customers/{app_user_id}/history", [.get]),
+        Template("/v1/customers/{app_user_id}/trial", [.get, .post]),
+        Template("/v1/customers/{app_user_id}/eligibility", [.get]),
+        Template("/v1/customers/{app_user_id}/content/reset", [.post]),
+        Template("/v1/admin/purchases/{store}/{original_transaction_id}/devices", [.delete]),
+        Template("/v1/admin/stores", [.get]),
+        Template("/v1/admin/stores/{store}", [.put, .delete]),
+        Template("/v1/admin/keys", [.get, .post]),
+        Template("/v1/admin/keys/{key_id}", [.delete]),
+        Template("/v1/admin/customer-boundary", [.get, .put]),
+        Template("/v1/admin/customer-boundary/secrets", [.post]),
+        Template("/v1/admin/customer-boundary/secrets/{secret_id}", [.delete]),
+        Template("/v1/admin/customer-boundary/public-keys", [.post]),
+        Template("/v1/admin/customer-boundary/public-keys/{key_id}", [.delete]),
+        Template("/v1/admin/entitlements/settings", [.get, .put]),
+        Template("/v1/admin/entitlements/webhook-secret", [.post]),
+        Template("/v1/admin/events", [.get]),
+        Template("/v1/admin/events/{event_id}", [.get]),
+        Template("/v1/admin/events/{event_id}/replay", [.post]),
+        Template("/v1/content/{product_id}", [.get]),
+        Template("/v1/content/{product_id}/claim", [.post]),
+        Template("/v1/downloads/{app_id}/{product_id}/{version}", [.get, .head]),
+        Template("/v1/admin/content/{product_id}", [.get]),
+        Template("/v1/admin/content/{product_id}/uploads", [.post]),
+        Template("/v1/admin/content/{product_id}/uploads/{upload_id}", [.get, .delete]),
+        Template("/v1/admin/content/{product_id}/uploads/{upload_id}/files", [.put]),
+        Template("/v1/admin/content/{product_id}/uploads/{upload_id}/publish", [.post]),
+        Template("/operator/v1/apps", [.get, .post]),
+        Template("/operator/v1/apps/{app_id}", [.get]),
+        Template("/operator/v1/apps/{app_id}/keys", [.get, .post]),
+        Template("/operator/v1/apps/{app_id}/keys/{key_id}", [.delete]),
+        Template("/operator/v1/apps/{app_id}/customer-boundary", [.get, .put]),
+        Template("/operator/v1/apps/{app_id}/customer-boundary/secrets", [.post]),
+        Template("/operator/v1/apps/{app_id}/customer-boundary/secrets/{secret_id}", [.delete]),
+        Template("/operator/v1/apps/{app_id}/customer-boundary/public-keys", [.post]),
+        Template("/operator/v1/apps/{app_id}/customer-boundary/public-keys/{key_id}", [.delete]),
+        Template("/health/live", [.get]),
+        Template("/health/ready", [.get]),
+        Template("/metrics", [.get]),
+    ])
+}

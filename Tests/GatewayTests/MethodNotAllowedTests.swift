@@ -1,0 +1,40 @@
+import HTTPTypes
+import ShopkeeperTestSupport
+import Testing
+
+@testable import Gateway
+
+/// A method the API does not document on a path it does is `405` with `Allow`, before any key is asked for.
+@Suite struct MethodNotAllowedTests {
+    @Test func theMethodTableIsTheDocumentsPaths() throws {
+        let document = try OpenAPIDocument.load()
+        var table: Set<String> = []
+        for template in PublicRoutes.shopkeeper.templates {
+            for method in template.methods { table.insert("\(method.rawValue) \(template.path)") }
+        }
+        #expect(table.subtracting(document.operations).sorted() == [], "in the table, not in the document")
+        #expect(document.operations.subtracting(table).sorted() == [], "in the document, not in the table")
+    }
+
+    @Test func anUndocumentedMethodOnADocumentedPathIs405WithAllow() async throws {
+        try await GatewayHarness.run { gateway in
+            let cases: [(HTTPRequest.Method, String, String)] = [
+                (.trace, "/v1/catalog", "GET, HEAD"),
+                (.delete, "/health/live", "GET"),
+                (.patch, "/v1/customers/alice", "GET"),
+                (.get, "/v1/customers/alice/grants/grt_1", "DELETE"),
+                (.put, "/operator/v1/apps", "GET, POST"),
+            ]
+            for (method, path, allow) in cases {
+                let response = try await gateway.send(method, path, bearer: nil)
+                #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(response.headers[.allow] == allow, "\(method) \(path)")
+                #expect(try TestJSON.object(response.body.readableBytesView)["code"] as? String == "method_not_allowed")
+            }
+            let unknown = try await gateway.send(.trace, "/v1/nowhere", bearer: nil)
+            #expect(unknown.status != .methodNotAllowed)
+            let allowed = try await gateway.send(.get, "/health/live", bearer: nil)
+            #expect(allowed.status == .ok)
+        }
+    }
+}
