@@ -6,7 +6,16 @@ import NIOCore
 package enum JSONBody {
     private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        // Foundation's own `.iso8601` strategy reports a bad date without its coding path; this one names the field.
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = try? Date(text, strategy: .iso8601) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "must be an RFC 3339 date-time such as 2025-04-20T00:00:00Z")
+            }
+            return date
+        }
         return decoder
     }()
 
@@ -46,7 +55,7 @@ package enum JSONBody {
         } catch {
             throw .malformedJSON("unreadable")
         }
-        if let pointer = NULCharacter.pointer(inJSON: data) {
+        if let pointer = NULCharacter.pointer(in: value, decodedFrom: data) {
             throw .invalid(pointer, NULCharacter.problem)
         }
         return value

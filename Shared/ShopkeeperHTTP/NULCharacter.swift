@@ -16,10 +16,24 @@ package enum NULCharacter {
     /// and only a body that has one is parsed again to name the field.
     package static func pointer(inJSON data: Data) -> String? {
         guard containsEscapedNUL(data) else { return nil }
-        guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            return "/"
+        return firstPointer(inJSON: data) ?? "/"
+    }
+
+    /// Like ``pointer(inJSON:)``, but only in what `value`, decoded from `data`, kept: a NUL in a member the model
+    /// ignores cannot reach the database and is no reason to refuse the request.
+    package static func pointer(in value: some Decodable, decodedFrom data: Data) -> String? {
+        guard containsEscapedNUL(data) else { return nil }
+        if let encodable = value as? any Encodable, let kept = try? JSONBody.encode(encodable) {
+            return firstPointer(inJSON: kept)
         }
-        return pointer(in: value, at: "") ?? "/"
+        return firstPointer(inJSON: data) ?? "/"
+    }
+
+    private static func firstPointer(inJSON data: Data) -> String? {
+        guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            return nil
+        }
+        return pointer(in: value, at: "")
     }
 
     /// Whether `text` holds a NUL.

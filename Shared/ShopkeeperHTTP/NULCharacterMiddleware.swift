@@ -1,7 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 
-/// Refuses a URL whose path or query holds an encoded NUL (`%00`): `400 invalid_path` or `400 invalid_query`
+/// Refuses a URL whose path or query holds an encoded NUL (`%00`): `400 invalid_url` or `400 invalid_query`
 /// naming the parameter, before any handler can pass the decoded text to PostgreSQL (see ``NULCharacter``).
 package struct NULCharacterMiddleware<Context: RequestContext>: RouterMiddleware {
     package init() {}
@@ -12,7 +12,7 @@ package struct NULCharacterMiddleware<Context: RequestContext>: RouterMiddleware
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         if Self.hasEncodedNUL(request.uri.path) {
-            throw RequestError.invalidPath("The path must not contain an encoded NUL character (%00).")
+            throw RequestError.invalidURL("The path must not contain an encoded NUL character (%00).")
         }
         if let query = request.uri.query, Self.hasEncodedNUL(query) {
             throw RequestError.invalidQuery(Self.problems(in: request.uri.queryParameters))

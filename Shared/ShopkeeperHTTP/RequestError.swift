@@ -9,7 +9,7 @@ package enum RequestError: ProblemError {
     /// Query parameters are missing or invalid (each reported as `?name`).
     case invalidQuery([FieldProblem])
     /// The path cannot name a resource (it holds an encoded NUL).
-    case invalidPath(String)
+    case invalidURL(String)
     /// The body is larger than the endpoint accepts.
     case bodyTooLarge(limit: Int)
     /// A required header is missing or unusable.
@@ -23,7 +23,7 @@ package enum RequestError: ProblemError {
 
     package var status: HTTPResponse.Status {
         switch self {
-        case .malformedJSON, .badHeader, .invalidQuery, .invalidPath: .badRequest
+        case .malformedJSON, .badHeader, .invalidQuery, .invalidURL: .badRequest
         case .validationFailed: .unprocessableContent
         case .bodyTooLarge: .contentTooLarge
         case .notFound: .notFound
@@ -37,7 +37,7 @@ package enum RequestError: ProblemError {
         case .malformedJSON: "malformed_json"
         case .validationFailed: "validation_failed"
         case .invalidQuery: "invalid_query"
-        case .invalidPath: "invalid_path"
+        case .invalidURL: "invalid_url"
         case .bodyTooLarge: "body_too_large"
         case .badHeader: "bad_header"
         case .notFound: "not_found"
@@ -55,7 +55,7 @@ package enum RequestError: ProblemError {
                 : "The input has \(problems.count) invalid fields; see errors."
         case .invalidQuery(let problems):
             "Invalid query: " + problems.map { "\($0.pointer) \($0.detail)" }.joined(separator: "; ")
-        case .invalidPath(let detail): detail
+        case .invalidURL(let detail): detail
         case .bodyTooLarge(let limit): "The body is larger than the limit of \(limit) bytes."
         case .badHeader(let name, let detail): "Header \(name): \(detail)"
         case .notFound: "No resource exists at this path."

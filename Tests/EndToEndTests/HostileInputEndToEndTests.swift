@@ -121,7 +121,7 @@ import Testing
                     #"{"app_user_id":"alice","device_id":"\#(nul)","signed_transaction":"a.b.c"}"#,
                     stack.publicKey, 422, "/device_id", ""
                 ),
-                (.GET, "/v1/customers/a%00b", nil, stack.publicKey, 400, "", "invalid_path"),
+                (.GET, "/v1/customers/a%00b", nil, stack.publicKey, 400, "", "invalid_url"),
                 (
                     .GET, "/v1/catalog?platform=app_store&app_version=1.0&locale=en%00", nil, stack.publicKey, 400,
                     "?locale", "invalid_query"

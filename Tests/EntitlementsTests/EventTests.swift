@@ -53,12 +53,22 @@ struct EventTests {
 
     @Test(
         "Bad queries are 400 invalid_query",
-        arguments: ["limit=0", "limit=201", "limit=ten", "type=purchase", "before=nope", "before=\(UUID().uuidString)"])
+        arguments: ["limit=0", "limit=201", "limit=ten", "type=purchase", "before=nope", "before=a%00"])
     func badQueries(query: String) async throws {
         try await EntitlementsHarness.run(products: []) { harness in
             let response = try await harness.send(.get, "/v1/admin/events?\(query)")
             #expect(response.status == .badRequest)
             #expect(response.problemCode == "invalid_query")
+            #expect(try response.violations(.get, "/v1/admin/events") == [])
+        }
+    }
+
+    @Test("A page before an event the app does not have is 404 event_not_found")
+    func pageBeforeAnUnknownEvent() async throws {
+        try await EntitlementsHarness.run(products: []) { harness in
+            let response = try await harness.send(.get, "/v1/admin/events?before=\(UUID().uuidString)")
+            #expect(response.status == .notFound)
+            #expect(response.problemCode == "event_not_found")
             #expect(try response.violations(.get, "/v1/admin/events") == [])
         }
     }

@@ -79,6 +79,36 @@ struct MoneyRuleTests {
         }
     }
 
+    @Test("One refund arriving by every path at once (notifications, the app, a restore) is counted once")
+    func oneRefundRacedByEveryPathCountsOnce() async throws {
+        try await EntitlementsHarness.run(replicas: 2) { harness in
+            let seeds = EntitlementsFixtures.transaction(product: "seeds")
+            _ = try await harness.applied([seeds], user: "raced")
+            var refunded = seeds
+            refunded.revocationDate = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            refunded.revocationReason = .other
+            let refund = refunded
+            let sources: [ApplySource?] = Array(repeating: .notification, count: 6) + [nil, nil, .restore, .restore]
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for (index, source) in sources.enumerated() {
+                    group.addTask {
+                        let answer = try await harness.apply(
+                            [refund], user: source == .notification ? nil : "raced", device: nil,
+                            source: source ?? .purchase, replica: index % 2, atOnce: true)
+                        return Int(answer.status.code)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+            let info = try await harness.info("raced")
+            #expect(info.refundCount == 1)
+            #expect(info.consumableBalances == ["seeds": 0])
+            #expect(try await harness.ledgerLines("raced", reason: "refund") == [-5])
+            #expect(try await harness.ledgerMismatches().isEmpty)
+        }
+    }
+
     @Test("A purchase moves to a second presenter once; a purchase request never moves it back, a restore does")
     func noBounce() async throws {
         try await EntitlementsHarness.run { harness in

@@ -31,6 +31,14 @@ import Testing
                 #expect(response.headers[.allow] == allow, "\(method) \(path)")
                 #expect(try TestJSON.object(response.body.readableBytesView)["code"] as? String == "method_not_allowed")
             }
+            // With a known key too, where a GET may take the gateway's fast path past the router.
+            let app = try await gateway.createApp("Methods")
+            for _ in 0..<2 {
+                let get = try await gateway.send(
+                    .get, "/v1/admin/entitlements/webhook-secret", bearer: app.secretKey.key)
+                #expect(get.status == .methodNotAllowed)
+                #expect(get.headers[.allow] == "POST")
+            }
             let unknown = try await gateway.send(.trace, "/v1/nowhere", bearer: nil)
             #expect(unknown.status != .methodNotAllowed)
             let allowed = try await gateway.send(.get, "/health/live", bearer: nil)

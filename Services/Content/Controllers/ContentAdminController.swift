@@ -30,9 +30,8 @@ struct ContentAdminController {
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireSecretCaller()
         let product = try context.parameters.require("product_id")
-        let versions =
-            ContentName.isValid(product)
-            ? try await repository.versions(appID: caller.appID, productID: product) : []
+        guard ContentName.isValid(product) else { throw ContentError.productNotFound(product) }
+        let versions = try await repository.versions(appID: caller.appID, productID: product)
         return try JSONBody.response(ContentVersionList(productID: product, versions: versions))
     }
 

@@ -43,11 +43,7 @@ struct EventPostgresRepository: EventRepository {
             var before: Int64?
             if let id = filter.before {
                 before = try await sequence(of: id, appID: appID, on: connection)
-                guard before != nil else {
-                    throw RequestError.invalidQuery([
-                        FieldProblem(pointer: "?before", detail: "must be the id of one of this app's events")
-                    ])
-                }
+                guard before != nil else { throw EntitlementsError.eventNotFound(id.uuidString.lowercased()) }
             }
             let user: String? = filter.appUserID
             let type: String? = filter.type?.rawValue

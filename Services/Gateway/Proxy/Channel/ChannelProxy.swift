@@ -106,6 +106,10 @@ struct ChannelProxy: Sendable {
         let pathSegments = path.split(separator: "/")
         guard let entry = entries.first(where: { $0.route.matches(segments: pathSegments) }) else { return nil }
         if entry.coversOwnPaths && Self.ownPrefixes.contains(where: { Self.isBelow(path, $0) }) { return nil }
+        // A GET the API does not document here is answered 405 by the router path.
+        if let allowed = PublicRoutes.shopkeeper.allowedMethods(for: String(path)), !allowed.contains(.get) {
+            return nil
+        }
         guard let pool = entry.pools.first(where: { $0.eventLoop === eventLoop })?.value else { return nil }
         var identity: KeyIdentity?
         if !entry.keyless {
