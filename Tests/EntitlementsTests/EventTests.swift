@@ -6,6 +6,8 @@ import ShopkeeperModels
 import ShopkeeperTestSupport
 import Testing
 
+@testable import Entitlements
+
 @Suite("Events API")
 struct EventTests {
     @Test("Events are listed newest first, filtered, paged, and only the caller's app's")
@@ -61,6 +63,14 @@ struct EventTests {
             #expect(response.problemCode == "invalid_query")
             #expect(try response.violations(.get, "/v1/admin/events") == [])
         }
+    }
+
+    @Test("The document lists every event type the service writes")
+    func documentedEventTypes() throws {
+        let document = try OpenAPIDocument.load()
+        let schemas = (document.root["components"] as? [String: Any])?["schemas"] as? [String: Any]
+        let documented = (schemas?["EventType"] as? [String: Any])?["enum"] as? [String] ?? []
+        #expect(documented.sorted() == EventType.allCases.map(\.rawValue).sorted())
     }
 
     @Test("A page before an event the app does not have is 404 event_not_found")
