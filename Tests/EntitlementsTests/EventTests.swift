@@ -55,7 +55,7 @@ struct EventTests {
 
     @Test(
         "Bad queries are 400 invalid_query",
-        arguments: ["limit=0", "limit=201", "limit=ten", "type=purchase", "before=nope", "before=a%00"])
+        arguments: ["limit=0", "limit=201", "limit=ten", "type=purchase", "before=nope", "before=", "before=a%00"])
     func badQueries(query: String) async throws {
         try await EntitlementsHarness.run(products: []) { harness in
             let response = try await harness.send(.get, "/v1/admin/events?\(query)")

@@ -73,7 +73,7 @@ struct EventController {
                     ))
             }
         }
-        if let text = parameters.get("before"), !text.isEmpty {
+        if let text = parameters.get("before") {
             filter.before = UUID(uuidString: text)
             if filter.before == nil {
                 problems.append(FieldProblem(pointer: "?before", detail: "must be the id of one of this app's events"))
