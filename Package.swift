@@ -48,6 +48,7 @@ extension Target.Dependency {
     static let nioHTTPTypes = Target.Dependency.product(name: "NIOHTTPTypes", package: "swift-nio-extras")
     static let nioHTTPTypesHTTP1 = Target.Dependency.product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras")
     static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+    static let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
     static let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
     static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
     static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
@@ -82,6 +83,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -163,7 +165,7 @@ let package = Package(
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperClients",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
-                .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers,
+                .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers, .nioSSL,
             ]
         ),
         .service(

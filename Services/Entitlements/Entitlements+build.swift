@@ -7,9 +7,12 @@ import ShopkeeperClients
 import ShopkeeperHTTP
 
 /// Builds the entitlements application: the same function serves `main` and the tests.
+///
+/// `webhookResolver` resolves webhook hosts (the system's resolver; tests give names of their own).
 func buildApplication(
     settings: EntitlementsSettings,
-    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+    webhookResolver: any WebhookResolver = SystemWebhookResolver()
 ) async throws -> some ApplicationProtocol {
     let logger = Logger(label: "entitlements")
     let database = settings.service.database.makeClient(logger: logger)
@@ -19,14 +22,13 @@ func buildApplication(
     let router = buildRouter(
         settings: settings, database: database, metrics: metrics, logger: logger, cache: cache,
         subscriptions: subscriptionsClient(settings: settings, httpClient: httpClient))
-    let webhookClient = HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: WebhookSender.configuration(timeout: settings.webhooks.timeout))
     let dispatcher = WebhookDispatcher(
         queue: WebhookDeliveryPostgresQueue(client: database, logger: logger),
-        sender: WebhookSender(client: webhookClient, timeout: settings.webhooks.timeout),
+        sender: WebhookSender(
+            timeout: settings.webhooks.timeout, policy: settings.webhookURLPolicy, resolver: webhookResolver,
+            logger: logger),
+        secrets: WebhookSecretBox(masterKey: settings.masterKey),
         settings: settings.webhooks,
-        urlPolicy: settings.webhookURLPolicy,
         startup: startup,
         logger: logger
     )
@@ -35,9 +37,9 @@ func buildApplication(
         settings: settings.service,
         database: database,
         migrations: EntitlementsMigrations.runner,
-        // Stopped in reverse order: the dispatcher finishes its batch before its client shuts down.
+        // Stopped in reverse order: the dispatcher finishes its attempts (each with a client of its own) first.
         services: [
-            HTTPClientService(client: webhookClient), HTTPClientService(client: httpClient), dispatcher,
+            HTTPClientService(client: httpClient), dispatcher,
             CustomerChangeListener(client: database, cache: cache, startup: startup, logger: logger),
             SubscriptionRelayService(
                 relay: SubscriptionChangeRelay(client: database, logger: logger), interval: settings.relayInterval,
@@ -82,7 +84,8 @@ func buildRouter(
         atPath: "/v1/customers")
     router.addRoutes(
         SettingsController(
-            repository: SettingsPostgresRepository(client: database, logger: logger),
+            repository: SettingsPostgresRepository(
+                client: database, box: WebhookSecretBox(masterKey: settings.masterKey), logger: logger),
             urlPolicy: settings.webhookURLPolicy, maxBodyBytes: settings.service.maxBodyBytes
         ).endpoints,
         atPath: "/v1/admin/entitlements")

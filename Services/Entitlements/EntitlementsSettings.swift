@@ -14,13 +14,18 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_WEBHOOK_TIMEOUT_SECONDS` | `10` | one delivery attempt to an app's webhook |
 /// | `SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS` | `10` | first backoff after a failed delivery; doubles per attempt, capped at 1 hour, with jitter |
 /// | `SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS` | `26` | how long a delivery is retried before it becomes a dead letter (at least 24) |
-/// | `SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS` | `true` outside production | allow webhook URLs naming loopback and private hosts (never in production) |
+/// | `SHOPKEEPER_WEBHOOK_CONCURRENCY` | `32` | most webhook attempts one replica keeps in flight |
+/// | `SHOPKEEPER_WEBHOOK_CONCURRENCY_PER_APP` | `4` | most attempts in flight for one app, across every replica (at most `SHOPKEEPER_WEBHOOK_CONCURRENCY`): a slow or failing receiver holds this many, never the others' share |
+/// | `SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS` | `false` | deliver to loopback, private, link-local and other non-public addresses (local receivers in development and tests); refused in production |
+/// | `SHOPKEEPER_MASTER_KEY` | a development value | seals webhook signing secrets at rest (32+ characters; required in production); the same variable the verifier and the gateway seal their secrets with |
 /// | `SHOPKEEPER_SUBSCRIPTIONS_URL` | `http://127.0.0.1:8084` | the subscriptions service (trials, eligibility) |
 /// | `SHOPKEEPER_SUBSCRIPTIONS_TIMEOUT_SECONDS` | `10` | one call to the subscriptions service |
 /// | `SHOPKEEPER_SUBSCRIPTION_RELAY_MS` | `250` | how often an idle replica relays subscription changes to events, webhooks and its cache |
 struct EntitlementsSettings: Sendable {
     var service: ServiceSettings
     var webhooks: WebhookSettings
+    /// Seals webhook signing secrets (``WebhookSecretBox``).
+    var masterKey: String
     var customerCacheTTL: Duration
     var customerCacheEntries: Int
     var customerGatewayCacheTTL: Duration
@@ -33,6 +38,13 @@ struct EntitlementsSettings: Sendable {
     {
         let service = try ServiceSettings.read(service: "entitlements", defaultPort: 8083, from: environment)
         let production = service.environment == .production
+        let allowPrivateHosts = try environment.bool("SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS", default: false)
+        if production, allowPrivateHosts {
+            throw ConfigurationError(
+                variable: "SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS",
+                reason: "must not be true in production: tenants would reach this server's own network")
+        }
+        let concurrency = try environment.int("SHOPKEEPER_WEBHOOK_CONCURRENCY", default: 32, in: 1...1024)
         return EntitlementsSettings(
             service: service,
             webhooks: WebhookSettings(
@@ -44,8 +56,13 @@ struct EntitlementsSettings: Sendable {
                     "SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS", default: .seconds(10), in: 0.01...3600),
                 giveUpAfter: .seconds(
                     3600 * (try environment.double("SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS", default: 26, in: 0...720))),
-                allowPrivateHosts: try environment.bool("SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS", default: !production)
+                allowPrivateHosts: allowPrivateHosts,
+                concurrency: concurrency,
+                perAppConcurrency: try environment.int(
+                    "SHOPKEEPER_WEBHOOK_CONCURRENCY_PER_APP", default: min(4, concurrency), in: 1...concurrency)
             ),
+            masterKey: try environment.secret(
+                "SHOPKEEPER_MASTER_KEY", developmentDefault: developmentMasterKey, environment: service.environment),
             customerCacheTTL: .milliseconds(
                 try environment.int("SHOPKEEPER_CUSTOMER_CACHE_MS", default: 1000, in: 0...60_000)),
             customerCacheEntries: try environment.int(
@@ -62,7 +79,11 @@ struct EntitlementsSettings: Sendable {
 }
 
 extension EntitlementsSettings {
-    /// Which webhook URLs apps may set: private hosts only when allowed and never in production.
+    /// The master key of development (`SHOPKEEPER_ENV=development`) when none is set: the verifier's and the
+    /// gateway's, so that one local setup shares one key.
+    static let developmentMasterKey = "shopkeeper-development-master-key-not-for-production"
+
+    /// Which webhook URLs apps may set and be delivered to: private hosts only when allowed (never in production).
     var webhookURLPolicy: WebhookURLPolicy {
         WebhookURLPolicy(allowPrivateHosts: webhooks.allowPrivateHosts && service.environment != .production)
     }
@@ -74,7 +95,12 @@ struct WebhookSettings: Sendable {
     var timeout: Duration
     var retryBase: Duration
     var giveUpAfter: Duration
+    /// Whether non-public destinations are allowed (development and tests only).
     var allowPrivateHosts: Bool
+    /// Most attempts in flight in one replica.
+    var concurrency: Int
+    /// Most attempts in flight for one app across every replica.
+    var perAppConcurrency: Int
 }
 
 extension EntitlementsSettings {

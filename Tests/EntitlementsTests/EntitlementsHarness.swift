@@ -24,12 +24,13 @@ struct EntitlementsHarness {
     var client: any TestClientProtocol { replicas[0] }
 
     /// Runs `body` with the services started; `environment` is added to every service's settings (a
-    /// `DATABASE_URL` there moves the catalog too).
+    /// `DATABASE_URL` there moves the catalog too). `webhookResolver` resolves webhook hosts.
     static func run(
         appID: String = TestEnvironment.uniqueAppID(),
         replicas count: Int = 1,
         environment: [String: String] = [:],
         products: [Product] = EntitlementsFixtures.products,
+        webhookResolver: any WebhookResolver = SystemWebhookResolver(),
         _ body: @Sendable (EntitlementsHarness) async throws -> Void
     ) async throws {
         let catalogApp = try await Catalog.buildApplication(
@@ -43,7 +44,9 @@ struct EntitlementsHarness {
             try await subscriptionsApp.test(.live) { subscriptions in
                 var environment = environment
                 environment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = "http://127.0.0.1:\(subscriptions.port ?? 0)"
-                try await withReplicas(count, environment: environment, started: []) { replicas in
+                try await withReplicas(
+                    count, environment: environment, resolver: webhookResolver, started: []
+                ) { replicas in
                     let harness = EntitlementsHarness(
                         replicas: replicas, catalog: catalog, subscriptions: subscriptions, appID: appID,
                         database: database)
@@ -61,15 +64,31 @@ struct EntitlementsHarness {
     }
 
     private static func withReplicas(
-        _ count: Int, environment: [String: String], started: [any TestClientProtocol],
-        _ body: @Sendable ([any TestClientProtocol]) async throws -> Void
+        _ count: Int, environment: [String: String], resolver: any WebhookResolver,
+        started: [any TestClientProtocol], _ body: @Sendable ([any TestClientProtocol]) async throws -> Void
     ) async throws {
         guard started.count < count else { return try await body(started) }
         let settings = try EntitlementsSettings.read(from: TestEnvironment.reader(environment))
-        let app = try await Entitlements.buildApplication(settings: settings)
+        let app = try await Entitlements.buildApplication(settings: settings, webhookResolver: resolver)
         try await app.test(.live) { client in
-            try await withReplicas(count, environment: environment, started: started + [client], body)
+            try await withReplicas(
+                count, environment: environment, resolver: resolver, started: started + [client], body)
         }
+    }
+
+    /// The same services, called as another app (a new id unless given), with the same catalog imported.
+    func otherApp(
+        _ appID: String = TestEnvironment.uniqueAppID(), products: [Product] = EntitlementsFixtures.products
+    ) async throws -> EntitlementsHarness {
+        let other = EntitlementsHarness(
+            replicas: replicas, catalog: catalog, subscriptions: subscriptions, appID: appID, database: database)
+        if !products.isEmpty {
+            let imported = try await other.importCatalog(products)
+            guard imported.status == .ok else {
+                throw HarnessError("catalog import answered \(imported.status): \(String(buffer: imported.body))")
+            }
+        }
+        return other
     }
 
     /// Sends a request signed for this harness's app with a key of `kind`, to `replica`. `atOnce` sends it over a

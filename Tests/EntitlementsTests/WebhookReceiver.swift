@@ -18,6 +18,11 @@ actor WebhookReceiver {
         case redirect
         /// 200, but only after this long.
         case slow(Duration)
+        /// No answer until the receiver is released (``release()``, or the end of ``run(_:_:)``): a receiver that
+        /// hangs until the sender's timeout.
+        case hang
+        /// This status, with this text in the body (which must never reach a tenant).
+        case text(HTTPResponse.Status, String)
     }
 
     /// One request as received.
@@ -25,6 +30,10 @@ actor WebhookReceiver {
         var headers: HTTPFields
         var body: Data
         var status: HTTPResponse.Status
+        /// The request's `Host` (its authority).
+        var authority: String?
+        /// When it arrived.
+        var at: ContinuousClock.Instant
         /// `Shopkeeper-Event-ID`.
         var eventID: String? { headers[HTTPField.Name("Shopkeeper-Event-ID")!] }
         /// `Shopkeeper-Signature`.
@@ -32,7 +41,12 @@ actor WebhookReceiver {
     }
 
     private(set) var requests: [Received] = []
+    /// Requests being answered now, and the most there ever were at once.
+    private(set) var open = 0
+    private(set) var mostOpen = 0
     private var script: Script
+    private var released = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
     /// The receiver's URL, once it listens.
     nonisolated let url: String
 
@@ -50,11 +64,14 @@ actor WebhookReceiver {
         router.post("/hooks/shopkeeper") { request, _ -> Response in
             let bytes = try await request.body.collect(upTo: 1 << 20)
             let receiver = try await holder.receiver()
-            let (status, delay) = await receiver.record(headers: request.headers, body: Data(bytes.readableBytesView))
+            let (status, delay, text) = await receiver.record(
+                headers: request.headers, authority: request.head.authority, body: Data(bytes.readableBytesView))
             if let delay { try await Task.sleep(for: delay) }
+            if status == nil { await receiver.waitForRelease() }
+            await receiver.close()
             let headers: HTTPFields = status == .temporaryRedirect ? [.location: receiver.url] : [:]
             return Response(
-                status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "recorded")))
+                status: status ?? .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         }
         var logger = Logger(label: "webhook-receiver")
         logger.logLevel = .warning
@@ -64,8 +81,34 @@ actor WebhookReceiver {
             guard let port = client.port else { throw HarnessError("the receiver has no port") }
             let receiver = WebhookReceiver(script: script, url: "http://127.0.0.1:\(port)/hooks/shopkeeper")
             await holder.set(receiver)
-            return try await body(receiver)
+            do {
+                let result = try await body(receiver)
+                await receiver.release()
+                return result
+            } catch {
+                await receiver.release()
+                throw error
+            }
         }
+    }
+
+    /// The receiver's port.
+    nonisolated var port: Int { URLComponents(string: url)?.port ?? 0 }
+
+    /// Answers every hanging request, and those still to come, at once.
+    func release() {
+        released = true
+        for continuation in waiting { continuation.resume() }
+        waiting = []
+    }
+
+    private func waitForRelease() async {
+        guard !released else { return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func close() {
+        open -= 1
     }
 
     /// Changes how the receiver answers from now on.
@@ -78,19 +121,28 @@ actor WebhookReceiver {
         requests.filter { $0.eventID == eventID }
     }
 
-    /// Records a request; returns the status to answer and how long to wait first.
-    private func record(headers: HTTPFields, body: Data) -> (HTTPResponse.Status, Duration?) {
+    /// Records a request; returns the status to answer (`nil`: hang until released), how long to wait first and
+    /// the body's text.
+    private func record(headers: HTTPFields, authority: String?, body: Data) -> (
+        HTTPResponse.Status?, Duration?, String
+    ) {
         let id = headers[HTTPField.Name("Shopkeeper-Event-ID")!]
         let earlier = requests.filter { $0.eventID == id }.count
-        let (status, delay): (HTTPResponse.Status, Duration?) =
+        open += 1
+        mostOpen = max(mostOpen, open)
+        let (status, delay, text): (HTTPResponse.Status?, Duration?, String) =
             switch script {
-            case .always(let status): (status, nil)
-            case .failFirst(let count): (earlier < count ? .internalServerError : .ok, nil)
-            case .redirect: (.temporaryRedirect, nil)
-            case .slow(let delay): (.ok, delay)
+            case .always(let status): (status, nil, "recorded")
+            case .failFirst(let count): (earlier < count ? .internalServerError : .ok, nil, "recorded")
+            case .redirect: (.temporaryRedirect, nil, "recorded")
+            case .slow(let delay): (.ok, delay, "recorded")
+            case .hang: (released ? .ok : nil, nil, "recorded")
+            case .text(let status, let text): (status, nil, text)
             }
-        requests.append(Received(headers: headers, body: body, status: status))
-        return (status, delay)
+        requests.append(
+            Received(
+                headers: headers, body: body, status: status ?? .ok, authority: authority, at: ContinuousClock.now))
+        return (status, delay, text)
     }
 
     /// Hands the receiver to the route, which exists before the port is known.

@@ -369,5 +369,44 @@ enum EntitlementsMigrations {
                 ALTER TABLE entitlements.purchases ADD COLUMN previous_owners uuid[] NOT NULL DEFAULT '{}';
                 """
         ),
+        Migration(
+            "0014_sealed_webhook_secrets",
+            sql: """
+                -- Webhook signing secrets are sealed at rest (AES-GCM under a key derived from SHOPKEEPER_MASTER_KEY,
+                -- the app id bound as associated data), like store credentials and customer token secrets.
+                ALTER TABLE entitlements.app_settings ADD COLUMN webhook_secret_sealed bytea;
+                ALTER TABLE entitlements.app_settings ADD COLUMN webhook_secret_key_id text;
+                -- The plaintext column is renamed, not kept under its old name: a replica still running the previous
+                -- release fails its webhook statements (its dispatcher claims nothing, its settings writes answer 500)
+                -- instead of reading NULL as "no webhook" (marking deliveries dead) or writing a new plaintext secret.
+                -- Every replica of this release seals what is left in it before its dispatcher's first claim, and
+                -- clears it; the constraint (not validated for the rows already there) refuses any new plaintext.
+                -- A later release drops the column.
+                ALTER TABLE entitlements.app_settings RENAME COLUMN webhook_secret TO webhook_secret_unsealed;
+                ALTER TABLE entitlements.app_settings ADD CONSTRAINT webhook_secret_never_unsealed
+                    CHECK (webhook_secret_unsealed IS NULL) NOT VALID;
+                """
+        ),
+        Migration(
+            "0015_fair_webhook_dispatch",
+            sql: """
+                -- Until when a dispatcher holds the delivery (an attempt in flight); NULL when none does. The claim
+                -- counts these per app to keep each app under its limit of attempts in flight.
+                ALTER TABLE entitlements.webhook_deliveries ADD COLUMN lease_until timestamptz;
+                CREATE INDEX webhook_deliveries_leased ON entitlements.webhook_deliveries (app_id)
+                    WHERE state = 'pending' AND lease_until IS NOT NULL;
+                CREATE INDEX webhook_deliveries_due_by_app
+                    ON entitlements.webhook_deliveries (app_id, next_attempt_at) WHERE state = 'pending';
+                -- Tenants read `last_error`: only coarse reasons from now on, never a receiver's text or an error's
+                -- description. Reasons recorded before are reduced to the same set.
+                UPDATE entitlements.webhook_deliveries SET last_error = CASE
+                        WHEN last_status IS NOT NULL THEN 'HTTP ' || last_status
+                        WHEN last_error = 'no webhook configured' THEN last_error
+                        WHEN last_error = 'no answer within the timeout' THEN 'timeout'
+                        WHEN last_error LIKE 'webhook_url refused%' THEN 'destination refused'
+                        ELSE 'connection failed' END
+                WHERE last_error IS NOT NULL;
+                """
+        ),
     ]
 }

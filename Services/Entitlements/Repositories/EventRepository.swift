@@ -87,7 +87,8 @@ struct EventPostgresRepository: EventRepository {
             let configured = try await connection.checkedQuery(
                 """
                 SELECT 1 FROM entitlements.app_settings
-                WHERE app_id = \(appID) AND webhook_url IS NOT NULL AND webhook_secret IS NOT NULL
+                WHERE app_id = \(appID) AND webhook_url IS NOT NULL
+                    AND (webhook_secret_sealed IS NOT NULL OR webhook_secret_unsealed IS NOT NULL)
                 """,
                 logger: logger
             )
@@ -100,7 +101,8 @@ struct EventPostgresRepository: EventRepository {
                 """
                 INSERT INTO entitlements.webhook_deliveries (event_id, app_id) VALUES (\(id), \(appID))
                 ON CONFLICT (event_id) DO UPDATE SET
-                    state = 'pending', attempts = 0, next_attempt_at = now(), delivered_at = NULL, created_at = now()
+                    state = 'pending', attempts = 0, next_attempt_at = now(), delivered_at = NULL, created_at = now(),
+                    lease_until = NULL
                 """,
                 logger: logger
             )

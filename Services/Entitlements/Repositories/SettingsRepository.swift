@@ -20,9 +20,11 @@ protocol SettingsRepository: Sendable {
     func rotateWebhookSecret(appID: String) async throws -> String
 }
 
-/// ``SettingsRepository`` on PostgreSQL.
+/// ``SettingsRepository`` on PostgreSQL. Webhook secrets are stored sealed (``WebhookSecretBox``): the plaintext is
+/// shown to the caller once and never written to the database.
 struct SettingsPostgresRepository: SettingsRepository {
     let client: PostgresClient
+    let box: WebhookSecretBox
     let logger: Logger
 
     /// A new webhook signing secret: `whsec_` and 32 base-62 characters (190 bits).
@@ -49,31 +51,40 @@ struct SettingsPostgresRepository: SettingsRepository {
         case .set(let value): (urlGiven, url) = (true, value)
         }
         let secret: String = Self.newWebhookSecret()
+        let sealed = ByteBuffer(bytes: try box.seal(secret, appID: appID))
+        let keyID: String = box.keyID
         let defaultPolicy: String = defaults.transferPolicy.rawValue
         let defaultLimit: Int = defaults.deviceLimit
         let defaultSandbox: Bool = defaults.acceptSandbox
         // One statement: concurrent saves each apply their change to the other's result, never to a stale read. The
-        // secret is created once, when the app first has a URL; removing or changing the URL keeps it.
+        // secret is created once, when the app first has a URL; removing or changing the URL keeps it (a plaintext
+        // one from an earlier release too: the dispatcher seals it).
         let rows = try await client.query(
             """
             INSERT INTO entitlements.app_settings AS s (
-                app_id, transfer_policy, device_limit, accept_sandbox, webhook_url, webhook_secret)
+                app_id, transfer_policy, device_limit, accept_sandbox, webhook_url, webhook_secret_sealed,
+                webhook_secret_key_id)
             VALUES (
                 \(appID), coalesce(\(policy), \(defaultPolicy)), coalesce(\(limit), \(defaultLimit)),
                 coalesce(\(sandbox), \(defaultSandbox)), \(url),
-                CASE WHEN \(url)::text IS NULL THEN NULL ELSE \(secret) END)
+                CASE WHEN \(url)::text IS NULL THEN NULL ELSE \(sealed) END,
+                CASE WHEN \(url)::text IS NULL THEN NULL ELSE \(keyID) END)
             ON CONFLICT (app_id) DO UPDATE SET
                 transfer_policy = coalesce(\(policy), s.transfer_policy),
                 device_limit = coalesce(\(limit), s.device_limit),
                 accept_sandbox = coalesce(\(sandbox), s.accept_sandbox),
                 webhook_url = CASE WHEN \(urlGiven) THEN \(url) ELSE s.webhook_url END,
-                webhook_secret = CASE
-                    WHEN s.webhook_secret IS NULL AND (CASE WHEN \(urlGiven) THEN \(url) ELSE s.webhook_url END)
-                        IS NOT NULL THEN \(secret)
-                    ELSE s.webhook_secret END,
+                webhook_secret_sealed = CASE
+                    WHEN s.webhook_secret_sealed IS NULL AND s.webhook_secret_unsealed IS NULL
+                        AND (CASE WHEN \(urlGiven) THEN \(url) ELSE s.webhook_url END) IS NOT NULL THEN \(sealed)
+                    ELSE s.webhook_secret_sealed END,
+                webhook_secret_key_id = CASE
+                    WHEN s.webhook_secret_sealed IS NULL AND s.webhook_secret_unsealed IS NULL
+                        AND (CASE WHEN \(urlGiven) THEN \(url) ELSE s.webhook_url END) IS NOT NULL THEN \(keyID)
+                    ELSE s.webhook_secret_key_id END,
                 updated_at = now()
             RETURNING transfer_policy, device_limit, accept_sandbox, webhook_url,
-                coalesce(webhook_secret = \(secret), false)
+                coalesce(webhook_secret_sealed = \(sealed), false)
             """,
             logger: logger
         )
@@ -88,9 +99,12 @@ struct SettingsPostgresRepository: SettingsRepository {
 
     func rotateWebhookSecret(appID: String) async throws -> String {
         let secret: String = Self.newWebhookSecret()
+        let sealed = ByteBuffer(bytes: try box.seal(secret, appID: appID))
+        let keyID: String = box.keyID
         let rows = try await client.query(
             """
-            UPDATE entitlements.app_settings SET webhook_secret = \(secret), updated_at = now()
+            UPDATE entitlements.app_settings SET webhook_secret_sealed = \(sealed), webhook_secret_key_id = \(keyID),
+                webhook_secret_unsealed = NULL, updated_at = now()
             WHERE app_id = \(appID) AND webhook_url IS NOT NULL
             RETURNING 1
             """,

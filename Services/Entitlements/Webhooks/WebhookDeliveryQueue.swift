@@ -25,23 +25,34 @@ struct ClaimedDelivery: Sendable, Equatable {
     var body: String
     /// The app's webhook now, or `nil` when it has none.
     var webhookURL: String?
-    var webhookSecret: String?
+    /// The app's signing secret now, sealed (``WebhookSecretBox``), and the key id it was sealed under.
+    var sealedSecret: SealedWebhookSecret?
+}
+
+/// A webhook signing secret as stored: sealed, with the fingerprint of the key that sealed it.
+struct SealedWebhookSecret: Sendable, Equatable {
+    var sealed: Data
+    var keyID: String
 }
 
 /// The outbox's webhook deliveries as a work queue shared by every replica.
 protocol WebhookDeliveryQueue: Sendable {
-    /// Claims up to `limit` due deliveries for `lease`: no other dispatcher sees them until the lease ends (or the
-    /// attempt is recorded). Each claim counts as an attempt.
-    func claim(limit: Int, lease: Duration) async throws -> [ClaimedDelivery]
+    /// Claims up to `limit` due deliveries for `lease`, taking from no app more than it takes to have `perApp`
+    /// attempts in flight across every replica: no other dispatcher sees them until the lease ends (or the attempt is
+    /// recorded). Each claim counts as an attempt.
+    func claim(limit: Int, perApp: Int, lease: Duration) async throws -> [ClaimedDelivery]
     /// Records a 2xx answer.
     func markDelivered(_ delivery: ClaimedDelivery, status: Int) async throws
     /// Records a failed attempt: `pending` again after `retryAfter`, or `dead` when the delivery's retry window
     /// (`giveUpAfter` from its creation or replay) is over or `giveUp` is set. Returns the new state, `nil` when the
     /// delivery moved on meanwhile (replayed, or delivered by another attempt).
     func markFailed(
-        _ delivery: ClaimedDelivery, status: Int?, error: String, retryAfter: Duration, giveUpAfter: Duration,
+        _ delivery: ClaimedDelivery, failure: WebhookFailure, retryAfter: Duration, giveUpAfter: Duration,
         giveUp: Bool
     ) async throws -> WebhookDeliveryState?
+    /// Seals every webhook secret still stored in plaintext (written by a release before secrets were sealed) and
+    /// clears the plaintext; returns how many it sealed. Safe to run on several replicas at once.
+    func sealUnsealedSecrets(with box: WebhookSecretBox) async throws -> Int
 }
 
 /// ``WebhookDeliveryQueue`` on PostgreSQL (`entitlements.webhook_deliveries`).
@@ -49,43 +60,71 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
     let client: PostgresClient
     let logger: Logger
 
-    func claim(limit: Int, lease: Duration) async throws -> [ClaimedDelivery] {
+    /// The transaction-scoped advisory lock that makes claims take turns across replicas ('SHKW', 1), so each one
+    /// counts the attempts in flight after the previous one's have been leased.
+    private static let claimLock: (Int32, Int32) = (1_397_246_807, 1)
+
+    func claim(limit: Int, perApp: Int, lease: Duration) async throws -> [ClaimedDelivery] {
         let leaseMilliseconds: Double = Double(lease.milliseconds)
-        // One statement, so the claim is atomic: SKIP LOCKED lets replicas take disjoint rows at the same moment,
-        // and the moved `next_attempt_at` keeps the rows away from everyone once the statement's locks are gone.
-        let rows = try await client.query(
-            """
-            WITH due AS (
-                SELECT event_id FROM entitlements.webhook_deliveries
-                WHERE state = 'pending' AND next_attempt_at <= now()
-                ORDER BY next_attempt_at
-                LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED
-            ), claimed AS (
-                UPDATE entitlements.webhook_deliveries w
-                SET next_attempt_at = now() + \(leaseMilliseconds) * interval '1 millisecond',
-                    attempts = w.attempts + 1
-                FROM due WHERE w.event_id = due.event_id
-                RETURNING w.event_id, w.app_id, w.attempts
+        let lock = Self.claimLock
+        return try await client.transaction(logger: logger) { connection in
+            try await connection.run("SELECT pg_advisory_xact_lock(\(lock.0), \(lock.1))", logger: logger)
+            // Per app with due deliveries, at most what keeps it under `perApp` leased attempts, oldest first; then
+            // the oldest of those overall. An app whose receiver hangs holds `perApp` attempts and no more, so it
+            // cannot take the slots other apps' deliveries need. SKIP LOCKED leaves rows that a replay is changing.
+            let rows = try await connection.checkedQuery(
+                """
+                WITH busy AS (
+                    SELECT app_id, count(*)::integer AS in_flight FROM entitlements.webhook_deliveries
+                    WHERE state = 'pending' AND lease_until > now()
+                    GROUP BY app_id
+                ), apps AS (
+                    SELECT DISTINCT app_id FROM entitlements.webhook_deliveries
+                    WHERE state = 'pending' AND next_attempt_at <= now()
+                ), due AS (
+                    SELECT picked.event_id, picked.next_attempt_at
+                    FROM apps a
+                    LEFT JOIN busy b ON b.app_id = a.app_id
+                    CROSS JOIN LATERAL (
+                        SELECT w.event_id, w.next_attempt_at FROM entitlements.webhook_deliveries w
+                        WHERE w.app_id = a.app_id AND w.state = 'pending' AND w.next_attempt_at <= now()
+                        ORDER BY w.next_attempt_at
+                        LIMIT greatest(\(perApp) - coalesce(b.in_flight, 0), 0)
+                        FOR UPDATE SKIP LOCKED
+                    ) picked
+                    ORDER BY picked.next_attempt_at
+                    LIMIT \(limit)
+                ), claimed AS (
+                    UPDATE entitlements.webhook_deliveries w
+                    SET next_attempt_at = now() + \(leaseMilliseconds) * interval '1 millisecond',
+                        lease_until = now() + \(leaseMilliseconds) * interval '1 millisecond',
+                        attempts = w.attempts + 1
+                    FROM due WHERE w.event_id = due.event_id
+                    RETURNING w.event_id, w.app_id, w.attempts
+                )
+                SELECT c.event_id, c.app_id, e.type, c.attempts, \(unescaped: EventJSON.event)::text,
+                    s.webhook_url, s.webhook_secret_sealed, s.webhook_secret_key_id
+                FROM claimed c
+                JOIN entitlements.events e ON e.event_id = c.event_id
+                LEFT JOIN entitlements.app_settings s ON s.app_id = c.app_id
+                """,
+                logger: logger
             )
-            SELECT c.event_id, c.app_id, e.type, c.attempts, \(unescaped: EventJSON.event)::text,
-                s.webhook_url, s.webhook_secret
-            FROM claimed c
-            JOIN entitlements.events e ON e.event_id = c.event_id
-            LEFT JOIN entitlements.app_settings s ON s.app_id = c.app_id
-            """,
-            logger: logger
-        )
-        var claimed: [ClaimedDelivery] = []
-        for try await (id, app, type, attempt, body, url, secret) in rows.decode(
-            (UUID, String, String, Int, String, String?, String?).self)
-        {
-            claimed.append(
-                ClaimedDelivery(
-                    eventID: id, appID: app, type: type, attempt: attempt, body: body, webhookURL: url,
-                    webhookSecret: secret))
+            var claimed: [ClaimedDelivery] = []
+            for try await (id, app, type, attempt, body, url, sealed, keyID) in rows.decode(
+                (UUID, String, String, Int, String, String?, ByteBuffer?, String?).self)
+            {
+                var secret: SealedWebhookSecret?
+                if let sealed, let keyID {
+                    secret = SealedWebhookSecret(sealed: Data(sealed.readableBytesView), keyID: keyID)
+                }
+                claimed.append(
+                    ClaimedDelivery(
+                        eventID: id, appID: app, type: type, attempt: attempt, body: body, webhookURL: url,
+                        sealedSecret: secret))
+            }
+            return claimed
         }
-        return claimed
     }
 
     func markDelivered(_ delivery: ClaimedDelivery, status: Int) async throws {
@@ -93,7 +132,8 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
         try await client.run(
             """
             UPDATE entitlements.webhook_deliveries
-            SET state = 'delivered', delivered_at = now(), last_status = \(status), last_error = NULL
+            SET state = 'delivered', delivered_at = now(), last_status = \(status), last_error = NULL,
+                lease_until = NULL
             WHERE event_id = \(delivery.eventID) AND state = 'pending'
             """,
             logger: logger
@@ -101,9 +141,11 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
     }
 
     func markFailed(
-        _ delivery: ClaimedDelivery, status: Int?, error: String, retryAfter: Duration, giveUpAfter: Duration,
+        _ delivery: ClaimedDelivery, failure: WebhookFailure, retryAfter: Duration, giveUpAfter: Duration,
         giveUp: Bool
     ) async throws -> WebhookDeliveryState? {
+        let status: Int? = failure.status
+        let reason: String = failure.reason
         let retryMilliseconds: Double = Double(retryAfter.milliseconds)
         let windowMilliseconds: Double = Double(giveUpAfter.milliseconds)
         let attempt: Int = delivery.attempt
@@ -114,7 +156,7 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
                     WHEN \(giveUp) OR created_at + \(windowMilliseconds) * interval '1 millisecond' <= now() THEN 'dead'
                     ELSE 'pending' END,
                 next_attempt_at = now() + \(retryMilliseconds) * interval '1 millisecond',
-                last_status = \(status), last_error = \(error)
+                last_status = \(status), last_error = \(reason), lease_until = NULL
             WHERE event_id = \(delivery.eventID) AND state = 'pending' AND attempts = \(attempt)
             RETURNING state
             """,
@@ -122,5 +164,39 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
         )
         for try await state in rows.decode(String.self) { return WebhookDeliveryState(rawValue: state) }
         return nil
+    }
+
+    func sealUnsealedSecrets(with box: WebhookSecretBox) async throws -> Int {
+        let rows = try await client.query(
+            """
+            SELECT app_id, webhook_secret_unsealed FROM entitlements.app_settings
+            WHERE webhook_secret_unsealed IS NOT NULL
+            """,
+            logger: logger
+        )
+        var unsealed: [(appID: String, secret: String)] = []
+        for try await (app, secret) in rows.decode((String, String).self) { unsealed.append((app, secret)) }
+        var sealedCount = 0
+        for (appID, secret) in unsealed {
+            let sealed = ByteBuffer(bytes: try box.seal(secret, appID: appID))
+            let keyID: String = box.keyID
+            // Only the plaintext read above is replaced: a replica that sealed it meanwhile, or a rotation that
+            // wrote a sealed secret, is left as it is (and the plaintext is cleared either way).
+            let updated = try await client.query(
+                """
+                UPDATE entitlements.app_settings SET
+                    webhook_secret_sealed = CASE WHEN webhook_secret_sealed IS NULL THEN \(sealed)
+                        ELSE webhook_secret_sealed END,
+                    webhook_secret_key_id = CASE WHEN webhook_secret_sealed IS NULL THEN \(keyID)
+                        ELSE webhook_secret_key_id END,
+                    webhook_secret_unsealed = NULL
+                WHERE app_id = \(appID) AND webhook_secret_unsealed = \(secret)
+                RETURNING 1
+                """,
+                logger: logger
+            )
+            for try await _ in updated.decode(Int.self) { sealedCount += 1 }
+        }
+        return sealedCount
     }
 }

@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import ShopkeeperCore
@@ -8,30 +10,39 @@ import ShopkeeperCore
 enum WebhookAttemptResult: Sendable, Equatable {
     /// The receiver answered 2xx.
     case delivered(status: Int)
-    /// Any other answer (`status`), or no answer at all (`status` is `nil`): timeout, refused connection, TLS.
-    case failed(status: Int?, error: String)
+    /// Anything else, coarsely (``WebhookFailure``): a status, a timeout, a refused connection, TLS, DNS, a refused
+    /// destination.
+    case failed(WebhookFailure)
 }
 
-/// Makes one webhook request: a signed `POST` of the event, with a deadline, no redirects, and at most
-/// ``responseLimit`` bytes of the answer read.
+/// Makes one webhook request: the URL resolved and checked (``WebhookDestination``), then a signed `POST` of the
+/// event to the checked address, with one deadline for all of it, no redirects, and at most ``responseLimit`` bytes
+/// of the answer read.
+///
+/// Each attempt has an `HTTPClient` of its own, whose `dnsOverride` pins the URL's name to the checked address: the
+/// client cannot resolve the name again, and still sends it as `Host` and TLS server name and verifies the
+/// certificate against it. A connection is therefore never reused for another app or another answer of DNS.
 struct WebhookSender: Sendable {
-    let client: HTTPClient
     let timeout: Duration
-    /// How much of a receiver's answer is read (its start is kept in `last_error` for a failure).
+    /// Which destinations are allowed (private ones only when the deployment says so).
+    let policy: WebhookURLPolicy
+    let resolver: any WebhookResolver
+    let logger: Logger
+    /// How much of a receiver's answer is read (and then dropped: nothing of it is kept).
     static let responseLimit = 4096
-    /// How much of a failed answer's body is kept in `last_error`.
-    static let errorExcerpt = 200
     /// Identifies the sender to receivers.
     static let userAgent = "Shopkeeper-Webhooks/1"
 
-    /// The client configuration the dispatcher's `HTTPClient` must have: redirects are never followed (a 3xx
-    /// is a failed attempt), and connecting or waiting for bytes takes at most `timeout`.
-    static func configuration(timeout: Duration) -> HTTPClient.Configuration {
+    /// The client configuration of one attempt: redirects are never followed (a 3xx is a failed attempt),
+    /// connecting or waiting for bytes takes at most `timeout`, and the URL's name goes to `destination`'s address.
+    static func configuration(timeout: Duration, destination: WebhookDestination) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         let amount = TimeAmount.milliseconds(timeout.milliseconds)
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: amount, read: amount)
         configuration.decompression = .disabled
+        configuration.dnsOverride = destination.dnsOverride
+        configuration.proxy = nil
         return configuration
     }
 
@@ -39,8 +50,33 @@ struct WebhookSender: Sendable {
     func send(_ delivery: ClaimedDelivery, url: String, secret: String, now: Date = Date()) async
         -> WebhookAttemptResult
     {
+        let deadline = ContinuousClock.now + timeout
+        let destination: WebhookDestination
+        do throws(WebhookFailure) {
+            destination = try await withDeadline(deadline) { () async throws(WebhookFailure) -> WebhookDestination in
+                try await WebhookDestination.resolve(url, policy: policy, resolver: resolver)
+            }
+        } catch {
+            return .failed(error)
+        }
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: Self.configuration(timeout: timeout, destination: destination))
+        let result = await post(delivery, to: destination, secret: secret, now: now, deadline: deadline, with: client)
+        do {
+            try await client.shutdown()
+        } catch {
+            logger.debug("webhook client shutdown failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        return result
+    }
+
+    private func post(
+        _ delivery: ClaimedDelivery, to destination: WebhookDestination, secret: String, now: Date,
+        deadline: ContinuousClock.Instant, with client: HTTPClient
+    ) async -> WebhookAttemptResult {
         let body = Array(delivery.body.utf8)
-        var request = HTTPClientRequest(url: url)
+        var request = HTTPClientRequest(url: destination.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: Self.userAgent)
@@ -51,48 +87,57 @@ struct WebhookSender: Sendable {
             name: "Shopkeeper-Signature", value: WebhookSignature.header(secret: secret, timestamp: now, body: body))
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let deadline = NIODeadline.now() + .milliseconds(timeout.milliseconds)
-            let response = try await client.execute(request, deadline: deadline)
-            let excerpt = try await Self.read(response.body, limit: Self.responseLimit)
+            let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
+            let response = try await client.execute(request, deadline: .now() + .milliseconds(remaining.milliseconds))
+            try await Self.drain(response.body, limit: Self.responseLimit)
             let status = Int(response.status.code)
             if (200..<300).contains(status) { return .delivered(status: status) }
-            return .failed(status: status, error: Self.describe(status: response.status, body: excerpt))
+            return .failed(.httpStatus(status))
         } catch {
-            return .failed(status: nil, error: Self.describe(error))
+            let failure = WebhookFailure(classifying: error)
+            // The operator may see the detail; the tenant sees only the coarse reason.
+            logger.debug(
+                "webhook request failed",
+                metadata: [
+                    "event_id": "\(delivery.eventID.uuidString.lowercased())", "reason": "\(failure.reason)",
+                    "error": "\(String(reflecting: error))",
+                ])
+            return .failed(failure)
         }
     }
 
     /// Reads at most `limit` bytes of a body; the rest is not waited for (the connection is then closed).
-    private static func read(_ body: HTTPClientResponse.Body, limit: Int) async throws -> [UInt8] {
-        var bytes: [UInt8] = []
+    private static func drain(_ body: HTTPClientResponse.Body, limit: Int) async throws {
+        var read = 0
         for try await chunk in body {
-            bytes.append(contentsOf: chunk.readableBytesView.prefix(limit - bytes.count))
-            if bytes.count >= limit { break }
+            read += chunk.readableBytes
+            if read >= limit { break }
         }
-        return bytes
     }
 
-    /// `HTTP 500 Internal Server Error: <start of the body>`, printable characters only.
-    static func describe(status: HTTPResponseStatus, body: [UInt8]) -> String {
-        let text = String(decoding: body, as: UTF8.self)
-            .map { $0.isNewline || !($0.isLetter || $0.isNumber || $0.isPunctuation || $0.isSymbol) ? " " : $0 }
-        let excerpt = String(String(text).prefix(errorExcerpt)).trimmingCharacters(in: .whitespaces)
-        let head = "HTTP \(status.code) \(status.reasonPhrase)"
-        return excerpt.isEmpty ? head : "\(head): \(excerpt)"
-    }
-
-    /// A short, stable description of a failure to get an answer.
-    static func describe(_ error: any Error) -> String {
-        if let client = error as? HTTPClientError {
-            switch client {
-            case .deadlineExceeded, .readTimeout, .connectTimeout:
-                return "no answer within the timeout"
-            case .remoteConnectionClosed:
-                return "the receiver closed the connection"
-            default:
-                return "request failed: \(client)"
+    /// Runs `work`, or throws ``WebhookFailure/timeout`` once `deadline` has passed without waiting for it to end: a
+    /// system resolver blocked in `getaddrinfo` cannot be cancelled, and must not hold the attempt past its timeout.
+    private func withDeadline<T: Sendable>(
+        _ deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async throws(WebhookFailure) -> T
+    ) async throws(WebhookFailure) -> T {
+        let waiter = NIOLockedValueBox<CheckedContinuation<Result<T, WebhookFailure>, Never>?>(nil)
+        let finish: @Sendable (Result<T, WebhookFailure>) -> Void = { result in
+            waiter.withLockedValue { continuation in
+                continuation?.resume(returning: result)
+                continuation = nil
             }
         }
-        return "request failed: \(String(describing: error).prefix(300))"
+        let outcome = await withCheckedContinuation { continuation in
+            waiter.withLockedValue { $0 = continuation }
+            let timer = Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                finish(.failure(.timeout))
+            }
+            Task {
+                do throws(WebhookFailure) { finish(.success(try await work())) } catch { finish(.failure(error)) }
+                timer.cancel()
+            }
+        }
+        return try outcome.get()
     }
 }
