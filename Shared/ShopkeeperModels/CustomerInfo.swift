@@ -155,11 +155,15 @@ package struct NonSubscriptionPurchase: Codable, Sendable, Equatable {
 }
 
 extension CustomerInfo {
-    /// The info of an id no customer has yet: nothing owned, seen `now`. Reading an unknown id answers this and
-    /// creates nothing.
-    package static func unknown(appUserID: String, now: Date) -> CustomerInfo {
+    /// When a customer Shopkeeper has not seen yet was "seen": the Unix epoch, a fixed instant, so the document of an
+    /// unknown id (and its ETag) is the same on every read and a client's `If-None-Match` keeps matching.
+    package static let neverSeen = Date(timeIntervalSince1970: 0)
+
+    /// The info of an id no customer has yet: nothing owned, seen ``neverSeen``. Reading an unknown id answers this
+    /// and creates nothing.
+    package static func unknown(appUserID: String) -> CustomerInfo {
         CustomerInfo(
-            appUserID: appUserID, aliases: [appUserID], firstSeen: now, lastSeen: now, refundCount: 0,
+            appUserID: appUserID, aliases: [appUserID], firstSeen: neverSeen, lastSeen: neverSeen, refundCount: 0,
             entitlements: [:], subscriptions: [], trial: TrialInfo(state: "none"), nonSubscriptionPurchases: [],
             consumableBalances: [:])
     }

@@ -188,6 +188,11 @@ struct MoneyRuleTests {
             #expect(info.appUserID == "nobody-yet")
             #expect(info.entitlements.isEmpty && info.nonSubscriptionPurchases.isEmpty)
             #expect(info.consumableBalances.isEmpty && info.trial.state == "none")
+            #expect(info.firstSeen == CustomerInfo.neverSeen && info.lastSeen == CustomerInfo.neverSeen)
+            // The same document on every read: its ETag keeps matching, whenever the reads happen.
+            let again = try await harness.send(.get, "/v1/customers/nobody-yet", kind: .public)
+            #expect(again.headers[.eTag] == response.headers[.eTag])
+            #expect(String(buffer: again.body) == String(buffer: response.body))
             let customers = try await harness.count(
                 "SELECT count(*) FROM entitlements.aliases WHERE app_id = \(harness.appID)")
             #expect(customers == 0)

@@ -23,7 +23,7 @@ struct CustomerInfoDocument: Sendable {
 /// Reads customers.
 protocol CustomerRepository: Sendable {
     /// The info of the customer `appUserID` names; for an id no customer has, an empty document
-    /// (``CustomerInfo/unknown(appUserID:now:)``), creating nothing: a read must not let anyone holding the public
+    /// (``CustomerInfo/unknown(appUserID:)``), creating nothing: a read must not let anyone holding the public
     /// key fill the database with customers.
     func info(appID: String, appUserID: String) async throws -> CustomerInfoDocument
 }
@@ -56,7 +56,7 @@ struct CustomerPostgresRepository: CustomerRepository {
                 let customerID = try await CustomerRows.find(
                     appID: appID, appUserID: appUserID, on: connection, logger: logger)
             else {
-                let empty = try JSONBody.encode(CustomerInfo.unknown(appUserID: appUserID, now: Date()))
+                let empty = try JSONBody.encode(CustomerInfo.unknown(appUserID: appUserID))
                 return CustomerInfoDocument(json: String(decoding: empty, as: UTF8.self))
             }
             try await CustomerRows.touch(customerID, on: connection, logger: logger)
