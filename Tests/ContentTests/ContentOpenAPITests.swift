@@ -42,6 +42,19 @@ import Testing
             check(
                 .delete, "\(uploads)/{upload_id}",
                 try await harness.send(.delete, "/v1/admin/content/garden/uploads/\(other.uploadID)"))
+            // An aborted upload is gone: reading it, aborting it again or adding to it is 404.
+            let aborted = "/v1/admin/content/garden/uploads/\(other.uploadID)"
+            for (method, template, response) in [
+                (HTTPRequest.Method.get, "\(uploads)/{upload_id}", try await harness.send(.get, aborted)),
+                (.delete, "\(uploads)/{upload_id}", try await harness.send(.delete, aborted)),
+                (
+                    .put, files,
+                    try await harness.putFile("garden", upload: other.uploadID, path: "b", bytes: Data("b".utf8))
+                ),
+            ] {
+                #expect(response.status == .notFound, "\(method) \(template)")
+                check(method, template, response)
+            }
             check(.get, "/v1/admin/content/{product_id}", try await harness.send(.get, "/v1/admin/content/garden"))
             check(
                 .get, "/v1/admin/content/{product_id}",

@@ -52,7 +52,7 @@ struct ContentPostgresRepository: ContentRepository {
         }
     }
 
-    /// The upload and its files, optionally locking the upload's row.
+    /// The upload and its files, optionally locking the upload's row. An aborted upload is gone: `upload_not_found`.
     static func upload(
         appID: String, productID: String, uploadID: String, lock: Bool, on connection: PostgresConnection,
         logger: Logger
@@ -62,11 +62,13 @@ struct ContentPostgresRepository: ContentRepository {
                 ? """
                 SELECT version, min_app_version, state, created_at FROM content.uploads
                 WHERE upload_id = \(uploadID)::text AND app_id = \(appID)::text AND product_id = \(productID)::text
+                    AND state <> 'aborted'
                 FOR UPDATE
                 """
                 : """
                 SELECT version, min_app_version, state, created_at FROM content.uploads
                 WHERE upload_id = \(uploadID)::text AND app_id = \(appID)::text AND product_id = \(productID)::text
+                    AND state <> 'aborted'
                 """,
             logger: logger)
         var found: ContentUpload?
