@@ -9,10 +9,11 @@ import ServiceLifecycle
 import ShopkeeperCore
 import ShopkeeperHTTP
 
-/// Builds the gateway application: the same function serves `main` and the tests.
+/// Builds the gateway application: the same function serves `main` and the tests (which may add `hooks`).
 func buildApplication(
     settings: GatewaySettings,
-    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+    hooks: GatewayHooks = GatewayHooks()
 ) async throws -> some ApplicationProtocol {
     let logger = Logger(label: "gateway")
     let database = settings.service.database.makeClient(logger: logger)
@@ -25,16 +26,20 @@ func buildApplication(
         readTimeout: settings.readTimeout,
         logger: logger
     )
-    let shared = GatewayShared(repository: repository, settings: settings)
+    let shared = GatewayShared(repository: hooks.keyLookups(repository), settings: settings)
+    hooks.built(shared)
     let router = buildRouter(
         settings: settings,
         repository: repository,
         pools: pools,
         shared: shared,
         readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
-            + upstreamChecks(settings: settings, httpClient: httpClient),
-        metrics: metrics
+            + upstreamChecks(settings: settings, httpClient: httpClient)
     )
+    // `/metrics` is not on the public port: it has a listener of its own, inside the network.
+    let metricsListener = MetricsListener.make(
+        host: settings.metricsHost, port: settings.metricsPort, registry: metrics, logger: logger,
+        onListening: hooks.metricsListening)
     let channelPools = UpstreamChannelPools(
         routes: settings.routes, connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
     let reporter = DownloadReporter(
@@ -45,7 +50,7 @@ func buildApplication(
     }
     let channelProxy = ChannelProxy(
         routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
-        rateLimiter: shared.rateLimiter, limits: settings.rateLimits, cache: shared.cache,
+        rateLimiter: shared.rateLimiter, limits: settings.rateLimits, clients: shared.clients, cache: shared.cache,
         signature: settings.service.internalSignature, pools: channelPools, corsEnabled: !settings.corsOrigins.isEmpty,
         bufferLimit: ReverseProxy.defaultBufferLimit, files: files, logger: logger)
     return ServiceApplication.make(
@@ -55,31 +60,45 @@ func buildApplication(
         database: database,
         migrations: GatewayMigrations.runner,
         // Shut down in reverse: the pools once the server has drained, then the reports of the last downloads, then
-        // the client that sends them.
-        services: [HTTPClientService(client: httpClient), reporter] + pools.services + [channelPools],
+        // the client that sends them; the metrics listener last, so the final counts can still be scraped.
+        services: [metricsListener, HTTPClientService(client: httpClient), reporter] + pools.services + [channelPools],
         logger: logger
     )
 }
 
-/// What both proxy paths share: remembered keys, the rate limiter's buckets and the micro-cache.
+/// What both proxy paths share: remembered keys, the rate limiter's buckets, the rule that names a request's client,
+/// and the micro-cache.
 struct GatewayShared: Sendable {
     let authenticator: APIKeyAuthenticator
-    let rateLimiter = TokenBucketRateLimiter()
+    let rateLimiter: TokenBucketRateLimiter
+    let clients: ClientAddressResolver
     let cache = ResponseMicroCache()
 
+    /// `repository` answers the authenticator's key lookups.
     init(repository: any AppRepository, settings: GatewaySettings) {
         authenticator = APIKeyAuthenticator(repository: repository, cacheTTL: settings.keyCacheTTL)
+        rateLimiter = TokenBucketRateLimiter(maximumClients: settings.maximumRateLimitClients)
+        clients = ClientAddressResolver(trustedProxies: settings.trustedProxies)
     }
 }
 
-/// The gateway's routes: operational, operator, the app's own keys, and the proxied service prefixes.
+/// What a test may add to ``buildApplication(settings:metrics:hooks:)``; `main` uses none of it.
+struct GatewayHooks: Sendable {
+    /// Wraps the repository that key lookups go through (a test counts them).
+    var keyLookups: @Sendable (any AppRepository) -> any AppRepository = { $0 }
+    /// Called once with what both proxy paths share (a test watches the authenticator).
+    var built: @Sendable (GatewayShared) -> Void = { _ in }
+    /// Called with the metrics listener's port once it listens (a test's is any free port).
+    var metricsListening: @Sendable (Int) async -> Void = { _ in }
+}
+
+/// The gateway's public routes: health probes, operator, the app's own keys, and the proxied service prefixes.
 func buildRouter(
     settings: GatewaySettings,
     repository: any AppRepository,
     pools: UpstreamPools,
     shared: GatewayShared,
-    readiness: [ReadinessCheck],
-    metrics: PrometheusCollectorRegistry
+    readiness: [ReadinessCheck]
 ) -> Router<GatewayRequestContext> {
     let router = Router(context: GatewayRequestContext.self)
     // One fixed-type stack rather than four existential layers: this runs on every request.
@@ -91,7 +110,8 @@ func buildRouter(
         MethodNotAllowedMiddleware(routes: .shopkeeper)
         MetricsMiddleware()
     }
-    ServiceApplication.addOperationalRoutes(to: router, readiness: readiness, metrics: metrics)
+    // Probes only: `/metrics` is answered like any unknown path here (see ``MetricsListener``).
+    ServiceApplication.addHealthRoutes(to: router, readiness: readiness)
 
     let authenticator = shared.authenticator
     let issuer = KeyIssuer(repository: repository, authenticator: authenticator)
@@ -114,7 +134,8 @@ func buildRouter(
     let api = router.group()
         .add(
             middleware: APIKeyMiddleware(
-                authenticator: authenticator, rateLimiter: shared.rateLimiter, limits: settings.rateLimits)
+                authenticator: authenticator, rateLimiter: shared.rateLimiter, limits: settings.rateLimits,
+                clients: shared.clients)
         )
         .group(context: AuthenticatedContext.self)
     api.addRoutes(

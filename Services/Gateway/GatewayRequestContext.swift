@@ -9,12 +9,18 @@ struct GatewayRequestContext: RequestContext {
     /// The event loop of the client's connection: upstream calls use connections on the same loop, so a request
     /// stays on one thread from start to end.
     let eventLoop: any EventLoop
+    /// The client connection, for its peer address (a public key's per-client rate limit).
+    private let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.identity = nil
         self.eventLoop = source.channel.eventLoop
+        self.channel = source.channel
     }
+
+    /// The address the client's connection comes from (`nil` when it is not a TCP connection).
+    var peer: SocketAddress? { channel.remoteAddress }
 }
 
 /// The context of routes that require an API key: it cannot exist without an identity, so a handler cannot forget

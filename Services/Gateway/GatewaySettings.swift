@@ -16,8 +16,13 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_GATEWAY_ROUTES` | built from the service URLs | routing table override: `prefix=service@url,...` |
 /// | `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` | `/v1/notifications,/v1/downloads` | comma-separated route prefixes forwarded without an API key (the caller proves itself another way: a store's signature, a signed URL); each must be a prefix of the routing table. The service gets the request signed with no app identity (anonymous), client-sent `x-shopkeeper-*` headers removed, the body streamed; nothing is rate limited or cached |
 /// | `SHOPKEEPER_GATEWAY_BODY_LIMITS` | `/v1/admin/content=68719476736` | comma-separated `prefix=bytes`: prefixes whose request bodies (streamed) may be larger than `SHOPKEEPER_MAX_BODY_BYTES`; each must be a prefix of the routing table |
-/// | `SHOPKEEPER_RATE_LIMIT_PUBLIC` | `1000/2000` | requests per second / burst for each public key |
-/// | `SHOPKEEPER_RATE_LIMIT_SECRET` | `100/200` | the same for each secret key |
+/// | `SHOPKEEPER_RATE_LIMIT_PUBLIC` | `1000/2000` | requests per second / burst for each public key, all its clients together (the app-wide ceiling) |
+/// | `SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT` | `20/40` | the same for each client of a public key: each IPv4 address, each IPv6 /64 (``ClientAddressResolver``); at most the ceiling |
+/// | `SHOPKEEPER_RATE_LIMIT_SECRET` | `100/200` | requests per second / burst for each secret key |
+/// | `SHOPKEEPER_RATE_LIMIT_CLIENTS_MAX` | `100000` | most per-client buckets kept in memory (about 100 bytes each); past it, new clients are held to the ceiling alone |
+/// | `SHOPKEEPER_GATEWAY_TRUSTED_PROXIES` | none | comma-separated addresses or CIDR blocks (`10.0.0.0/8,::1`) of the load balancers in front of the gateway: from them, the client is read from `X-Forwarded-For` |
+/// | `SHOPKEEPER_GATEWAY_METRICS_HOST` | `127.0.0.1` | address of the `/metrics` listener (`0.0.0.0` to let a scraper inside the network reach it; never publish it) |
+/// | `SHOPKEEPER_GATEWAY_METRICS_PORT` | `9080` | port of the `/metrics` listener; the public port answers `/metrics` with 404 |
 /// | `SHOPKEEPER_CORS_ORIGINS` | none | comma-separated browser origins allowed to call the API |
 /// | `SHOPKEEPER_UPSTREAM_CONNECT_TIMEOUT_MS` | `2000` | connecting to a service |
 /// | `SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS` | `30000` | longest silence while waiting for a service's bytes |
@@ -34,6 +39,13 @@ struct GatewaySettings: Sendable {
     /// Body limits of prefixes of ``routes`` that take more than the service's `maxBodyBytes`.
     var bodyLimits: [String: Int]
     var rateLimits: RateLimits
+    /// The most per-client buckets kept (``TokenBucketRateLimiter``).
+    var maximumRateLimitClients: Int
+    /// Load balancers whose `X-Forwarded-For` names the client (``ClientAddressResolver``).
+    var trustedProxies: [IPNetwork]
+    /// Where `/metrics` is served (``MetricsListener``); never the public port.
+    var metricsHost: String
+    var metricsPort: Int
     var corsOrigins: Set<String>
     var connectTimeout: Duration
     var readTimeout: Duration
@@ -103,12 +115,12 @@ struct GatewaySettings: Sendable {
             routes: routes,
             keylessPrefixes: keyless,
             bodyLimits: bodyLimits,
-            rateLimits: RateLimits(
-                publicKeys: try rateLimit(
-                    "SHOPKEEPER_RATE_LIMIT_PUBLIC", default: RateLimit(perSecond: 1000, burst: 2000), environment),
-                secretKeys: try rateLimit(
-                    "SHOPKEEPER_RATE_LIMIT_SECRET", default: RateLimit(perSecond: 100, burst: 200), environment)
-            ),
+            rateLimits: try rateLimits(environment),
+            maximumRateLimitClients: try environment.int(
+                "SHOPKEEPER_RATE_LIMIT_CLIENTS_MAX", default: 100_000, in: 1000...10_000_000),
+            trustedProxies: try trustedProxies(environment),
+            metricsHost: environment.string("SHOPKEEPER_GATEWAY_METRICS_HOST", default: "127.0.0.1"),
+            metricsPort: try metricsPort(environment, servicePort: service.port),
             corsOrigins: Set(origins),
             connectTimeout: .milliseconds(
                 try environment.int("SHOPKEEPER_UPSTREAM_CONNECT_TIMEOUT_MS", default: 2000, in: 10...60_000)),
@@ -162,6 +174,56 @@ struct GatewaySettings: Sendable {
             limits[parts[0]] = bytes
         }
         return limits
+    }
+
+    /// Reads the three rate limits; a public key's client may not be allowed more than the key's ceiling.
+    private static func rateLimits(_ environment: EnvironmentReader) throws(ConfigurationError) -> RateLimits {
+        let limits = RateLimits(
+            publicKeys: try rateLimit(
+                "SHOPKEEPER_RATE_LIMIT_PUBLIC", default: RateLimit(perSecond: 1000, burst: 2000), environment),
+            publicClients: try rateLimit(
+                "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT", default: RateLimit(perSecond: 20, burst: 40), environment),
+            secretKeys: try rateLimit(
+                "SHOPKEEPER_RATE_LIMIT_SECRET", default: RateLimit(perSecond: 100, burst: 200), environment)
+        )
+        guard limits.publicClients.perSecond <= limits.publicKeys.perSecond,
+            limits.publicClients.burst <= limits.publicKeys.burst
+        else {
+            throw ConfigurationError(
+                variable: "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT",
+                reason: "a client's limit cannot exceed the key's ceiling (SHOPKEEPER_RATE_LIMIT_PUBLIC)")
+        }
+        return limits
+    }
+
+    /// Parses `SHOPKEEPER_GATEWAY_TRUSTED_PROXIES`: addresses and CIDR blocks, comma-separated.
+    private static func trustedProxies(_ environment: EnvironmentReader) throws(ConfigurationError) -> [IPNetwork] {
+        let name = "SHOPKEEPER_GATEWAY_TRUSTED_PROXIES"
+        var networks: [IPNetwork] = []
+        for entry in (environment.raw(name) ?? "").split(separator: ",") {
+            let text = entry.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { continue }
+            guard let network = IPNetwork(text) else {
+                throw ConfigurationError(
+                    variable: name, reason: "entries must be addresses or CIDR blocks such as 10.0.0.0/8, got '\(text)'"
+                )
+            }
+            networks.append(network)
+        }
+        return networks
+    }
+
+    /// Reads `SHOPKEEPER_GATEWAY_METRICS_PORT`, which must not be the public port.
+    private static func metricsPort(_ environment: EnvironmentReader, servicePort: Int) throws(ConfigurationError)
+        -> Int
+    {
+        let name = "SHOPKEEPER_GATEWAY_METRICS_PORT"
+        let port = try environment.int(name, default: 9080, in: 0...65535)
+        if port != 0 && port == servicePort {
+            throw ConfigurationError(
+                variable: name, reason: "must differ from SHOPKEEPER_PORT: the public port does not serve /metrics")
+        }
+        return port
     }
 
     /// Parses `rate/burst`, e.g. `50/100`.

@@ -26,14 +26,24 @@ package enum ServiceApplication {
         }
     }
 
-    /// Adds `/health/live`, `/health/ready` and `/metrics`.
+    /// Adds `/health/live`, `/health/ready` and `/metrics`: for the internal services, whose port is reachable only
+    /// inside the network.
     package static func addOperationalRoutes<Context: RequestContext>(
         to router: Router<Context>,
         readiness: [ReadinessCheck],
         metrics: PrometheusCollectorRegistry
     ) {
-        router.addRoutes(HealthController<Context>(checks: readiness).endpoints, atPath: "/health")
+        addHealthRoutes(to: router, readiness: readiness)
         MetricsController<Context>(registry: metrics).addRoutes(to: router)
+    }
+
+    /// Adds `/health/live` and `/health/ready` only: for a public port, whose metrics are served by a
+    /// ``MetricsListener`` of their own.
+    package static func addHealthRoutes<Context: RequestContext>(
+        to router: Router<Context>,
+        readiness: [ReadinessCheck]
+    ) {
+        router.addRoutes(HealthController<Context>(checks: readiness).endpoints, atPath: "/health")
     }
 
     /// The application: the router's server (`server`: HTTP/1.1, with any channel handlers a service adds), the

@@ -7,11 +7,15 @@ package enum TestEnvironment {
     /// The internal secret every test service uses.
     package static let internalSecret = "test-internal-secret-0123456789-abcdefghijklmnop"
 
-    /// An ``EnvironmentReader`` with the test database, port 0 and the test secret, plus `extra`.
+    /// An ``EnvironmentReader`` with the test database, port 0 (the gateway's metrics listener too) and the test
+    /// secret, plus `extra`. A gateway's per-client limit of public keys is its ceiling: every test caller comes
+    /// from 127.0.0.1, where production has one address per device (the tests of that limit set their own).
     package static func reader(_ extra: [String: String] = [:]) throws -> EnvironmentReader {
         var values = [
             "DATABASE_URL": try TestDatabase.url(),
             "SHOPKEEPER_PORT": "0",
+            "SHOPKEEPER_GATEWAY_METRICS_PORT": "0",
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "1000/2000",
             "SHOPKEEPER_INTERNAL_SECRET": internalSecret,
             "SHOPKEEPER_DB_POOL_SIZE": "4",
         ]

@@ -38,9 +38,13 @@ import Testing
                 try await gateway.waitUntilReady()
                 let key = try await Self.publicKey(gateway: gateway)
 
-                let metrics = try await gateway.get("/metrics")
+                // Metrics are on the internal listener only; the public port answers as for any unknown path.
+                let metrics = try await gateway.get("/metrics", port: gateway.metricsPort)
                 #expect(metrics.status == .ok)
                 #expect(String(decoding: metrics.body, as: UTF8.self).contains("# TYPE"))
+                let publicMetrics = try await gateway.get("/metrics")
+                #expect(publicMetrics.status == .notFound)
+                #expect(try TestJSON.object(publicMetrics.body)["code"] as? String == "not_found")
 
                 // The key is now remembered: the GET is answered by the channel path, the POST by the router.
                 let auth = [("Authorization", "Bearer \(key)")]

@@ -9,6 +9,8 @@ import ShopkeeperTestSupport
 final class ServiceProcess: @unchecked Sendable {
     let name: String
     let port: Int
+    /// The gateway's `/metrics` listener (`SHOPKEEPER_GATEWAY_METRICS_PORT`; other services ignore it).
+    let metricsPort: Int
     private let process: Process
     let logURL: URL
 
@@ -23,18 +25,23 @@ final class ServiceProcess: @unchecked Sendable {
     /// What the process was started with, to start it again.
     let environment: [String: String]
 
-    /// Starts `executable` (e.g. `shopkeeper-catalog`) with `environment` on `port` (a free one by default).
-    init(_ executable: String, environment: [String: String], port: Int? = nil) throws {
+    /// Starts `executable` (e.g. `shopkeeper-catalog`) with `environment` on `port` and `metricsPort` (free ones by
+    /// default).
+    init(_ executable: String, environment: [String: String], port: Int? = nil, metricsPort: Int? = nil) throws {
         guard let binPath = ProcessInfo.processInfo.environment["SHOPKEEPER_BIN_PATH"] else { throw NotBuilt() }
         self.name = executable
         self.environment = environment
         self.port = try port ?? Self.freePort()
+        self.metricsPort = try metricsPort ?? Self.freePort()
         self.process = Process()
         process.executableURL = URL(fileURLWithPath: binPath).appendingPathComponent(executable)
         var env = ProcessInfo.processInfo.environment
+        // Every test caller comes from 127.0.0.1: a public key's per-client limit is its ceiling here.
+        env["SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"] = "1000/2000"
         env.merge(environment) { _, new in new }
         env["SHOPKEEPER_PORT"] = String(self.port)
         env["SHOPKEEPER_HOST"] = "127.0.0.1"
+        env["SHOPKEEPER_GATEWAY_METRICS_PORT"] = String(self.metricsPort)
         process.environment = env
         logURL = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(self.port).log")
         FileManager.default.createFile(atPath: logURL.path, contents: nil)
@@ -61,9 +68,11 @@ final class ServiceProcess: @unchecked Sendable {
         throw Failure("\(name) was not ready in time: \(logTail())")
     }
 
-    func get(_ path: String, headers: [(String, String)] = []) async throws -> (status: HTTPResponseStatus, body: Data)
+    /// GETs `path` on the process's port, or on `port` (its ``metricsPort``).
+    func get(_ path: String, headers: [(String, String)] = [], port: Int? = nil) async throws
+        -> (status: HTTPResponseStatus, body: Data)
     {
-        var request = HTTPClientRequest(url: baseURL + path)
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port ?? self.port)" + path)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 16 << 20)
@@ -115,7 +124,7 @@ final class ServiceProcess: @unchecked Sendable {
 
     /// The same executable started again on the same port with the same environment.
     func restarted() throws -> ServiceProcess {
-        try ServiceProcess(name, environment: environment, port: port)
+        try ServiceProcess(name, environment: environment, port: port, metricsPort: metricsPort)
     }
 
     /// Waits for the process to exit by itself; returns its exit status.

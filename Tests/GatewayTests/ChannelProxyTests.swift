@@ -83,7 +83,9 @@ import Testing
                     authenticator: authenticator, rateLimiter: TokenBucketRateLimiter(),
                     limits: RateLimits(
                         publicKeys: RateLimit(perSecond: 1000, burst: 1000),
+                        publicClients: RateLimit(perSecond: 1000, burst: 1000),
                         secretKeys: RateLimit(perSecond: 0.001, burst: 2)),
+                    clients: ClientAddressResolver(trustedProxies: []),
                     cache: ResponseMicroCache(), signature: InternalSignature(secret: TestEnvironment.internalSecret),
                     pools: UpstreamChannelPools(routes: routes, connectTimeout: .seconds(1), readTimeout: .seconds(1)),
                     corsEnabled: true, bufferLimit: 1024, logger: logger)
@@ -97,7 +99,9 @@ import Testing
                     let request = HTTPRequest(
                         method: method, scheme: nil, authority: nil, path: path, headerFields: fields)
                     return try await loop.submit {
-                        proxy.plan(for: request, on: loop).map { "\($0.route.service) \($0.identity?.appID ?? "-")" }
+                        proxy.plan(for: request, on: loop, peer: nil).map {
+                            "\($0.route.service) \($0.identity?.appID ?? "-")"
+                        }
                     }.get()
                 }
                 let id = app.info.appID

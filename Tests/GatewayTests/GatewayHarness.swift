@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import Prometheus
 import ShopkeeperModels
 import ShopkeeperTestSupport
 
@@ -19,11 +20,14 @@ struct GatewayHarness {
     let client: any TestClientProtocol
 
     /// Runs a catalog, an entitlements service and a verifier, then a gateway routed to them (or all to
-    /// `upstreamURL`), then `body`. `environment` configures the gateway, `verifierEnvironment` the verifier.
+    /// `upstreamURL`), then `body`. `environment` configures the gateway, `verifierEnvironment` the verifier;
+    /// `metrics` and `hooks` go to the gateway's builder.
     static func run(
         environment: [String: String] = [:],
         verifierEnvironment: [String: String] = [:],
         upstreamURL: String? = nil,
+        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        hooks: GatewayHooks = GatewayHooks(),
         _ body: @Sendable (GatewayHarness) async throws -> Void
     ) async throws {
         let catalogSettings = try Catalog.CatalogSettings.read(from: TestEnvironment.reader())
@@ -55,7 +59,8 @@ struct GatewayHarness {
                         ]
                         values.merge(environment) { _, new in new }
                         let settings = try GatewaySettings.read(from: TestEnvironment.reader(values))
-                        let gateway = try await Gateway.buildApplication(settings: settings)
+                        let gateway = try await Gateway.buildApplication(
+                            settings: settings, metrics: metrics, hooks: hooks)
                         try await gateway.test(.live) { client in
                             try await body(GatewayHarness(client: client))
                         }

@@ -9,6 +9,16 @@ import Testing
     @Test(arguments: [
         ("SHOPKEEPER_RATE_LIMIT_PUBLIC", "lots", "SHOPKEEPER_RATE_LIMIT_PUBLIC"),
         ("SHOPKEEPER_RATE_LIMIT_SECRET", "10", "SHOPKEEPER_RATE_LIMIT_SECRET"),
+        ("SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT", "ten", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"),
+        // A client's limit above the key's ceiling (1000/2000 by default) would never apply.
+        ("SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT", "5000/10", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"),
+        ("SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT", "10/5000", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"),
+        ("SHOPKEEPER_RATE_LIMIT_CLIENTS_MAX", "10", "SHOPKEEPER_RATE_LIMIT_CLIENTS_MAX"),
+        ("SHOPKEEPER_GATEWAY_TRUSTED_PROXIES", "10.0.0.0/33", "SHOPKEEPER_GATEWAY_TRUSTED_PROXIES"),
+        ("SHOPKEEPER_GATEWAY_TRUSTED_PROXIES", "10.0.0.1,lb.internal", "SHOPKEEPER_GATEWAY_TRUSTED_PROXIES"),
+        // The public port (8080 by default) never serves /metrics.
+        ("SHOPKEEPER_GATEWAY_METRICS_PORT", "8080", "SHOPKEEPER_GATEWAY_METRICS_PORT"),
+        ("SHOPKEEPER_GATEWAY_METRICS_PORT", "99999", "SHOPKEEPER_GATEWAY_METRICS_PORT"),
         ("SHOPKEEPER_OPERATOR_KEY", "short", "SHOPKEEPER_OPERATOR_KEY"),
         ("SHOPKEEPER_CATALOG_URL", "ftp://catalog", "SHOPKEEPER_CATALOG_URL"),
         ("SHOPKEEPER_CATALOG_URL", "https://catalog.internal", "SHOPKEEPER_CATALOG_URL"),
@@ -26,6 +36,25 @@ import Testing
         } throws: { error in
             (error as? ConfigurationError)?.variable == expected
         }
+    }
+
+    @Test func rateLimitAndMetricsDefaults() throws {
+        let settings = try GatewaySettings.read(from: EnvironmentReader([:]))
+        #expect(settings.rateLimits.publicKeys == RateLimit(perSecond: 1000, burst: 2000))
+        #expect(settings.rateLimits.publicClients == RateLimit(perSecond: 20, burst: 40))
+        #expect(settings.rateLimits.secretKeys == RateLimit(perSecond: 100, burst: 200))
+        #expect(settings.maximumRateLimitClients == 100_000)
+        #expect(settings.trustedProxies.isEmpty)
+        #expect(settings.metricsHost == "127.0.0.1")
+        #expect(settings.metricsPort == 9080)
+        let configured = try GatewaySettings.read(
+            from: EnvironmentReader([
+                "SHOPKEEPER_GATEWAY_TRUSTED_PROXIES": " 10.0.0.0/8, ::1 ,192.0.2.7",
+                "SHOPKEEPER_GATEWAY_METRICS_HOST": "0.0.0.0", "SHOPKEEPER_GATEWAY_METRICS_PORT": "9100",
+            ]))
+        #expect(configured.trustedProxies == ["10.0.0.0/8", "::1", "192.0.2.7"].compactMap { IPNetwork($0) })
+        #expect(configured.metricsHost == "0.0.0.0")
+        #expect(configured.metricsPort == 9100)
     }
 
     @Test func productionRefusesTheDevelopmentSecret() {

@@ -80,8 +80,7 @@ import _CryptoExtras
             pools: UpstreamPools(
                 routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1), logger: logger),
             shared: GatewayShared(repository: gatewayRepository, settings: gatewaySettings),
-            readiness: [],
-            metrics: PrometheusCollectorRegistry()
+            readiness: []
         )
 
         let prefixes = gatewaySettings.routes.map(\.prefix)

@@ -27,7 +27,8 @@ import Testing
     }
 
     @Test func rateLimitsAnswer429WithRetryAfter() async throws {
-        try await GatewayHarness.run(environment: ["SHOPKEEPER_RATE_LIMIT_PUBLIC": "0.01/3"]) { gateway in
+        let environment = ["SHOPKEEPER_RATE_LIMIT_PUBLIC": "0.01/3", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "0.01/3"]
+        try await GatewayHarness.run(environment: environment) { gateway in
             let app = try await gateway.createApp("Limited")
             let other = try await gateway.createApp("Other")
             let path = "/v1/catalog?platform=app_store&app_version=1.0"

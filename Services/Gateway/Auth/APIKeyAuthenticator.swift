@@ -2,15 +2,42 @@ import NIOConcurrencyHelpers
 
 /// Turns an API key into its identity, remembering answers for a short time so the hot path rarely reaches the
 /// database. A revoked key stops working within `cacheTTL` on every replica.
+///
+/// Lookups are single-flight: when a key's answer is missing or expired, the first request asks the database and
+/// every request for the same key that arrives meanwhile waits for that one answer, instead of each connection
+/// querying at the moment a popular key expires. A lookup that fails is shared as it is: every waiting request gets
+/// the same error (a 503 `database_unavailable` when the database is down), nothing is remembered, and the next
+/// request after it starts a new lookup. A revocation through this replica (``invalidateAll()``) forgets the
+/// answers and detaches lookups in flight: later requests ask again, and a detached lookup's answer is not kept.
 final class APIKeyAuthenticator: Sendable {
     private struct Entry {
         var identity: KeyIdentity?
         var expires: ContinuousClock.Instant
     }
 
+    /// A lookup in progress: its task, the generation it was started in, and how many requests wait on it.
+    private struct Flight {
+        var task: Task<KeyIdentity?, any Error>
+        var generation: UInt64
+        var waiting: Int
+    }
+
+    private struct State {
+        var entries: [[UInt8]: Entry] = [:]
+        var flights: [[UInt8]: Flight] = [:]
+        /// Advanced by ``invalidateAll()``: a lookup started before it may have read a key since revoked.
+        var generation: UInt64 = 0
+    }
+
+    /// A cached answer, or the lookup to wait for.
+    private enum Answer {
+        case cached(KeyIdentity?)
+        case lookup(Task<KeyIdentity?, any Error>)
+    }
+
     private let repository: any AppRepository
     private let cacheTTL: Duration
-    private let entries = NIOLockedValueBox([[UInt8]: Entry]())
+    private let state = NIOLockedValueBox(State())
     private let maximumEntries = 100_000
 
     init(repository: any AppRepository, cacheTTL: Duration) {
@@ -23,12 +50,42 @@ final class APIKeyAuthenticator: Sendable {
         guard APIKey.kind(of: key) != nil else { return nil }
         let hash = APIKey.hash(key)
         let now = ContinuousClock.now
-        if let entry = entries.withLockedValue({ $0[hash] }), entry.expires > now {
-            return entry.identity
+        let answer = state.withLockedValue { state -> Answer in
+            if let entry = state.entries[hash], entry.expires > now { return .cached(entry.identity) }
+            if var flight = state.flights[hash] {
+                flight.waiting += 1
+                state.flights[hash] = flight
+                return .lookup(flight.task)
+            }
+            let generation = state.generation
+            // Not cancelled with the request that started it: the others waiting on it still need the answer.
+            let task = Task { try await self.lookUp(hash: hash, generation: generation) }
+            state.flights[hash] = Flight(task: task, generation: generation, waiting: 1)
+            return .lookup(task)
         }
-        let identity = try await repository.identity(keyHash: hash)
-        remember(hash: hash, identity: identity, now: now)
-        return identity
+        switch answer {
+        case .cached(let identity): return identity
+        case .lookup(let task): return try await task.value
+        }
+    }
+
+    /// Asks the database, then remembers a successful answer (unless a revocation came meanwhile) and ends the
+    /// flight, so that the next request after a failure asks again.
+    private func lookUp(hash: [UInt8], generation: UInt64) async throws -> KeyIdentity? {
+        let result: Result<KeyIdentity?, any Error>
+        do {
+            result = .success(try await repository.identity(keyHash: hash))
+        } catch {
+            result = .failure(error)
+        }
+        let now = ContinuousClock.now
+        state.withLockedValue { state in
+            if state.flights[hash]?.generation == generation { state.flights[hash] = nil }
+            guard case .success(let identity) = result, state.generation == generation else { return }
+            if state.entries.count >= maximumEntries { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[hash] = Entry(identity: identity, expires: now + cacheTTL)
+        }
+        return try result.get()
     }
 
     /// The identity of `key` when a fresh answer is remembered and names a valid key; `nil` when the answer needs
@@ -36,19 +93,24 @@ final class APIKeyAuthenticator: Sendable {
     func cachedIdentity(of key: String, now: ContinuousClock.Instant = .now) -> KeyIdentity? {
         guard APIKey.kind(of: key) != nil else { return nil }
         let hash = APIKey.hash(key)
-        guard let entry = entries.withLockedValue({ $0[hash] }), entry.expires > now else { return nil }
+        guard let entry = state.withLockedValue({ $0.entries[hash] }), entry.expires > now else { return nil }
         return entry.identity
     }
 
-    private func remember(hash: [UInt8], identity: KeyIdentity?, now: ContinuousClock.Instant) {
-        entries.withLockedValue { entries in
-            if entries.count >= maximumEntries { entries.removeAll(keepingCapacity: true) }
-            entries[hash] = Entry(identity: identity, expires: now + cacheTTL)
-        }
+    /// How many requests wait on the database lookup of `key` now (0 when none is in flight): what single-flight
+    /// saves, and what a test waits for.
+    func waitingForLookup(of key: String) -> Int {
+        let hash = APIKey.hash(key)
+        return state.withLockedValue { $0.flights[hash]?.waiting ?? 0 }
     }
 
-    /// Forgets every cached answer (after a revocation through this replica).
+    /// Forgets every cached answer (after a revocation through this replica), and detaches the lookups in flight:
+    /// they may have read the key before it was revoked.
     func invalidateAll() {
-        entries.withLockedValue { $0.removeAll() }
+        state.withLockedValue { state in
+            state.entries.removeAll()
+            state.flights.removeAll()
+            state.generation &+= 1
+        }
     }
 }

@@ -2,13 +2,14 @@ import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// Authenticates `Authorization: Bearer <key>` and applies the key's rate limit.
+/// Authenticates `Authorization: Bearer <key>` and applies the key's rate limits (a public key's per client too).
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
 
     let authenticator: APIKeyAuthenticator
     let rateLimiter: TokenBucketRateLimiter
     let limits: RateLimits
+    let clients: ClientAddressResolver
 
     func handle(
         _ request: Request,
@@ -17,7 +18,10 @@ struct APIKeyMiddleware: RouterMiddleware {
     ) async throws -> Response {
         guard let key = Self.bearerToken(request.headers[.authorization]) else { throw AuthError.missingCredentials }
         guard let identity = try await authenticator.identity(of: key) else { throw AuthError.invalidKey }
-        if let retryAfter = rateLimiter.acquire(key: identity.keyID, limit: limits.limit(for: identity.kind)) {
+        let client = clients.client(
+            of: identity, peer: context.peer,
+            forwardedFor: request.headers[values: ClientAddressResolver.forwardedFor])
+        if let retryAfter = rateLimiter.acquire(for: identity, client: client, limits: limits) {
             throw AuthError.rateLimited(retryAfterSeconds: retryAfter)
         }
         var context = context
@@ -43,10 +47,10 @@ struct APIKeyMiddleware: RouterMiddleware {
 
 /// Rate limits per key kind.
 struct RateLimits: Sendable, Equatable {
+    /// Each public key's ceiling: all its clients together (`SHOPKEEPER_RATE_LIMIT_PUBLIC`).
     var publicKeys: RateLimit
+    /// Each client of a public key (`SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT`, see ``ClientAddressResolver``).
+    var publicClients: RateLimit
+    /// Each secret key (`SHOPKEEPER_RATE_LIMIT_SECRET`).
     var secretKeys: RateLimit
-
-    func limit(for kind: APIKeyKind) -> RateLimit {
-        kind == .public ? publicKeys : secretKeys
-    }
 }

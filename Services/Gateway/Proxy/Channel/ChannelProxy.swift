@@ -30,6 +30,8 @@ struct ChannelProxy: Sendable {
     let authenticator: APIKeyAuthenticator
     let rateLimiter: TokenBucketRateLimiter
     let limits: RateLimits
+    /// Who a public key's request counts against (the same rule as ``APIKeyMiddleware``).
+    let clients: ClientAddressResolver
     let cache: ResponseMicroCache
     let signature: InternalSignature
     let pools: UpstreamChannelPools
@@ -45,12 +47,13 @@ struct ChannelProxy: Sendable {
 
     /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
     static let ownPrefixes: [Substring] = [
-        "/health", "/metrics", "/operator", "/v1/admin/keys", "/v1/admin/customer-boundary",
+        "/health", "/operator", "/v1/admin/keys", "/v1/admin/customer-boundary",
     ]
 
     init(
         routes: [UpstreamRoute], keylessPrefixes: Set<String>, authenticator: APIKeyAuthenticator,
-        rateLimiter: TokenBucketRateLimiter, limits: RateLimits, cache: ResponseMicroCache,
+        rateLimiter: TokenBucketRateLimiter, limits: RateLimits, clients: ClientAddressResolver,
+        cache: ResponseMicroCache,
         signature: InternalSignature, pools: UpstreamChannelPools, corsEnabled: Bool, bufferLimit: Int,
         files: FileDelivery? = nil, logger: Logger
     ) {
@@ -64,6 +67,7 @@ struct ChannelProxy: Sendable {
         self.authenticator = authenticator
         self.rateLimiter = rateLimiter
         self.limits = limits
+        self.clients = clients
         self.cache = cache
         self.signature = signature
         self.pools = pools
@@ -86,12 +90,14 @@ struct ChannelProxy: Sendable {
         var offersFileDelivery: Bool
     }
 
-    /// The plan for `request`, or `nil` to leave it to the router.
-    func plan(for request: HTTPRequest, on eventLoop: any EventLoop) -> Plan? {
+    /// The plan for `request` from the client connection's `peer`, or `nil` to leave it to the router.
+    func plan(for request: HTTPRequest, on eventLoop: any EventLoop, peer: @autoclosure () -> SocketAddress?) -> Plan? {
         guard request.method == .get, let target = request.path else { return nil }
         // One pass over the headers for the few this decision reads.
         var authorization: String?
         var givenRequestID: String?
+        var forwardedFor: [String] = []
+        let readsForwardedFor = clients.readsForwardedFor
         for field in request.headerFields {
             switch field.name {
             case .contentLength: if field.value != "0" { return nil }
@@ -99,6 +105,7 @@ struct ChannelProxy: Sendable {
             case .origin: if corsEnabled { return nil }
             case .authorization: authorization = field.value
             case .requestID: givenRequestID = field.value
+            case ClientAddressResolver.forwardedFor: if readsForwardedFor { forwardedFor.append(field.value) }
             default: continue
             }
         }
@@ -117,7 +124,9 @@ struct ChannelProxy: Sendable {
                 let known = authenticator.cachedIdentity(of: key),
                 // A customer token is checked on the router path (it renders the refusal), before any cache.
                 !CustomerBoundaryGate.applies(to: known, path: path),
-                rateLimiter.acquire(key: known.keyID, limit: limits.limit(for: known.kind)) == nil
+                rateLimiter.acquire(
+                    for: known, client: clients.client(of: known, peer: peer(), forwardedFor: forwardedFor),
+                    limits: limits) == nil
             else { return nil }
             identity = known
         }

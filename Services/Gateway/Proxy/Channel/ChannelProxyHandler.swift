@@ -50,7 +50,10 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func dispatch(context: ChannelHandlerContext, _ data: NIOAny) {
         if case .head(let request) = unwrapInboundIn(data) {
-            if routerResponsesOpen == 0, let plan = proxy.plan(for: request, on: context.eventLoop) {
+            if routerResponsesOpen == 0,
+                let plan = proxy.plan(
+                    for: request, on: context.eventLoop, peer: context.channel.remoteAddress)
+            {
                 discardingRequestBody = true
                 let exchange = ProxyExchange(
                     request: request, plan: plan, proxy: proxy, handler: self, context: context)
