@@ -32,6 +32,10 @@ import Testing
                 #expect(try TestJSON.object(answer.body.readableBytesView)["code"] as? String == "not_found")
                 #expect(!String(buffer: answer.body).contains("shopkeeper_test_marker_total"))
             }
+            // Not a path of the API at all: no 405 with an Allow naming GET either.
+            let posted = try await ConcurrentHTTP.send(
+                port: port, .post, "/metrics", headers: [:], body: Data("{}".utf8))
+            #expect(posted.status == .notFound)
             try await waitUntil("the metrics listener listens") { metricsPort.withLockedValue { $0 } != nil }
             let internalPort = try #require(metricsPort.withLockedValue { $0 })
             #expect(internalPort != port)

@@ -95,6 +95,5 @@ struct PublicRoutes: Sendable {
         Template("/operator/v1/apps/{app_id}/customer-boundary/public-keys/{key_id}", [.delete]),
         Template("/health/live", [.get]),
         Template("/health/ready", [.get]),
-        Template("/metrics", [.get]),
     ])
 }
