@@ -27,8 +27,11 @@ final class CountingAppRepository: AppRepository {
         self.base = base
     }
 
-    /// Key lookups since the start or the last ``resetCount()``.
+    /// Key lookups since the start or the last ``resetCount()`` (counted once their answer is read).
     var lookups: Int { state.withLockedValue { $0.lookups } }
+
+    /// Lookups whose answer is held now (read from PostgreSQL, waiting for ``release(failing:)``).
+    var held: Int { state.withLockedValue { $0.held.count } }
 
     func resetCount() {
         state.withLockedValue { $0.lookups = 0 }

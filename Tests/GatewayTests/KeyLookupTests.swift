@@ -37,8 +37,8 @@ import Testing
         }
     }
 
-    /// Sends ``concurrent`` catalog reads with `key` at once, holding the key lookup until every one of them waits
-    /// on a lookup (or, without single-flight, has started its own); returns the answers.
+    /// Sends ``concurrent`` catalog reads with `key` at once, holding the key lookup's answer until every one of
+    /// them waits on it (or, without single-flight, until each one's own lookup is held); returns the answers.
     static func concurrentReads(
         _ gateway: GatewayHarness, key: String, repository: CountingAppRepository,
         authenticator: APIKeyAuthenticator, failing: Bool = false
@@ -52,8 +52,11 @@ import Testing
                     try await ConcurrentHTTP.send(port: port, .get, path, headers: [.authorization: "Bearer \(key)"])
                 }
             }
-            try await waitUntil("every request waits on a key lookup") {
-                authenticator.waitingForLookup(of: key) == concurrent || repository.lookups == concurrent
+            // The lookup's answer is held (not merely on its way: a release before it arrives would miss it) and
+            // every request waits on it; or, without single-flight, every request's own lookup is held.
+            try await waitUntil("every request waits on a held key lookup") {
+                (repository.held == 1 && authenticator.waitingForLookup(of: key) == concurrent)
+                    || repository.held == concurrent
             }
             repository.release(failing: failing)
             return try await group.reduce(into: []) { $0.append($1) }
@@ -107,7 +110,7 @@ import Testing
             let read = Task {
                 try await ConcurrentHTTP.send(port: port, .get, Self.path, headers: [.authorization: "Bearer \(key)"])
             }
-            try await waitUntil("the lookup is held") { repository.lookups == 1 }
+            try await waitUntil("the lookup is held") { repository.held == 1 }
             let revoked = try await gateway.send(
                 .delete, "/operator/v1/apps/\(app.info.appID)/keys/\(app.publicKey.info.keyID)",
                 bearer: GatewayHarness.operatorKey)
