@@ -10,26 +10,8 @@ import Testing
 
     @Test func demoShopThroughTheRealExecutables() async throws {
         try await TestDatabase.withFreshDatabase { database in
-            let common = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
-            let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
-            try await catalog.waitUntilReady()
-            let subscriptions = try ServiceProcess("shopkeeper-subscriptions", environment: common)
-            try await subscriptions.waitUntilReady()
-            var entitlementsEnvironment = common
-            entitlementsEnvironment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = subscriptions.baseURL
-            let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: entitlementsEnvironment)
-            try await entitlements.waitUntilReady()
-            var verifierEnvironment = entitlementsEnvironment
-            verifierEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
-            let verifier = try ServiceProcess("shopkeeper-verifier", environment: verifierEnvironment)
-            try await verifier.waitUntilReady()
-            var gatewayEnvironment = common
-            gatewayEnvironment["SHOPKEEPER_OPERATOR_KEY"] = Self.operatorKey
-            gatewayEnvironment["SHOPKEEPER_CATALOG_URL"] = catalog.baseURL
-            gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
-            gatewayEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
-            let gateway = try ServiceProcess("shopkeeper-gateway", environment: gatewayEnvironment)
-            try await gateway.waitUntilReady()
+            let stack = try await GatewayStack.start(databaseURL: database.url, operatorKey: Self.operatorKey)
+            let gateway = stack.gateway
 
             let envFile = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString).env")
             let seed = try runCLI([
@@ -76,9 +58,7 @@ import Testing
             #expect(export.status == 0)
             #expect(export.output.contains("\"seeds_orchid\""))
 
-            try await gateway.stop()
-            try await catalog.stop()
-            try await subscriptions.stop()
+            try await stack.stop()
         }
     }
 

@@ -21,14 +21,12 @@ import Testing
 
     /// The gateway and the services behind it on a fresh database, with the demo shop seeded.
     struct Stack {
-        let gateway: ServiceProcess
-        let verifier: ServiceProcess
-        let processes: [ServiceProcess]
+        let services: GatewayStack
         let publicKey: String
         let secretKey: String
 
         func send(_ method: HTTPMethod, _ path: String, body: String? = nil, key: String) async throws -> Answer {
-            var request = HTTPClientRequest(url: gateway.baseURL + path)
+            var request = HTTPClientRequest(url: services.gateway.baseURL + path)
             request.method = method
             request.headers.add(name: "Authorization", value: "Bearer \(key)")
             if let body {
@@ -41,36 +39,13 @@ import Testing
             return Answer(status: Int(response.status.code), json: json ?? [:])
         }
 
-        func stop() async throws {
-            for process in processes.reversed() { try await process.stop() }
-        }
+        func stop() async throws { try await services.stop() }
     }
 
     static func withStack(_ body: (Stack) async throws -> Void) async throws {
         try await TestDatabase.withFreshDatabase { database in
-            let common = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
-            let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
-            try await catalog.waitUntilReady()
-            let subscriptions = try ServiceProcess("shopkeeper-subscriptions", environment: common)
-            try await subscriptions.waitUntilReady()
-            let entitlements = try ServiceProcess(
-                "shopkeeper-entitlements",
-                environment: common.merging(["SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptions.baseURL]) { $1 })
-            try await entitlements.waitUntilReady()
-            let verifier = try ServiceProcess(
-                "shopkeeper-verifier",
-                environment: common.merging([
-                    "SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptions.baseURL,
-                    "SHOPKEEPER_ENTITLEMENTS_URL": entitlements.baseURL,
-                ]) { $1 })
-            try await verifier.waitUntilReady()
-            let gateway = try ServiceProcess(
-                "shopkeeper-gateway",
-                environment: common.merging([
-                    "SHOPKEEPER_OPERATOR_KEY": operatorKey, "SHOPKEEPER_CATALOG_URL": catalog.baseURL,
-                    "SHOPKEEPER_VERIFIER_URL": verifier.baseURL, "SHOPKEEPER_ENTITLEMENTS_URL": entitlements.baseURL,
-                ]) { $1 })
-            try await gateway.waitUntilReady()
+            let services = try await GatewayStack.start(databaseURL: database.url, operatorKey: operatorKey)
+            let gateway = services.gateway
 
             let envFile = FileManager.default.temporaryDirectory.appendingPathComponent("nul-\(UUID().uuidString).env")
             let seed = try runCLI([
@@ -80,8 +55,7 @@ import Testing
             #expect(seed.status == 0, "\(seed.output)")
             let values = try DemoShopEndToEndTests.parseEnv(envFile)
             let stack = Stack(
-                gateway: gateway, verifier: verifier,
-                processes: [catalog, subscriptions, entitlements, verifier, gateway],
+                services: services,
                 publicKey: try #require(values["SHOPKEEPER_PUBLIC_KEY"]),
                 secretKey: try #require(values["SHOPKEEPER_SECRET_KEY"]))
             do {
@@ -144,7 +118,7 @@ import Testing
             #expect(product.status == 404)
             let alice = try await stack.send(.GET, "/v1/customers/alice", key: stack.secretKey)
             #expect((alice.json["entitlements"] as? [String: Any])?.isEmpty == true)
-            #expect(!stack.verifier.logTail().contains("could not log"))
+            #expect(!stack.services.verifier.logTail().contains("could not log"))
         }
     }
 

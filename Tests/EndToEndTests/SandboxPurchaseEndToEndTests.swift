@@ -16,34 +16,17 @@ import Testing
             let sandbox = try ServiceProcess(
                 "shopkeeper-sandbox-store", environment: ["SHOPKEEPER_SANDBOX_STATE_DIR": state.path])
             try await sandbox.waitUntilReady()
-            let common = ["DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
-            let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
-            let subscriptions = try ServiceProcess("shopkeeper-subscriptions", environment: common)
-            try await subscriptions.waitUntilReady()
-            var entitlementsEnvironment = common
-            entitlementsEnvironment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = subscriptions.baseURL
-            let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: entitlementsEnvironment)
-            try await entitlements.waitUntilReady()
-            var verifierEnvironment = entitlementsEnvironment
-            verifierEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
-            verifierEnvironment.merge([
-                "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
-                "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
-                "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
-                "SHOPKEEPER_APPLE_PRODUCTION_API_URL": sandbox.baseURL + "/apple/production",
-                "SHOPKEEPER_APPLE_SANDBOX_API_URL": sandbox.baseURL + "/apple/sandbox",
-                "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
-            ]) { _, new in new }
-            let verifier = try ServiceProcess("shopkeeper-verifier", environment: verifierEnvironment)
-            try await catalog.waitUntilReady()
-            try await verifier.waitUntilReady()
-            var gatewayEnvironment = common
-            gatewayEnvironment["SHOPKEEPER_OPERATOR_KEY"] = Self.operatorKey
-            gatewayEnvironment["SHOPKEEPER_CATALOG_URL"] = catalog.baseURL
-            gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
-            gatewayEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
-            let gateway = try ServiceProcess("shopkeeper-gateway", environment: gatewayEnvironment)
-            try await gateway.waitUntilReady()
+            let stack = try await GatewayStack.start(
+                databaseURL: database.url, operatorKey: Self.operatorKey,
+                verifierEnvironment: [
+                    "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
+                    "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
+                    "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
+                    "SHOPKEEPER_APPLE_PRODUCTION_API_URL": sandbox.baseURL + "/apple/production",
+                    "SHOPKEEPER_APPLE_SANDBOX_API_URL": sandbox.baseURL + "/apple/sandbox",
+                    "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
+                ])
+            let gateway = stack.gateway
 
             let envFile = state.appendingPathComponent("local.env")
             try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
@@ -102,9 +85,8 @@ import Testing
             let balances = (answer["customer"] as? [String: Any])?["consumable_balances"] as? [String: Int]
             #expect(balances == ["fertilizer_10": 10], "\(answer)")
 
-            for process in [gateway, verifier, entitlements, subscriptions, catalog, sandbox] {
-                try await process.stop()
-            }
+            try await stack.stop()
+            try await sandbox.stop()
         }
     }
 }

@@ -8,11 +8,15 @@ import ShopkeeperTestSupport
 /// A built Shopkeeper executable running as its own process, as in production.
 final class ServiceProcess: @unchecked Sendable {
     let name: String
-    let port: Int
+    /// The port it listens on: a free one when none is given, chosen again when another server took it first.
+    private(set) var port: Int
     /// The gateway's `/metrics` listener (`SHOPKEEPER_GATEWAY_METRICS_PORT`; other services ignore it).
-    let metricsPort: Int
-    private let process: Process
-    let logURL: URL
+    private(set) var metricsPort: Int
+    private var process: Process
+    private(set) var logURL: URL
+    private let binPath: String
+    /// Whether the caller chose the ports (a restart on the same port): then a taken port is an error, not a retry.
+    private let portsGiven: Bool
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -31,19 +35,29 @@ final class ServiceProcess: @unchecked Sendable {
         guard let binPath = ProcessInfo.processInfo.environment["SHOPKEEPER_BIN_PATH"] else { throw NotBuilt() }
         self.name = executable
         self.environment = environment
+        self.binPath = binPath
+        self.portsGiven = port != nil
         self.port = try port ?? Self.freePort()
         self.metricsPort = try metricsPort ?? Self.freePort()
-        self.process = Process()
+        (process, logURL) = try Self.launch(
+            executable, binPath: binPath, environment: environment, port: self.port, metricsPort: self.metricsPort)
+    }
+
+    /// Runs the executable with its log in a file of its own.
+    private static func launch(
+        _ executable: String, binPath: String, environment: [String: String], port: Int, metricsPort: Int
+    ) throws -> (Process, URL) {
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: binPath).appendingPathComponent(executable)
         var env = ProcessInfo.processInfo.environment
         // Every test caller comes from 127.0.0.1: a public key's per-client limit is its ceiling here.
         env["SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"] = "1000/2000"
         env.merge(environment) { _, new in new }
-        env["SHOPKEEPER_PORT"] = String(self.port)
+        env["SHOPKEEPER_PORT"] = String(port)
         env["SHOPKEEPER_HOST"] = "127.0.0.1"
-        env["SHOPKEEPER_GATEWAY_METRICS_PORT"] = String(self.metricsPort)
+        env["SHOPKEEPER_GATEWAY_METRICS_PORT"] = String(metricsPort)
         process.environment = env
-        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(self.port).log")
+        let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable)-\(port).log")
         FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         process.standardOutput = log
@@ -51,15 +65,27 @@ final class ServiceProcess: @unchecked Sendable {
         try process.run()
         // The child has its own copy; keeping ours would leak a descriptor per process started.
         try log.close()
+        return (process, logURL)
     }
 
     /// Waits until this process listens on its port and `/health/ready` answers 200; throws with the log's tail when
     /// the process dies or takes too long. The port was free when chosen, but another test's server may have taken it
-    /// since: then this process cannot bind it, and the other server's health must not pass for this one's.
+    /// since: then this process cannot bind it (it is started again on new free ports), and the other server's health
+    /// must not pass for this one's. Read ``port`` and ``baseURL`` after this returns.
     func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
+        var relaunches = 0
         while ContinuousClock.now < deadline {
             guard process.isRunning else {
+                // Another test's server took a port between choosing it and binding it: choose again.
+                if !portsGiven, relaunches < 5, logTail().contains("Address already in use") {
+                    relaunches += 1
+                    port = try Self.freePort()
+                    metricsPort = try Self.freePort()
+                    (process, logURL) = try Self.launch(
+                        name, binPath: binPath, environment: environment, port: port, metricsPort: metricsPort)
+                    continue
+                }
                 throw Failure("\(name) exited (\(process.terminationStatus)): \(logTail())")
             }
             if isListening, let status = try? await get("/health/ready").status, status == .ok { return }

@@ -1,0 +1,48 @@
+import Foundation
+import ShopkeeperTestSupport
+
+/// The catalog, subscriptions, entitlements, verifier and a gateway in front of them, as built executables on one
+/// database: what `scripts/run` starts, without the sandbox store and content.
+struct GatewayStack {
+    let catalog: ServiceProcess
+    let subscriptions: ServiceProcess
+    let entitlements: ServiceProcess
+    let verifier: ServiceProcess
+    let gateway: ServiceProcess
+
+    /// Starts each service once the ones it calls are ready; `verifierEnvironment` adds to the verifier's (the sandbox
+    /// store's URLs and root, for one).
+    static func start(
+        databaseURL: String, operatorKey: String, verifierEnvironment extra: [String: String] = [:]
+    ) async throws -> GatewayStack {
+        let common = ["DATABASE_URL": databaseURL, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
+        let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
+        try await catalog.waitUntilReady()
+        let subscriptions = try ServiceProcess("shopkeeper-subscriptions", environment: common)
+        try await subscriptions.waitUntilReady()
+        var entitlementsEnvironment = common
+        entitlementsEnvironment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = subscriptions.baseURL
+        let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: entitlementsEnvironment)
+        try await entitlements.waitUntilReady()
+        var verifierEnvironment = entitlementsEnvironment
+        verifierEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
+        verifierEnvironment.merge(extra) { _, new in new }
+        let verifier = try ServiceProcess("shopkeeper-verifier", environment: verifierEnvironment)
+        try await verifier.waitUntilReady()
+        var gatewayEnvironment = common
+        gatewayEnvironment["SHOPKEEPER_OPERATOR_KEY"] = operatorKey
+        gatewayEnvironment["SHOPKEEPER_CATALOG_URL"] = catalog.baseURL
+        gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
+        gatewayEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
+        let gateway = try ServiceProcess("shopkeeper-gateway", environment: gatewayEnvironment)
+        try await gateway.waitUntilReady()
+        return GatewayStack(
+            catalog: catalog, subscriptions: subscriptions, entitlements: entitlements, verifier: verifier,
+            gateway: gateway)
+    }
+
+    /// Stops every process gracefully, the gateway first; fails when one does not exit cleanly.
+    func stop() async throws {
+        for process in [gateway, verifier, entitlements, subscriptions, catalog] { try await process.stop() }
+    }
+}
