@@ -111,8 +111,12 @@ func buildRouter(
             maxBodyBytes: bodyLimit
         ).endpoints,
         atPath: "/v1/customers")
+    let productGrants = ProductGrantPostgresRepository(client: database, logger: logger)
+    router.addRoutes(
+        ProductClaimController(grants: productGrants, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
     ContentAccessController(
-        repository: ContentAccessPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+        repository: ContentAccessPostgresRepository(client: database, logger: logger), grants: productGrants,
+        maxBodyBytes: bodyLimit
     ).addRoutes(to: router)
     return router
 }

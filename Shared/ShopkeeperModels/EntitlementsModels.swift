@@ -22,18 +22,26 @@ package struct ApplyRequest: Codable, Sendable, Equatable {
     package var deviceID: String?
     package var source: ApplySource
     package var transactions: [StoreTransaction]
+    /// The app version the proof was presented from (the purchase request's `app_version`), kept with a purchase
+    /// recorded for the first time.
+    package var appVersion: String?
 
-    package init(appUserID: String?, deviceID: String?, source: ApplySource, transactions: [StoreTransaction]) {
+    package init(
+        appUserID: String?, deviceID: String?, source: ApplySource, transactions: [StoreTransaction],
+        appVersion: String? = nil
+    ) {
         self.appUserID = appUserID
         self.deviceID = deviceID
         self.source = source
         self.transactions = transactions
+        self.appVersion = appVersion
     }
 
     package enum CodingKeys: String, CodingKey {
         case source, transactions
         case appUserID = "app_user_id"
         case deviceID = "device_id"
+        case appVersion = "app_version"
     }
 }
 

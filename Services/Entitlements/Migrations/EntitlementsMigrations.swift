@@ -408,5 +408,21 @@ enum EntitlementsMigrations {
                 WHERE last_error IS NOT NULL;
                 """
         ),
+        Migration(
+            "0016_products_owned_without_purchase",
+            sql: """
+                -- Every product a customer owns without a store purchase, not only free claims: `source` says how
+                -- (`free`: claimed, the catalog marks it free; `included`: the customer's app transaction shows a
+                -- paid variant that includes it; `grandfathered`: the customer first got the app before a version
+                -- the catalog names). Customer info lists them (`product_grants`) with their entitlements, so a
+                -- change notifies the customer's cached info like any other.
+                ALTER TABLE entitlements.content_claims ADD COLUMN source text NOT NULL DEFAULT 'free'
+                    CHECK (source IN ('free', 'included', 'grandfathered'));
+                CREATE TRIGGER content_claims_changed AFTER INSERT OR UPDATE OR DELETE ON entitlements.content_claims
+                    FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
+                -- The app version (the purchase request's `app_version`) a purchase was first presented from.
+                ALTER TABLE entitlements.purchases ADD COLUMN app_version text;
+                """
+        ),
     ]
 }
