@@ -3,13 +3,13 @@ import Logging
 import PostgresNIO
 import ShopkeeperDatabase
 
-/// How a customer came to own a product without a store purchase.
+/// How a customer came to own a product without a store purchase (customer info's `product_grants`).
 enum ProductGrantSource: String, Sendable, CaseIterable {
     /// Claimed: the catalog marks the product free.
     case free
     /// The customer's app transaction shows a paid variant of the app that includes the product.
     case included
-    /// The customer first got the app before a version the catalog names for the product.
+    /// The customer's app transaction shows they first got the app before a version the catalog names.
     case grandfathered
 }
 
@@ -22,8 +22,8 @@ struct ProductGrant: Sendable, Equatable {
     var created: Bool
 }
 
-/// Products customers own without a store purchase: free claims (and, with app transactions, included and
-/// grandfathered products). One grant per customer and product; a second claim answers the first.
+/// Free claims: one per customer and product; a second claim answers the first. (Products an app transaction
+/// proves are worked out when customer info is rendered: ``AppTransactionRepository``.)
 protocol ProductGrantRepository: Sendable {
     /// Grants the customer `appUserID` names (created on first sight) the product, when the catalog marks it free;
     /// throws ``ProductClaimError`` otherwise. With `renderCustomer`, also answers the customer's info after it.
@@ -31,7 +31,7 @@ protocol ProductGrantRepository: Sendable {
         -> (grant: ProductGrant, customer: String?)
 }
 
-/// ``ProductGrantRepository`` on PostgreSQL (`entitlements.content_claims`, which holds every such grant).
+/// ``ProductGrantRepository`` on PostgreSQL (`entitlements.content_claims`).
 struct ProductGrantPostgresRepository: ProductGrantRepository {
     let client: PostgresClient
     let logger: Logger
@@ -55,9 +55,8 @@ struct ProductGrantPostgresRepository: ProductGrantRepository {
                 let customerID = try await CustomerRows.lockCurrent(
                     appID: appID, appUserID: appUserID, create: true, on: connection, logger: logger)
             else { throw CustomerRowsError.notCreated }
-            let grant = try await Self.insert(
-                productID: productID, source: .free, appID: appID, customerID: customerID, on: connection,
-                logger: logger)
+            let grant = try await Self.insertClaim(
+                productID: productID, appID: appID, customerID: customerID, on: connection, logger: logger)
             if grant.created { try await CustomerRows.touch(customerID, on: connection, logger: logger) }
             guard renderCustomer else { return (grant, nil) }
             guard
@@ -68,16 +67,15 @@ struct ProductGrantPostgresRepository: ProductGrantRepository {
         }
     }
 
-    /// Records that the customer owns the product, unless it (or a customer merged into it) already does; answers
-    /// the grant that stands. Called with the customer locked.
-    static func insert(
-        productID: String, source: ProductGrantSource, appID: String, customerID: UUID,
-        on connection: PostgresConnection, logger: Logger
+    /// Records the customer's claim of the product, unless it (or a customer merged into it) claimed it before;
+    /// answers the claim that stands. Called with the customer locked.
+    static func insertClaim(
+        productID: String, appID: String, customerID: UUID, on connection: PostgresConnection, logger: Logger
     ) async throws -> ProductGrant {
         let rows = try await connection.checkedQuery(
             """
             WITH known AS (
-                SELECT k.claimed_at, k.source FROM entitlements.content_claims k
+                SELECT k.claimed_at FROM entitlements.content_claims k
                 WHERE k.app_id = \(appID)::text AND k.product_id = \(productID)::text AND k.revoked_at IS NULL
                   AND k.customer_id IN (
                       SELECT \(customerID)::uuid
@@ -85,21 +83,19 @@ struct ProductGrantPostgresRepository: ProductGrantRepository {
                       SELECT m.customer_id FROM entitlements.customers m WHERE m.merged_into = \(customerID)::uuid)
                 ORDER BY k.claimed_at LIMIT 1
             ), added AS (
-                INSERT INTO entitlements.content_claims (app_id, customer_id, product_id, source)
-                SELECT \(appID)::text, \(customerID)::uuid, \(productID)::text, \(source.rawValue)::text
+                INSERT INTO entitlements.content_claims (app_id, customer_id, product_id)
+                SELECT \(appID)::text, \(customerID)::uuid, \(productID)::text
                 WHERE NOT EXISTS (SELECT 1 FROM known)
                 ON CONFLICT (customer_id, product_id) DO NOTHING
-                RETURNING claimed_at, source
+                RETURNING claimed_at
             )
-            SELECT claimed_at, source, true FROM added
+            SELECT claimed_at, true FROM added
             UNION ALL
-            SELECT claimed_at, source, false FROM known
+            SELECT claimed_at, false FROM known
             """,
             logger: logger)
-        for try await (grantedAt, source, created) in rows.decode((Date, String, Bool).self) {
-            return ProductGrant(
-                productID: productID, source: ProductGrantSource(rawValue: source) ?? .free, grantedAt: grantedAt,
-                created: created)
+        for try await (grantedAt, created) in rows.decode((Date, Bool).self) {
+            return ProductGrant(productID: productID, source: .free, grantedAt: grantedAt, created: created)
         }
         // Only a revoked grant of this customer and product is left: nothing new is granted over it.
         throw ProductClaimError.revoked(productID)

@@ -99,11 +99,25 @@ enum CustomerInfoQuery {
                 WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
                 ORDER BY t.started_at LIMIT 1
             ), owned AS (
-                -- Products owned without a store purchase (a customer merged into this one may hold them).
-                SELECT DISTINCT ON (k.product_id) k.product_id, k.source, k.claimed_at
-                FROM entitlements.content_claims k
-                WHERE k.app_id = $1 AND k.revoked_at IS NULL AND k.customer_id IN (SELECT customer_id FROM ids)
-                ORDER BY k.product_id, k.claimed_at
+                -- Products owned without a store purchase: free claims (a customer merged into this one may hold
+                -- them) and the non-consumables the customer's app transactions prove by the catalog's rules now.
+                SELECT DISTINCT ON (x.product_id) x.product_id, x.source, x.claimed_at FROM (
+                    SELECT k.product_id, 'free' AS source, k.claimed_at
+                    FROM entitlements.content_claims k
+                    WHERE k.app_id = $1 AND k.revoked_at IS NULL AND k.customer_id IN (SELECT customer_id FROM ids)
+                    UNION ALL
+                    SELECT pr.product_id,
+                           CASE WHEN t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant
+                                THEN 'included' ELSE 'grandfathered' END,
+                           t.first_seen
+                    FROM entitlements.app_transactions t
+                    JOIN catalog.products_v1 pr ON pr.app_id = t.app_id AND pr.type = 'non_consumable'
+                    WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
+                      AND ((t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant)
+                           OR entitlements.version_key(t.original_application_version)
+                              < entitlements.version_key(pr.grandfathered_below_version))
+                ) x
+                ORDER BY x.product_id, x.claimed_at
             ), grants AS (
                 SELECT e.entitlement_id,
                        p.revoked_at IS NULL AND (p.expires_date IS NULL OR p.expires_date > now()) AS active,
