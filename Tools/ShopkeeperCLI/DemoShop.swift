@@ -11,6 +11,8 @@ enum DemoShop {
                 productID: "extra_garden",
                 type: .nonConsumable,
                 storeProductIDs: [.appStore: "\(bundleID).extra_garden", .playStore: "extra_garden"],
+                // The garden was paid up front before 2.0: its first buyers keep the extra garden.
+                grandfatheredBelowVersion: AppVersion("2.0"),
                 entitlements: ["extra_garden"],
                 localizations: [
                     "en": .init(
