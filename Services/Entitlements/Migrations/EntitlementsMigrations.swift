@@ -409,7 +409,7 @@ enum EntitlementsMigrations {
                 """
         ),
         Migration(
-            "0016_products_owned_without_purchase",
+            "0018_products_owned_without_purchase",
             sql: """
                 -- Customer info lists the products a customer owns without a store purchase (`product_grants`): free
                 -- claims (content_claims) and what the customer's app transactions prove, worked out when the info is
