@@ -64,13 +64,14 @@ import Testing
     static func verified(_ jws: String) throws -> (header: [String: Any], claims: [String: Any]) {
         let parts = jws.split(separator: ".").map(String.init)
         try #require(parts.count == 3)
-        let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(Self.decode(parts[2])))
+        let signatureBytes = try #require(Self.decode(parts[2]))
+        let signature = try P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
         #expect(key.publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)))
-        let header = try #require(
-            try JSONSerialization.jsonObject(with: try #require(Self.decode(parts[0]))) as? [String: Any])
-        let claims = try #require(
-            try JSONSerialization.jsonObject(with: try #require(Self.decode(parts[1]))) as? [String: Any])
-        return (header, claims)
+        let headerBytes = try #require(Self.decode(parts[0]))
+        let claimBytes = try #require(Self.decode(parts[1]))
+        let header = try JSONSerialization.jsonObject(with: headerBytes) as? [String: Any]
+        let claims = try JSONSerialization.jsonObject(with: claimBytes) as? [String: Any]
+        return (try #require(header), try #require(claims))
     }
 
     static func decode(_ segment: String) -> Data? {

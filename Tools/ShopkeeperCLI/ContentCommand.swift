@@ -70,7 +70,7 @@ enum PackFolder {
         let files = try files(in: root)
         guard !files.isEmpty else { throw ValidationError("\(root.path) has no files to upload.") }
         let base = "/v1/admin/content/\(product)"
-        let upload = try await client.send(
+        let opened = try await client.send(
             .POST, "\(base)/uploads", body: CreateContentUploadRequest(version: version, minAppVersion: minAppVersion),
             as: ContentUpload.self)
         for file in files {
@@ -78,12 +78,12 @@ enum PackFolder {
             let query = "path=\(escape(file.path))&sha256=\(sha256)"
             let stored = try await upload(
                 file.url, size: file.size,
-                url: client.baseURL.trimmingSuffix("/") + "\(base)/uploads/\(upload.uploadID)/files?\(query)",
+                url: client.baseURL.trimmingSuffix("/") + "\(base)/uploads/\(opened.uploadID)/files?\(query)",
                 bearer: client.bearer)
             log("uploaded \(stored.path) (\(stored.size) bytes, sha256 \(stored.sha256))")
         }
         return try await client.send(
-            .POST, "\(base)/uploads/\(upload.uploadID)/publish", body: [String: String](), as: ContentVersion.self)
+            .POST, "\(base)/uploads/\(opened.uploadID)/publish", body: [String: String](), as: ContentVersion.self)
     }
 
     struct File {
