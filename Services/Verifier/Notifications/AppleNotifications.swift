@@ -57,10 +57,8 @@ struct AppleNotifications: Sendable {
         else {
             throw .proofRejected(code: "malformed_notification", detail: "The recorded notification does not decode.")
         }
-        if payload.data == nil {
-            return try await appFacts(of: payload, notification: notification)
-        }
-        guard let data = payload.data else { return NotificationFacts() }
+        // Without `data`: a summary, or an app-level fact (`appData`, `externalPurchaseToken`).
+        guard let data = payload.data else { return try await appFacts(of: payload, notification: notification) }
         guard let credentials = try? await credentials.apple(appID: notification.appID) else {
             throw .storeNotConfigured(.apple)
         }
