@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why verified transactions are being applied; recorded on events and in logs.
 package enum ApplySource: String, Codable, Sendable, CaseIterable {
     /// `POST /v1/purchases`.

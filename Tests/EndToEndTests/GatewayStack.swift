@@ -35,7 +35,8 @@ struct GatewayStack {
         var content: ServiceProcess?
         var gatewayEnvironment = common
         if withContent {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-content-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "e2e-content-\(UUID().uuidString)")
             var contentEnvironment = common
             contentEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
             contentEnvironment["SHOPKEEPER_CONTENT_DIR"] = folder.path

@@ -67,7 +67,8 @@ struct AppTransactionTests {
     func grandfathering(originalVersion: String, owned: Bool) async throws {
         try await EntitlementsHarness.run(products: Self.products) { harness in
             let answer = try Self.answer(
-                try await Self.present("app-\(originalVersion)", by: "early", originalVersion: originalVersion, harness: harness))
+                try await Self.present(
+                    "app-\(originalVersion)", by: "early", originalVersion: originalVersion, harness: harness))
             #expect(answer.customer.productGrants.map(\.productID) == (owned ? ["classic_garden"] : []))
             #expect((answer.customer.entitlements["classic"]?.source == "grandfathered") == owned)
         }
@@ -92,7 +93,8 @@ struct AppTransactionTests {
                 for _ in 0..<20 {
                     group.addTask {
                         try Self.answer(
-                            try await Self.present("app-1", by: "racer", variant: "full", harness: harness, atOnce: true)
+                            try await Self.present(
+                                "app-1", by: "racer", variant: "full", harness: harness, atOnce: true)
                         ).outcome
                     }
                 }
@@ -110,7 +112,8 @@ struct AppTransactionTests {
     func transfers() async throws {
         try await EntitlementsHarness.run(products: Self.products) { harness in
             _ = try Self.answer(try await Self.present("app-1", by: "first", variant: "full", harness: harness))
-            let moved = try Self.answer(try await Self.present("app-1", by: "second", variant: "full", harness: harness))
+            let moved = try Self.answer(
+                try await Self.present("app-1", by: "second", variant: "full", harness: harness))
             #expect(moved.outcome == .transferred)
             #expect(moved.customer.productGrants.map(\.productID) == ["tulips"])
             #expect(try await harness.info("first").productGrants.isEmpty)
@@ -142,7 +145,8 @@ struct AppTransactionTests {
                 try await harness.count(
                     "SELECT count(*) FROM entitlements.app_transactions WHERE app_id = \(harness.appID)") == 0)
             let production = try Self.answer(
-                try await Self.present("app-2", by: "buyer", variant: "full", environment: .production, harness: harness))
+                try await Self.present(
+                    "app-2", by: "buyer", variant: "full", environment: .production, harness: harness))
             #expect(production.customer.productGrants.map(\.productID) == ["tulips"])
         }
     }

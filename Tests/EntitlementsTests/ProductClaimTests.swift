@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import ShopkeeperModels
 import ShopkeeperTestSupport
@@ -76,7 +77,9 @@ struct ProductClaimTests {
         try await EntitlementsHarness.run(products: Self.products) { harness in
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<50 {
-                    group.addTask { try await Self.claim("starter", by: "racer", harness: harness, atOnce: true).status }
+                    group.addTask {
+                        try await Self.claim("starter", by: "racer", harness: harness, atOnce: true).status
+                    }
                 }
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
             }

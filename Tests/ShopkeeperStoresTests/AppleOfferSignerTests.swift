@@ -66,10 +66,10 @@ import Testing
         try #require(parts.count == 3)
         let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(Self.decode(parts[2])))
         #expect(key.publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)))
-        let header = try #require(
-            try JSONSerialization.jsonObject(with: try #require(Self.decode(parts[0]))) as? [String: Any])
-        let claims = try #require(
-            try JSONSerialization.jsonObject(with: try #require(Self.decode(parts[1]))) as? [String: Any])
+        let headerBytes = try #require(Self.decode(parts[0]))
+        let claimBytes = try #require(Self.decode(parts[1]))
+        let header = try #require(try JSONSerialization.jsonObject(with: headerBytes) as? [String: Any])
+        let claims = try #require(try JSONSerialization.jsonObject(with: claimBytes) as? [String: Any])
         return (header, claims)
     }
 

@@ -61,7 +61,8 @@ import Testing
             for version in ["", String(repeating: "9", count: 65), "1.0\n2.0"] {
                 let request = PurchaseRequest(
                     appUserID: "user-1", appVersion: version, proof: StoreProofFields(signedTransaction: jws))
-                let answer = try await harness.send(.post, "/v1/purchases", kind: .public, json: try TestJSON.encode(request))
+                let answer = try await harness.send(
+                    .post, "/v1/purchases", kind: .public, json: try TestJSON.encode(request))
                 #expect(answer.status == .unprocessableContent, "\(version): \(answer.text)")
             }
             let recorded = try await TestDatabase.withClient { client in

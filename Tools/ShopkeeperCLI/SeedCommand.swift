@@ -66,7 +66,8 @@ struct SeedCommand: AsyncParsableCommand {
                     try Data(file.contents.utf8).write(to: url)
                 }
                 _ = try await PackFolder.push(
-                    folder, product: pack.product, version: "1.0.0", minAppVersion: nil, client: client) { _ in }
+                    folder, product: pack.product, version: "1.0.0", minAppVersion: nil, client: client
+                ) { _ in }
             }
         }
     }

@@ -36,7 +36,8 @@ struct ContentAccessController {
             let (grant, _) = try await grants.claimFree(
                 productID: body.productID, appUserID: body.appUserID, appID: caller.appID, renderCustomer: false)
             return try JSONBody.response(
-                ContentClaimGrantResponse(productID: grant.productID, claimedAt: grant.grantedAt, created: grant.created),
+                ContentClaimGrantResponse(
+                    productID: grant.productID, claimedAt: grant.grantedAt, created: grant.created),
                 headers: [.cacheControl: "no-store"])
         }
     }

@@ -34,13 +34,16 @@ struct AppTransactionPostgresRepository: AppTransactionRepository {
             // One writer per customer: the presenter's and the current owner's locks, together and in order.
             let named = try await CustomerRows.customerFor(
                 appID: appID, appUserID: request.appUserID, on: connection, logger: logger)
-            let ownerSeen = try await Self.owner(facts.appTransactionID, appID: appID, lock: false, on: connection, logger: logger)
-            try await CustomerLocks.lock([named] + (ownerSeen.map { [$0.customerID] } ?? []), on: connection, logger: logger)
+            let ownerSeen = try await Self.owner(
+                facts.appTransactionID, appID: appID, lock: false, on: connection, logger: logger)
+            try await CustomerLocks.lock(
+                [named] + (ownerSeen.map { [$0.customerID] } ?? []), on: connection, logger: logger)
             guard
                 try await CustomerRows.find(appID: appID, appUserID: request.appUserID, on: connection, logger: logger)
                     == named
             else { throw TransactionRestart(reason: "the customer was merged into another while the change waited") }
-            let owner = try await Self.owner(facts.appTransactionID, appID: appID, lock: true, on: connection, logger: logger)
+            let owner = try await Self.owner(
+                facts.appTransactionID, appID: appID, lock: true, on: connection, logger: logger)
             guard owner?.customerID == ownerSeen?.customerID else {
                 throw TransactionRestart(reason: "the app transaction changed owner while the change waited")
             }

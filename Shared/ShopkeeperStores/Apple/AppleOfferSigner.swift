@@ -64,7 +64,8 @@ public struct AppleOfferSigner: Sendable {
             timestamp: timestamp)
         let signature = try key.signature(for: Data(message.utf8))
         return ClassicSignature(
-            keyID: keyID, nonce: nonce, timestamp: timestamp, signature: signature.derRepresentation.base64EncodedString())
+            keyID: keyID, nonce: nonce, timestamp: timestamp,
+            signature: signature.derRepresentation.base64EncodedString())
     }
 
     /// A promotional offer as a JWS (`aud` `promotional-offer`); `transactionID` is any transaction of the customer
