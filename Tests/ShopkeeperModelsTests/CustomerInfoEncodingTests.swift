@@ -7,7 +7,7 @@ import Testing
 @Suite struct CustomerInfoEncodingTests {
     static let rendered = #"""
         {"aliases":["a"],"app_user_id":"a","consumable_balances":{},"first_seen":"2026-01-01T00:00:00Z",
-         "last_seen":"2026-01-01T00:00:00Z","refund_count":0,"trial":{"state":"none"},
+         "last_seen":"2026-01-01T00:00:00Z","refund_count":0,"trial":{"state":"none"},"product_grants":[],
          "entitlements":{"pro":{"active":true,"environment":null,"expires_at":null,"product_id":null,
             "purchase_date":"2026-01-01T00:00:00Z","source":"promotional","store":null}},
          "non_subscription_purchases":[{"environment":"sandbox","original_transaction_id":"1","product_id":null,
