@@ -79,6 +79,10 @@ func buildRouter(
     let purchases = PurchasePostgresRepository(client: database, cache: cache, logger: logger)
     let customers = CustomerPostgresRepository(client: database, cache: cache, logger: logger)
     ApplyController(purchases: purchases, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
+    AppEventController(
+        events: AppEventPostgresRepository(client: database, logger: logger),
+        maxBodyBytes: settings.service.maxBodyBytes
+    ).addRoutes(to: router)
     router.addRoutes(
         CustomerController(customers: customers, gatewayCacheTTL: settings.customerGatewayCacheTTL).endpoints,
         atPath: "/v1/customers")
@@ -111,8 +115,15 @@ func buildRouter(
             maxBodyBytes: bodyLimit
         ).endpoints,
         atPath: "/v1/customers")
+    AppTransactionController(
+        repository: AppTransactionPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+    ).addRoutes(to: router)
+    let productGrants = ProductGrantPostgresRepository(client: database, logger: logger)
+    router.addRoutes(
+        ProductClaimController(grants: productGrants, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
     ContentAccessController(
-        repository: ContentAccessPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+        repository: ContentAccessPostgresRepository(client: database, logger: logger), grants: productGrants,
+        maxBodyBytes: bodyLimit
     ).addRoutes(to: router)
     return router
 }

@@ -22,6 +22,8 @@ struct PurchaseApplier {
     let settings: AppEntitlementSettings
     /// What asked for the apply: only a restore moves a purchase back to a customer it left.
     let source: ApplySource
+    /// The app version the proof was presented from, kept with a purchase recorded for the first time.
+    var appVersion: String? = nil
     /// Every customer whose purchase an apply touched, for the info cache to drop once the transaction commits.
     var touched = TouchedCustomers()
 
@@ -37,7 +39,8 @@ struct PurchaseApplier {
         }
         return try await PurchaseRow.insertOrLock(
             transaction, appID: appID, customerID: customerID, product: product,
-            type: product?.type ?? transaction.type?.rawValue ?? "unknown", on: connection, logger: logger)
+            type: product?.type ?? transaction.type?.rawValue ?? "unknown", appVersion: appVersion, on: connection,
+            logger: logger)
     }
 
     /// Applies one transaction of `product` (the catalog's, `nil` when it does not know the store product) to its
@@ -104,7 +107,8 @@ struct PurchaseApplier {
     // MARK: - Steps
 
     private func checkPresenter(_ presenter: Presenter, may transaction: StoreTransaction) throws {
-        if transaction.environment == .sandbox, !settings.acceptSandbox {
+        // Xcode's and local testing's purchases are test purchases like the sandbox's.
+        if transaction.environment != .production, !settings.acceptSandbox {
             throw EntitlementsError.sandboxNotAccepted(transactionID: transaction.transactionID)
         }
         if let token = transaction.appAccountToken, !presenter.owns(appAccountToken: token) {
