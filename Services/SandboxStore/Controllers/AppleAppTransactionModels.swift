@@ -107,11 +107,14 @@ struct RescindConsentRequest: Decodable, Sendable {
     var bundleId: String
     var appAccountToken: String
     var environment: String?
+    /// The app's Apple ID, for an app transaction made now (default: one derived from the bundle id).
+    var appAppleId: Int64?
 
     enum CodingKeys: String, CodingKey {
         case bundleId = "bundle_id"
         case appAccountToken = "app_account_token"
         case environment
+        case appAppleId = "app_apple_id"
     }
 }
 

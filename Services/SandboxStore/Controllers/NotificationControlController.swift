@@ -18,7 +18,7 @@ import ShopkeeperStores
 /// - `POST /apple` `{"type": "TEST", "bundle_id": ...}` or `{"type": ..., "subtype": ..., "transaction_id": ...,
 ///   "consumption_request_reason": ...}`: any App Store notification about a transaction, without changing it.
 /// - `POST /apple/test` `{"bundle_id": ...}`: a `TEST` notification (the same as `POST /apple` with type `TEST`).
-/// - `POST /apple/rescind-consent` `{"bundle_id", "app_account_token", "environment"}`: `RESCIND_CONSENT`, with
+/// - `POST /apple/rescind-consent` `{"bundle_id", "app_account_token", "environment", "app_apple_id"}`: `RESCIND_CONSENT`, with
 ///   the customer's app transaction in `appData` (made when they have none).
 /// - `POST /apple/external-purchase-token` `{"bundle_id", "app_apple_id", "environment", "external_purchase_id",
 ///   "token_creation_date"}` (all but `bundle_id` optional): `EXTERNAL_PURCHASE_TOKEN` `UNREPORTED`, with
@@ -76,7 +76,8 @@ struct NotificationControlController {
         routes.post("apple/rescind-consent") { request, _ in
             let body = try await JSONBody.decode(RescindConsentRequest.self, from: request, limit: maxBodyBytes)
             let draft = try CreateAppleAppTransactionRequest(
-                bundleId: body.bundleId, appAccountToken: body.appAccountToken, environment: body.environment
+                bundleId: body.bundleId, appAccountToken: body.appAccountToken, environment: body.environment,
+                appAppleId: body.appAppleId
             ).draft()
             let (record, _) = try await ErrorMapping.control { try await store.appTransaction(draft) }
             let event = AppleEvent.rescindConsent(record, at: Date())
@@ -140,7 +141,7 @@ struct NotificationControlController {
                 }
                 event.summary = AppleNotificationPayload.Summary(
                     requestIdentifier: UUID().uuidString.lowercased(), environment: environment.rawValue,
-                    appAppleId: AppleAppIdentity.appAppleId(bundleId: bundleId), bundleId: bundleId,
+                    appAppleId: body.appAppleId ?? AppleAppIdentity.appAppleId(bundleId: bundleId), bundleId: bundleId,
                     productId: productId, storefrontCountryCodes: ["USA"], succeededCount: 0, failedCount: 0)
             }
             return event
@@ -282,10 +283,13 @@ struct AppleNotificationRequest: Codable, Sendable {
     var consumptionRequestReason: String?
     /// `RENEWAL_EXTENSION` `SUMMARY`: the product whose subscriptions were extended.
     var productId: String?
+    /// `RENEWAL_EXTENSION` `SUMMARY`: the app's Apple ID (default: one derived from the bundle id).
+    var appAppleId: Int64?
 
     enum CodingKeys: String, CodingKey {
         case type, subtype, environment
         case productId = "product_id"
+        case appAppleId = "app_apple_id"
         case transactionId = "transaction_id"
         case bundleId = "bundle_id"
         case consumptionRequestReason = "consumption_request_reason"
