@@ -17,7 +17,8 @@ func buildApplication(
     let logger = Logger(label: "sandbox-store")
     let directory = StateDirectory(url: settings.stateDirectory)
     let chain = try directory.loadOrCreateSigningChain()
-    let store = try SandboxStore(directory: directory, timeScale: settings.timeScale)
+    let store = try SandboxStore(
+        directory: directory, timeScale: settings.timeScale, fsyncEachChange: settings.fsyncEachChange)
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
     let dispatcher = NotificationDispatcher(
         appleURL: settings.appleNotificationURL, googleURL: settings.googleNotificationURL,

@@ -7,7 +7,8 @@ import ShopkeeperHTTP
 /// | variable | default | meaning |
 /// | --- | --- | --- |
 /// | `SHOPKEEPER_PORT` | `8090` | |
-/// | `SHOPKEEPER_SANDBOX_STATE_DIR` | `.shopkeeper/sandbox` | where purchases (`state.json`) and the signing PKI (`pki.pem`) are kept across restarts; also the push-token key (`google-push-key.pem`) and the keys to trust: `root.pem` (App Store signatures), `google-push-jwks.json` (Pub/Sub push tokens) |
+/// | `SHOPKEEPER_SANDBOX_STATE_DIR` | `.shopkeeper/sandbox` | where purchases (`state.json`, a snapshot, and `state.<n>.log`, the changes since) and the signing PKI (`pki.pem`) are kept across restarts; also the push-token key (`google-push-key.pem`) and the keys to trust: `root.pem` (App Store signatures), `google-push-jwks.json` (Pub/Sub push tokens) |
+/// | `SHOPKEEPER_SANDBOX_STATE_FSYNC` | `false` | `true` flushes each change of the state log to disk (`fdatasync`) before the operation answers: survives a power loss, at a disk flush per purchase; by default a change is safe once written (it survives the process being killed), see `StateJournal` |
 /// | `SHOPKEEPER_SANDBOX_PUBLIC_URL` | from the request's `Host` | the base URL clients reach this store at; the `token_uri` of the Google service accounts it issues |
 /// | `SHOPKEEPER_SANDBOX_APPLE_NOTIFICATION_URL` | unset: none sent | where App Store Server Notifications V2 are POSTed (`{"signedPayload": ...}`); also `PUT /sandbox/notifications` |
 /// | `SHOPKEEPER_SANDBOX_GOOGLE_NOTIFICATION_URL` | unset: none sent | where Play real-time developer notifications are pushed (a Pub/Sub push envelope with an OIDC bearer token); also `PUT /sandbox/notifications` |
@@ -26,6 +27,7 @@ import ShopkeeperHTTP
 struct SandboxStoreSettings: Sendable {
     var service: StandaloneServiceSettings
     var stateDirectory: URL
+    var fsyncEachChange: Bool
     var publicURL: URL?
     var appleNotificationURL: URL?
     var googleNotificationURL: URL?
@@ -70,6 +72,7 @@ struct SandboxStoreSettings: Sendable {
                 fileURLWithPath: environment.string("SHOPKEEPER_SANDBOX_STATE_DIR", default: ".shopkeeper/sandbox"),
                 isDirectory: true
             ),
+            fsyncEachChange: try environment.bool("SHOPKEEPER_SANDBOX_STATE_FSYNC", default: false),
             publicURL: publicURL,
             appleNotificationURL: appleNotificationURL,
             googleNotificationURL: googleNotificationURL,

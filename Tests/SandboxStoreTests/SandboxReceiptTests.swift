@@ -174,11 +174,12 @@ extension SandboxHarness {
 
     /// A state file written before shared secrets existed still loads.
     @Test func aStateFileWithoutSharedSecretsLoads() throws {
-        var snapshot = SandboxSnapshot()
-        snapshot.appleSharedSecrets = nil
-        let data = try JSONEncoder().encode(snapshot)
-        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(object["appleSharedSecrets"] == nil)
-        #expect(try JSONDecoder().decode(SandboxSnapshot.self, from: data) == snapshot)
+        let snapshot = SandboxSnapshot()
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: try JSONEncoder().encode(snapshot)) as? [String: Any])
+        object["appleSharedSecrets"] = nil
+        let data = try JSONSerialization.data(withJSONObject: object)
+        let decoded = try JSONDecoder().decode(SandboxSnapshot.self, from: data)
+        #expect(decoded == snapshot && decoded.appleSharedSecrets.count == 0)
     }
 }

@@ -6,7 +6,8 @@ import ShopkeeperStores
 
 /// `/sandbox/apple`: make App Store purchases (with the StoreKit 2 JWS and the legacy app receipt), refund and revoke
 /// them, steer subscription renewals (auto-renew, billing retry, grace period), make a customer's receipt afresh,
-/// issue App Store Connect API keys and `verifyReceipt` shared secrets.
+/// give a customer their app transaction (StoreKit 2's `AppTransaction`), issue App Store Connect API keys and
+/// `verifyReceipt` shared secrets.
 struct AppleControlController {
     let store: SandboxStore
     let signer: AppleSigner
@@ -29,6 +30,7 @@ struct AppleControlController {
             let id = context.parameters.get("transactionId") ?? ""
             return try JSONBody.response(AppleReceiptData(receiptData: try await receiptData(ofTransaction: id)))
         }
+        routes.post("app-transactions") { request, _ in try await self.createAppTransaction(request) }
         routes.post("api-keys") { request, _ in try await self.createAPIKey(request) }
         routes.post("shared-secrets") { request, _ in try await self.createSharedSecret(request) }
         return routes
@@ -82,6 +84,17 @@ struct AppleControlController {
     private func receiptData(ofTransaction id: String) async throws -> String {
         let receipt = try await ErrorMapping.control { try await store.appReceipt(forTransaction: id) }
         return try signer.receipt(receipt)
+    }
+
+    /// The customer's app transaction: 201 when made now, 200 when they had one (the same id, dates and original
+    /// version; signed afresh).
+    private func createAppTransaction(_ request: Request) async throws -> Response {
+        let body = try await JSONBody.decode(CreateAppleAppTransactionRequest.self, from: request, limit: maxBodyBytes)
+        let draft = try body.draft()
+        let (record, created) = try await ErrorMapping.control { try await store.appTransaction(draft) }
+        return try JSONBody.response(
+            AppleAppTransactionCreated(record, signed: try signer.appTransaction(record)),
+            status: created ? .created : .ok)
     }
 
     private func createSharedSecret(_ request: Request) async throws -> Response {

@@ -18,6 +18,13 @@ import ShopkeeperStores
 /// - `POST /apple` `{"type": "TEST", "bundle_id": ...}` or `{"type": ..., "subtype": ..., "transaction_id": ...,
 ///   "consumption_request_reason": ...}`: any App Store notification about a transaction, without changing it.
 /// - `POST /apple/test` `{"bundle_id": ...}`: a `TEST` notification (the same as `POST /apple` with type `TEST`).
+/// - `POST /apple/rescind-consent` `{"bundle_id", "app_account_token", "environment", "app_apple_id"}`: `RESCIND_CONSENT`, with
+///   the customer's app transaction in `appData` (made when they have none).
+/// - `POST /apple/external-purchase-token` `{"bundle_id", "app_apple_id", "environment", "external_purchase_id",
+///   "token_creation_date"}` (all but `bundle_id` optional): `EXTERNAL_PURCHASE_TOKEN` `UNREPORTED`, with
+///   `externalPurchaseToken` (a sandbox id starts with `SANDBOX`).
+/// - `POST /apple` with type `RENEWAL_EXTENSION`, subtype `SUMMARY`, `bundle_id` and `product_id`: the summary of a
+///   mass renewal-date extension (`summary`: request id, counts, storefronts).
 /// - `POST /google` `{"package_name": ..., "type": "test"}` or `{"purchase_token": ..., "notification_type": N}`.
 struct NotificationControlController {
     let store: SandboxStore
@@ -66,6 +73,24 @@ struct NotificationControlController {
             let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
             return try JSONBody.response(delivery, status: .created)
         }
+        routes.post("apple/rescind-consent") { request, _ in
+            let body = try await JSONBody.decode(RescindConsentRequest.self, from: request, limit: maxBodyBytes)
+            let draft = try CreateAppleAppTransactionRequest(
+                bundleId: body.bundleId, appAccountToken: body.appAccountToken, environment: body.environment,
+                appAppleId: body.appAppleId
+            ).draft()
+            let (record, _) = try await ErrorMapping.control { try await store.appTransaction(draft) }
+            let event = AppleEvent.rescindConsent(record, at: Date())
+            let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
+            return try JSONBody.response(delivery, status: .created)
+        }
+        routes.post("apple/external-purchase-token") { request, _ in
+            let body = try await JSONBody.decode(ExternalPurchaseTokenRequest.self, from: request, limit: maxBodyBytes)
+            let (token, environment) = try body.token()
+            let event = AppleEvent.externalPurchaseToken(token, environment: environment, at: Date())
+            let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
+            return try JSONBody.response(delivery, status: .created)
+        }
         routes.post("apple/test") { request, _ in
             let body = try await JSONBody.decode(TestNotificationRequest.self, from: request, limit: maxBodyBytes)
             guard CreateAppleTransactionRequest.isIdentifier(body.bundleId) else {
@@ -94,6 +119,15 @@ struct NotificationControlController {
             }
             return subtype
         }
+        switch type {
+        case .rescindConsent:
+            throw RequestError.invalid(
+                "/type", "RESCIND_CONSENT is sent by POST /sandbox/notifications/apple/rescind-consent")
+        case .externalPurchaseToken:
+            throw RequestError.invalid(
+                "/type", "EXTERNAL_PURCHASE_TOKEN is sent by POST /sandbox/notifications/apple/external-purchase-token")
+        default: break
+        }
         guard let id = body.transactionId else {
             guard let bundleId = body.bundleId, CreateAppleTransactionRequest.isIdentifier(bundleId) else {
                 throw RequestError.invalid("/bundle_id", "is required without transaction_id")
@@ -101,6 +135,15 @@ struct NotificationControlController {
             let environment = AppleEnvironment(rawValue: body.environment ?? "Sandbox") ?? .sandbox
             var event = AppleEvent(type, bundleId: bundleId, environment: environment, at: Date())
             event.subtype = subtype
+            if type == .renewalExtension && subtype == .summary {
+                guard let productId = body.productId, CreateAppleTransactionRequest.isIdentifier(productId) else {
+                    throw RequestError.invalid("/product_id", "is required for a RENEWAL_EXTENSION SUMMARY")
+                }
+                event.summary = AppleNotificationPayload.Summary(
+                    requestIdentifier: UUID().uuidString.lowercased(), environment: environment.rawValue,
+                    appAppleId: body.appAppleId ?? AppleAppIdentity.appAppleId(bundleId: bundleId), bundleId: bundleId,
+                    productId: productId, storefrontCountryCodes: ["USA"], succeededCount: 0, failedCount: 0)
+            }
             return event
         }
         guard let record = await store.appleTransaction(id: id) else {
@@ -238,9 +281,15 @@ struct AppleNotificationRequest: Codable, Sendable {
     var bundleId: String?
     var environment: String?
     var consumptionRequestReason: String?
+    /// `RENEWAL_EXTENSION` `SUMMARY`: the product whose subscriptions were extended.
+    var productId: String?
+    /// `RENEWAL_EXTENSION` `SUMMARY`: the app's Apple ID (default: one derived from the bundle id).
+    var appAppleId: Int64?
 
     enum CodingKeys: String, CodingKey {
         case type, subtype, environment
+        case productId = "product_id"
+        case appAppleId = "app_apple_id"
         case transactionId = "transaction_id"
         case bundleId = "bundle_id"
         case consumptionRequestReason = "consumption_request_reason"

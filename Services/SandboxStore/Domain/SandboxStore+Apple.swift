@@ -80,6 +80,7 @@ extension SandboxStore {
         }
         if let expires = record.expiresDate { record.periodLength = expires - record.purchaseDate }
         appleIndex[record.transactionId] = state.appleTransactions.count
+        customerIndex[record.customerKey, default: []].append(state.appleTransactions.count)
         state.appleTransactions.append(record)
         noteLatest(state.appleTransactions.count - 1)
         try commit()
@@ -92,8 +93,7 @@ extension SandboxStore {
 
     /// Every transaction the customer of `record` has in its app and environment, in the order they were made.
     func customerTransactions(of record: AppleTransactionRecord) -> [AppleTransactionRecord] {
-        let key = record.customerKey
-        return state.appleTransactions.filter { $0.customerKey == key }
+        (customerIndex[record.customerKey] ?? []).map { state.appleTransactions[$0] }
     }
 
     /// The most recent transaction of a subscription (by purchase date, then by creation).

@@ -23,7 +23,7 @@ extension SandboxStore {
         var kind: (AppleNotificationType, AppleNotificationSubtype?) = (.subscribed, .initialBuy)
         if let previous, let index = appleIndex[previous.transactionId] {
             let ended =
-                state.appleSchedules?[chain]?.ended == true || previous.isRevoked
+                state.appleSchedules[chain]?.ended == true || previous.isRevoked
                 || previous.subscriptionStatus(at: Date(appleMilliseconds: record.purchaseDate)) == .expired
             if previous.productId != record.productId && !ended {
                 kind = (.didChangeRenewalPref, .upgrade)
@@ -44,7 +44,7 @@ extension SandboxStore {
         }
         if let expires = record.expiresDate, expires > now.appleMilliseconds {
             var schedule =
-                state.appleSchedules?[chain] ?? AppleRenewalSchedule(periodMilliseconds: expires - record.purchaseDate)
+                state.appleSchedules[chain] ?? AppleRenewalSchedule(periodMilliseconds: expires - record.purchaseDate)
             schedule.periodMilliseconds = max(1000, expires - record.purchaseDate)
             schedule.ended = false
             schedule.billingRetryEndsAt = nil
@@ -67,17 +67,16 @@ extension SandboxStore {
         let chain = transaction.originalTransactionId
         return AppleEvent(
             type, subtype, transaction: transaction, latest: latestTransaction(ofSubscription: chain),
-            renewsInto: state.appleSchedules?[chain]?.renewsInto, at: now)
+            renewsInto: state.appleSchedules[chain]?.renewsInto, at: now)
     }
 
     func setSchedule(_ schedule: AppleRenewalSchedule, for chain: String) {
-        if state.appleSchedules == nil { state.appleSchedules = [:] }
-        state.appleSchedules?[chain] = schedule
+        state.appleSchedules[chain] = schedule
     }
 
     /// The product a subscription renews into when the customer downgraded.
     func renewsInto(_ originalTransactionId: String) -> String? {
-        state.appleSchedules?[originalTransactionId]?.renewsInto
+        state.appleSchedules[originalTransactionId]?.renewsInto
     }
 
     /// The latest transaction and schedule of the subscription `id` names (any of its transactions), made when the
@@ -91,7 +90,7 @@ extension SandboxStore {
         let length = latest.periodLength ?? ((latest.expiresDate ?? latest.purchaseDate) - latest.purchaseDate)
         return (
             index,
-            state.appleSchedules?[latest.originalTransactionId] ?? AppleRenewalSchedule(periodMilliseconds: length)
+            state.appleSchedules[latest.originalTransactionId] ?? AppleRenewalSchedule(periodMilliseconds: length)
         )
     }
 
@@ -187,7 +186,7 @@ extension SandboxStore {
     /// Subscriptions whose period, grace period or billing retry may have ended by `now`: the ticker steps them.
     func appleSubscriptionsDue(at now: Date) -> [String] {
         let milliseconds = now.appleMilliseconds
-        return (state.appleSchedules ?? [:]).compactMap { chain, schedule in
+        return state.appleSchedules.compactMap { chain, schedule in
             guard !schedule.ended, let index = chainLatest[chain] else { return nil }
             let latest = state.appleTransactions[index]
             guard !latest.isRevoked, let expires = latest.expiresDate, expires <= milliseconds else { return nil }

@@ -15,7 +15,7 @@ extension SandboxStore {
         state.appleTransactions[index].revocationReason = nil
         state.appleTransactions[index].revocationKind = nil
         let chain = record.originalTransactionId
-        if record.type == .autoRenewable, chainLatest[chain] == index, var schedule = state.appleSchedules?[chain],
+        if record.type == .autoRenewable, chainLatest[chain] == index, var schedule = state.appleSchedules[chain],
             (record.expiresDate ?? 0) > now.appleMilliseconds
         {
             schedule.ended = false

@@ -21,7 +21,7 @@ extension SandboxStore {
     /// - billing retry over: `EXPIRED` `BILLING_RETRY`.
     /// Does not save; the caller commits.
     func stepApple(_ chain: String, attempt: AppleAttempt?, at now: Date) throws -> [AppleEvent] {
-        guard let index = chainLatest[chain], var schedule = state.appleSchedules?[chain], !schedule.ended else {
+        guard let index = chainLatest[chain], var schedule = state.appleSchedules[chain], !schedule.ended else {
             return []
         }
         let latest = state.appleTransactions[index]
@@ -78,7 +78,7 @@ extension SandboxStore {
 
     /// A new period from `start`, of the subscription's period length, in the product it renews into.
     func renewApple(_ chain: String, from start: Date, recovered: Bool, at now: Date) throws -> [AppleEvent] {
-        guard let index = chainLatest[chain], var schedule = state.appleSchedules?[chain] else { return [] }
+        guard let index = chainLatest[chain], var schedule = state.appleSchedules[chain] else { return [] }
         let latest = state.appleTransactions[index]
         let productId = schedule.renewsInto ?? latest.productId
         state.appleTransactions[index].isInBillingRetryPeriod = false
@@ -111,7 +111,7 @@ extension SandboxStore {
         AppleTransactionRecord, [AppleEvent]
     ) {
         let record = try revokeAppleTransaction(id: id, reason: reason, kind: kind, at: now)
-        if record.type == .autoRenewable, var schedule = state.appleSchedules?[record.originalTransactionId],
+        if record.type == .autoRenewable, var schedule = state.appleSchedules[record.originalTransactionId],
             latestTransaction(ofSubscription: record.originalTransactionId)?.transactionId == record.transactionId
         {
             schedule.ended = true
@@ -131,7 +131,7 @@ extension SandboxStore {
         let previous = state.appleTransactions[before.index]
         let latest = try updateRenewal(
             subscription: id, autoRenew: autoRenew, billingRetry: billingRetry, gracePeriodExpires: gracePeriodExpires)
-        if let billingRetry, var schedule = state.appleSchedules?[latest.originalTransactionId] {
+        if let billingRetry, var schedule = state.appleSchedules[latest.originalTransactionId] {
             schedule.billingFails = billingRetry || gracePeriodExpires != nil
             setSchedule(schedule, for: latest.originalTransactionId)
             try commit()
@@ -153,29 +153,28 @@ extension SandboxStore {
 
     /// Keeps consumption information an app sent.
     func recordConsumption(_ record: AppleConsumptionRecord) throws {
-        state.appleConsumption = (state.appleConsumption ?? []) + [record]
+        state.appleConsumption.append(record)
         try commit()
     }
 
     /// The consumption information received for a transaction, oldest first.
     func consumption(transactionId: String) -> [AppleConsumptionRecord] {
-        (state.appleConsumption ?? []).filter { $0.transactionId == transactionId }
+        state.appleConsumption.filter { $0.transactionId == transactionId }
     }
 
     /// The subscription settings of an App Store app (no grace period, 60 days of billing retry by default).
     func appSettings(apple bundleId: String) -> StoreAppSettings {
-        state.appSettings?["apple:\(bundleId)"] ?? StoreAppSettings()
+        state.appSettings["apple:\(bundleId)"] ?? StoreAppSettings()
     }
 
     /// The subscription settings of a Play app (no grace period, 30 days of account hold by default).
     func appSettings(google packageName: String) -> StoreAppSettings {
-        state.appSettings?["google:\(packageName)"] ?? StoreAppSettings()
+        state.appSettings["google:\(packageName)"] ?? StoreAppSettings()
     }
 
     /// Replaces an app's subscription settings (`key` is `apple:<bundle id>` or `google:<package name>`).
     func setAppSettings(_ settings: StoreAppSettings, key: String) throws {
-        if state.appSettings == nil { state.appSettings = [:] }
-        state.appSettings?[key] = settings
+        state.appSettings[key] = settings
         try commit()
     }
 }

@@ -41,21 +41,21 @@ extension SandboxStore {
                 else { return nil }
                 return record.customerKey
             })
-        return state.appleTransactions.filter { keys.contains($0.customerKey) }
+        return keys.flatMap { customerIndex[$0] ?? [] }.sorted().map { state.appleTransactions[$0] }
     }
 
     /// The shared secret of `bundleId`, made (32 hex characters) and saved the first time; `created` tells which.
     func sharedSecret(bundleId: String) throws -> (secret: String, created: Bool) {
-        if let existing = state.appleSharedSecrets?[bundleId] { return (existing, false) }
+        if let existing = state.appleSharedSecrets[bundleId] { return (existing, false) }
         let secret = (0..<16).map { _ in UInt8.random(in: 0...255) }.hexString
-        state.appleSharedSecrets = (state.appleSharedSecrets ?? [:]).merging([bundleId: secret]) { old, _ in old }
+        state.appleSharedSecrets[bundleId] = secret
         try commit()
         return (secret, true)
     }
 
     /// The shared secret of `bundleId` if one was made.
     func existingSharedSecret(bundleId: String) -> String? {
-        state.appleSharedSecrets?[bundleId]
+        state.appleSharedSecrets[bundleId]
     }
 }
 

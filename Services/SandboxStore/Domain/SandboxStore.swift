@@ -4,8 +4,8 @@ import ShopkeeperStores
 
 /// The sandbox store's state: App Store transactions and keys, Google Play purchases, service accounts and tokens.
 ///
-/// Lives in memory behind this actor and is written through to `state.json` on every change, so a restart keeps
-/// every purchase. Store-specific operations are in the `SandboxStore+Apple` and `SandboxStore+Google` extensions.
+/// Lives in memory behind this actor; every operation that changes it appends what changed to the state log
+/// (``StateJournal``), so a restart keeps every purchase and a purchase costs the same with 10 or 10,000 before it. Store-specific operations are in the `SandboxStore+Apple` and `SandboxStore+Google` extensions.
 actor SandboxStore {
     var state: SandboxSnapshot
     /// Transaction id -> index in `state.appleTransactions`.
@@ -14,18 +14,23 @@ actor SandboxStore {
     var googleIndex: [String: Int] = [:]
     /// Original transaction id -> index of the subscription's latest transaction in `state.appleTransactions`.
     var chainLatest: [String: Int] = [:]
-    private let directory: StateDirectory
+    /// Customer key (``AppleTransactionRecord/customerKey``) -> indexes of the customer's transactions in
+    /// `state.appleTransactions`, in the order they were made.
+    var customerIndex: [String: [Int]] = [:]
+    private let journal: StateJournal
     /// How many times faster than real time subscription periods pass (`SHOPKEEPER_SANDBOX_TIME_SCALE`).
     let timeScale: Double
 
-    /// Loads the saved state of `directory`, or starts empty.
-    init(directory: StateDirectory, timeScale: Double = 1) throws {
-        self.directory = directory
+    /// Loads the saved state of `directory`, or starts empty. `fsyncEachChange`: see ``StateJournal``.
+    init(directory: StateDirectory, timeScale: Double = 1, fsyncEachChange: Bool = false) throws {
+        let journal = StateJournal(directory: directory, fsyncEachChange: fsyncEachChange)
+        self.journal = journal
         self.timeScale = timeScale
-        let state = try directory.loadState() ?? SandboxSnapshot()
+        let state = try journal.load()
         self.state = state
         for (index, record) in state.appleTransactions.enumerated() {
             appleIndex[record.transactionId] = index
+            customerIndex[record.customerKey, default: []].append(index)
             Self.noteLatest(index, of: state.appleTransactions, in: &chainLatest)
         }
         for (index, record) in state.googlePurchases.enumerated() { googleIndex[record.purchaseToken] = index }
@@ -37,7 +42,7 @@ actor SandboxStore {
     }
 
     private static func noteLatest(
-        _ index: Int, of transactions: [AppleTransactionRecord], in chainLatest: inout [String: Int]
+        _ index: Int, of transactions: JournaledList<AppleTransactionRecord>, in chainLatest: inout [String: Int]
     ) {
         let record = transactions[index]
         guard record.type == .autoRenewable else { return }
@@ -48,9 +53,9 @@ actor SandboxStore {
         chainLatest[record.originalTransactionId] = index
     }
 
-    /// Writes the state through to disk; called after every change.
+    /// Appends what changed to the state log; called after every change.
     func commit() throws {
-        try directory.save(state)
+        try journal.record(&state)
     }
 }
 

@@ -24,6 +24,12 @@ struct AppleEvent: Sendable {
     var appAppleId: Int64?
     var bundleVersion: String?
     var consumptionRequestReason: String?
+    /// `RESCIND_CONSENT`: the app transaction signed into `appData` (the notification then has no `data`).
+    var appTransaction: AppleAppTransactionRecord?
+    /// `EXTERNAL_PURCHASE_TOKEN`: the token sent as `externalPurchaseToken` (no `data`).
+    var externalPurchaseToken: AppleNotificationPayload.ExternalPurchaseToken?
+    /// `RENEWAL_EXTENSION` `SUMMARY`: the outcome of a mass extension, sent as `summary` (no `data`).
+    var summary: AppleNotificationPayload.Summary?
     var date: Date
 
     init(
@@ -40,6 +46,29 @@ struct AppleEvent: Sendable {
         self.appAppleId = transaction?.appAppleId
         self.bundleVersion = transaction?.appVersion
         self.date = date
+    }
+
+    /// `RESCIND_CONSENT`: the customer of `appTransaction` withdrew consent (Apple sends it for apps in the EU
+    /// that asked for it).
+    static func rescindConsent(_ appTransaction: AppleAppTransactionRecord, at date: Date) -> AppleEvent {
+        var event = AppleEvent(
+            .rescindConsent, bundleId: appTransaction.bundleId, environment: appTransaction.environment, at: date)
+        event.appAppleId = appTransaction.appAppleId
+        event.appTransaction = appTransaction
+        return event
+    }
+
+    /// `EXTERNAL_PURCHASE_TOKEN` (`UNREPORTED` when the token's report is overdue): the environment is in the
+    /// token's id, which starts with `SANDBOX` outside production.
+    static func externalPurchaseToken(
+        _ token: AppleNotificationPayload.ExternalPurchaseToken, environment: AppleEnvironment, at date: Date
+    ) -> AppleEvent {
+        var event = AppleEvent(
+            .externalPurchaseToken, bundleId: token.bundleId ?? "", environment: environment, at: date)
+        event.subtype = .unreported
+        event.appAppleId = token.appAppleId
+        event.externalPurchaseToken = token
+        return event
     }
 
     /// A notification about no transaction (`TEST`).

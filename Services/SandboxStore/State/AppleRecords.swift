@@ -60,6 +60,16 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
 
     var isRevoked: Bool { revocationDate != nil }
 
+    /// The customer's `appTransactionId` (see ``AppleAppTransactionRecord/appTransactionId(customerKey:)``).
+    var appTransactionId: String { AppleAppTransactionRecord.appTransactionId(customerKey: customerKey) }
+
+    /// Apple's `revocationType` once revoked: a refund is a full refund, a revocation takes back what family
+    /// sharing gave.
+    var revocationType: String? {
+        guard isRevoked else { return nil }
+        return revocationKind == "revoke" ? "FAMILY_REVOKE" : "REFUND_FULL"
+    }
+
     /// The payload Apple would sign for this transaction at `signedDate`.
     func payload(signedDate: Date) -> AppleTransactionPayload {
         AppleTransactionPayload(
@@ -72,7 +82,8 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
             revocationDate: revocationDate, offerType: offerType, offerIdentifier: offerIdentifier,
             environment: environment.rawValue, storefront: storefront, storefrontId: storefrontId,
             transactionReason: transactionReason, currency: currency, price: price,
-            offerDiscountType: offerDiscountType, offerPeriod: offerPeriod
+            offerDiscountType: offerDiscountType, offerPeriod: offerPeriod, appTransactionId: appTransactionId,
+            revocationType: revocationType
         )
         .upgraded(isUpgraded)
     }
@@ -102,7 +113,8 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
             expirationIntent: expired ? (expirationIntent ?? (retrying || renews ? 2 : 1)) : nil,
             gracePeriodExpiresDate: isRevoked ? nil : gracePeriodExpiresDate, signedDate: signedDate.appleMilliseconds,
             environment: environment.rawValue, recentSubscriptionStartDate: recentStart,
-            renewalDate: expiresDate, currency: currency, renewalPrice: price, appAccountToken: appAccountToken
+            renewalDate: expiresDate, currency: currency, renewalPrice: price, appAccountToken: appAccountToken,
+            appTransactionId: appTransactionId
         )
     }
 }

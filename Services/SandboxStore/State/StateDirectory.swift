@@ -8,52 +8,49 @@ import _CryptoExtras
     import Darwin
 #endif
 
-/// Everything the sandbox store remembers, as written to `state.json`.
-struct SandboxSnapshot: Codable, Sendable, Equatable {
-    /// The file format's version.
-    var version = 1
-    /// The next App Store transaction id (numeric, as Apple's).
-    var nextTransactionNumber: Int64 = 2_000_000_000_000_000 + Int64.random(in: 0..<1_000_000) * 1000
-    var nextWebOrderLineItemNumber: Int64 = 2_000_000_000_000_000 + Int64.random(in: 0..<1_000_000) * 1000
-    var appleTransactions: [AppleTransactionRecord] = []
-    var appleKeys: [AppleAPIKeyRecord] = []
-    /// Bundle id -> the app-specific shared secret of `verifyReceipt` (optional: older state files lack it).
-    var appleSharedSecrets: [String: String]?
-    var googleAccounts: [GoogleServiceAccountRecord] = []
-    var googleAccessTokens: [GoogleAccessTokenRecord] = []
-    var googlePurchases: [GooglePurchaseRecord] = []
-    var googleVoided: [GoogleVoidedRecord] = []
-    /// Original transaction id -> how the clock moves that subscription (absent in older state files).
-    var appleSchedules: [String: AppleRenewalSchedule]?
-    /// `apple:<bundle id>` or `google:<package name>` -> the app's subscription settings.
-    var appSettings: [String: StoreAppSettings]?
-    /// Consumption information received, oldest first.
-    var appleConsumption: [AppleConsumptionRecord]?
-}
-
 /// The state directory (`SHOPKEEPER_SANDBOX_STATE_DIR`): `pki.pem` (the signing chain, made once), `root.pem`
-/// (its root, public) and `state.json`
-/// (written through on every change, by writing a temporary file and renaming it over the old one).
+/// (its root, public), the push-token key, and the state: `state.json` (a snapshot) and `state.<generation>.log`
+/// (every change since, one JSON line each; see ``StateJournal``).
 struct StateDirectory: Sendable {
     let url: URL
 
+    var stateURL: URL { url.appendingPathComponent("state.json") }
+
+    /// The log of changes made after the snapshot of `generation`.
+    func logURL(generation: Int) -> URL { url.appendingPathComponent("state.\(generation).log") }
+
     private var pkiURL: URL { url.appendingPathComponent("pki.pem") }
-    private var stateURL: URL { url.appendingPathComponent("state.json") }
 
     private var rootURL: URL { url.appendingPathComponent("root.pem") }
 
     /// The signing chain kept in `pki.pem`, generated and written the first time. Its root is also
     /// written to `root.pem`, for a local verifier to trust (`SHOPKEEPER_APPLE_ROOT_CERTIFICATES`).
+    ///
+    /// A chain saved before the certificates carried Apple's key identifiers (``SigningChain/hasKeyIdentifiers``)
+    /// is upgraded: its root (and root key) are kept, so a verifier that already trusts `root.pem` goes on trusting
+    /// the sandbox, and a new intermediate and leaf with the full extensions are issued under it. Only a root
+    /// without a Subject Key Identifier (none was ever written so) would be replaced whole.
     func loadOrCreateSigningChain() throws -> SigningChain {
-        let chain: SigningChain
+        var chain: SigningChain
         if let text = try? String(contentsOf: pkiURL, encoding: .utf8) {
             chain = try SigningChain(pemBundle: text)
+            if !chain.hasKeyIdentifiers {
+                chain = try Self.upgraded(chain)
+                try write(Data(try chain.pemBundle().utf8), to: pkiURL)
+            }
         } else {
             chain = try SigningChain.generate()
             try write(Data(try chain.pemBundle().utf8), to: pkiURL)
         }
         try write(Data(try chain.root.serializeAsPEM().pemString.utf8), to: rootURL)
         return chain
+    }
+
+    /// `chain` with a new intermediate and leaf under its root, valid until the root expires.
+    static func upgraded(_ chain: SigningChain) throws -> SigningChain {
+        let upgraded = try SigningChain.generate(
+            SigningChain.Options(notValidAfter: chain.root.notValidAfter), under: chain.root, rootKey: chain.rootKey)
+        return upgraded.hasKeyIdentifiers ? upgraded : try SigningChain.generate()
     }
 
     /// The RSA key the sandbox signs Pub/Sub push tokens with, kept in `google-push-key.pem` (made the first time),
@@ -76,32 +73,32 @@ struct StateDirectory: Sendable {
         try write(try encoder.encode(keySet), to: url.appendingPathComponent("google-push-jwks.json"))
     }
 
-    /// The saved state, or `nil` when none was saved yet.
-    func loadState() throws -> SandboxSnapshot? {
-        guard FileManager.default.fileExists(atPath: stateURL.path) else { return nil }
-        return try JSONDecoder().decode(SandboxSnapshot.self, from: Data(contentsOf: stateURL))
-    }
-
-    func save(_ snapshot: SandboxSnapshot) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try write(try encoder.encode(snapshot), to: stateURL)
-    }
-
-    /// Writes `data` next to `target` and renames it into place, so a reader never sees half a file.
-    private func write(_ data: Data, to target: URL) throws {
+    /// Writes `data` next to `target` and renames it into place, so a reader never sees half a file. `durably`
+    /// flushes the file to disk before the rename and the directory after it, so that after a power loss the
+    /// target is the old file or the new one, whole.
+    func write(_ data: Data, to target: URL, durably: Bool = false) throws {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         let temporary = url.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-        else {
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StateDirectoryError(path: temporary.path, reason: "cannot be written") }
+        var failed = !POSIXFile.writeAll(data, to: fd)
+        if durably && fsync(fd) != 0 { failed = true }
+        close(fd)
+        guard !failed else {
+            try? FileManager.default.removeItem(at: temporary)
             throw StateDirectoryError(path: temporary.path, reason: "cannot be written")
         }
         guard rename(temporary.path, target.path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
             throw StateDirectoryError(path: target.path, reason: "cannot be replaced: \(reason)")
+        }
+        if durably {
+            let directory = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directory >= 0 {
+                _ = fsync(directory)
+                close(directory)
+            }
         }
     }
 }

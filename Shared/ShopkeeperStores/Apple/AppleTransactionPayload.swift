@@ -40,6 +40,8 @@ public struct AppleTransactionPayload: AppleSignedPayload, Codable, Equatable {
     public var offerDiscountType: String?
     public var offerPeriod: String?
     public var appTransactionId: String?
+    /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`: how a revoked transaction was revoked.
+    public var revocationType: String?
 
     public init(
         transactionId: String? = nil, originalTransactionId: String? = nil, webOrderLineItemId: String? = nil,
@@ -51,7 +53,7 @@ public struct AppleTransactionPayload: AppleSignedPayload, Codable, Equatable {
         offerIdentifier: String? = nil, environment: String? = nil, storefront: String? = nil,
         storefrontId: String? = nil, transactionReason: String? = nil, currency: String? = nil,
         price: Int64? = nil, offerDiscountType: String? = nil, offerPeriod: String? = nil,
-        appTransactionId: String? = nil
+        appTransactionId: String? = nil, revocationType: String? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -81,5 +83,6 @@ public struct AppleTransactionPayload: AppleSignedPayload, Codable, Equatable {
         self.offerDiscountType = offerDiscountType
         self.offerPeriod = offerPeriod
         self.appTransactionId = appTransactionId
+        self.revocationType = revocationType
     }
 }

@@ -5,6 +5,10 @@ import X509
 
 /// A root, an intermediate and a leaf, P-256, shaped like the chain Apple signs App Store data with.
 ///
+/// Each certificate carries the extensions its counterpart in Apple's chain (Apple Root CA - G3, Apple Worldwide
+/// Developer Relations CA - G6, the App Store receipt-signing leaf) carries, so that strict X.509 checkers (OpenSSL's
+/// `X509_V_FLAG_X509_STRICT`, which Apple's own libraries turn on) accept it: see ``CertificateFactory``.
+///
 /// The sandbox store generates one once and persists it (``pemBundle``); tests build variants of it
 /// (a leaf without its marker, a chain to another root, short validity) to prove that the verifier
 /// refuses each kind of forgery.
@@ -59,9 +63,9 @@ public struct SigningChain: Sendable {
     /// Generates a new chain with fresh keys.
     public static func generate(_ options: Options = Options()) throws -> SigningChain {
         let rootKey = P256.Signing.PrivateKey()
-        let root = try CertificateFactory.authority(
-            name: "\(options.name) Root CA", key: rootKey, issuerName: nil, issuerKey: rootKey,
-            validity: options.notValidBefore...options.notValidAfter, marker: nil
+        let root = try CertificateFactory.root(
+            name: "\(options.name) Root CA", key: rootKey,
+            validity: options.notValidBefore...options.notValidAfter
         )
         return try generate(options, under: root, rootKey: rootKey)
     }
@@ -71,16 +75,16 @@ public struct SigningChain: Sendable {
         _ options: Options, under root: Certificate, rootKey: P256.Signing.PrivateKey
     ) throws -> SigningChain {
         let intermediateKey = P256.Signing.PrivateKey()
-        let intermediate = try CertificateFactory.authority(
+        let intermediate = try CertificateFactory.intermediate(
             name: "\(options.name) Worldwide Developer Relations CA", key: intermediateKey,
-            issuerName: root.subject, issuerKey: rootKey,
+            issuer: root, issuerKey: rootKey,
             validity: options.notValidBefore...options.notValidAfter,
             marker: options.intermediateMarker ? AppleMarkerExtension.intermediate : nil
         )
         let leafKey = P256.Signing.PrivateKey()
         let leaf = try CertificateFactory.leaf(
             name: "\(options.name) App Store Signing", key: leafKey,
-            issuerName: intermediate.subject, issuerKey: intermediateKey,
+            issuer: intermediate, issuerKey: intermediateKey,
             validity: options.leafValidity ?? options.notValidBefore...options.notValidAfter,
             marker: options.leafMarker ? AppleMarkerExtension.receiptSigning : nil
         )
@@ -100,58 +104,17 @@ public struct SigningChain: Sendable {
     }
 }
 
-/// Makes the certificates of a ``SigningChain``.
-enum CertificateFactory {
-    static func authority(
-        name: String, key: P256.Signing.PrivateKey, issuerName: DistinguishedName?,
-        issuerKey: P256.Signing.PrivateKey, validity: ClosedRange<Date>, marker: ASN1ObjectIdentifier?
-    ) throws -> Certificate {
-        let subject = try distinguishedName(name)
-        let extensions = try Certificate.Extensions {
-            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            SubjectKeyIdentifier(hash: Certificate.PublicKey(key.publicKey))
-            if let marker {
-                AppleMarkerExtension.extensionValue(marker)
-            }
+extension SigningChain {
+    /// Whether every certificate carries the key identifiers a strict X.509 checker requires: a Subject Key
+    /// Identifier on each, an Authority Key Identifier on the intermediate and the leaf. Chains generated before
+    /// the certificates were shaped like Apple's lack them (Apple's Python library refused them with "Missing
+    /// Authority Key Identifier").
+    public var hasKeyIdentifiers: Bool {
+        func has(_ certificate: Certificate, authority: Bool) -> Bool {
+            let subject = (try? certificate.extensions.subjectKeyIdentifier) != nil
+            let issuer = (try? certificate.extensions.authorityKeyIdentifier) != nil
+            return subject && (!authority || issuer)
         }
-        return try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: validity.lowerBound, notValidAfter: validity.upperBound,
-            issuer: issuerName ?? subject, subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
-            issuerPrivateKey: Certificate.PrivateKey(issuerKey)
-        )
-    }
-
-    static func leaf(
-        name: String, key: P256.Signing.PrivateKey, issuerName: DistinguishedName,
-        issuerKey: P256.Signing.PrivateKey, validity: ClosedRange<Date>, marker: ASN1ObjectIdentifier?
-    ) throws -> Certificate {
-        let extensions = try Certificate.Extensions {
-            Critical(BasicConstraints.notCertificateAuthority)
-            Critical(KeyUsage(digitalSignature: true))
-            if let marker {
-                AppleMarkerExtension.extensionValue(marker)
-            }
-        }
-        return try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: validity.lowerBound, notValidAfter: validity.upperBound,
-            issuer: issuerName, subject: try distinguishedName(name),
-            signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
-            issuerPrivateKey: Certificate.PrivateKey(issuerKey)
-        )
-    }
-
-    private static func distinguishedName(_ commonName: String) throws -> DistinguishedName {
-        try DistinguishedName {
-            CommonName(commonName)
-            OrganizationalUnitName("Shopkeeper Sandbox Store")
-            OrganizationName("Shopkeeper")
-            CountryName("US")
-        }
+        return has(root, authority: false) && has(intermediate, authority: true) && has(leaf, authority: true)
     }
 }
