@@ -17,6 +17,16 @@ package struct EntitlementsClient: Sendable {
             requestID: requestID, as: ApplyResponse.self)
     }
 
+    /// Records that a customer presented a verified app transaction; answers what became of it and the customer's
+    /// info, with the products it proves.
+    package func applyAppTransaction(_ request: AppTransactionApplyRequest, appID: String, requestID: String?)
+        async throws -> AppTransactionApplyResponse
+    {
+        try await client.post(
+            "/internal/v1/app-transactions", body: request, caller: InternalCaller(appID: appID, keyKind: .secret),
+            requestID: requestID, as: AppTransactionApplyResponse.self)
+    }
+
     /// Publishes app-level facts (facts that name no customer) as events for `appID`, once per event key.
     package func publish(_ request: AppEventsRequest, appID: String, requestID: String?) async throws
         -> AppEventsResponse

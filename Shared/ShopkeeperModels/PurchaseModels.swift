@@ -9,19 +9,23 @@ package struct StoreProofFields: Codable, Sendable, Equatable {
     package var productID: String?
     /// For Play tokens: `product` (one-time) or `subscription`; `product` when absent.
     package var purchaseKind: PlayPurchaseKind?
+    /// A StoreKit 2 `AppTransaction` JWS: proves which edition of the app the customer got, and from which version.
+    package var signedAppTransaction: String?
 
     package init(
         signedTransaction: String? = nil, receiptData: String? = nil, purchaseToken: String? = nil,
-        productID: String? = nil, purchaseKind: PlayPurchaseKind? = nil
+        productID: String? = nil, purchaseKind: PlayPurchaseKind? = nil, signedAppTransaction: String? = nil
     ) {
         self.signedTransaction = signedTransaction
         self.receiptData = receiptData
         self.purchaseToken = purchaseToken
         self.productID = productID
         self.purchaseKind = purchaseKind
+        self.signedAppTransaction = signedAppTransaction
     }
 
     package enum CodingKeys: String, CodingKey {
+        case signedAppTransaction = "signed_app_transaction"
         case signedTransaction = "signed_transaction"
         case receiptData = "receipt_data"
         case purchaseToken = "purchase_token"
@@ -79,11 +83,48 @@ package struct PurchaseResponse: Codable, Sendable, Equatable {
     package var transactions: [StoreTransaction]
     package var outcomes: [TransactionOutcome]
     package var customer: CustomerInfo?
+    /// For a `signed_app_transaction`: what it says and what became of it.
+    package var appTransaction: AppTransactionResult?
 
-    package init(transactions: [StoreTransaction], outcomes: [TransactionOutcome] = [], customer: CustomerInfo? = nil) {
+    package init(
+        transactions: [StoreTransaction], outcomes: [TransactionOutcome] = [], customer: CustomerInfo? = nil,
+        appTransaction: AppTransactionResult? = nil
+    ) {
         self.transactions = transactions
         self.outcomes = outcomes
         self.customer = customer
+        self.appTransaction = appTransaction
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case transactions, outcomes, customer
+        case appTransaction = "app_transaction"
+    }
+}
+
+/// A verified app transaction in a purchase's answer.
+package struct AppTransactionResult: Codable, Sendable, Equatable {
+    package var facts: AppTransactionFacts
+    package var outcome: AppTransactionOutcome
+
+    package init(facts: AppTransactionFacts, outcome: AppTransactionOutcome) {
+        self.facts = facts
+        self.outcome = outcome
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case outcome
+    }
+
+    package init(from decoder: any Decoder) throws {
+        facts = try AppTransactionFacts(from: decoder)
+        outcome = try decoder.container(keyedBy: CodingKeys.self).decode(AppTransactionOutcome.self, forKey: .outcome)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        try facts.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(outcome, forKey: .outcome)
     }
 }
 

@@ -59,6 +59,8 @@ extension SandboxCommand {
 
             let apple: [String: Any] = [
                 "bundle_id": bundleID, "app_apple_id": appAppleID, "environments": ["production", "sandbox"],
+                // The demo's paid edition, sold as an app of its own: its app transactions show the `full` variant.
+                "variant_bundle_ids": ["full": "\(bundleID).full"],
                 "shared_secret": secret["shared_secret"] ?? NSNull(),
                 "api_key": [
                     "issuer_id": apiKey["issuer_id"] ?? NSNull(), "key_id": apiKey["key_id"] ?? NSNull(),

@@ -80,6 +80,8 @@ struct AppleCredentialsInput: Codable, Sendable {
     var consumptionAnswers: ConsumptionAnswers?
     /// Xcode's StoreKit test certificate, PEM or base64 DER (the `.cer` file).
     var storeKitTestCertificate: String?
+    /// Variant name -> bundle id of each other edition of the app whose app transactions count.
+    var variantBundleIDs: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case environments
@@ -89,6 +91,7 @@ struct AppleCredentialsInput: Codable, Sendable {
         case apiKey = "api_key"
         case consumptionAnswers = "consumption_answers"
         case storeKitTestCertificate = "storekit_test_certificate"
+        case variantBundleIDs = "variant_bundle_ids"
     }
 
     func credentials(keeping existing: AppleCredentials?) throws(RequestError) -> AppleCredentials {
@@ -120,6 +123,20 @@ struct AppleCredentialsInput: Codable, Sendable {
                     FieldProblem(
                         pointer: "/storekit_test_certificate",
                         detail: "must be Xcode's StoreKit test certificate (P-256), as PEM or base64 of the .cer file"))
+            }
+        }
+        let variantName = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+        for (variant, bundle) in (variantBundleIDs ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if variant.isEmpty || variant.count > 64 || !variant.allSatisfy(variantName.contains) {
+                problems.append(
+                    FieldProblem(
+                        pointer: "/variant_bundle_ids", detail: "variant names are 1-64 letters, digits, '.', '_' or '-'"))
+            }
+            if bundle.isEmpty || bundle.count > 255 || bundle == bundleID {
+                problems.append(
+                    FieldProblem(
+                        pointer: "/variant_bundle_ids/\(variant)",
+                        detail: "must be 1 to 255 characters and another bundle id than the app's"))
             }
         }
         if let sharedSecret, sharedSecret.isEmpty {
@@ -154,7 +171,8 @@ struct AppleCredentialsInput: Codable, Sendable {
             sharedSecret: sharedSecret ?? existing?.sharedSecret,
             apiKey: apiKey ?? existing?.apiKey,
             consumptionAnswers: consumptionAnswers,
-            storeKitTestCertificate: testCertificate
+            storeKitTestCertificate: testCertificate,
+            variantBundleIDs: variantBundleIDs
         )
     }
 }

@@ -18,6 +18,9 @@ struct AppleCredentials: Codable, Sendable, Equatable {
     /// The certificate Xcode's StoreKit Testing signs with (PEM), exported by the developer; `Xcode` and
     /// `LocalTesting` proofs are verified against it, for an app not in production mode. Public, so it is shown.
     var storeKitTestCertificate: String? = nil
+    /// Variant name -> the bundle id of that edition of the app (a paid `full` edition sold as its own app): its
+    /// app transactions are accepted and show that variant (the catalog's `included_in_variants`).
+    var variantBundleIDs: [String: String]? = nil
 
     enum CodingKeys: String, CodingKey {
         case environments
@@ -27,6 +30,12 @@ struct AppleCredentials: Codable, Sendable, Equatable {
         case apiKey = "api_key"
         case consumptionAnswers = "consumption_answers"
         case storeKitTestCertificate = "storekit_test_certificate"
+        case variantBundleIDs = "variant_bundle_ids"
+    }
+
+    /// The variant whose bundle id `bundleID` is; `nil` when it is none of them.
+    func variant(ofBundleID bundleID: String) -> String? {
+        variantBundleIDs?.first { $0.value == bundleID }?.key
     }
 
     /// Whether the app is in production mode: it accepts real-money purchases. Proofs signed by Xcode's StoreKit
@@ -39,7 +48,8 @@ struct AppleCredentials: Codable, Sendable, Equatable {
             bundleID: bundleID, appAppleID: appAppleID, environments: environments,
             sharedSecretSet: sharedSecret != nil,
             apiKey: apiKey.map { AppleCredentialsView.KeyView(issuerID: $0.issuerID, keyID: $0.keyID) },
-            consumptionAnswers: consumptionAnswers, storeKitTestCertificate: storeKitTestCertificate
+            consumptionAnswers: consumptionAnswers, storeKitTestCertificate: storeKitTestCertificate,
+            variantBundleIDs: variantBundleIDs ?? [:]
         )
     }
 }
@@ -94,6 +104,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
     var apiKey: KeyView?
     var consumptionAnswers: ConsumptionAnswers?
     var storeKitTestCertificate: String?
+    var variantBundleIDs: [String: String]
 
     struct KeyView: Codable, Sendable, Equatable {
         var issuerID: String
@@ -113,6 +124,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
         case apiKey = "api_key"
         case consumptionAnswers = "consumption_answers"
         case storeKitTestCertificate = "storekit_test_certificate"
+        case variantBundleIDs = "variant_bundle_ids"
     }
 }
 

@@ -16,6 +16,9 @@ struct PurchaseService: Sendable {
     /// Verifies `request`'s proof, records the transactions once, and answers with them as recorded.
     func purchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws -> PurchaseResponse {
         let proof = try StoreProof(request.proof)
+        if case .appTransaction(let jws) = proof {
+            return try await purchaseAppTransaction(jws, request: request, appID: appID, requestID: requestID)
+        }
         let presenter = Presenter(appUserID: request.appUserID, deviceID: request.deviceID)
         let start = ContinuousClock.now
         let recorded: [StoreTransaction]
@@ -153,6 +156,10 @@ struct PurchaseService: Sendable {
                     transaction: transaction, proofKind: .playToken, rawProof: proof.raw,
                     acknowledgement: acknowledgement)
             ]
+        case .appTransaction:
+            throw VerifierError.proofRejected(
+                code: "no_transactions",
+                detail: "An app transaction proves no in-app purchase; send it alone to POST /v1/purchases.")
         }
     }
 

@@ -6,12 +6,14 @@ enum StoreProof: Sendable, Equatable {
     case signedTransaction(String)
     case receipt(String)
     case playToken(token: String, productID: String, kind: PlayPurchaseKind)
+    case appTransaction(String)
 
     var kind: ProofKind {
         switch self {
         case .signedTransaction: .signedTransaction
         case .receipt: .receipt
         case .playToken: .playToken
+        case .appTransaction: .appTransaction
         }
     }
 
@@ -20,6 +22,7 @@ enum StoreProof: Sendable, Equatable {
         case .signedTransaction(let jws): jws
         case .receipt(let data): data
         case .playToken(let token, let productID, let kind): "\(kind.rawValue):\(productID):\(token)"
+        case .appTransaction(let jws): jws
         }
     }
 
@@ -28,12 +31,15 @@ enum StoreProof: Sendable, Equatable {
         let given = [
             fields.signedTransaction.map { _ in "signed_transaction" }, fields.receiptData.map { _ in "receipt_data" },
             fields.purchaseToken.map { _ in "purchase_token" },
+            fields.signedAppTransaction.map { _ in "signed_app_transaction" },
         ].compactMap { $0 }
         guard given.count == 1 else {
             throw .validationFailed([
                 FieldProblem(
                     pointer: given.count == 0 ? "/signed_transaction" : "/\(given[1])",
-                    detail: "exactly one of signed_transaction, receipt_data or purchase_token is required")
+                    detail:
+                        "exactly one of signed_transaction, receipt_data, purchase_token or signed_app_transaction "
+                        + "is required")
             ])
         }
         if let jws = fields.signedTransaction {
@@ -48,6 +54,9 @@ enum StoreProof: Sendable, Equatable {
                 throw .invalid("/product_id", "is required with purchase_token")
             }
             self = .playToken(token: token, productID: productID, kind: fields.purchaseKind ?? .product)
+        } else if let jws = fields.signedAppTransaction {
+            guard !jws.isEmpty else { throw .invalid("/signed_app_transaction", "must not be empty") }
+            self = .appTransaction(jws)
         } else {
             throw .invalid("/signed_transaction", "a proof is required")
         }

@@ -15,6 +15,8 @@ enum ProofKind: String, Codable, Sendable {
     case signedTransaction = "signed_transaction"
     case receipt
     case playToken = "play_token"
+    /// A StoreKit 2 app transaction (`signed_app_transaction`).
+    case appTransaction = "app_transaction"
     /// A store notification (App Store Server Notifications V2, Play real-time developer notifications).
     case notification
     /// The store's answer to the reconciliation job asking about a subscription that looked stale.
