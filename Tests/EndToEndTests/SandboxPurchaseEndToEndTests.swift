@@ -85,6 +85,58 @@ import Testing
             let balances = (answer["customer"] as? [String: Any])?["consumable_balances"] as? [String: Int]
             #expect(balances == ["fertilizer_10": 10], "\(answer)")
 
+            // App transactions: the paid edition's owns what is included in it; one from before 2.0 is grandfathered.
+            func appTransaction(bundle: String, originalVersion: String) async throws -> String {
+                var request = HTTPClientRequest(url: sandbox.baseURL + "/sandbox/apple/app-transactions")
+                request.method = .POST
+                request.headers.add(name: "content-type", value: "application/json")
+                let body: [String: Any] = [
+                    "bundle_id": bundle, "app_account_token": UUID().uuidString.lowercased(),
+                    "original_application_version": originalVersion,
+                ]
+                request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let bytes = try await response.body.collect(upTo: 1 << 20)
+                let json = try JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)) as? [String: Any]
+                return try #require(json?["signed_app_transaction"] as? String, "\(String(describing: json))")
+            }
+            func owned(_ answer: [String: Any]) -> [String: String] {
+                let grants = (answer["customer"] as? [String: Any])?["product_grants"] as? [[String: Any]] ?? []
+                return Dictionary(
+                    grants.compactMap { grant in
+                        (grant["product_id"] as? String).map { ($0, grant["source"] as? String ?? "") }
+                    }, uniquingKeysWith: { first, _ in first })
+            }
+            let full = try await appTransaction(bundle: "com.shopkeeper.demo.garden.full", originalVersion: "3.1")
+            let (fullStatus, fullAnswer) = try await purchase(["app_user_id": "carol", "signed_app_transaction": full])
+            #expect(fullStatus == 200, "\(fullAnswer)")
+            #expect(owned(fullAnswer) == ["seeds_tulip": "included"], "\(fullAnswer)")
+            #expect((fullAnswer["app_transaction"] as? [String: Any])?["variant"] as? String == "full")
+            #expect((fullAnswer["app_transaction"] as? [String: Any])?["outcome"] as? String == "recorded")
+            let again = try await purchase(["app_user_id": "carol", "signed_app_transaction": full])
+            #expect((again.1["app_transaction"] as? [String: Any])?["outcome"] as? String == "already_recorded")
+
+            let early = try await appTransaction(bundle: "com.shopkeeper.demo.garden", originalVersion: "1.0")
+            let (earlyStatus, earlyAnswer) = try await purchase([
+                "app_user_id": "dave", "signed_app_transaction": early,
+            ])
+            #expect(earlyStatus == 200, "\(earlyAnswer)")
+            #expect(owned(earlyAnswer) == ["extra_garden": "grandfathered"], "\(earlyAnswer)")
+            let grants = (earlyAnswer["customer"] as? [String: Any])?["entitlements"] as? [String: [String: Any]]
+            #expect(grants?["extra_garden"]?["source"] as? String == "grandfathered")
+
+            let recent = try await appTransaction(bundle: "com.shopkeeper.demo.garden", originalVersion: "2.0")
+            let (_, recentAnswer) = try await purchase(["app_user_id": "erin", "signed_app_transaction": recent])
+            #expect(owned(recentAnswer).isEmpty, "\(recentAnswer)")
+
+            // Another app's edition is not a variant of this one.
+            let stranger = try await appTransaction(bundle: "com.example.other", originalVersion: "1.0")
+            let (strangerStatus, strangerAnswer) = try await purchase([
+                "app_user_id": "frank", "signed_app_transaction": stranger,
+            ])
+            #expect(strangerStatus == 422, "\(strangerAnswer)")
+            #expect(strangerAnswer["code"] as? String == "wrong_bundle_id")
+
             try await stack.stop()
             try await sandbox.stop()
         }

@@ -4,8 +4,6 @@ import ShopkeeperModels
 enum DemoShop {
     static let appName = "Demo Garden"
     static let bundleID = "com.shopkeeper.demo.garden"
-    /// The paid edition's bundle id (variant `full`, which includes the tulip seeds).
-    static let fullBundleID = "com.shopkeeper.demo.garden.full"
 
     static var catalog: CatalogDocument {
         CatalogDocument(products: [

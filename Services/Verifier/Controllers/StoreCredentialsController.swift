@@ -130,7 +130,8 @@ struct AppleCredentialsInput: Codable, Sendable {
             if variant.isEmpty || variant.count > 64 || !variant.allSatisfy(variantName.contains) {
                 problems.append(
                     FieldProblem(
-                        pointer: "/variant_bundle_ids", detail: "variant names are 1-64 letters, digits, '.', '_' or '-'"))
+                        pointer: "/variant_bundle_ids",
+                        detail: "variant names are 1-64 letters, digits, '.', '_' or '-'"))
             }
             if bundle.isEmpty || bundle.count > 255 || bundle == bundleID {
                 problems.append(

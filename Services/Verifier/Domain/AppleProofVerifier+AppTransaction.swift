@@ -10,7 +10,9 @@ extension AppleProofVerifier {
         -> AppTransactionFacts
     {
         let payload = try await verifySigned(jws, as: AppleAppTransactionPayload.self, credentials: credentials)
-        let variant = payload.bundleId.flatMap { $0 == credentials.bundleID ? nil : credentials.variant(ofBundleID: $0) }
+        let variant = payload.bundleId.flatMap {
+            $0 == credentials.bundleID ? nil : credentials.variant(ofBundleID: $0)
+        }
         if variant == nil {
             try check(bundleID: payload.bundleId, environment: payload.environment, credentials: credentials)
             try checkAppAppleID(payload.appAppleId, environment: payload.environment, credentials: credentials)

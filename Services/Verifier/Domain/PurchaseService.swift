@@ -180,7 +180,7 @@ struct PurchaseService: Sendable {
         }
     }
 
-    private func appleCredentials(_ appID: String) async throws -> AppleCredentials {
+    func appleCredentials(_ appID: String) async throws -> AppleCredentials {
         guard let found = try await credentials.apple(appID: appID) else {
             throw VerifierError.storeNotConfigured(.apple)
         }
