@@ -16,6 +16,7 @@ struct Stack: Sendable {
     let sandboxURL: URL
     let publicKey: String
     let secretKey: String
+    let operatorKey: String?
     let bundleID: String
 
     static let environment: [String: String]? = {
@@ -39,6 +40,7 @@ struct Stack: Sendable {
         else { return nil }
         return Stack(
             gatewayURL: gateway, sandboxURL: sandbox, publicKey: publicKey, secretKey: secretKey,
+            operatorKey: values["SHOPKEEPER_OPERATOR_KEY"],
             bundleID: values["SHOPKEEPER_DEMO_BUNDLE_ID"] ?? "com.shopkeeper.demo.garden")
     }()
 
