@@ -213,5 +213,30 @@ import Testing
             for: "\(stack.gatewayURL.absoluteString)/v1/catalog?platform=app_store&app_version=2.0&build=development"
                 + (Shopkeeper.deviceLocale().map { "&locale=\($0)" } ?? ""))
         #expect(etag != nil, "the catalog's ETag is kept for If-None-Match")
+        #expect(await kit.api.cache.notModifiedCount == 1, "the second catalog was a 304 answered from the cache")
+
+        let first = try await kit.customerInfo()
+        #expect(try await kit.customerInfo() == first)
+        #expect(await kit.api.cache.notModifiedCount == 2, "so was the second customer info")
+    }
+
+    @Test func aTransactionThatArrivesByItselfIsDeliveredWhileStarted() async throws {
+        let stack = try Stack.require()
+        let device = try stack.device()
+        let kit = device.shopkeeper
+        await kit.start()
+        // Approved later (Ask to Buy), or bought on another device: it comes through the store's updates.
+        let arrived = try await device.store.deliverExternally(
+            DevicePurchaseRequest(
+                storeProductID: "\(stack.bundleID).seeds_orchid", productType: .nonConsumable,
+                appAccountToken: AppAccountToken.uuid(forAppUserID: await kit.appUserID)))
+        let delivered = try await eventually {
+            let pending = await kit.pendingPurchases
+            return try await device.store.unfinishedTransactions().isEmpty && pending.isEmpty
+        }
+        #expect(delivered, "transaction \(arrived.id) was not delivered")
+        let info = try await kit.customerInfo()
+        #expect(info.nonSubscriptionPurchases.contains { $0.transactionID == arrived.id })
+        await kit.stop()
     }
 }

@@ -4,6 +4,10 @@ import Foundation
 /// `If-None-Match` and a `304` answers from memory.
 actor ETagCache {
     private var entries: [String: (etag: String, body: Data)] = [:]
+    /// How many answers were `304 Not Modified` and came from here.
+    private(set) var notModifiedCount = 0
+
+    func countNotModified() { notModifiedCount += 1 }
 
     func etag(for key: String) -> String? { entries[key]?.etag }
 

@@ -61,6 +61,7 @@ extension ShopkeeperAPI {
                     return answer.body
                 }
                 if answer.status == 304, request.cached, let body = await cache.body(for: cacheKey) {
+                    await cache.countNotModified()
                     return body
                 }
                 failure = .server(

@@ -23,7 +23,8 @@ public actor SandboxDeviceStore: DeviceStore {
     private let exchange: HTTPExchange
     private let unfinished: JSONFile<[DeviceTransaction]>
     private let owned: JSONFile<[DeviceTransaction]>
-    private var updateContinuations: [AsyncStream<DeviceTransaction>.Continuation] = []
+    private nonisolated let updates: AsyncStream<DeviceTransaction>
+    private nonisolated let updatesContinuation: AsyncStream<DeviceTransaction>.Continuation
 
     /// A sandbox device. `accountDirectory` defaults to `deviceDirectory` (one device per account).
     public init(
@@ -38,6 +39,7 @@ public actor SandboxDeviceStore: DeviceStore {
         self.exchange = HTTPExchange(session: session)
         self.unfinished = JSONFile(url: deviceDirectory.appendingPathComponent("sandbox-unfinished.json"))
         self.owned = JSONFile(url: (accountDirectory ?? deviceDirectory).appendingPathComponent("sandbox-account.json"))
+        (self.updates, self.updatesContinuation) = AsyncStream.makeStream(of: DeviceTransaction.self)
     }
 
     /// Sandbox purchases are test purchases: the catalog shows development builds' products.
@@ -67,22 +69,14 @@ public actor SandboxDeviceStore: DeviceStore {
         try unfinished.write((try unfinished.read() ?? []).filter { $0.id != transaction.id })
     }
 
-    /// Transactions that arrive by themselves: see ``deliverExternally(_:)``.
-    public nonisolated func transactionUpdates() -> AsyncStream<DeviceTransaction> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DeviceTransaction.self)
-        Task { await self.addUpdateContinuation(continuation) }
-        return stream
-    }
-
-    private func addUpdateContinuation(_ continuation: AsyncStream<DeviceTransaction>.Continuation) {
-        updateContinuations.append(continuation)
-    }
+    /// Transactions that arrive by themselves: see ``deliverExternally(_:)``. One listener (the ``Shopkeeper``).
+    public nonisolated func transactionUpdates() -> AsyncStream<DeviceTransaction> { updates }
 
     /// Buys at the sandbox store as if on another device or by Ask to Buy: the transaction is unfinished here and
     /// arrives through ``transactionUpdates()``, not as a purchase's answer.
     public func deliverExternally(_ request: DevicePurchaseRequest) async throws(ShopkeeperError) -> DeviceTransaction {
         guard let transaction = try await purchase(request) else { throw .deviceStore("no transaction") }
-        for continuation in updateContinuations { continuation.yield(transaction) }
+        updatesContinuation.yield(transaction)
         return transaction
     }
 
