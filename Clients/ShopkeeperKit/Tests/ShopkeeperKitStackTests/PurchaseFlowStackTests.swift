@@ -105,6 +105,37 @@ import Testing
         #expect(try await restarted.store.unfinishedTransactions().isEmpty)
     }
 
+    @Test func aPurchaseOfAProductTheCatalogLacksIsKeptUntilItHasIt() async throws {
+        let stack = try Stack.require()
+        let device = try stack.device()
+        let id = "kit_late_\(UUID().uuidString.prefix(8).lowercased())"
+        // Sold in App Store Connect before the developer added it to Shopkeeper's catalog.
+        let bought = try #require(
+            try await device.store.purchase(
+                DevicePurchaseRequest(
+                    storeProductID: "\(stack.bundleID).\(id)", productType: .consumable,
+                    appAccountToken: AppAccountToken.uuid(forAppUserID: await device.shopkeeper.appUserID))))
+        await device.shopkeeper.start()
+        #expect(await device.shopkeeper.pendingPurchases.first?.lastError == "unknown_product")
+        #expect(try await device.store.unfinishedTransactions().map(\.id) == [bought.id], "kept unfinished")
+
+        _ = try await stack.admin(
+            "PUT", "v1/admin/products/\(id)",
+            json: [
+                "product_id": id, "type": "consumable", "review_state": "approved", "cleared_for_sale": true,
+                "store_product_ids": ["app_store": "\(stack.bundleID).\(id)"], "consumable_quantity": 3,
+                "default_locale": "en", "localizations": ["en": ["name": id]],
+            ])
+        let outcomes = await device.shopkeeper.retryPendingPurchases()
+        guard case .delivered(let response)? = outcomes[bought.id] else {
+            Issue.record("not delivered once the catalog has it: \(outcomes)")
+            return
+        }
+        #expect(response.customer?.consumableBalances[id] == 3)
+        #expect(try await device.store.unfinishedTransactions().isEmpty)
+        await device.shopkeeper.stop()
+    }
+
     @Test func aForgedProofIsFinishedAsRefused() async throws {
         let stack = try Stack.require()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")

@@ -95,6 +95,11 @@ extension Shopkeeper {
             let response = try await api.submitPurchase(
                 entry.transaction.proof, appUserID: entry.appUserID, deviceID: state.deviceID,
                 appVersion: configuration.appVersion)
+            // Recorded, but the catalog does not know the product yet: it is granted once the catalog has it and
+            // the proof comes again, so the transaction stays unfinished (a consumable would be lost otherwise).
+            if response.outcomes.contains(where: { $0.outcome == "unknown_product" }) {
+                return postpone(transactionID, error: .productUnavailable(entry.transaction.storeProductID))
+            }
             try await store.finish(entry.transaction)
             for outcome in response.outcomes {
                 if let productID = outcome.productID { state.deliveredProofs[productID] = entry.transaction.proof }
@@ -127,7 +132,8 @@ extension Shopkeeper {
             return .pending(error)
         }
         state.pendingPurchases[index].attempts += 1
-        state.pendingPurchases[index].lastError = error.code ?? "\(error)"
+        state.pendingPurchases[index].lastError =
+            if case .productUnavailable = error { "unknown_product" } else { error.code ?? "\(error)" }
         var wait = LocalState.backoff(attempts: state.pendingPurchases[index].attempts)
         if case .server(_, let retryAfter?) = error { wait = max(wait, retryAfter) }
         state.pendingPurchases[index].notBefore = Date().addingTimeInterval(wait)
