@@ -179,6 +179,29 @@ import Testing
         #expect(restored.subscriptions.contains { $0.productID == monthly.productID && $0.state == "active" })
     }
 
+    @Test func restoreOnASharedDeviceSendsOnlyThisUsersPurchases() async throws {
+        let stack = try Stack.require()
+        let device = try stack.device()
+        let kit = device.shopkeeper
+        let (anna, ben) = ("kit-anna-\(UUID().uuidString.prefix(6))", "kit-ben-\(UUID().uuidString.prefix(6))")
+        _ = try await kit.logIn(anna)
+        guard case .delivered = try await kit.purchase(productID: "extra_garden") else {
+            Issue.record("not delivered")
+            return
+        }
+        // Ben uses the same device and store account.
+        try await kit.logOut()
+        _ = try await kit.logIn(ben)
+        guard case .delivered = try await kit.purchase(productID: "greenhouse") else {
+            Issue.record("not delivered")
+            return
+        }
+        let restored = try await kit.restore()
+        #expect(restored.appUserID == ben)
+        #expect(restored.entitlements["greenhouse"]?.active == true)
+        #expect(restored.entitlements["extra_garden"] == nil, "Anna's purchase stays Anna's")
+    }
+
     @Test func aRetriedSpendIsSpentOnce() async throws {
         let stack = try Stack.require()
         let device = try stack.device()

@@ -98,6 +98,18 @@ import Testing
         #expect(state.buyer(of: unknown) == "bob")
     }
 
+    @Test func restoreSendsOnlyTransactionsOfThisCustomersIds() {
+        func transaction(token: UUID?) -> DeviceTransaction {
+            DeviceTransaction(
+                id: "1", storeProductID: "p", proof: .signedTransaction("x"), appAccountToken: token, productType: nil)
+        }
+        let ids: Set<String> = ["anon_1", "alice"]
+        #expect(Shopkeeper.mayRestore(transaction(token: nil), forAnyOf: ids))
+        #expect(Shopkeeper.mayRestore(transaction(token: AppAccountToken.uuid(forAppUserID: "anon_1")), forAnyOf: ids))
+        #expect(Shopkeeper.mayRestore(transaction(token: AppAccountToken.uuid(forAppUserID: "alice")), forAnyOf: ids))
+        #expect(!Shopkeeper.mayRestore(transaction(token: AppAccountToken.uuid(forAppUserID: "bob")), forAnyOf: ids))
+    }
+
     @Test func requestBodiesCarryExactlyTheProofsFields() throws {
         func json(_ value: some Encodable) throws -> [String: Any] {
             try JSONSerialization.jsonObject(with: JSONCoding.encoder().encode(value)) as? [String: Any] ?? [:]

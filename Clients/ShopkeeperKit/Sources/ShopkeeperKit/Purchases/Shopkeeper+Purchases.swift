@@ -39,10 +39,13 @@ extension Shopkeeper {
     }
 
     /// "Restore purchases": sends the proof of everything the store account owns (subscriptions included) and
-    /// answers what the customer owns now.
+    /// answers what the customer owns now. Purchases the store account made for another app user (their
+    /// `appAccountToken` names none of this customer's ids: another user of a shared device) are left out, since
+    /// Shopkeeper refuses the whole restore for one of them (`403 app_account_token_mismatch`).
     public func restore() async throws(ShopkeeperError) -> CustomerInfo {
         _ = await retryPendingPurchases()
-        let owned = try await store.currentEntitlements()
+        let ids = Set([state.appUserID] + (lastCustomerInfo?.aliases ?? []))
+        let owned = try await store.currentEntitlements().filter { Self.mayRestore($0, forAnyOf: ids) }
         guard !owned.isEmpty else { return try await customerInfo() }
         let response = try await api.restore(
             appUserID: state.appUserID, proofs: owned.map(\.proof), deviceID: state.deviceID,
@@ -50,6 +53,13 @@ extension Shopkeeper {
         guard let customer = response.customer else { return try await customerInfo() }
         publish(customer)
         return customer
+    }
+
+    /// Whether a transaction may be restored by a customer with these ids: it carries no account token, or one
+    /// made for one of them.
+    static func mayRestore(_ transaction: DeviceTransaction, forAnyOf appUserIDs: Set<String>) -> Bool {
+        guard let token = transaction.appAccountToken else { return true }
+        return appUserIDs.contains { AppAccountToken.uuid(forAppUserID: $0) == token }
     }
 
     // MARK: The queue
