@@ -111,8 +111,15 @@ func buildRouter(
             maxBodyBytes: bodyLimit
         ).endpoints,
         atPath: "/v1/customers")
+    AppTransactionController(
+        repository: AppTransactionPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+    ).addRoutes(to: router)
+    let productGrants = ProductGrantPostgresRepository(client: database, logger: logger)
+    router.addRoutes(
+        ProductClaimController(grants: productGrants, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
     ContentAccessController(
-        repository: ContentAccessPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+        repository: ContentAccessPostgresRepository(client: database, logger: logger), grants: productGrants,
+        maxBodyBytes: bodyLimit
     ).addRoutes(to: router)
     return router
 }

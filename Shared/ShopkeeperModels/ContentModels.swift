@@ -138,7 +138,8 @@ package struct ContentManifest: Codable, Sendable, Equatable {
     package var totalSize: Int64
     /// When the URLs stop working; ask for the manifest again after that.
     package var expiresAt: Date
-    /// How the customer is entitled: `purchase`, `subscription`, `promotional` or `free_claim`.
+    /// How the customer is entitled: `purchase`, `subscription`, `promotional`, `free_claim`, `included`,
+    /// `grandfathered` or an entitlement's other source.
     package var source: String
     package var files: [ManifestFile]
 

@@ -21,6 +21,9 @@ package struct CustomerInfo: Codable, Sendable, Equatable {
     package var nonSubscriptionPurchases: [NonSubscriptionPurchase]
     /// Catalog product id to the unspent units; negative after a refund of units already spent.
     package var consumableBalances: [String: Int64]
+    /// Products owned without a store purchase (claimed free, included in the paid variant, grandfathered), oldest
+    /// first.
+    package var productGrants: [ProductGrantInfo]
 
     package enum CodingKeys: String, CodingKey {
         case aliases, entitlements, subscriptions, trial
@@ -30,6 +33,29 @@ package struct CustomerInfo: Codable, Sendable, Equatable {
         case refundCount = "refund_count"
         case nonSubscriptionPurchases = "non_subscription_purchases"
         case consumableBalances = "consumable_balances"
+        case productGrants = "product_grants"
+    }
+}
+
+/// A product a customer owns without a store purchase, and why.
+package struct ProductGrantInfo: Codable, Sendable, Equatable {
+    package var productID: String
+    /// `free` (claimed: the catalog marks it free), `included` (the customer's app transaction shows a paid variant
+    /// that includes it) or `grandfathered` (the customer first got the app before a version the catalog names).
+    package var source: String
+    /// When the customer came to own it.
+    package var grantedAt: Date
+
+    package init(productID: String, source: String, grantedAt: Date) {
+        self.productID = productID
+        self.source = source
+        self.grantedAt = grantedAt
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case source
+        case productID = "product_id"
+        case grantedAt = "granted_at"
     }
 }
 
@@ -45,7 +71,7 @@ package struct EntitlementInfo: Codable, Sendable, Equatable {
     /// `apple`, `google`, or `nil` for a promotional grant.
     package var store: StorePlatform?
     package var environment: StoreEnvironment?
-    /// `purchase` or `promotional`.
+    /// `purchase`, `subscription`, `trial`, `promotional`, `free`, `included` or `grandfathered`.
     package var source: String
 
     package enum CodingKeys: String, CodingKey {
@@ -165,6 +191,6 @@ extension CustomerInfo {
         CustomerInfo(
             appUserID: appUserID, aliases: [appUserID], firstSeen: neverSeen, lastSeen: neverSeen, refundCount: 0,
             entitlements: [:], subscriptions: [], trial: TrialInfo(state: "none"), nonSubscriptionPurchases: [],
-            consumableBalances: [:])
+            consumableBalances: [:], productGrants: [])
     }
 }

@@ -57,3 +57,24 @@ extension NonSubscriptionPurchase {
         try container.encode(revocationReason, forKey: .revocationReason)
     }
 }
+
+extension CustomerInfo {
+    /// Decodes customer info; `product_grants` may be missing (an entitlements replica of an earlier release leaves it
+    /// out during a rolling deploy) and is then empty.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            appUserID: try container.decode(String.self, forKey: .appUserID),
+            aliases: try container.decode([String].self, forKey: .aliases),
+            firstSeen: try container.decode(Date.self, forKey: .firstSeen),
+            lastSeen: try container.decode(Date.self, forKey: .lastSeen),
+            refundCount: try container.decode(Int.self, forKey: .refundCount),
+            entitlements: try container.decode([String: EntitlementInfo].self, forKey: .entitlements),
+            subscriptions: try container.decode([SubscriptionInfo].self, forKey: .subscriptions),
+            trial: try container.decode(TrialInfo.self, forKey: .trial),
+            nonSubscriptionPurchases: try container.decode(
+                [NonSubscriptionPurchase].self, forKey: .nonSubscriptionPurchases),
+            consumableBalances: try container.decode([String: Int64].self, forKey: .consumableBalances),
+            productGrants: try container.decodeIfPresent([ProductGrantInfo].self, forKey: .productGrants) ?? [])
+    }
+}

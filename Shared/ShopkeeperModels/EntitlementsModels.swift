@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why verified transactions are being applied; recorded on events and in logs.
 package enum ApplySource: String, Codable, Sendable, CaseIterable {
     /// `POST /v1/purchases`.
@@ -22,18 +24,26 @@ package struct ApplyRequest: Codable, Sendable, Equatable {
     package var deviceID: String?
     package var source: ApplySource
     package var transactions: [StoreTransaction]
+    /// The app version the proof was presented from (the purchase request's `app_version`), kept with a purchase
+    /// recorded for the first time.
+    package var appVersion: String?
 
-    package init(appUserID: String?, deviceID: String?, source: ApplySource, transactions: [StoreTransaction]) {
+    package init(
+        appUserID: String?, deviceID: String?, source: ApplySource, transactions: [StoreTransaction],
+        appVersion: String? = nil
+    ) {
         self.appUserID = appUserID
         self.deviceID = deviceID
         self.source = source
         self.transactions = transactions
+        self.appVersion = appVersion
     }
 
     package enum CodingKeys: String, CodingKey {
         case source, transactions
         case appUserID = "app_user_id"
         case deviceID = "device_id"
+        case appVersion = "app_version"
     }
 }
 
@@ -93,4 +103,75 @@ package struct ApplyResponse: Codable, Sendable, Equatable {
         self.customer = customer
         self.outcomes = outcomes
     }
+}
+
+/// What a verified StoreKit 2 app transaction says, as the verifier hands it to entitlements.
+package struct AppTransactionFacts: Codable, Sendable, Equatable {
+    /// Apple's `appTransactionId`: one per Apple account and app.
+    package var appTransactionID: String
+    package var environment: StoreEnvironment
+    /// The app variant whose bundle id signed it (the app's Apple settings name them); `nil` for the app's own.
+    package var variant: String?
+    /// The app version (`CFBundleVersion`) the Apple account first got the app at.
+    package var originalApplicationVersion: String?
+    package var originalPurchaseDate: Date?
+
+    package init(
+        appTransactionID: String, environment: StoreEnvironment, variant: String? = nil,
+        originalApplicationVersion: String? = nil, originalPurchaseDate: Date? = nil
+    ) {
+        self.appTransactionID = appTransactionID
+        self.environment = environment
+        self.variant = variant
+        self.originalApplicationVersion = originalApplicationVersion
+        self.originalPurchaseDate = originalPurchaseDate
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case environment, variant
+        case appTransactionID = "app_transaction_id"
+        case originalApplicationVersion = "original_application_version"
+        case originalPurchaseDate = "original_purchase_date"
+    }
+}
+
+/// `POST /internal/v1/app-transactions`: a customer presented an app transaction.
+package struct AppTransactionApplyRequest: Codable, Sendable, Equatable {
+    package var appUserID: String
+    /// A purchase request or a restore: only a restore moves an app transaction back to a customer it left.
+    package var source: ApplySource
+    package var appTransaction: AppTransactionFacts
+
+    package init(appUserID: String, source: ApplySource, appTransaction: AppTransactionFacts) {
+        self.appUserID = appUserID
+        self.source = source
+        self.appTransaction = appTransaction
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case source
+        case appUserID = "app_user_id"
+        case appTransaction = "app_transaction"
+    }
+}
+
+/// What `POST /internal/v1/app-transactions` did, and the customer's info after it.
+package struct AppTransactionApplyResponse: Codable, Sendable, Equatable {
+    package var outcome: AppTransactionOutcome
+    package var customer: CustomerInfo
+
+    package init(outcome: AppTransactionOutcome, customer: CustomerInfo) {
+        self.outcome = outcome
+        self.customer = customer
+    }
+}
+
+/// What presenting an app transaction did.
+package enum AppTransactionOutcome: String, Codable, Sendable, CaseIterable {
+    /// The customer presented it for the first time.
+    case recorded
+    /// The customer had presented it before; nothing changed.
+    case alreadyRecorded = "already_recorded"
+    /// It moved to this customer from another (the app's transfer policy allows it).
+    case transferred
 }

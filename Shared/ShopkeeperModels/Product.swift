@@ -12,6 +12,9 @@ package struct Product: Codable, Hashable, Sendable {
     package var free: Bool
     /// App variants (such as a paid "full" edition) that already include this product.
     package var includedInVariants: [String]
+    /// Customers who first got the app at a version below this one own the product (a paid app that became free
+    /// keeps what its buyers paid for); proven by their app transaction's `originalApplicationVersion`.
+    package var grandfatheredBelowVersion: AppVersion?
     package var minAppVersion: AppVersion?
     package var belowMinVersion: BelowMinVersionBehavior
     /// Entitlement ids a purchase unlocks.
@@ -38,6 +41,7 @@ package struct Product: Codable, Hashable, Sendable {
         clearedForSale: Bool = true,
         free: Bool = false,
         includedInVariants: [String] = [],
+        grandfatheredBelowVersion: AppVersion? = nil,
         minAppVersion: AppVersion? = nil,
         belowMinVersion: BelowMinVersionBehavior = .hide,
         entitlements: [String] = [],
@@ -56,6 +60,7 @@ package struct Product: Codable, Hashable, Sendable {
         self.clearedForSale = clearedForSale
         self.free = free
         self.includedInVariants = includedInVariants
+        self.grandfatheredBelowVersion = grandfatheredBelowVersion
         self.minAppVersion = minAppVersion
         self.belowMinVersion = belowMinVersion
         self.entitlements = entitlements
@@ -76,6 +81,7 @@ package struct Product: Codable, Hashable, Sendable {
         case clearedForSale = "cleared_for_sale"
         case free
         case includedInVariants = "included_in_variants"
+        case grandfatheredBelowVersion = "grandfathered_below_version"
         case minAppVersion = "min_app_version"
         case belowMinVersion = "below_min_version"
         case entitlements
@@ -98,6 +104,7 @@ package struct Product: Codable, Hashable, Sendable {
         clearedForSale = try container.decodeIfPresent(Bool.self, forKey: .clearedForSale) ?? false
         free = try container.decodeIfPresent(Bool.self, forKey: .free) ?? false
         includedInVariants = try container.decodeIfPresent([String].self, forKey: .includedInVariants) ?? []
+        grandfatheredBelowVersion = try container.decodeIfPresent(AppVersion.self, forKey: .grandfatheredBelowVersion)
         minAppVersion = try container.decodeIfPresent(AppVersion.self, forKey: .minAppVersion)
         belowMinVersion = try container.decodeIfPresent(BelowMinVersionBehavior.self, forKey: .belowMinVersion) ?? .hide
         entitlements = try container.decodeIfPresent([String].self, forKey: .entitlements) ?? []
@@ -119,6 +126,7 @@ package struct Product: Codable, Hashable, Sendable {
         try container.encode(clearedForSale, forKey: .clearedForSale)
         try container.encode(free, forKey: .free)
         try container.encode(includedInVariants, forKey: .includedInVariants)
+        try container.encodeIfPresent(grandfatheredBelowVersion, forKey: .grandfatheredBelowVersion)
         try container.encodeIfPresent(minAppVersion, forKey: .minAppVersion)
         try container.encode(belowMinVersion, forKey: .belowMinVersion)
         try container.encode(entitlements, forKey: .entitlements)

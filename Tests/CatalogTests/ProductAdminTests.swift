@@ -50,6 +50,7 @@ import Testing
             // Store ids may move between products within one import.
             var c = Fixtures.product("c")
             c.storeProductIDs = first[0].storeProductIDs
+            c.grandfatheredBelowVersion = AppVersion("2.0")
             let second = try await harness.importCatalog([b, c])
             let changes = try TestJSON.decode(CatalogImportResult.self, second.body.readableBytesView)
             #expect(changes.created == ["c"])
@@ -127,6 +128,16 @@ import Testing
                 "duplicate ids",
                 #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}},{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"y"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
                 422, "validation_failed", "/products/1/product_id"
+            ),
+            (
+                "grandfathered consumable",
+                #"{"products":[{"product_id":"x","type":"consumable","consumable_quantity":5,"store_product_ids":{"app_store":"x"},"review_state":"approved","grandfathered_below_version":"2.0","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/grandfathered_below_version"
+            ),
+            (
+                "bad grandfathering version",
+                #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"app_store":"x"},"review_state":"approved","grandfathered_below_version":"two","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/grandfathered_below_version"
             ),
             (
                 "bad duration",

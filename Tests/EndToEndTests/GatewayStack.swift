@@ -1,19 +1,22 @@
 import Foundation
 import ShopkeeperTestSupport
 
-/// The catalog, subscriptions, entitlements, verifier and a gateway in front of them, as built executables on one
-/// database: what `scripts/run` starts, without the sandbox store and content.
+/// The catalog, subscriptions, entitlements, verifier (and, when asked, content) and a gateway in front of them, as
+/// built executables on one database: what `scripts/run` starts, without the sandbox store.
 struct GatewayStack {
     let catalog: ServiceProcess
     let subscriptions: ServiceProcess
     let entitlements: ServiceProcess
     let verifier: ServiceProcess
+    let content: ServiceProcess?
     let gateway: ServiceProcess
 
     /// Starts each service once the ones it calls are ready; `verifierEnvironment` adds to the verifier's (the sandbox
-    /// store's URLs and root, for one).
+    /// store's URLs and root, for one). With `content`, the content service keeps its packs in a new temporary folder
+    /// that the gateway also reads.
     static func start(
-        databaseURL: String, operatorKey: String, verifierEnvironment extra: [String: String] = [:]
+        databaseURL: String, operatorKey: String, verifierEnvironment extra: [String: String] = [:],
+        content withContent: Bool = false
     ) async throws -> GatewayStack {
         let common = ["DATABASE_URL": databaseURL, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
         let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
@@ -29,7 +32,20 @@ struct GatewayStack {
         verifierEnvironment.merge(extra) { _, new in new }
         let verifier = try ServiceProcess("shopkeeper-verifier", environment: verifierEnvironment)
         try await verifier.waitUntilReady()
+        var content: ServiceProcess?
         var gatewayEnvironment = common
+        if withContent {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "e2e-content-\(UUID().uuidString)")
+            var contentEnvironment = common
+            contentEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
+            contentEnvironment["SHOPKEEPER_CONTENT_DIR"] = folder.path
+            let service = try ServiceProcess("shopkeeper-content", environment: contentEnvironment)
+            try await service.waitUntilReady()
+            gatewayEnvironment["SHOPKEEPER_CONTENT_URL"] = service.baseURL
+            gatewayEnvironment["SHOPKEEPER_CONTENT_DIR"] = folder.path
+            content = service
+        }
         gatewayEnvironment["SHOPKEEPER_OPERATOR_KEY"] = operatorKey
         gatewayEnvironment["SHOPKEEPER_CATALOG_URL"] = catalog.baseURL
         gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
@@ -38,11 +54,13 @@ struct GatewayStack {
         try await gateway.waitUntilReady()
         return GatewayStack(
             catalog: catalog, subscriptions: subscriptions, entitlements: entitlements, verifier: verifier,
-            gateway: gateway)
+            content: content, gateway: gateway)
     }
 
     /// Stops every process gracefully, the gateway first; fails when one does not exit cleanly.
     func stop() async throws {
-        for process in [gateway, verifier, entitlements, subscriptions, catalog] { try await process.stop() }
+        for process in [gateway, content, verifier, entitlements, subscriptions, catalog].compactMap(\.self) {
+            try await process.stop()
+        }
     }
 }

@@ -41,6 +41,36 @@ import Testing
             }
             #expect(rows?.0 == 1)
             #expect(rows?.1 == "user-1")
+            // The purchase keeps the app version of the request that first presented it.
+            let version = try await TestDatabase.withClient { client in
+                try await client.query(
+                    """
+                    SELECT app_version FROM entitlements.purchases
+                    WHERE app_id = \(harness.appID) AND original_transaction_id = \(transaction.originalTransactionID)
+                    """
+                ).collect().first?.decode(String?.self)
+            }
+            #expect(version == "1.0")
+        }
+    }
+
+    @Test func anAppVersionThatIsNoVersionIsRefusedBeforeAnythingIsVerified() async throws {
+        try await VerifierHarness.run { harness in
+            #expect(try await harness.configureApple().status == .ok)
+            let jws = try harness.signedTransaction()
+            for version in ["", String(repeating: "9", count: 65), "1.0\n2.0"] {
+                let request = PurchaseRequest(
+                    appUserID: "user-1", appVersion: version, proof: StoreProofFields(signedTransaction: jws))
+                let answer = try await harness.send(
+                    .post, "/v1/purchases", kind: .public, json: try TestJSON.encode(request))
+                #expect(answer.status == .unprocessableContent, "\(version): \(answer.text)")
+            }
+            let recorded = try await TestDatabase.withClient { client in
+                try await client.query(
+                    "SELECT count(*)::int FROM verifier.transactions WHERE app_id = \(harness.appID)"
+                ).collect().first?.decode(Int.self)
+            }
+            #expect(recorded == 0)
         }
     }
 

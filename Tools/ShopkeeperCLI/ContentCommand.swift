@@ -31,9 +31,6 @@ struct ContentCommand: AsyncParsableCommand {
         @Option(help: "The oldest app version that may use this version.") var minAppVersion: String?
 
         func run() async throws {
-            let root = URL(fileURLWithPath: directory).standardizedFileURL
-            let files = try PackFolder.files(in: root)
-            guard !files.isEmpty else { throw ValidationError("\(directory) has no files to upload.") }
             var minimum: AppVersion?
             if let minAppVersion {
                 guard let parsed = AppVersion(minAppVersion) else {
@@ -41,23 +38,10 @@ struct ContentCommand: AsyncParsableCommand {
                 }
                 minimum = parsed
             }
-            let client = try connection.secretClient()
-            let base = "/v1/admin/content/\(product)"
-            let upload = try await client.send(
-                .POST, "\(base)/uploads", body: CreateContentUploadRequest(version: version, minAppVersion: minimum),
-                as: ContentUpload.self)
-            for file in files {
-                let sha256 = try PackFolder.sha256(of: file.url)
-                let query = "path=\(PackFolder.escape(file.path))&sha256=\(sha256)"
-                let stored = try await PackFolder.upload(
-                    file.url, size: file.size,
-                    url: client.baseURL.trimmingSuffix("/") + "\(base)/uploads/\(upload.uploadID)/files?\(query)",
-                    bearer: client.bearer)
-                print("uploaded \(stored.path) (\(stored.size) bytes, sha256 \(stored.sha256))")
-            }
-            let published = try await client.send(
-                .POST, "\(base)/uploads/\(upload.uploadID)/publish", body: [String: String](),
-                as: ContentVersion.self)
+            let published = try await PackFolder.push(
+                URL(fileURLWithPath: directory).standardizedFileURL, product: product, version: version,
+                minAppVersion: minimum, client: try connection.secretClient()
+            ) { print($0) }
             try printJSON(published)
         }
     }
@@ -77,6 +61,31 @@ struct ContentCommand: AsyncParsableCommand {
 
 /// Reading a pack folder: its files, their hashes, and streaming one to the gateway.
 enum PackFolder {
+    /// Uploads every file below `root` as version `version` of `product`'s pack and publishes it; `log` hears of
+    /// each file sent.
+    static func push(
+        _ root: URL, product: String, version: String, minAppVersion: AppVersion?, client: GatewayAPIClient,
+        log: (String) -> Void
+    ) async throws -> ContentVersion {
+        let files = try files(in: root)
+        guard !files.isEmpty else { throw ValidationError("\(root.path) has no files to upload.") }
+        let base = "/v1/admin/content/\(product)"
+        let opened = try await client.send(
+            .POST, "\(base)/uploads", body: CreateContentUploadRequest(version: version, minAppVersion: minAppVersion),
+            as: ContentUpload.self)
+        for file in files {
+            let sha256 = try sha256(of: file.url)
+            let query = "path=\(escape(file.path))&sha256=\(sha256)"
+            let stored = try await upload(
+                file.url, size: file.size,
+                url: client.baseURL.trimmingSuffix("/") + "\(base)/uploads/\(opened.uploadID)/files?\(query)",
+                bearer: client.bearer)
+            log("uploaded \(stored.path) (\(stored.size) bytes, sha256 \(stored.sha256))")
+        }
+        return try await client.send(
+            .POST, "\(base)/uploads/\(opened.uploadID)/publish", body: [String: String](), as: ContentVersion.self)
+    }
+
     struct File {
         var url: URL
         var path: String

@@ -11,6 +11,8 @@ enum DemoShop {
                 productID: "extra_garden",
                 type: .nonConsumable,
                 storeProductIDs: [.appStore: "\(bundleID).extra_garden", .playStore: "extra_garden"],
+                // The garden was paid up front before 2.0: its first buyers keep the extra garden.
+                grandfatheredBelowVersion: AppVersion("2.0"),
                 entitlements: ["extra_garden"],
                 localizations: [
                     "en": .init(
@@ -90,6 +92,47 @@ enum DemoShop {
                 sortOrder: 50,
                 group: "services"
             ),
+            Product(
+                productID: "garden_club",
+                type: .autoRenewable,
+                storeProductIDs: [.appStore: "\(bundleID).garden_club", .playStore: "garden_club"],
+                entitlements: ["garden_club"],
+                duration: ISODuration("P1M"),
+                trialDuration: ISODuration("P7D"),
+                localizations: [
+                    "en": .init(
+                        name: "Garden Club", description: "A rare seed every month; the first week is free.",
+                        priceHint: "$2.99/month")
+                ],
+                sortOrder: 60,
+                group: "club"
+            ),
         ])
+    }
+
+    /// The seed packs' content: one small pack per seed product, so every content walk of the README works on a
+    /// fresh run.
+    static let seedPacks: [(product: String, flower: String, color: String)] = [
+        ("seeds_sunflower", "Sunflower", "#f5c518"),
+        ("seeds_tulip", "Tulip", "#e0245e"),
+        ("seeds_orchid", "Orchid", "#a45ee5"),
+    ]
+
+    /// The files of a seed pack: a description and a drawing of the flower.
+    static func packFiles(flower: String, color: String) -> [(path: String, contents: String)] {
+        let name = flower.lowercased()
+        let description = """
+            {"flower": "\(flower)", "seeds": 12, "days_to_bloom": 21, "image": "images/\(name).svg"}
+
+            """
+        let drawing = """
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64">
+              <rect x="30" y="30" width="4" height="32" fill="#2e7d32"/>
+              <circle cx="32" cy="24" r="14" fill="\(color)"/>
+              <circle cx="32" cy="24" r="5" fill="#5d4037"/>
+            </svg>
+
+            """
+        return [("pack.json", description), ("images/\(name).svg", drawing)]
     }
 }

@@ -35,6 +35,7 @@ struct SeedCommand: AsyncParsableCommand {
             let secretAPI = GatewayAPIClient(baseURL: connection.gatewayURL, bearer: secretKey.key)
             let result = try await secretAPI.send(
                 .PUT, "/v1/admin/catalog", body: DemoShop.catalog, as: CatalogImportResult.self)
+            try await pushSeedPacks(client: secretAPI)
             let lines = [
                 "SHOPKEEPER_GATEWAY_URL=\(connection.gatewayURL)",
                 "SHOPKEEPER_APP_ID=\(app.appID)",
@@ -46,7 +47,28 @@ struct SeedCommand: AsyncParsableCommand {
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
             print(
-                "Demo app \(app.appID) (\(app.name)) with \(result.created.count) products; keys written to \(envFile)")
+                "Demo app \(app.appID) (\(app.name)) with \(result.created.count) products and "
+                    + "\(DemoShop.seedPacks.count) content packs; keys written to \(envFile)")
+        }
+
+        /// Publishes version 1.0.0 of each seed pack (written to a temporary folder and pushed like
+        /// `shopkeeper content push`).
+        private func pushSeedPacks(client: GatewayAPIClient) async throws {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "shopkeeper-demo-packs-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: root) }
+            for pack in DemoShop.seedPacks {
+                let folder = root.appendingPathComponent(pack.product)
+                for file in DemoShop.packFiles(flower: pack.flower, color: pack.color) {
+                    let url = folder.appendingPathComponent(file.path)
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try Data(file.contents.utf8).write(to: url)
+                }
+                _ = try await PackFolder.push(
+                    folder, product: pack.product, version: "1.0.0", minAppVersion: nil, client: client
+                ) { _ in }
+            }
         }
     }
 }

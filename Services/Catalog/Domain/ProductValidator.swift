@@ -52,6 +52,9 @@ enum ProductValidator {
         if Set(product.includedInVariants).count != product.includedInVariants.count {
             add("included_in_variants", "must not repeat a variant")
         }
+        if product.grandfatheredBelowVersion != nil && product.type != .nonConsumable {
+            add("grandfathered_below_version", "is only for non-consumables (owned once, for good)")
+        }
         for (index, entitlement) in product.entitlements.enumerated() where !isIdentifier(entitlement, maxLength: 100) {
             add("entitlements/\(index)", "must be 1-100 letters, digits, '.', '_' or '-'")
         }

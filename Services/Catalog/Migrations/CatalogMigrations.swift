@@ -52,6 +52,23 @@ enum CatalogMigrations {
                 CREATE VIEW catalog.store_products_v1 AS
                 SELECT app_id, platform, store_product_id, product_id FROM catalog.store_products;
                 """
-        )
+        ),
+        Migration(
+            "0002_grandfathered_products",
+            sql: """
+                -- Published: the app version below which an app transaction's original version grants the product
+                -- (`grandfathered_below_version`). A column added at the end, so readers of the view are unaffected.
+                CREATE OR REPLACE VIEW catalog.products_v1 AS
+                SELECT p.app_id, p.product_id, p.type, p.review_state, p.cleared_for_sale, p.free,
+                       p.document -> 'entitlements' AS entitlements,
+                       (p.document ->> 'consumable_quantity')::integer AS consumable_quantity,
+                       p.document ->> 'duration' AS duration,
+                       p.document ->> 'trial_duration' AS trial_duration,
+                       p.document ->> 'group' AS product_group,
+                       p.document -> 'included_in_variants' AS included_in_variants,
+                       p.document ->> 'grandfathered_below_version' AS grandfathered_below_version
+                FROM catalog.products p;
+                """
+        ),
     ]
 }

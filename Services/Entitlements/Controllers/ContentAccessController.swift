@@ -1,4 +1,3 @@
-import HTTPTypes
 import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperModels
@@ -10,6 +9,7 @@ import ShopkeeperModels
 /// - `POST /internal/v1/content/claims`: records a claim of a product the catalog marks free.
 struct ContentAccessController {
     let repository: any ContentAccessRepository
+    let grants: any ProductGrantRepository
     let maxBodyBytes: Int
     /// Most products one access call may ask about (a reset asks about every product with content).
     static let maximumProducts = 1_000
@@ -33,37 +33,12 @@ struct ContentAccessController {
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(ContentClaimGrantRequest.self, from: request, limit: maxBodyBytes)
             try CustomerID.validate(body.appUserID, pointer: "/app_user_id")
+            let (grant, _) = try await grants.claimFree(
+                productID: body.productID, appUserID: body.appUserID, appID: caller.appID, renderCustomer: false)
             return try JSONBody.response(
-                try await repository.claim(body, appID: caller.appID), headers: [.cacheControl: "no-store"])
-        }
-    }
-}
-
-/// Why a free claim was refused.
-enum ContentClaimError: ProblemError, Equatable {
-    /// The app's catalog has no product with this id.
-    case productNotFound(String)
-    /// The catalog does not mark the product free: it must be bought.
-    case productNotFree(String)
-
-    var status: HTTPResponse.Status {
-        switch self {
-        case .productNotFound: .notFound
-        case .productNotFree: .forbidden
-        }
-    }
-
-    var code: String {
-        switch self {
-        case .productNotFound: "product_not_found"
-        case .productNotFree: "product_not_free"
-        }
-    }
-
-    var detail: String {
-        switch self {
-        case .productNotFound(let product): "This app's catalog has no product \(product)."
-        case .productNotFree(let product): "\(product) is not free in the catalog; it must be bought."
+                ContentClaimGrantResponse(
+                    productID: grant.productID, claimedAt: grant.grantedAt, created: grant.created),
+                headers: [.cacheControl: "no-store"])
         }
     }
 }

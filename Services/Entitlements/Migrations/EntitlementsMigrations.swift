@@ -408,5 +408,47 @@ enum EntitlementsMigrations {
                 WHERE last_error IS NOT NULL;
                 """
         ),
+        Migration(
+            "0018_products_owned_without_purchase",
+            sql: """
+                -- Customer info lists the products a customer owns without a store purchase (`product_grants`): free
+                -- claims (content_claims) and what the customer's app transactions prove, worked out when the info is
+                -- rendered from the catalog of the moment (`included_in_variants`, `grandfathered_below_version`), as
+                -- purchases' entitlements are. A change to either notifies the customer's cached info.
+                CREATE TRIGGER content_claims_changed AFTER INSERT OR UPDATE OR DELETE ON entitlements.content_claims
+                    FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
+
+                -- StoreKit 2 app transactions (one per Apple account and app) and the customer each belongs to now. It
+                -- moves between customers by the app's transfer policy, as a purchase does.
+                CREATE TABLE entitlements.app_transactions (
+                    app_id text NOT NULL,
+                    app_transaction_id text NOT NULL,
+                    customer_id uuid NOT NULL REFERENCES entitlements.customers (customer_id),
+                    environment text NOT NULL,
+                    -- The app variant whose bundle signed it (`NULL`: the app's own bundle id).
+                    variant text,
+                    original_application_version text,
+                    original_purchase_date timestamptz,
+                    previous_owners uuid[] NOT NULL DEFAULT '{}',
+                    first_seen timestamptz NOT NULL DEFAULT now(),
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, app_transaction_id)
+                );
+                CREATE INDEX app_transactions_by_customer ON entitlements.app_transactions (customer_id);
+                CREATE TRIGGER app_transactions_changed AFTER INSERT OR UPDATE OR DELETE ON entitlements.app_transactions
+                    FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
+
+                -- A dotted numeric version as an array that compares as app versions do (`2` = `2.0`, `2` < `2.1`):
+                -- trailing zero components dropped; NULL for anything else (`1.0b3` is never below a version).
+                CREATE FUNCTION entitlements.version_key(v text) RETURNS integer[]
+                LANGUAGE sql IMMUTABLE AS $$
+                    SELECT CASE WHEN v ~ '^[0-9]{1,6}(\\.[0-9]{1,6}){0,3}$'
+                        THEN string_to_array(regexp_replace(v, '(\\.0+)+$', ''), '.')::integer[] END
+                $$;
+
+                -- The app version (the purchase request's `app_version`) a purchase was first presented from.
+                ALTER TABLE entitlements.purchases ADD COLUMN app_version text;
+                """
+        ),
     ]
 }

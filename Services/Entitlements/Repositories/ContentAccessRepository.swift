@@ -5,22 +5,18 @@ import ShopkeeperDatabase
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// What the content service asks entitlements: may this customer have these products' content now, and the free
-/// claims it records.
+/// What the content service asks entitlements: may this customer have these products' content now.
 protocol ContentAccessRepository: Sendable {
     /// One answer per product, in order.
     func access(_ request: ContentAccessRequest, appID: String) async throws -> [ContentAccess]
-    /// Records a claim of a free product (created on first sight of the customer); throws
-    /// ``ContentClaimError`` when the catalog does not mark the product free.
-    func claim(_ request: ContentClaimGrantRequest, appID: String) async throws -> ContentClaimGrantResponse
 }
 
 /// ``ContentAccessRepository`` on PostgreSQL.
 ///
 /// Access is decided from the customer's info as the one customer info statement renders it (purchases, stacks,
-/// subscriptions, promotional grants, merged customers), the catalog's entitlement ids of each product, and the
-/// customer's free claims. Binding a device to the purchase that grants a product counts it against the app's
-/// device limit under the purchase's row lock, exactly as presenting the purchase would.
+/// subscriptions, products owned without a purchase, promotional grants, merged customers) and the catalog's
+/// entitlement ids of each product. Binding a device to the purchase that grants a product counts it against the
+/// app's device limit under the purchase's row lock, exactly as presenting the purchase would.
 struct ContentAccessPostgresRepository: ContentAccessRepository {
     let client: PostgresClient
     let logger: Logger
@@ -63,16 +59,12 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
         }
         let info = try JSONBody.decode(CustomerInfo.self, from: Data(rendered.json.utf8))
         let granting = try await catalogEntitlements(appID: appID, products: request.productIDs, on: connection)
-        let claimed = try await claims(
-            appID: appID, customerID: rendered.customerID, products: request.productIDs, on: connection)
         return request.productIDs.map { product in
-            Self.decide(product: product, info: info, granting: granting[product] ?? [], claimed: claimed)
+            Self.decide(product: product, info: info, granting: granting[product] ?? [])
         }
     }
 
-    private static func decide(product: String, info: CustomerInfo, granting: [String], claimed: Set<String>)
-        -> Decision
-    {
+    private static func decide(product: String, info: CustomerInfo, granting: [String]) -> Decision {
         let bought = info.nonSubscriptionPurchases.filter { $0.productID == product }
         // A non-renewing purchase grants only while its stack runs (the subscription entry below).
         if let live = bought.first(where: { $0.revokedAt == nil && $0.type != "non_renewing" }) {
@@ -86,11 +78,13 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
                 access: ContentAccess(productID: product, state: .granted, source: "subscription"),
                 purchase: (live.store, live.originalTransactionID))
         }
+        if let grant = info.productGrants.first(where: { $0.productID == product }) {
+            // A free claim keeps the name manifests have always given it.
+            let source = grant.source == ProductGrantSource.free.rawValue ? "free_claim" : grant.source
+            return Decision(access: ContentAccess(productID: product, state: .granted, source: source))
+        }
         if let entitlement = granting.compactMap({ info.entitlements[$0] }).first(where: \.active) {
             return Decision(access: ContentAccess(productID: product, state: .granted, source: entitlement.source))
-        }
-        if claimed.contains(product) {
-            return Decision(access: ContentAccess(productID: product, state: .granted, source: "free_claim"))
         }
         let taken =
             !bought.isEmpty || subscribed.contains { $0.refundedAt != nil || $0.revokedAt != nil }
@@ -111,24 +105,6 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
         for try await (product, json) in rows.decode((String, String).self) {
             result[product] = (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
         }
-        return result
-    }
-
-    /// The products the customer (or a customer merged into it) claimed free.
-    private func claims(appID: String, customerID: UUID, products: [String], on connection: PostgresConnection)
-        async throws -> Set<String>
-    {
-        let rows = try await connection.checkedQuery(
-            """
-            SELECT k.product_id FROM entitlements.content_claims k
-            WHERE k.app_id = \(appID)::text AND k.revoked_at IS NULL AND k.product_id = ANY(\(products)::text[])
-              AND k.customer_id IN (
-                  SELECT \(customerID)::uuid
-                  UNION ALL SELECT m.customer_id FROM entitlements.customers m WHERE m.merged_into = \(customerID)::uuid)
-            """,
-            logger: logger)
-        var result: Set<String> = []
-        for try await product in rows.decode(String.self) { result.insert(product) }
         return result
     }
 
@@ -169,42 +145,6 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
     }
 
     private struct DeviceLimit: Error { var limit: Int }
-
-    func claim(_ request: ContentClaimGrantRequest, appID: String) async throws -> ContentClaimGrantResponse {
-        try await client.transaction(logger: logger) { connection in
-            let free = try await connection.checkedQuery(
-                """
-                SELECT free FROM catalog.products_v1
-                WHERE app_id = \(appID)::text AND product_id = \(request.productID)::text
-                """,
-                logger: logger)
-            var isFree: Bool?
-            for try await value in free.decode(Bool.self) { isFree = value }
-            guard let isFree else { throw ContentClaimError.productNotFound(request.productID) }
-            guard isFree else { throw ContentClaimError.productNotFree(request.productID) }
-            let customer = try await CustomerRows.customerFor(
-                appID: appID, appUserID: request.appUserID, on: connection, logger: logger)
-            let rows = try await connection.checkedQuery(
-                """
-                WITH added AS (
-                    INSERT INTO entitlements.content_claims (app_id, customer_id, product_id)
-                    VALUES (\(appID)::text, \(customer)::uuid, \(request.productID)::text)
-                    ON CONFLICT (customer_id, product_id) DO NOTHING
-                    RETURNING claimed_at, true AS created
-                )
-                SELECT claimed_at, created FROM added
-                UNION ALL
-                SELECT claimed_at, false FROM entitlements.content_claims
-                WHERE customer_id = \(customer)::uuid AND product_id = \(request.productID)::text
-                  AND NOT EXISTS (SELECT 1 FROM added)
-                """,
-                logger: logger)
-            for try await (claimedAt, created) in rows.decode((Date, Bool).self) {
-                return ContentClaimGrantResponse(productID: request.productID, claimedAt: claimedAt, created: created)
-            }
-            throw ContentClaimError.productNotFound(request.productID)
-        }
-    }
 
     private enum BindDevice: PreparedSQL {
         // Counted before this statement's insert is visible: the devices that had used the purchase before.

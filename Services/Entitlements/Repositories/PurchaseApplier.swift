@@ -22,6 +22,8 @@ struct PurchaseApplier {
     let settings: AppEntitlementSettings
     /// What asked for the apply: only a restore moves a purchase back to a customer it left.
     let source: ApplySource
+    /// The app version the proof was presented from, kept with a purchase recorded for the first time.
+    var appVersion: String? = nil
     /// Every customer whose purchase an apply touched, for the info cache to drop once the transaction commits.
     var touched = TouchedCustomers()
 
@@ -37,7 +39,8 @@ struct PurchaseApplier {
         }
         return try await PurchaseRow.insertOrLock(
             transaction, appID: appID, customerID: customerID, product: product,
-            type: product?.type ?? transaction.type?.rawValue ?? "unknown", on: connection, logger: logger)
+            type: product?.type ?? transaction.type?.rawValue ?? "unknown", appVersion: appVersion, on: connection,
+            logger: logger)
     }
 
     /// Applies one transaction of `product` (the catalog's, `nil` when it does not know the store product) to its

@@ -51,7 +51,7 @@ struct PurchasePostgresRepository: PurchaseRepository {
             }
             let applier = PurchaseApplier(
                 connection: connection, logger: logger, appID: appID, settings: settings, source: request.source,
-                touched: touched)
+                appVersion: request.appVersion, touched: touched)
             // Each store product is looked up once per apply: a batch of store notifications is mostly one product.
             var products: [String: CatalogProduct?] = [:]
             var productOf = [CatalogProduct?](repeating: nil, count: request.transactions.count)

@@ -55,6 +55,7 @@ struct PublicRoutes: Sendable {
         Template("/v1/customers/{app_user_id}/restore", [.post]),
         Template("/v1/customers/{app_user_id}/aliases", [.post]),
         Template("/v1/customers/{app_user_id}/consumables/{product_id}/consume", [.post]),
+        Template("/v1/customers/{app_user_id}/claims", [.post]),
         Template("/v1/customers/{app_user_id}/grants", [.post]),
         Template("/v1/customers/{app_user_id}/grants/{grant_id}", [.delete]),
         Template("/v1/customers/{app_user_id}/history", [.get]),

@@ -13,6 +13,11 @@ struct PurchaseController {
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(PurchaseRequest.self, from: request, limit: maxBodyBytes)
             try Self.checkAppUserID(body.appUserID, pointer: "/app_user_id")
+            if let version = body.appVersion {
+                guard (1...64).contains(version.count), !version.contains(where: \.isNewline) else {
+                    throw RequestError.invalid("/app_version", "must be 1 to 64 characters on one line")
+                }
+            }
             // In `signed` mode the gateway forwards the customer the token proved; the body must name that one.
             try context.requireCustomer(body.appUserID)
             let response = try await service.purchase(body, appID: caller.appID, requestID: context.requestID)

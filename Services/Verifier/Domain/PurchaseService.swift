@@ -35,17 +35,22 @@ struct PurchaseService: Sendable {
             throw error
         }
         let applied = try await apply(
-            recorded, appID: appID, presenter: presenter, source: .purchase, requestID: requestID)
+            recorded, appID: appID, presenter: presenter, source: .purchase, appVersion: request.appVersion,
+            requestID: requestID)
         return PurchaseResponse(transactions: recorded, outcomes: applied.outcomes, customer: applied.customer)
     }
 
     /// Hands recorded facts to the subscriptions and entitlements services and records how that went. A verdict (device limit,
     /// another owner...) is passed on as it is; no answer leaves the facts pending for the background retry.
+    /// `appVersion`: the presenting build's, kept with a purchase recorded for the first time (a pending apply the
+    /// background retry finishes keeps none).
     func apply(
-        _ recorded: [StoreTransaction], appID: String, presenter: Presenter, source: ApplySource, requestID: String?
+        _ recorded: [StoreTransaction], appID: String, presenter: Presenter, source: ApplySource,
+        appVersion: String? = nil, requestID: String?
     ) async throws -> ApplyResponse {
         let request = ApplyRequest(
-            appUserID: presenter.appUserID, deviceID: presenter.deviceID, source: source, transactions: recorded)
+            appUserID: presenter.appUserID, deviceID: presenter.deviceID, source: source, transactions: recorded,
+            appVersion: appVersion)
         do {
             // Not marked here: the background worker marks facts the entitlements service has applied, which keeps a
             // write of a wide row off every purchase.

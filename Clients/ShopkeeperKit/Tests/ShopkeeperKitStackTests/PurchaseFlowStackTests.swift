@@ -254,6 +254,19 @@ import Testing
         #expect(try await kit.customerInfo().entitlements[pro.productID]?.source == "trial")
     }
 
+    @Test func aFreeProductIsClaimedOnce() async throws {
+        let stack = try Stack.require()
+        let kit = try stack.device().shopkeeper
+        #expect(try await kit.catalog().product("seeds_sunflower")?.availability == .free)
+        let first = try await kit.claim(productID: "seeds_sunflower")
+        #expect(first.created)
+        #expect(first.customer.productGrants.map(\.productID) == ["seeds_sunflower"])
+        #expect(first.customer.productGrants.first?.source == "free")
+        let again = try await kit.claim(productID: "seeds_sunflower")
+        #expect(!again.created, "claiming again changes nothing")
+        await #expect(throws: ShopkeeperError.self) { try await kit.claim(productID: "extra_garden") }
+    }
+
     @Test func theCatalogIsFilledInAndCachedByETag() async throws {
         let stack = try Stack.require()
         let kit = try stack.device().shopkeeper

@@ -30,12 +30,15 @@ import Testing
         "ContentResetResponse": roundTrip(ContentResetResponse.self),
         "Problem": roundTrip(Problem.self),
         "FieldProblem": roundTrip(FieldProblem.self),
+        "ProductGrant": roundTrip(ProductGrant.self),
+        "ProductClaimResult": roundTrip(ProductClaimResult.self),
     ]
 
     /// The operations ``ShopkeeperAPI`` calls.
     static let operations: Set<String> = [
         "getCatalog", "getCustomer", "submitPurchase", "restorePurchases", "linkAlias", "consumeUnits", "startTrial",
         "getTrial", "getEligibility", "validateReceipt", "getContentManifest", "claimFreeContent", "resetContent",
+        "claimFreeProduct",
     ]
 
     static func roundTrip<T: Codable & Sendable>(_ type: T.Type) -> @Sendable (Data) throws -> Data {

@@ -44,7 +44,7 @@ enum CustomerInfoQuery {
     struct Statement: PostgresPreparedStatement {
         typealias Row = (String, Date, UUID, Date?)
 
-        static let name = "entitlements_customer_info_v3"
+        static let name = "entitlements_customer_info_v4"
         static let sql = """
             WITH c AS (
                 SELECT cu.customer_id, cu.first_seen, cu.last_seen, cu.refund_count
@@ -98,6 +98,26 @@ enum CustomerInfoQuery {
                 FROM subscriptions.trials_v1 t
                 WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
                 ORDER BY t.started_at LIMIT 1
+            ), owned AS (
+                -- Products owned without a store purchase: free claims (a customer merged into this one may hold
+                -- them) and the non-consumables the customer's app transactions prove by the catalog's rules now.
+                SELECT DISTINCT ON (x.product_id) x.product_id, x.source, x.claimed_at FROM (
+                    SELECT k.product_id, 'free' AS source, k.claimed_at
+                    FROM entitlements.content_claims k
+                    WHERE k.app_id = $1 AND k.revoked_at IS NULL AND k.customer_id IN (SELECT customer_id FROM ids)
+                    UNION ALL
+                    SELECT pr.product_id,
+                           CASE WHEN t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant
+                                THEN 'included' ELSE 'grandfathered' END,
+                           t.first_seen
+                    FROM entitlements.app_transactions t
+                    JOIN catalog.products_v1 pr ON pr.app_id = t.app_id AND pr.type = 'non_consumable'
+                    WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
+                      AND ((t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant)
+                           OR entitlements.version_key(t.original_application_version)
+                              < entitlements.version_key(pr.grandfathered_below_version))
+                ) x
+                ORDER BY x.product_id, x.claimed_at
             ), grants AS (
                 SELECT e.entitlement_id,
                        p.revoked_at IS NULL AND (p.expires_date IS NULL OR p.expires_date > now()) AS active,
@@ -126,6 +146,12 @@ enum CustomerInfoQuery {
                 SELECT e.entitlement_id, t.active, t.ends_at, t.product_id, t.started_at, NULL, NULL, 'trial'
                 FROM trial t
                 JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = t.product_id
+                CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
+                    AS e(entitlement_id)
+                UNION ALL
+                SELECT e.entitlement_id, true, NULL, o.product_id, o.claimed_at, NULL, NULL, o.source
+                FROM owned o
+                JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = o.product_id
                 CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
                     AS e(entitlement_id)
                 UNION ALL
@@ -195,7 +221,12 @@ enum CustomerInfoQuery {
                     WHERE p.customer_id = c.customer_id AND p.product_type <> 'auto_renewable'), '[]'::jsonb),
                 'consumable_balances', coalesce((
                     SELECT jsonb_object_agg(bal.product_id, bal.balance)
-                    FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb)
+                    FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb),
+                'product_grants', coalesce((
+                    SELECT jsonb_agg(jsonb_build_object(
+                        'product_id', o.product_id, 'source', o.source, 'granted_at', entitlements.iso(o.claimed_at))
+                        ORDER BY o.claimed_at, o.product_id)
+                    FROM owned o), '[]'::jsonb)
             )::text, c.last_seen, c.customer_id, (
                 -- The next moment the info changes by itself (an end or a start passes): a cache keeps it no longer.
                 SELECT min(t) FROM (

@@ -5,14 +5,15 @@ import ShopkeeperDatabase
 
 /// Folds one customer into another, in the caller's transaction, which holds both customers' locks.
 ///
-/// Everything the customer owns follows: its ids, purchases, device bindings, promotional grants and consumable
-/// balances. Balances move as a pair of ledger lines (`merge_out` on the old customer, `merge_in` on the new), so
+/// Everything the customer owns follows: its ids, purchases, app transactions, device bindings, promotional grants
+/// and consumable balances. Balances move as a pair of ledger lines (`merge_out` on the old customer, `merge_in` on the new), so
 /// each customer's balance stays the sum of its own lines. The store transactions, ledger lines and events already
 /// written stay where they are (they are a record of what happened); the old customer is marked `merged_into` the
 /// new one, and so are the customers it had absorbed, so one level of `merged_into` finds a customer's whole past.
 enum CustomerMerge {
     /// Whether a customer has something a merge would move or lose: any purchase (a refunded one too: it stays with
-    /// its buyer under the strict policies), a non-zero consumable balance, an active promotional grant, or a trial.
+    /// its buyer under the strict policies), a non-zero consumable balance, an active promotional grant, a trial, or
+    /// an app transaction (it stands for a paid app).
     static func ownsSomething(_ customerID: UUID, appID: String, on connection: PostgresConnection, logger: Logger)
         async throws -> Bool
     {
@@ -25,6 +26,7 @@ enum CustomerMerge {
                     WHERE customer_id = \(customerID) AND revoked_at IS NULL AND expires_at > now())
                 OR EXISTS (
                     SELECT 1 FROM subscriptions.trials_v1 WHERE app_id = \(appID) AND customer_id = \(customerID))
+                OR EXISTS (SELECT 1 FROM entitlements.app_transactions WHERE customer_id = \(customerID))
             """,
             logger: logger
         )
@@ -68,6 +70,9 @@ enum CustomerMerge {
             ), moved_grants AS (
                 UPDATE entitlements.promotional_grants SET customer_id = \(survivor)
                 WHERE customer_id = \(old) RETURNING 1
+            ), moved_app_transactions AS (
+                UPDATE entitlements.app_transactions SET customer_id = \(survivor), updated_at = now()
+                WHERE customer_id = \(old) RETURNING 1
             ), absorbing AS (
                 UPDATE entitlements.customers s SET refund_count = s.refund_count + o.refund_count,
                     first_seen = least(s.first_seen, o.first_seen), last_seen = now()
@@ -81,7 +86,8 @@ enum CustomerMerge {
             )
             SELECT (SELECT count(*) FROM moved_aliases), (SELECT count(*) FROM moved_purchases),
                 (SELECT count(*) FROM moved_devices), (SELECT count(*) FROM moved_grants),
-                (SELECT count(*) FROM absorbing), (SELECT count(*) FROM merged)
+                (SELECT count(*) FROM moved_app_transactions), (SELECT count(*) FROM absorbing),
+                (SELECT count(*) FROM merged)
             """,
             logger: logger
         )

@@ -37,7 +37,7 @@ extension PurchaseRow {
     /// locked by its insert). `nil` when the purchase exists for another app.
     static func insertOrLock(
         _ transaction: StoreTransaction, appID: String, customerID: UUID, product: CatalogProduct?, type: String,
-        on connection: PostgresConnection, logger: Logger
+        appVersion: String?, on connection: PostgresConnection, logger: Logger
     ) async throws -> PurchaseRow? {
         let store: String = transaction.store.rawValue
         let environment: String = transaction.environment.rawValue
@@ -49,7 +49,7 @@ extension PurchaseRow {
         let bindings = try PostgresBindings(
             store, transaction.originalTransactionID, appID, customerID, transaction.storeProductID, productID, type,
             environment, ownership, purchaseDate, transaction.transactionID, transaction.quantity,
-            transaction.expiresDate, transaction.revocationDate, reason)
+            transaction.expiresDate, transaction.revocationDate, reason, appVersion)
         let inserted = try await connection.run(Insert.self, bindings, logger: logger) { try $0.decode(UUID.self) }
         if !inserted.isEmpty {
             return PurchaseRow(
@@ -100,10 +100,10 @@ extension PurchaseRow {
             INSERT INTO entitlements.purchases (
                 store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
                 environment, ownership_type, purchase_date, latest_transaction_id, quantity, expires_date,
-                revoked_at, revocation_reason)
+                revoked_at, revocation_reason, app_version)
             VALUES (
                 $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, $7::text, $8::text, $9::text,
-                $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text)
+                $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text, $16::text)
             ON CONFLICT (store, original_transaction_id) DO NOTHING
             RETURNING customer_id
             """

@@ -98,6 +98,17 @@ public struct ShopkeeperAPI: Sendable {
             as: ConsumeResult.self)
     }
 
+    /// `POST /v1/customers/{app_user_id}/claims`: own a product the catalog marks free (once per customer).
+    public func claimFreeProduct(appUserID: String, productID: String) async throws(ShopkeeperError)
+        -> ProductClaimResult
+    {
+        try await send(
+            APIRequest(
+                method: "POST", path: "/v1/customers/\(Self.segment(appUserID))/claims", customer: appUserID,
+                body: try Self.encode(["product_id": productID])),
+            as: ProductClaimResult.self)
+    }
+
     /// `POST /v1/customers/{app_user_id}/trial`: start the app's free trial on this device (or get the one running).
     public func startTrial(appUserID: String, deviceID: String, productID: String?) async throws(ShopkeeperError)
         -> TrialInfo

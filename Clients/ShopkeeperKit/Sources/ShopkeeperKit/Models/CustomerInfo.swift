@@ -23,6 +23,8 @@ public struct CustomerInfo: Codable, Hashable, Sendable {
     public var nonSubscriptionPurchases: [NonSubscriptionPurchase]
     /// Catalog product id to its unspent units.
     public var consumableBalances: [String: Int]
+    /// Products owned without a store purchase (claimed free, included in the app's paid variant, grandfathered).
+    public var productGrants: [ProductGrant]
 
     enum CodingKeys: String, CodingKey {
         case aliases, entitlements, subscriptions, trial
@@ -32,6 +34,7 @@ public struct CustomerInfo: Codable, Hashable, Sendable {
         case refundCount = "refund_count"
         case nonSubscriptionPurchases = "non_subscription_purchases"
         case consumableBalances = "consumable_balances"
+        case productGrants = "product_grants"
     }
 
     /// The ids of the entitlements in force now.
@@ -187,5 +190,41 @@ public struct EligibilityInfo: Codable, Hashable, Sendable {
     enum CodingKeys: String, CodingKey {
         case eligible, reason
         case productID = "product_id"
+    }
+}
+
+/// A product the customer owns without a store purchase, and why (schema `ProductGrant`).
+public struct ProductGrant: Codable, Hashable, Sendable {
+    /// The catalog product.
+    public var productID: String
+    /// `free` (claimed), `included` (a paid variant of the app includes it) or `grandfathered`.
+    public var source: ServerValue
+    /// When it was granted.
+    public var grantedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case source
+        case productID = "product_id"
+        case grantedAt = "granted_at"
+    }
+}
+
+/// The answer to `POST /v1/customers/{app_user_id}/claims` (schema `ProductClaimResult`).
+public struct ProductClaimResult: Codable, Hashable, Sendable {
+    /// The claimed product.
+    public var productID: String
+    /// `free`, `included` or `grandfathered`.
+    public var source: ServerValue
+    /// When it was granted.
+    public var grantedAt: Date
+    /// Whether this call granted it (`false`: claimed before).
+    public var created: Bool
+    /// The customer as committed.
+    public var customer: CustomerInfo
+
+    enum CodingKeys: String, CodingKey {
+        case source, created, customer
+        case productID = "product_id"
+        case grantedAt = "granted_at"
     }
 }

@@ -143,6 +143,14 @@ public actor Shopkeeper {
         return trial
     }
 
+    /// Claims a product the catalog marks `free` (its `availability`): the customer owns it from then on, on every
+    /// device (`productGrants`, and its entitlements). Claiming again changes nothing.
+    public func claim(productID: String) async throws(ShopkeeperError) -> ProductClaimResult {
+        let result = try await api.claimFreeProduct(appUserID: state.appUserID, productID: productID)
+        publish(result.customer)
+        return result
+    }
+
     /// Whether an introductory offer or free trial of the product may be offered to this customer on this device.
     public func eligibility(productID: String) async throws(ShopkeeperError) -> EligibilityInfo {
         try await api.eligibility(appUserID: state.appUserID, productID: productID, deviceID: state.deviceID)
