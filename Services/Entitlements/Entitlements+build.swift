@@ -79,6 +79,10 @@ func buildRouter(
     let purchases = PurchasePostgresRepository(client: database, cache: cache, logger: logger)
     let customers = CustomerPostgresRepository(client: database, cache: cache, logger: logger)
     ApplyController(purchases: purchases, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
+    AppEventController(
+        events: AppEventPostgresRepository(client: database, logger: logger),
+        maxBodyBytes: settings.service.maxBodyBytes
+    ).addRoutes(to: router)
     router.addRoutes(
         CustomerController(customers: customers, gatewayCacheTTL: settings.customerGatewayCacheTTL).endpoints,
         atPath: "/v1/customers")

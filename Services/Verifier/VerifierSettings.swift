@@ -11,7 +11,7 @@ import X509
 /// | `SHOPKEEPER_PORT` | `8082` | |
 /// | `SHOPKEEPER_MASTER_KEY` | a development value | encrypts store credentials at rest (32+ characters; required in production) |
 /// | `SHOPKEEPER_APPLE_ROOT_CERTIFICATES` | none | extra trusted roots for App Store signatures: comma-separated PEM file paths (the sandbox store's root in development); refused in production |
-/// | `SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS` | `false` | accept the `Xcode` and `LocalTesting` environments; refused in production |
+/// | `SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS` | `true` outside production | may accept `Xcode` and `LocalTesting` proofs, for apps not in production mode that uploaded their StoreKit test certificate; `false` refuses them for every app; must be `false` in production |
 /// | `SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL` | `https://buy.itunes.apple.com/verifyReceipt` | legacy receipt validation |
 /// | `SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL` | `https://sandbox.itunes.apple.com/verifyReceipt` | |
 /// | `SHOPKEEPER_APPLE_PRODUCTION_API_URL` | `https://api.storekit.itunes.apple.com` | App Store Server API |
@@ -76,7 +76,7 @@ struct VerifierSettings: Sendable {
         if production, let variable = endpoints.firstUnofficial() {
             throw ConfigurationError(variable: variable, reason: "must be the store's own URL in production")
         }
-        let allowLocal = try environment.bool("SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS", default: false)
+        let allowLocal = try environment.bool("SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS", default: !production)
         if production && allowLocal {
             throw ConfigurationError(
                 variable: "SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS", reason: "must be false in production")

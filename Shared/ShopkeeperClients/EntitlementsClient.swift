@@ -16,4 +16,13 @@ package struct EntitlementsClient: Sendable {
             "/internal/v1/apply", body: request, caller: InternalCaller(appID: appID, keyKind: .secret),
             requestID: requestID, as: ApplyResponse.self)
     }
+
+    /// Publishes app-level facts (facts that name no customer) as events for `appID`, once per event key.
+    package func publish(_ request: AppEventsRequest, appID: String, requestID: String?) async throws
+        -> AppEventsResponse
+    {
+        try await client.post(
+            "/internal/v1/app-events", body: request, caller: InternalCaller(appID: appID, keyKind: .secret),
+            requestID: requestID, as: AppEventsResponse.self)
+    }
 }

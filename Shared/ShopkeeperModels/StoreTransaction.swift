@@ -81,10 +81,22 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
     }
 }
 
-/// Real money or a test purchase. Sandbox transactions are never revenue.
+/// Real money or a test purchase. Only `production` is revenue.
 package enum StoreEnvironment: String, Codable, Sendable, CaseIterable {
     case production
+    /// The store's test environment (Apple's sandbox and TestFlight, Play's license testers).
     case sandbox
+    /// Signed on a developer's Mac by Xcode's StoreKit Testing (Apple's `Xcode` environment), not by Apple.
+    case xcode
+    /// Signed locally by StoreKit Testing (Apple's `LocalTesting` environment), not by Apple.
+    case localTesting = "local_testing"
+
+    /// The environments an app's store credentials may accept purchases from by name; `xcode` and `local_testing`
+    /// are governed by the app's StoreKit test certificate instead.
+    package static let storeEnvironments: [StoreEnvironment] = [.production, .sandbox]
+
+    /// Whether purchases in this environment were signed by a developer's own tools rather than by the store.
+    package var isLocalTesting: Bool { self == .xcode || self == .localTesting }
 }
 
 /// The kind of purchase, as the store reports it.

@@ -49,7 +49,8 @@ import Testing
 
             let envFile = FileManager.default.temporaryDirectory.appendingPathComponent("nul-\(UUID().uuidString).env")
             let seed = try runCLI([
-                "seed", "demo", "--gateway-url", gateway.baseURL, "--operator-key", operatorKey, "--env-file",
+                "seed", "demo", "--no-content", "--gateway-url", gateway.baseURL, "--operator-key", operatorKey,
+                "--env-file",
                 envFile.path,
             ])
             #expect(seed.status == 0, "\(seed.output)")

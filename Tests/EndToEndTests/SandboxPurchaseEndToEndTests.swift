@@ -31,7 +31,7 @@ import Testing
             let envFile = state.appendingPathComponent("local.env")
             try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
             let seed = try runCLI([
-                "seed", "demo", "--gateway-url", gateway.baseURL, "--operator-key", Self.operatorKey,
+                "seed", "demo", "--no-content", "--gateway-url", gateway.baseURL, "--operator-key", Self.operatorKey,
                 "--env-file", envFile.path,
             ])
             #expect(seed.status == 0, "\(seed.output)")

@@ -42,7 +42,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: state) }
         let envFile = state.appendingPathComponent("local.env")
         let seed = try runCLI([
-            "seed", "demo", "--gateway-url", gateway.baseURL, "--operator-key", Self.operatorKey,
+            "seed", "demo", "--no-content", "--gateway-url", gateway.baseURL, "--operator-key", Self.operatorKey,
             "--env-file", envFile.path,
         ])
         #expect(seed.status == 0, "\(seed.output)")

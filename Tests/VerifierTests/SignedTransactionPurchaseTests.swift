@@ -105,7 +105,8 @@ import Testing
     @Test func aTransactionRecordedForAnotherAppIsAConflict() async throws {
         try await VerifierHarness.run { harness in
             let other = VerifierHarness(
-                client: harness.client, appID: TestEnvironment.uniqueAppID(), chain: harness.chain)
+                client: harness.client, appID: TestEnvironment.uniqueAppID(), chain: harness.chain,
+                catalog: harness.catalog, entitlements: harness.entitlements)
             #expect(try await harness.configureApple().status == .ok)
             #expect(try await other.configureApple().status == .ok)
             let jws = try harness.signedTransaction()

@@ -19,6 +19,9 @@ struct VerifierHarness {
     let client: any TestClientProtocol
     let appID: String
     let chain: SigningChain
+    /// The catalog and entitlements services behind this verifier.
+    let catalog: any TestClientProtocol
+    let entitlements: any TestClientProtocol
 
     static let bundleID = "com.example.garden"
 
@@ -55,7 +58,7 @@ struct VerifierHarness {
         let subscriptions = try await Subscriptions.buildApplication(
             settings: try SubscriptionsSettings.read(from: TestEnvironment.reader(shared)))
         let configured = values
-        try await catalog.test(.live) { _ in
+        try await catalog.test(.live) { catalogClient in
             try await subscriptions.test(.live) { subscriptionsClient in
                 let subscriptionsURL = "http://127.0.0.1:\(subscriptionsClient.port ?? 0)"
                 let entitlements = try await Entitlements.buildApplication(
@@ -70,7 +73,10 @@ struct VerifierHarness {
                     let settings = try VerifierSettings.read(from: TestEnvironment.reader(values))
                     let app = try await makeVerifierApplication(settings: settings)
                     try await app.test(.live) { client in
-                        try await body(VerifierHarness(client: client, appID: appID, chain: chain))
+                        try await body(
+                            VerifierHarness(
+                                client: client, appID: appID, chain: chain, catalog: catalogClient,
+                                entitlements: entitlementsClient))
                     }
                 }
             }
@@ -92,6 +98,32 @@ struct VerifierHarness {
         }
         return try await client.execute(
             uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
+    }
+
+    /// Sends a request signed for this harness's app with a secret key to `service` (the catalog or entitlements).
+    func send(
+        to service: any TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, json: Data? = nil
+    ) async throws -> any HTTPAnswer {
+        var headers = HTTPFields.signed(method, path, appID: appID, kind: .secret, body: json)
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await service.execute(
+            uri: path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0) })
+    }
+
+    /// Imports `products` (catalog JSON objects) as this app's catalog.
+    func importCatalog(_ products: [[String: Any]]) async throws {
+        let imported = try await send(
+            to: catalog, .put, "/v1/admin/catalog",
+            json: try JSONSerialization.data(withJSONObject: ["products": products]))
+        guard imported.status == .ok else { throw HarnessFailure("catalog import: \(imported.text)") }
+    }
+
+    /// This app's events as the events API lists them (newest first), each a JSON object.
+    func events() async throws -> [[String: Any]] {
+        let listed = try await send(to: entitlements, .get, "/v1/admin/events?limit=100")
+        guard listed.status == .ok else { throw HarnessFailure("events: \(listed.text)") }
+        let object = try JSONSerialization.jsonObject(with: Data(listed.text.utf8)) as? [String: Any]
+        return object?["events"] as? [[String: Any]] ?? []
     }
 
     func configureApple(_ body: [String: Any] = [:]) async throws -> any HTTPAnswer {
@@ -137,5 +169,14 @@ struct VerifierHarness {
         var withExpiry = payload
         withExpiry.expiresDate = expires?.appleMilliseconds
         return try ES256Signer(chain: chain).sign(withExpiry)
+    }
+}
+
+/// A harness step that did not go as a test needs it to.
+struct HarnessFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }

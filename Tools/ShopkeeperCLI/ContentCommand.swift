@@ -76,7 +76,7 @@ enum PackFolder {
         for file in files {
             let sha256 = try sha256(of: file.url)
             let query = "path=\(escape(file.path))&sha256=\(sha256)"
-            let stored = try await upload(
+            let stored = try await Self.upload(
                 file.url, size: file.size,
                 url: client.baseURL.trimmingSuffix("/") + "\(base)/uploads/\(opened.uploadID)/files?\(query)",
                 bearer: client.bearer)

@@ -17,6 +17,7 @@ struct SeedCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "Where to write SHOPKEEPER_GATEWAY_URL and the demo keys.") var envFile: String =
             ".shopkeeper/local.env"
+        @Flag(help: "Publish no content packs (for a gateway without the content service).") var noContent = false
 
         func run() async throws {
             let operatorAPI = try connection.operatorClient()
@@ -35,7 +36,7 @@ struct SeedCommand: AsyncParsableCommand {
             let secretAPI = GatewayAPIClient(baseURL: connection.gatewayURL, bearer: secretKey.key)
             let result = try await secretAPI.send(
                 .PUT, "/v1/admin/catalog", body: DemoShop.catalog, as: CatalogImportResult.self)
-            try await pushSeedPacks(client: secretAPI)
+            if !noContent { try await pushSeedPacks(client: secretAPI) }
             let lines = [
                 "SHOPKEEPER_GATEWAY_URL=\(connection.gatewayURL)",
                 "SHOPKEEPER_APP_ID=\(app.appID)",
@@ -48,7 +49,7 @@ struct SeedCommand: AsyncParsableCommand {
             try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
             print(
                 "Demo app \(app.appID) (\(app.name)) with \(result.created.count) products and "
-                    + "\(DemoShop.seedPacks.count) content packs; keys written to \(envFile)")
+                    + "\(noContent ? 0 : DemoShop.seedPacks.count) content packs; keys written to \(envFile)")
         }
 
         /// Publishes version 1.0.0 of each seed pack (written to a temporary folder and pushed like

@@ -47,6 +47,12 @@ enum EventType: String, Codable, Sendable, CaseIterable {
     case trialConverted = "trial_converted"
     /// A free trial ended without becoming a paid period.
     case trialExpired = "trial_expired"
+    // App-level facts a store told, which name no customer (`app_user_id` is null).
+    /// The customer withdrew their consent (Apple's `RESCIND_CONSENT`, Declared Age Range): stop what needed it.
+    case consentRescinded = "consent_rescinded"
+    /// Apple created an external purchase token for the app, or reminds that one is unreported or still active
+    /// (Apple's `EXTERNAL_PURCHASE_TOKEN`): report it to Apple.
+    case externalPurchaseToken = "external_purchase_token"
 }
 
 /// The body of an event: what changed, in the same words as customer info. Absent fields are left out.
@@ -71,9 +77,17 @@ struct EventPayload: Codable, Sendable, Equatable {
     var toAppUserID: String?
     var aliases: [String]?
     var grantID: String?
+    /// The app transaction a consent was rescinded for.
+    var appTransactionID: String?
+    /// Apple's external purchase id.
+    var externalPurchaseID: String?
+    /// When Apple created the external purchase token.
+    var tokenCreationDate: String?
+    /// The store's subtype of an app-level fact (`UNREPORTED`, `ACTIVE_TOKEN_REMINDER`, `CREATED`).
+    var subtype: String?
 
     enum CodingKeys: String, CodingKey {
-        case store, environment, quantity, balance, currency, source, reason, aliases
+        case store, environment, quantity, balance, currency, source, reason, aliases, subtype
         case productID = "product_id"
         case storeProductID = "store_product_id"
         case entitlementID = "entitlement_id"
@@ -85,5 +99,8 @@ struct EventPayload: Codable, Sendable, Equatable {
         case fromAppUserID = "from_app_user_id"
         case toAppUserID = "to_app_user_id"
         case grantID = "grant_id"
+        case appTransactionID = "app_transaction_id"
+        case externalPurchaseID = "external_purchase_id"
+        case tokenCreationDate = "token_creation_date"
     }
 }

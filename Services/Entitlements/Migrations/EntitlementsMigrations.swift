@@ -409,6 +409,30 @@ enum EntitlementsMigrations {
                 """
         ),
         Migration(
+            "0016_app_events",
+            sql: """
+                -- App-level events (consent rescinded, external purchase tokens) name no customer: no customer_id, no
+                -- app_user_id. Customer histories and the events listing by app_user_id select by customer, so they
+                -- never show them; the app's event listing and its webhook do.
+                ALTER TABLE entitlements.events ALTER COLUMN customer_id DROP NOT NULL;
+                -- What makes an event once-only when its source may deliver it again (a store notification's id);
+                -- NULL for the events of changes that are once-only by themselves.
+                ALTER TABLE entitlements.events ADD COLUMN idempotency_key text;
+                CREATE UNIQUE INDEX events_idempotency_key ON entitlements.events (app_id, idempotency_key)
+                    WHERE idempotency_key IS NOT NULL;
+                """
+        ),
+        Migration(
+            "0017_local_testing_environments",
+            sql: """
+                -- Purchases signed by Xcode's StoreKit Testing keep their environment (`xcode`, `local_testing`),
+                -- so that they are never mistaken for the sandbox's, let alone for real money.
+                ALTER TABLE entitlements.purchases DROP CONSTRAINT purchases_environment_check;
+                ALTER TABLE entitlements.purchases ADD CONSTRAINT purchases_environment_check
+                    CHECK (environment IN ('production', 'sandbox', 'xcode', 'local_testing'));
+                """
+        ),
+        Migration(
             "0018_products_owned_without_purchase",
             sql: """
                 -- Customer info lists the products a customer owns without a store purchase (`product_grants`): free

@@ -28,7 +28,7 @@ struct AppTransactionPostgresRepository: AppTransactionRepository {
         let facts = request.appTransaction
         return try await client.transaction(logger: logger, attempts: 8) { connection in
             let settings = try await SettingsRows.read(appID: appID, on: connection, logger: logger)
-            if facts.environment == .sandbox && !settings.acceptSandbox {
+            if facts.environment != .production && !settings.acceptSandbox {
                 throw EntitlementsError.sandboxNotAccepted(transactionID: facts.appTransactionID)
             }
             // One writer per customer: the presenter's and the current owner's locks, together and in order.

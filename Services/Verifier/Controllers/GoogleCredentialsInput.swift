@@ -49,6 +49,9 @@ struct GoogleCredentialsInput: Codable, Sendable {
         if let environments, environments.isEmpty {
             problems.append(FieldProblem(pointer: "/environments", detail: "must name at least one environment"))
         }
+        if let environments, !environments.allSatisfy(StoreEnvironment.storeEnvironments.contains) {
+            problems.append(FieldProblem(pointer: "/environments", detail: "must name production or sandbox"))
+        }
         if let pushToken,
             !(24...256).contains(pushToken.utf8.count)
                 || !pushToken.utf8.allSatisfy({ Self.urlSafe.contains($0) })

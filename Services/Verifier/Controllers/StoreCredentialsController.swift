@@ -3,6 +3,8 @@ import Foundation
 import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperModels
+import ShopkeeperStores
+import X509
 
 /// `/v1/admin/stores`: an app's store credentials (secret key). Secrets go in, never come out.
 struct StoreCredentialsController {
@@ -76,6 +78,8 @@ struct AppleCredentialsInput: Codable, Sendable {
     var sharedSecret: String?
     var apiKey: AppStoreAPIKey?
     var consumptionAnswers: ConsumptionAnswers?
+    /// Xcode's StoreKit test certificate, PEM or base64 DER (the `.cer` file).
+    var storeKitTestCertificate: String?
 
     enum CodingKeys: String, CodingKey {
         case environments
@@ -84,6 +88,7 @@ struct AppleCredentialsInput: Codable, Sendable {
         case sharedSecret = "shared_secret"
         case apiKey = "api_key"
         case consumptionAnswers = "consumption_answers"
+        case storeKitTestCertificate = "storekit_test_certificate"
     }
 
     func credentials(keeping existing: AppleCredentials?) throws(RequestError) -> AppleCredentials {
@@ -96,6 +101,26 @@ struct AppleCredentialsInput: Codable, Sendable {
         }
         if let environments, environments.isEmpty {
             problems.append(FieldProblem(pointer: "/environments", detail: "must name at least one environment"))
+        }
+        if let environments, !environments.allSatisfy(StoreEnvironment.storeEnvironments.contains) {
+            problems.append(
+                FieldProblem(
+                    pointer: "/environments",
+                    detail: "must name production or sandbox (Xcode proofs follow storekit_test_certificate)"))
+        }
+        var testCertificate: String?
+        if let text = storeKitTestCertificate {
+            if let certificate = StoreKitTestVerifier.certificate(pemOrBase64DER: text),
+                P256.Signing.PublicKey(certificate.publicKey) != nil,
+                let pem = try? certificate.serializeAsPEM().pemString
+            {
+                testCertificate = pem
+            } else {
+                problems.append(
+                    FieldProblem(
+                        pointer: "/storekit_test_certificate",
+                        detail: "must be Xcode's StoreKit test certificate (P-256), as PEM or base64 of the .cer file"))
+            }
         }
         if let sharedSecret, sharedSecret.isEmpty {
             problems.append(FieldProblem(pointer: "/shared_secret", detail: "must not be empty"))
@@ -128,7 +153,8 @@ struct AppleCredentialsInput: Codable, Sendable {
             environments: environments ?? [.production, .sandbox],
             sharedSecret: sharedSecret ?? existing?.sharedSecret,
             apiKey: apiKey ?? existing?.apiKey,
-            consumptionAnswers: consumptionAnswers
+            consumptionAnswers: consumptionAnswers,
+            storeKitTestCertificate: testCertificate
         )
     }
 }

@@ -15,6 +15,9 @@ struct AppleCredentials: Codable, Sendable, Equatable {
     var apiKey: AppStoreAPIKey?
     /// Whether and how to answer `CONSUMPTION_REQUEST` notifications; `nil`: they are not answered.
     var consumptionAnswers: ConsumptionAnswers?
+    /// The certificate Xcode's StoreKit Testing signs with (PEM), exported by the developer; `Xcode` and
+    /// `LocalTesting` proofs are verified against it, for an app not in production mode. Public, so it is shown.
+    var storeKitTestCertificate: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case environments
@@ -23,7 +26,12 @@ struct AppleCredentials: Codable, Sendable, Equatable {
         case sharedSecret = "shared_secret"
         case apiKey = "api_key"
         case consumptionAnswers = "consumption_answers"
+        case storeKitTestCertificate = "storekit_test_certificate"
     }
+
+    /// Whether the app is in production mode: it accepts real-money purchases. Proofs signed by Xcode's StoreKit
+    /// Testing are never granted for such an app.
+    var isInProduction: Bool { environments.contains(.production) }
 
     /// The view an admin may see.
     var view: AppleCredentialsView {
@@ -31,7 +39,7 @@ struct AppleCredentials: Codable, Sendable, Equatable {
             bundleID: bundleID, appAppleID: appAppleID, environments: environments,
             sharedSecretSet: sharedSecret != nil,
             apiKey: apiKey.map { AppleCredentialsView.KeyView(issuerID: $0.issuerID, keyID: $0.keyID) },
-            consumptionAnswers: consumptionAnswers
+            consumptionAnswers: consumptionAnswers, storeKitTestCertificate: storeKitTestCertificate
         )
     }
 }
@@ -85,6 +93,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
     var sharedSecretSet: Bool
     var apiKey: KeyView?
     var consumptionAnswers: ConsumptionAnswers?
+    var storeKitTestCertificate: String?
 
     struct KeyView: Codable, Sendable, Equatable {
         var issuerID: String
@@ -103,6 +112,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
         case sharedSecretSet = "shared_secret_set"
         case apiKey = "api_key"
         case consumptionAnswers = "consumption_answers"
+        case storeKitTestCertificate = "storekit_test_certificate"
     }
 }
 

@@ -10,21 +10,80 @@ struct AppleProofVerifier: Sendable {
     let receiptReader: AppReceiptReader
     let receipts: AppleReceiptClient
     let api: AppStoreServerAPIClient
-    /// Whether `Xcode` and `LocalTesting` transactions are accepted (development only).
+    /// Whether `Xcode` and `LocalTesting` proofs may be accepted at all (never in a production deployment); each app
+    /// still decides with its StoreKit test certificate and its mode.
     let allowLocalEnvironments: Bool
 
     /// Verifies a StoreKit 2 `signedTransaction` and checks it belongs to the app.
     func verifySignedTransaction(_ jws: String, credentials: AppleCredentials) async throws(VerifierError)
         -> StoreTransaction
     {
-        let payload: AppleTransactionPayload
-        do {
-            payload = try await signedData.verify(jws, as: AppleTransactionPayload.self)
-        } catch {
-            throw .proofRejected(code: error.code, detail: error.description)
-        }
+        let payload = try await verifySigned(jws, as: AppleTransactionPayload.self, credentials: credentials)
         try check(bundleID: payload.bundleId, environment: payload.environment, credentials: credentials)
         return try AppleTransactionNormalizer.normalize(payload)
+    }
+
+    /// Verifies an Apple JWS for the app: signed by Apple (its chain to a trusted root, ``AppleSignedDataVerifier``),
+    /// or, when it claims a local environment (`Xcode`, `LocalTesting`), signed with the app's StoreKit test
+    /// certificate (``StoreKitTestVerifier``) and only where such proofs may be accepted
+    /// (``checkLocalEnvironment(_:credentials:)``). The claim read before verifying only picks the check: each
+    /// check verifies the whole JWS, and the environment is checked again after it.
+    func verifySigned<Payload: AppleSignedPayload>(
+        _ jws: String, as _: Payload.Type, credentials: AppleCredentials
+    ) async throws(VerifierError) -> Payload {
+        let claimed = CompactJWS(jws)?.appleDecodedPayload(as: Payload.self)?.environment
+            .flatMap(AppleEnvironment.init(rawValue:))
+        do {
+            if let claimed, !claimed.isSignedByApple {
+                try checkLocalEnvironment(claimed, credentials: credentials)
+                guard let pem = credentials.storeKitTestCertificate,
+                    let certificate = StoreKitTestVerifier.certificate(pemOrBase64DER: pem)
+                else {
+                    throw VerifierError.proofRejected(
+                        code: "storekit_test_certificate_missing",
+                        detail: "This \(claimed.rawValue) proof was signed by Xcode's StoreKit Testing; upload the "
+                            + "StoreKit test certificate exported from Xcode as the Apple credentials' "
+                            + "storekit_test_certificate to accept such proofs.")
+                }
+                return try StoreKitTestVerifier.verify(jws, trusting: certificate, as: Payload.self)
+            }
+            return try await signedData.verify(jws, as: Payload.self)
+        } catch let error as AppleSignedDataError {
+            throw .proofRejected(code: error.code, detail: error.description)
+        } catch let error as VerifierError {
+            throw error
+        } catch {
+            throw .proofRejected(code: "malformed_proof", detail: "The proof could not be verified.")
+        }
+    }
+
+    /// Whether the app may accept a proof of a local environment (`Xcode`, `LocalTesting`): never with local
+    /// environments switched off for this verifier (always in a production deployment), never for an app in
+    /// production mode (one that accepts real-money purchases).
+    func checkLocalEnvironment(_ environment: AppleEnvironment, credentials: AppleCredentials) throws(VerifierError) {
+        guard allowLocalEnvironments else {
+            throw .proofRejected(
+                code: "wrong_environment",
+                detail: "\(environment.rawValue) transactions are accepted only in development configuration.")
+        }
+        guard !credentials.isInProduction else {
+            throw .proofRejected(
+                code: "test_environment_in_production",
+                detail: "\(environment.rawValue) proofs are signed on a developer's Mac, not by Apple: they are never "
+                    + "granted for an app in production mode (its Apple credentials accept production purchases). "
+                    + "Use an app whose environments are [sandbox] for StoreKit Testing in Xcode.")
+        }
+    }
+
+    /// Verifies a StoreKit 2 signed app transaction (`AppTransaction`) and checks it belongs to the app: its bundle id,
+    /// its environment (`receiptType`) and, in production, its App Apple ID (Apple's `verifyAndDecodeAppTransaction`).
+    func verifySignedAppTransaction(_ jws: String, credentials: AppleCredentials) async throws(VerifierError)
+        -> AppleAppTransactionPayload
+    {
+        let payload = try await verifySigned(jws, as: AppleAppTransactionPayload.self, credentials: credentials)
+        try check(bundleID: payload.bundleId, environment: payload.environment, credentials: credentials)
+        try checkAppAppleID(payload.appAppleId, environment: payload.environment, credentials: credentials)
+        return payload
     }
 
     /// Verifies a legacy app receipt: read and checked here first (a forgery never reaches Apple), then
@@ -123,11 +182,7 @@ struct AppleProofVerifier: Sendable {
         }
         switch environment {
         case .xcode, .localTesting:
-            guard allowLocalEnvironments else {
-                throw .proofRejected(
-                    code: "wrong_environment",
-                    detail: "\(environment.rawValue) transactions are accepted only in development configuration.")
-            }
+            try checkLocalEnvironment(environment, credentials: credentials)
         case .production, .sandbox:
             let accepted: StoreEnvironment = environment == .production ? .production : .sandbox
             guard credentials.environments.contains(accepted) else {

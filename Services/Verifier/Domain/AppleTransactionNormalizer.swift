@@ -20,7 +20,7 @@ enum AppleTransactionNormalizer {
 
         return StoreTransaction(
             store: .appStore,
-            environment: environment == .production ? .production : .sandbox,
+            environment: storeEnvironment(environment),
             transactionID: transactionID,
             originalTransactionID: payload.originalTransactionId ?? transactionID,
             storeProductID: productID,
@@ -39,6 +39,17 @@ enum AppleTransactionNormalizer {
             currency: payload.currency,
             storefront: payload.storefront
         )
+    }
+
+    /// Apple's environment in Shopkeeper's words: only `Production` is real money, and proofs Xcode signed stay
+    /// marked as such (`xcode`, `local_testing`) in every fact, customer info and event.
+    static func storeEnvironment(_ environment: AppleEnvironment) -> StoreEnvironment {
+        switch environment {
+        case .production: .production
+        case .sandbox: .sandbox
+        case .xcode: .xcode
+        case .localTesting: .localTesting
+        }
     }
 
     static func productType(_ type: AppleProductType) -> StoreProductType {

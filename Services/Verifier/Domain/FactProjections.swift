@@ -8,7 +8,10 @@ struct FactProjections: Sendable {
     let subscriptions: SubscriptionsClient
     let entitlements: EntitlementsClient
 
-    /// Applies `request`'s transactions (and renewal facts) and returns what entitlements answered.
+    /// Applies `request`'s transactions (and renewal facts) and returns what entitlements answered. With neither
+    /// transactions nor a presenter (a notification that carries only renewal info) entitlements has nothing to
+    /// apply and is not called: it would refuse the empty request, and the renewal facts reach customer info through
+    /// the subscriptions service's timelines.
     func apply(
         _ request: ApplyRequest, renewals: [SubscriptionRenewalFacts] = [], appID: String, requestID: String?
     ) async throws -> ApplyResponse {
@@ -18,7 +21,17 @@ struct FactProjections: Sendable {
                 SubscriptionApplyRequest(source: request.source, transactions: timed, renewals: renewals),
                 appID: appID, requestID: requestID)
         }
+        guard !request.transactions.isEmpty || request.appUserID != nil else {
+            return ApplyResponse(customer: nil, outcomes: [])
+        }
         return try await entitlements.apply(request, appID: appID, requestID: requestID)
+    }
+
+    /// Publishes app-level facts (consent rescinded, external purchase tokens) as entitlements events; each once per
+    /// key, so publishing again after a failure is safe.
+    func publish(_ events: [AppEvent], appID: String, requestID: String?) async throws {
+        guard !events.isEmpty else { return }
+        _ = try await entitlements.publish(AppEventsRequest(events: events), appID: appID, requestID: requestID)
     }
 
     /// Whether a transaction may belong to an auto-renewable subscription (the subscriptions service checks the

@@ -6,6 +6,8 @@ import ShopkeeperStores
 struct NotificationFacts: Sendable {
     var facts: [VerifiedFact] = []
     var renewals: [SubscriptionRenewalFacts] = []
+    /// App-level facts to publish as events (consent rescinded, external purchase tokens), which name no customer.
+    var appEvents: [AppEvent] = []
 }
 
 /// App Store Server Notifications V2: verified like any signed App Store data (same roots, same checks), attributed
@@ -25,16 +27,18 @@ struct AppleNotifications: Sendable {
         } catch {
             throw VerifierError.proofRejected(code: error.code, detail: error.description)
         }
-        guard let bundleID = payload.data?.bundleId ?? payload.summary?.bundleId else {
+        // The app and environment come from whichever part the notification has: `data`, `summary`,
+        // `externalPurchaseToken` or `appData` (`AppleNotificationPayload.app`, Apple's own rule).
+        let app = payload.app
+        guard let bundleID = app.bundleId else {
             throw VerifierError.proofRejected(code: "wrong_bundle_id", detail: "The notification names no bundle id.")
         }
-        let appAppleID = payload.data?.appAppleId ?? payload.summary?.appAppleId
-        let appID = try await apps.apple(bundleID: bundleID, appAppleID: appAppleID, requested: requestedApp)
+        let appID = try await apps.apple(bundleID: bundleID, appAppleID: app.appAppleId, requested: requestedApp)
         guard let credentials = try await credentials.apple(appID: appID) else {
             throw VerifierError.storeNotConfigured(.apple)
         }
-        try verifier.check(bundleID: bundleID, environment: payload.environment, credentials: credentials)
-        try verifier.checkAppAppleID(appAppleID, environment: payload.environment, credentials: credentials)
+        try verifier.check(bundleID: bundleID, environment: app.environment, credentials: credentials)
+        try verifier.checkAppAppleID(app.appAppleId, environment: app.environment, credentials: credentials)
         let notification = ReceivedNotification(
             store: StorePlatform.appStore.rawValue, id: payload.notificationUUID, appID: appID,
             type: payload.notificationType, subtype: payload.subtype, environment: payload.environment,
@@ -48,10 +52,13 @@ struct AppleNotifications: Sendable {
     func facts(of notification: ReceivedNotification) async throws(VerifierError) -> NotificationFacts {
         // Its signature was verified before it was recorded (``receive(signedPayload:requestedApp:)``), and only
         // this service writes the inbox: decoding it again is enough. The inner JWS are verified here.
-        guard let payload = CompactJWS(notification.payload)?.decodedPayload(as: AppleNotificationPayload.self) else {
+        guard
+            let payload = CompactJWS(notification.payload)?.appleDecodedPayload(as: AppleNotificationPayload.self)
+        else {
             throw .proofRejected(code: "malformed_notification", detail: "The recorded notification does not decode.")
         }
-        guard let data = payload.data else { return NotificationFacts() }
+        // Without `data`: a summary, or an app-level fact (`appData`, `externalPurchaseToken`).
+        guard let data = payload.data else { return try await appFacts(of: payload, notification: notification) }
         guard let credentials = try? await credentials.apple(appID: notification.appID) else {
             throw .storeNotConfigured(.apple)
         }
@@ -80,12 +87,8 @@ struct AppleNotifications: Sendable {
             facts.facts.append(VerifiedFact(transaction: transaction, proofKind: proofKind, rawProof: jws))
         }
         if let jws = signedRenewal {
-            let renewal: AppleRenewalInfoPayload
-            do {
-                renewal = try await signedData.verify(jws, as: AppleRenewalInfoPayload.self)
-            } catch {
-                throw .proofRejected(code: error.code, detail: error.description)
-            }
+            let renewal = try await verifier.verifySigned(
+                jws, as: AppleRenewalInfoPayload.self, credentials: credentials)
             if var renewalFacts = Self.renewalFacts(renewal, signedAt: signedAt) {
                 // Apple's status: 1 active; 2 expired, 3 billing retry, 4 grace period (the period is over).
                 renewalFacts.periodEnded = status.map { (2...4).contains($0) }

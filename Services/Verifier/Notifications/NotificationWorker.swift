@@ -67,12 +67,14 @@ struct NotificationWorker: Service {
     func process(_ notifications: [ReceivedNotification], appID: String) async {
         var recorded: [StoreTransaction] = []
         var renewals: [SubscriptionRenewalFacts] = []
+        var events: [AppEvent] = []
         var ready: [ReceivedNotification] = []
         for outcome in await prepare(notifications, appID: appID) {
             switch outcome {
-            case .ready(let notification, let transactions, let facts):
+            case .ready(let notification, let transactions, let facts, let appEvents):
                 recorded += transactions
                 renewals += facts
+                events += appEvents
                 ready.append(notification)
             case .failed(let notification, let reason):
                 await fail(notification, reason: reason)
@@ -81,13 +83,21 @@ struct NotificationWorker: Service {
             }
         }
         guard !ready.isEmpty else { return }
-        guard !recorded.isEmpty || !renewals.isEmpty else { return await done(ready) }
         do {
-            let applied = try await projections.apply(
-                ApplyRequest(appUserID: nil, deviceID: nil, source: .notification, transactions: recorded),
-                renewals: renewals, appID: appID, requestID: nil)
-            await transactions.markApplied(recorded, appID: appID, for: nil)
-            await done(await answered(ready, outcomes: applied.outcomes))
+            var outcomes: [TransactionOutcome] = []
+            // Renewal info alone goes to subscriptions only (`FactProjections.apply` calls entitlements with
+            // transactions or a presenter, never with nothing).
+            if !recorded.isEmpty || !renewals.isEmpty {
+                let applied = try await projections.apply(
+                    ApplyRequest(appUserID: nil, deviceID: nil, source: .notification, transactions: recorded),
+                    renewals: renewals, appID: appID, requestID: nil)
+                await transactions.markApplied(recorded, appID: appID, for: nil)
+                outcomes = applied.outcomes
+            }
+            // App-level facts (consent rescinded, external purchase tokens): one event per notification, however
+            // often this runs.
+            try await projections.publish(events, appID: appID, requestID: nil)
+            await done(await answered(ready, outcomes: outcomes))
         } catch let verdict as RemoteProblem {
             // A verdict on the batch: apply each notification alone, so one refused fact holds up no other.
             guard ready.count > 1 else { return await fail(ready[0], reason: verdict.code) }
@@ -99,8 +109,8 @@ struct NotificationWorker: Service {
 
     /// What became of one notification before the apply.
     enum Prepared: Sendable {
-        /// Its facts are recorded and ready to apply.
-        case ready(ReceivedNotification, [StoreTransaction], [SubscriptionRenewalFacts])
+        /// Its facts are recorded and ready to apply, its app-level facts ready to publish.
+        case ready(ReceivedNotification, [StoreTransaction], [SubscriptionRenewalFacts], [AppEvent])
         /// It can never be processed.
         case failed(ReceivedNotification, reason: String)
         /// It could not be processed now.
@@ -131,7 +141,7 @@ struct NotificationWorker: Service {
             let facts = try await facts(of: notification)
             let recorded = try await transactions.record(
                 facts.facts, appID: appID, presenter: Presenter(appUserID: nil, deviceID: nil), attempt: nil)
-            return .ready(notification, recorded, facts.renewals)
+            return .ready(notification, recorded, facts.renewals, facts.appEvents)
         } catch let error as VerifierError where error.isVerdict {
             return .failed(notification, reason: "\(error.code): \(error.detail)")
         } catch {

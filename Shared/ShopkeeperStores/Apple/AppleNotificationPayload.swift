@@ -26,8 +26,41 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
     /// For `RESCIND_CONSENT`: the app and its signed app transaction.
     public var appData: AppData?
 
-    /// The environment is inside `data` (or `summary`, or `appData`; `EXTERNAL_PURCHASE_TOKEN` carries none).
-    public var environment: String? { data?.environment ?? summary?.environment ?? appData?.environment }
+    /// The environment of the part the payload has (``app``).
+    public var environment: String? { app.environment }
+
+    /// The app a notification is about and its environment, read from whichever part the payload has, as Apple's
+    /// `SignedDataVerifier.verifyAndDecodeNotification` reads them: `data`, else `summary`, else
+    /// `externalPurchaseToken` (which names no environment: an `externalPurchaseId` that starts with `SANDBOX` is the
+    /// sandbox's, any other production's), else `appData`.
+    public var app: App {
+        if let data {
+            return App(bundleId: data.bundleId, appAppleId: data.appAppleId, environment: data.environment)
+        }
+        if let summary {
+            return App(bundleId: summary.bundleId, appAppleId: summary.appAppleId, environment: summary.environment)
+        }
+        if let token = externalPurchaseToken {
+            return App(bundleId: token.bundleId, appAppleId: token.appAppleId, environment: token.environment)
+        }
+        if let appData {
+            return App(bundleId: appData.bundleId, appAppleId: appData.appAppleId, environment: appData.environment)
+        }
+        return App(bundleId: nil, appAppleId: nil, environment: nil)
+    }
+
+    /// The app of a notification: its bundle id, App Apple ID and environment (an ``AppleEnvironment`` raw value).
+    public struct App: Equatable, Sendable {
+        public var bundleId: String?
+        public var appAppleId: Int64?
+        public var environment: String?
+
+        public init(bundleId: String?, appAppleId: Int64?, environment: String?) {
+            self.bundleId = bundleId
+            self.appAppleId = appAppleId
+            self.environment = environment
+        }
+    }
 
     public init(
         notificationType: String, subtype: String? = nil, notificationUUID: String, data: Data? = nil,
@@ -136,6 +169,13 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
             self.appAppleId = appAppleId
             self.bundleId = bundleId
         }
+
+        /// The token's environment, which Apple does not write: `Sandbox` when ``externalPurchaseId`` starts with
+        /// `SANDBOX`, else `Production` (Apple's libraries' rule).
+        public var environment: String {
+            externalPurchaseId?.hasPrefix("SANDBOX") == true
+                ? AppleEnvironment.sandbox.rawValue : AppleEnvironment.production.rawValue
+        }
     }
 
     /// The app of a `RESCIND_CONSENT` notification and its signed app transaction.
@@ -144,7 +184,7 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
         public var bundleId: String?
         /// One of ``AppleEnvironment``'s raw values.
         public var environment: String?
-        /// A `JWSAppTransaction`.
+        /// A `JWSAppTransaction` (``AppleAppTransactionPayload``).
         public var signedAppTransactionInfo: String?
 
         public init(
@@ -206,6 +246,8 @@ public enum AppleNotificationSubtype: String, Codable, Sendable, CaseIterable {
     case autoRenewEnabled = "AUTO_RENEW_ENABLED"
     case billingRecovery = "BILLING_RECOVERY"
     case billingRetry = "BILLING_RETRY"
+    /// `EXTERNAL_PURCHASE_TOKEN`: Apple created an external purchase token for the app.
+    case created = "CREATED"
     case downgrade = "DOWNGRADE"
     case failure = "FAILURE"
     case gracePeriod = "GRACE_PERIOD"

@@ -16,9 +16,6 @@ public struct AppleSignedDataVerifier: Sendable {
     /// App Store JWS are about 4 KB; anything far longer is refused before parsing.
     public static let maximumLength = 32 * 1024
 
-    /// One decoder for every payload (Foundation's decoder is safe to share).
-    private static let decoder = JSONDecoder()
-
     private let chainVerifier: X5CVerifier
     private let cache: VerifiedChainCache
 
@@ -54,7 +51,8 @@ public struct AppleSignedDataVerifier: Sendable {
         else { throw .malformed("a segment is not base64url") }
         let payload: Payload
         do {
-            payload = try Self.decoder.decode(Payload.self, from: Data(payloadBytes))
+            // Apple's JSON: dates with fractional milliseconds (Xcode's) decode too.
+            payload = try AppleJSON.decode(Payload.self, from: Data(payloadBytes))
         } catch {
             throw .malformed("the payload is not the expected JSON")
         }

@@ -24,6 +24,43 @@ enum EventOutbox {
             logger: logger)
     }
 
+    /// Writes an app-level event (one that names no customer) unless the app has an event under `key` already;
+    /// returns whether it was new. With a webhook delivery when the app has a webhook, like every event.
+    static func appendAppEvent(
+        _ type: EventType,
+        payload: EventPayload,
+        key: String,
+        appID: String,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> Bool {
+        let document = String(decoding: try JSONBody.encode(payload), as: UTF8.self)
+        let typeName: String = type.rawValue
+        let environment: String? = payload.environment
+        let rows = try await connection.run(
+            AppendOnce.self, try PostgresBindings(appID, key, typeName, environment, document), logger: logger
+        ) { try $0.decode(Int.self) }
+        return !rows.isEmpty
+    }
+
+    private enum AppendOnce: PreparedSQL {
+        static let sql = """
+            WITH event AS (
+                INSERT INTO entitlements.events (app_id, customer_id, app_user_id, idempotency_key, type, environment,
+                    payload)
+                VALUES ($1::text, NULL, NULL, $2::text, $3::text, $4::text, $5::text::jsonb)
+                ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+                RETURNING event_id, app_id
+            ), delivery AS (
+                INSERT INTO entitlements.webhook_deliveries (event_id, app_id)
+                SELECT event.event_id, event.app_id FROM event
+                JOIN entitlements.app_settings s ON s.app_id = event.app_id
+                WHERE s.webhook_url IS NOT NULL
+            )
+            SELECT 1 FROM event
+            """
+    }
+
     private enum Append: PreparedSQL {
         static let sql = """
             WITH event AS (
