@@ -1,0 +1,173 @@
+import Foundation
+
+/// How a purchase ended.
+public enum PurchaseOutcome: Sendable {
+    /// Shopkeeper verified and granted it; the store transaction is finished.
+    case delivered(PurchaseResponse)
+    /// Shopkeeper will never take it (the code says why); the store transaction is finished.
+    case refused(code: String)
+    /// Not delivered yet (an outage, no network): kept unfinished and sent again later. Nothing is lost.
+    case pending(ShopkeeperError)
+}
+
+extension Shopkeeper {
+    /// Buys a catalog product through the device's store with the current user's `appAccountToken`, keeps the
+    /// transaction on disk, and sends its proof. Throws ``ShopkeeperError/purchaseNotCompleted(_:)`` when the user
+    /// cancelled or the purchase waits for approval.
+    public func purchase(productID: String, quantity: Int = 1) async throws(ShopkeeperError) -> PurchaseOutcome {
+        let catalog = try await catalog()
+        guard let item = catalog.product(productID), item.availability == .purchasable,
+            let storeProductID = item.storeProductID
+        else { throw .productUnavailable(productID) }
+        let buyer = state.appUserID
+        let request = DevicePurchaseRequest(
+            storeProductID: storeProductID, productType: item.type, period: item.duration,
+            appAccountToken: AppAccountToken.uuid(forAppUserID: buyer), quantity: quantity)
+        guard let transaction = try await store.purchase(request) else {
+            throw .purchaseNotCompleted(productID)
+        }
+        try keep(transaction, buyer: buyer)
+        return await send(transactionID: transaction.id)
+    }
+
+    /// Sends every kept purchase now, whatever its backoff says (call it when the app comes to the foreground or
+    /// the network returns). Answers what became of each.
+    @discardableResult
+    public func retryPendingPurchases() async -> [String: PurchaseOutcome] {
+        await collectUnfinished()
+        return await drainPendingPurchases(force: true)
+    }
+
+    /// "Restore purchases": sends the proof of everything the store account owns (subscriptions included) and
+    /// answers what the customer owns now. Purchases the store account made for another app user (their
+    /// `appAccountToken` names none of this customer's ids: another user of a shared device) are left out, since
+    /// Shopkeeper refuses the whole restore for one of them (`403 app_account_token_mismatch`).
+    public func restore() async throws(ShopkeeperError) -> CustomerInfo {
+        _ = await retryPendingPurchases()
+        let ids = Set([state.appUserID] + (lastCustomerInfo?.aliases ?? []))
+        let owned = try await store.currentEntitlements().filter { Self.mayRestore($0, forAnyOf: ids) }
+        guard !owned.isEmpty else { return try await customerInfo() }
+        let response = try await api.restore(
+            appUserID: state.appUserID, proofs: owned.map(\.proof), deviceID: state.deviceID,
+            appVersion: configuration.appVersion)
+        guard let customer = response.customer else { return try await customerInfo() }
+        publish(customer)
+        return customer
+    }
+
+    /// Whether a transaction may be restored by a customer with these ids: it carries no account token, or one
+    /// made for one of them.
+    static func mayRestore(_ transaction: DeviceTransaction, forAnyOf appUserIDs: Set<String>) -> Bool {
+        guard let token = transaction.appAccountToken else { return true }
+        return appUserIDs.contains { AppAccountToken.uuid(forAppUserID: $0) == token }
+    }
+
+    // MARK: The queue
+
+    func receive(_ transaction: DeviceTransaction) async {
+        try? keep(transaction, buyer: state.buyer(of: transaction))
+        _ = await send(transactionID: transaction.id)
+    }
+
+    /// Keeps every unfinished transaction of the store that is not kept yet.
+    func collectUnfinished() async {
+        guard let unfinished = try? await store.unfinishedTransactions() else { return }
+        for transaction in unfinished { try? keep(transaction, buyer: state.buyer(of: transaction)) }
+    }
+
+    func keep(_ transaction: DeviceTransaction, buyer: String) throws(ShopkeeperError) {
+        guard !state.pendingPurchases.contains(where: { $0.id == transaction.id }) else { return }
+        state.pendingPurchases.append(
+            PendingPurchase(
+                transaction: transaction, appUserID: buyer, since: Date(), attempts: 0, lastError: nil,
+                notBefore: Date()))
+        try save()
+    }
+
+    func drainPendingPurchases(force: Bool) async -> [String: PurchaseOutcome] {
+        let now = Date()
+        var outcomes: [String: PurchaseOutcome] = [:]
+        for entry in state.pendingPurchases where force || entry.notBefore <= now {
+            outcomes[entry.id] = await send(transactionID: entry.id)
+        }
+        return outcomes
+    }
+
+    /// Sends one kept transaction and acts on the verdict.
+    func send(transactionID: String) async -> PurchaseOutcome {
+        guard let entry = state.pendingPurchases.first(where: { $0.id == transactionID }) else {
+            return .pending(.storage("transaction \(transactionID) is not kept"))
+        }
+        guard !inFlight.contains(transactionID) else { return .pending(.transport("already being sent")) }
+        inFlight.insert(transactionID)
+        defer { inFlight.remove(transactionID) }
+        do throws(ShopkeeperError) {
+            let response = try await api.submitPurchase(
+                entry.transaction.proof, appUserID: entry.appUserID, deviceID: state.deviceID,
+                appVersion: configuration.appVersion)
+            // Recorded, but the catalog does not know the product yet: it is granted once the catalog has it and
+            // the proof comes again, so the transaction stays unfinished (a consumable would be lost otherwise).
+            if response.outcomes.contains(where: { $0.outcome == "unknown_product" }) {
+                return postpone(transactionID, error: .productUnavailable(entry.transaction.storeProductID))
+            }
+            try await store.finish(entry.transaction)
+            for outcome in response.outcomes {
+                if let productID = outcome.productID { state.deliveredProofs[productID] = entry.transaction.proof }
+            }
+            forget(transactionID)
+            if let customer = response.customer { publish(customer) }
+            return .delivered(response)
+        } catch {
+            switch SubmissionVerdict.forError(error) {
+            case .refused(let code):
+                do throws(ShopkeeperError) { try await store.finish(entry.transaction) } catch {
+                    return postpone(transactionID, error: error)
+                }
+                forget(transactionID)
+                refusedTransactions.append(RefusedTransaction(transaction: entry.transaction, code: code))
+                return .refused(code: code)
+            case .delivered, .keep:
+                return postpone(transactionID, error: error)
+            }
+        }
+    }
+
+    private func forget(_ transactionID: String) {
+        state.pendingPurchases.removeAll { $0.id == transactionID }
+        try? save()
+    }
+
+    private func postpone(_ transactionID: String, error: ShopkeeperError) -> PurchaseOutcome {
+        guard let index = state.pendingPurchases.firstIndex(where: { $0.id == transactionID }) else {
+            return .pending(error)
+        }
+        state.pendingPurchases[index].attempts += 1
+        state.pendingPurchases[index].lastError =
+            if case .productUnavailable = error { "unknown_product" } else { error.code ?? "\(error)" }
+        var wait = LocalState.backoff(attempts: state.pendingPurchases[index].attempts)
+        if case .server(_, let retryAfter?) = error { wait = max(wait, retryAfter) }
+        state.pendingPurchases[index].notBefore = Date().addingTimeInterval(wait)
+        try? save()
+        scheduleRetry()
+        return .pending(error)
+    }
+
+    /// While started, sends kept purchases again when their backoff ends.
+    private func scheduleRetry() {
+        guard listener != nil, retryTask == nil,
+            let next = state.pendingPurchases.map(\.notBefore).min()
+        else { return }
+        let wait = max(0, next.timeIntervalSinceNow)
+        retryTask = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+            guard !Task.isCancelled else { return }
+            await self?.retryTick()
+        }
+    }
+
+    private func retryTick() async {
+        retryTask = nil
+        _ = await drainPendingPurchases(force: false)
+        scheduleRetry()
+    }
+}

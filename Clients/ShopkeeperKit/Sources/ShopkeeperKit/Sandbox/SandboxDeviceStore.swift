@@ -1,0 +1,149 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A device that buys at Shopkeeper's sandbox store (`shopkeeper-sandbox-store`) over HTTP: for Linux, tests and
+/// demos. It keeps, like StoreKit, the transactions not finished yet in a file of the device (``deviceDirectory``),
+/// and the store account's purchases in a file of the account (``accountDirectory``): two devices of one user
+/// share the account directory, so a new device can restore.
+public actor SandboxDeviceStore: DeviceStore {
+    /// The sandbox store's URL (`SHOPKEEPER_SANDBOX_URL`).
+    public nonisolated let sandboxURL: URL
+    /// The app's bundle id (App Store) or package name (Google Play).
+    public nonisolated let bundleID: String
+    /// Which store the sandbox plays.
+    public nonisolated let platform: StorePlatform
+    /// This device's own files.
+    public nonisolated let deviceDirectory: URL
+    /// The store account's files (shared by the account's devices).
+    public nonisolated let accountDirectory: URL
+
+    private let exchange: HTTPExchange
+    private let unfinished: JSONFile<[DeviceTransaction]>
+    private let owned: JSONFile<[DeviceTransaction]>
+    private nonisolated let updates: AsyncStream<DeviceTransaction>
+    private nonisolated let updatesContinuation: AsyncStream<DeviceTransaction>.Continuation
+
+    /// A sandbox device. `accountDirectory` defaults to `deviceDirectory` (one device per account).
+    public init(
+        sandboxURL: URL, bundleID: String, platform: StorePlatform = .appStore, deviceDirectory: URL,
+        accountDirectory: URL? = nil, session: URLSession = URLSession(configuration: .ephemeral)
+    ) {
+        self.sandboxURL = sandboxURL
+        self.bundleID = bundleID
+        self.platform = platform
+        self.deviceDirectory = deviceDirectory
+        self.accountDirectory = accountDirectory ?? deviceDirectory
+        self.exchange = HTTPExchange(session: session)
+        self.unfinished = JSONFile(url: deviceDirectory.appendingPathComponent("sandbox-unfinished.json"))
+        self.owned = JSONFile(url: (accountDirectory ?? deviceDirectory).appendingPathComponent("sandbox-account.json"))
+        (self.updates, self.updatesContinuation) = AsyncStream.makeStream(of: DeviceTransaction.self)
+    }
+
+    /// Sandbox purchases are test purchases: the catalog shows development builds' products.
+    public nonisolated func buildKind() async -> BuildKind { .development }
+
+    /// Buys at the sandbox store; the transaction is kept as unfinished before it is returned.
+    public func purchase(_ request: DevicePurchaseRequest) async throws(ShopkeeperError) -> DeviceTransaction? {
+        let transaction = try await buy(request)
+        try unfinished.write((try unfinished.read() ?? []) + [transaction])
+        try owned.write((try owned.read() ?? []) + [transaction])
+        return transaction
+    }
+
+    /// What is not finished yet.
+    public func unfinishedTransactions() async throws(ShopkeeperError) -> [DeviceTransaction] {
+        try unfinished.read() ?? []
+    }
+
+    /// The account's purchases that may still be in force: everything but consumables (Shopkeeper decides what is
+    /// active; a consumable is delivered once, by its purchase).
+    public func currentEntitlements() async throws(ShopkeeperError) -> [DeviceTransaction] {
+        try (owned.read() ?? []).filter { $0.productType != .consumable }
+    }
+
+    /// Removes the transaction from the unfinished ones.
+    public func finish(_ transaction: DeviceTransaction) async throws(ShopkeeperError) {
+        try unfinished.write((try unfinished.read() ?? []).filter { $0.id != transaction.id })
+    }
+
+    /// Transactions that arrive by themselves: see ``deliverExternally(_:)``. One listener (the ``Shopkeeper``).
+    public nonisolated func transactionUpdates() -> AsyncStream<DeviceTransaction> { updates }
+
+    /// Buys at the sandbox store as if on another device or by Ask to Buy: the transaction is unfinished here and
+    /// arrives through ``transactionUpdates()``, not as a purchase's answer.
+    public func deliverExternally(_ request: DevicePurchaseRequest) async throws(ShopkeeperError) -> DeviceTransaction {
+        guard let transaction = try await purchase(request) else { throw .deviceStore("no transaction") }
+        updatesContinuation.yield(transaction)
+        return transaction
+    }
+
+    // MARK: The sandbox store's control API
+
+    private func buy(_ request: DevicePurchaseRequest) async throws(ShopkeeperError) -> DeviceTransaction {
+        switch platform {
+        case .playStore:
+            let kind: PlayPurchaseKind = request.productType == .autoRenewable ? .subscription : .product
+            var body: [String: Any] = [
+                "package_name": bundleID, "product_id": request.storeProductID, "type": kind.rawValue,
+                "quantity": request.quantity, "obfuscated_account_id": request.appAccountToken.uuidString.lowercased(),
+            ]
+            if kind == .subscription { body["period"] = request.period ?? "P1M" }
+            let answer = try await post("/sandbox/google/purchases", body)
+            guard let token = answer["purchase_token"] as? String, let order = answer["order_id"] as? String else {
+                throw .deviceStore("the sandbox store's answer has no purchase token")
+            }
+            return DeviceTransaction(
+                id: order, storeProductID: request.storeProductID,
+                proof: .playPurchase(token: token, productID: request.storeProductID, kind: kind),
+                appAccountToken: request.appAccountToken, productType: request.productType)
+        default:
+            var body: [String: Any] = [
+                "bundle_id": bundleID, "product_id": request.storeProductID,
+                "type": SandboxDeviceStore.appleType(of: request.productType), "quantity": request.quantity,
+                "environment": "Sandbox", "app_account_token": request.appAccountToken.uuidString.lowercased(),
+            ]
+            if request.productType == .autoRenewable { body["period"] = request.period ?? "P1M" }
+            let answer = try await post("/sandbox/apple/transactions", body)
+            guard let id = answer["transaction_id"] as? String, let jws = answer["signed_transaction"] as? String else {
+                throw .deviceStore("the sandbox store's answer has no signed transaction")
+            }
+            return DeviceTransaction(
+                id: id, storeProductID: request.storeProductID, proof: .signedTransaction(jws),
+                appAccountToken: request.appAccountToken, productType: request.productType)
+        }
+    }
+
+    /// Apple's product type names, as the sandbox store takes them.
+    static func appleType(of type: ProductType) -> String {
+        switch type {
+        case .consumable: "Consumable"
+        case .autoRenewable: "Auto-Renewable Subscription"
+        case .nonRenewing: "Non-Renewing Subscription"
+        default: "Non-Consumable"
+        }
+    }
+
+    private func post(_ path: String, _ body: [String: Any]) async throws(ShopkeeperError) -> [String: Any] {
+        var base = sandboxURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        guard let url = URL(string: base + path) else { throw .deviceStore("bad sandbox URL \(base)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        do { request.httpBody = try JSONSerialization.data(withJSONObject: body) } catch {
+            throw .deviceStore("\(error)")
+        }
+        let answer = try await exchange.send(request)
+        guard (200...299).contains(answer.status),
+            let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+        else {
+            throw .deviceStore(
+                "the sandbox store answered \(answer.status): \(String(decoding: answer.body.prefix(300), as: UTF8.self))"
+            )
+        }
+        return object
+    }
+}

@@ -1,0 +1,86 @@
+#if canImport(StoreKit)
+    import Foundation
+    import StoreKit
+
+    /// The App Store on an Apple device, through StoreKit 2. Kept small on purpose: every value is mapped by
+    /// ``StoreKitMapping``, which is tested on every platform.
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+    public struct StoreKitDeviceStore: DeviceStore {
+        /// The App Store.
+        public var platform: StorePlatform { .appStore }
+
+        /// StoreKit's device store.
+        public init() {}
+
+        /// Development for sandbox, TestFlight and Xcode builds (from `AppTransaction` where it exists).
+        public func buildKind() async -> BuildKind {
+            if #available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *) {
+                if let result = try? await AppTransaction.shared {
+                    return StoreKitMapping.buildKind(
+                        environment: result.unsafePayloadValue.environment.rawValue, receiptFileName: nil)
+                }
+            }
+            return StoreKitMapping.buildKind(
+                environment: nil, receiptFileName: Bundle.main.appStoreReceiptURL?.lastPathComponent)
+        }
+
+        /// Buys with `appAccountToken` (and quantity for consumables).
+        public func purchase(_ request: DevicePurchaseRequest) async throws(ShopkeeperError) -> DeviceTransaction? {
+            do {
+                guard let product = try await Product.products(for: [request.storeProductID]).first else {
+                    throw ShopkeeperError.productUnavailable(request.storeProductID)
+                }
+                var options: Set<Product.PurchaseOption> = [.appAccountToken(request.appAccountToken)]
+                if let quantity = StoreKitMapping.purchaseQuantity(request) { options.insert(.quantity(quantity)) }
+                switch try await product.purchase(options: options) {
+                case .success(let result): return Self.map(result)
+                case .userCancelled, .pending: return nil
+                @unknown default: return nil
+                }
+            } catch let error as ShopkeeperError {
+                throw error
+            } catch {
+                throw .deviceStore(String(describing: error))
+            }
+        }
+
+        /// `Transaction.unfinished`.
+        public func unfinishedTransactions() async throws(ShopkeeperError) -> [DeviceTransaction] {
+            var found: [DeviceTransaction] = []
+            for await result in Transaction.unfinished { found.append(Self.map(result)) }
+            return found
+        }
+
+        /// `Transaction.currentEntitlements`: non-consumables and subscriptions in force.
+        public func currentEntitlements() async throws(ShopkeeperError) -> [DeviceTransaction] {
+            var found: [DeviceTransaction] = []
+            for await result in Transaction.currentEntitlements { found.append(Self.map(result)) }
+            return found
+        }
+
+        /// Finishes the unfinished transaction with this id.
+        public func finish(_ transaction: DeviceTransaction) async throws(ShopkeeperError) {
+            for await result in Transaction.unfinished where String(result.unsafePayloadValue.id) == transaction.id {
+                await result.unsafePayloadValue.finish()
+            }
+        }
+
+        /// `Transaction.updates`.
+        public func transactionUpdates() -> AsyncStream<DeviceTransaction> {
+            AsyncStream { continuation in
+                let task = Task {
+                    for await result in Transaction.updates { continuation.yield(Self.map(result)) }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        }
+
+        static func map(_ result: VerificationResult<Transaction>) -> DeviceTransaction {
+            let transaction = result.unsafePayloadValue
+            return StoreKitMapping.deviceTransaction(
+                id: transaction.id, productID: transaction.productID, jwsRepresentation: result.jwsRepresentation,
+                appAccountToken: transaction.appAccountToken, productTypeRawValue: transaction.productType.rawValue)
+        }
+    }
+#endif
