@@ -84,7 +84,10 @@ package struct RemoteProblem: ProblemError, Equatable {
         self.problem = problem
     }
 
-    package var status: HTTPResponse.Status { HTTPResponse.Status(code: problem.status) }
+    /// The sibling's status with its title as the reason phrase (which titles the problem passed on).
+    package var status: HTTPResponse.Status {
+        HTTPResponse.Status(code: problem.status, reasonPhrase: problem.title)
+    }
     package var code: String { problem.code }
     package var detail: String { problem.detail }
     package var fieldProblems: [FieldProblem] { problem.errors ?? [] }

@@ -82,6 +82,8 @@ struct FactApplyStateTests {
             let second = try await harness.purchase(signedTransaction: jws, user: "someone-else")
             #expect(second.status == .conflict)
             #expect(second.problemCode == "already_owned_by_other_customer")
+            // Passed on from entitlements as it was answered, its title included.
+            #expect(second.text.contains(#""title":"Conflict""#), "\(second.text)")
             // The refusal was of someone-else's presentation, not of the fact: it stays the buyer's, never
             // `refused` (the background sweep marks it `applied` once its grace has passed).
             let (user, _, state) = try await Self.recorded(id, appID: harness.appID)
