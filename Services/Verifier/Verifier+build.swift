@@ -100,6 +100,11 @@ func buildRouter(
             requiredGoogleTokenURI: settings.service.environment == .production ? googleTokenURI : nil
         ).endpoints,
         atPath: "/v1/admin/stores")
+    router.addRoutes(
+        OrderLookupController(
+            credentials: components.credentials, apple: components.service.apple, database: database, logger: logger
+        ).endpoints,
+        atPath: "/v1/admin/stores")
     return router
 }
 

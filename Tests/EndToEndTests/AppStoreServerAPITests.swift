@@ -40,6 +40,47 @@ import Testing
         }
     }
 
+    @Test func supportFindsAnOrdersTransactionsAndTheirCustomerByTheOrderID() async throws {
+        try await StoreWorld.run { world in
+            try await world.configureApple(apiKey: true)
+            let bought = try await world.sandbox(
+                .POST, "/sandbox/apple/transactions",
+                ["bundle_id": world.bundleID, "product_id": "garden", "type": "Non-Consumable"])
+            let orderID = try #require(bought["order_id"] as? String)
+            let transactionID = try #require(bought["transaction_id"] as? String)
+            let jws = try #require(bought["signed_transaction"] as? String)
+
+            // Before anyone presented it: the order's transaction, and no customer yet.
+            let unclaimed = try await world.verifier(.GET, "/v1/admin/stores/apple/orders/\(orderID)", kind: .secret)
+            #expect(unclaimed.status == 200, "\(unclaimed.json)")
+            let listed = unclaimed["transactions"] as? [[String: Any]] ?? []
+            #expect(listed.map { $0["transaction_id"] as? String } == [transactionID])
+            #expect((unclaimed["customers"] as? [Any])?.isEmpty == true)
+
+            #expect(
+                try await world.verifier(.POST, "/v1/purchases", ["app_user_id": "gwen", "signed_transaction": jws])
+                    .status == 200)
+            let found = try await world.verifier(.GET, "/v1/admin/stores/apple/orders/\(orderID)", kind: .secret)
+            let customers = found["customers"] as? [[String: Any]] ?? []
+            #expect(customers.count == 1, "\(found.json)")
+            #expect(customers.first?["app_user_ids"] as? [String] == ["gwen"])
+            #expect(customers.first?["original_transaction_ids"] as? [String] == [transactionID])
+
+            let unknown = try await world.verifier(.GET, "/v1/admin/stores/apple/orders/NOSUCHORDER", kind: .secret)
+            #expect(unknown.status == 404)
+            #expect(unknown["code"] as? String == "order_not_found")
+            let odd = try await world.verifier(.GET, "/v1/admin/stores/apple/orders/not-an-order", kind: .secret)
+            #expect(odd.status == 404)
+            let publicKey = try await world.verifier(.GET, "/v1/admin/stores/apple/orders/\(orderID)")
+            #expect(publicKey.status == 403)
+            let otherStore = try await world.verifier(.GET, "/v1/admin/stores/google/orders/\(orderID)", kind: .secret)
+            #expect(otherStore.status == 404)
+            // The Apple settings' own route beside it still answers.
+            #expect(try await world.verifier(.GET, "/v1/admin/stores", kind: .secret).status == 200)
+            try await world.configureApple(apiKey: true)
+        }
+    }
+
     @Test func aKeyAppleDoesNotKnowIsACredentialsProblemNotAnInvalidProof() async throws {
         try await StoreWorld.run { world in
             try await world.configureApple(apiKey: true)

@@ -45,6 +45,26 @@ struct AppStoreServerAPIClient: Sendable {
         return pages
     }
 
+    /// `GET /inApps/v1/lookup/{orderId}` (Look Up Order ID): the signed transactions of the order a customer quotes
+    /// from Apple's email receipt, from the first environment the app accepts that knows it; none when none does.
+    func lookUpOrder(_ orderID: String, credentials: AppleCredentials, key: AppStoreAPIKey)
+        async throws(VerifierError) -> [String]
+    {
+        var environments = credentials.environments.filter { $0 == .production }
+        if credentials.environments.contains(.sandbox) { environments.append(.sandbox) }
+        for environment in environments {
+            let url = baseURL(environment) + "/inApps/v1/lookup/\(orderID.pathSegmentEscaped)"
+            let answer = try await call(url, credentials: credentials, key: key)
+            guard answer.status == 200 else { throw Self.verdict(answer) }
+            guard let decoded = try? JSONDecoder().decode(AppStoreOrderLookupResponse.self, from: answer.data) else {
+                throw .storeUnavailable(store: "App Store", reason: "an unreadable answer", retryAfterSeconds: 5)
+            }
+            let signed = decoded.signedTransactions ?? []
+            if decoded.status == AppStoreOrderLookupStatus.valid.rawValue, !signed.isEmpty { return signed }
+        }
+        return []
+    }
+
     /// `GET /inApps/v1/subscriptions/{id}` (Get All Subscription Statuses) in the subscription's environment: the
     /// latest signed transaction, renewal info and status of each of the customer's subscriptions.
     func subscriptionStatuses(
