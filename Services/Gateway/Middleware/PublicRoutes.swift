@@ -65,7 +65,7 @@ struct PublicRoutes: Sendable {
         Template("/v1/admin/purchases/{store}/{original_transaction_id}/devices", [.delete]),
         Template("/v1/admin/stores", [.get]),
         Template("/v1/admin/stores/{store}", [.put, .delete]),
-        Template("/v1/admin/stores/apple/orders/{order_id}", [.get]),
+        Template("/v1/admin/stores/{store}/orders/{order_id}", [.get]),
         Template("/v1/admin/keys", [.get, .post]),
         Template("/v1/admin/keys/{key_id}", [.delete]),
         Template("/v1/admin/customer-boundary", [.get, .put]),
