@@ -101,6 +101,7 @@ struct PublicRoutes: Sendable {
         Template("/v1/admin/audit-log", [.get]),
         Template("/v1/admin/customers", [.get]),
         Template("/v1/customers/{app_user_id}/explain", [.get]),
+        Template("/v1/customers/{app_user_id}/content/devices", [.get]),
         Template("/health/live", [.get]),
         Template("/health/ready", [.get]),
     ])
