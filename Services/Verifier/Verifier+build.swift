@@ -101,7 +101,8 @@ func buildRouter(
         ).endpoints,
         atPath: "/v1/admin/stores")
     OfferSignatureController(
-        service: OfferSigningService(credentials: components.credentials, entitlements: components.projections.entitlements),
+        service: OfferSigningService(
+            credentials: components.credentials, entitlements: components.projections.entitlements),
         maxBodyBytes: settings.service.maxBodyBytes
     ).addRoutes(to: router)
     router.addRoutes(

@@ -139,7 +139,8 @@ import Testing
 
             // A restore carries the app transaction with the other proofs: presented first, so the answer's customer
             // owns both what it proves and what the transactions bought.
-            let restoredFull = try await appTransaction(bundle: "com.shopkeeper.demo.garden.full", originalVersion: "3.0")
+            let restoredFull = try await appTransaction(
+                bundle: "com.shopkeeper.demo.garden.full", originalVersion: "3.0")
             let (restoreStatus, restoreAnswer) = try await purchase(
                 ["signed_app_transaction": restoredFull, "signed_transactions": [apple["signed_transaction"] ?? ""]],
                 path: "/v1/customers/alice/restore")
@@ -155,7 +156,8 @@ import Testing
                 path: "/v1/customers/alice/restore")
             #expect(strangerRestoreStatus == 200, "\(strangerRestore)")
             let rejectedProofs = strangerRestore["rejected"] as? [[String: Any]] ?? []
-            #expect(rejectedProofs.map { $0["pointer"] as? String } == ["/signed_app_transaction"], "\(strangerRestore)")
+            #expect(
+                rejectedProofs.map { $0["pointer"] as? String } == ["/signed_app_transaction"], "\(strangerRestore)")
             #expect(rejectedProofs.first?["code"] as? String == "wrong_bundle_id")
             #expect(strangerRestore["app_transaction"] == nil)
             // An app transaction alone is a restore too.

@@ -25,7 +25,8 @@ extension PurchaseService {
                     jws, appUserID: appUserID, source: .restore, appID: appID, requestID: requestID)
                 appTransaction = (AppTransactionResult(facts: facts, outcome: answer.outcome), answer.customer)
             } catch let error as VerifierError where error.isVerdict {
-                rejected.append(RejectedProof(pointer: "/signed_app_transaction", code: error.code, detail: error.detail))
+                rejected.append(
+                    RejectedProof(pointer: "/signed_app_transaction", code: error.code, detail: error.detail))
             } catch let verdict as RemoteProblem where (400..<500).contains(verdict.status.code) {
                 rejected.append(
                     RejectedProof(pointer: "/signed_app_transaction", code: verdict.code, detail: verdict.detail))

@@ -15,7 +15,8 @@ struct OfferSignatureController {
             try PurchaseController.checkAppUserID(user, pointer: "app_user_id")
             let body = try await JSONBody.decode(OfferSignatureRequest.self, from: request, limit: maxBodyBytes)
             try Self.validate(body)
-            let answer = try await service.sign(body, appUserID: user, appID: caller.appID, requestID: context.requestID)
+            let answer = try await service.sign(
+                body, appUserID: user, appID: caller.appID, requestID: context.requestID)
             return try JSONBody.response(answer, headers: [.cacheControl: "no-store"])
         }
     }
