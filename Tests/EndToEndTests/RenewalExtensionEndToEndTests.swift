@@ -90,6 +90,38 @@ import Testing
         }
     }
 
+    /// Apple's `RENEWAL_EXTENDED` alone (an extension made elsewhere, in App Store Connect, say) moves the expiry: the
+    /// verifier keeps the later end of a transaction it had recorded.
+    @Test func aRenewalExtendedNotificationMovesTheExpiry() async throws {
+        try await NotifiedStoreWorld.run(products: Self.products, apiKey: false) { notified in
+            let world = notified.world
+            let bought = try await world.sandbox(
+                .POST, "/sandbox/apple/transactions",
+                [
+                    "bundle_id": world.bundleID, "product_id": "pro.monthly", "type": "Auto-Renewable Subscription",
+                    "period": "P1M",
+                ])
+            let original = try #require(bought["original_transaction_id"] as? String)
+            let jws = try #require(bought["signed_transaction"] as? String)
+            #expect(
+                try await world.verifier(.POST, "/v1/purchases", ["app_user_id": "max", "signed_transaction": jws])
+                    .status == 200)
+            let start = try #require(try await expiry(world, "max"))
+            let extended = try await world.sandbox(
+                .POST, "/sandbox/apple/subscriptions/\(original)/extend", ["days": 10])
+            #expect(extended["result"] as? String == "renewal_extended", "\(extended.json)")
+            let moved = try await NotifiedStoreWorld.eventually({ try await expiry(world, "max") }) {
+                $0 == start.addingTimeInterval(10 * 86_400)
+            }
+            #expect(moved == start.addingTimeInterval(10 * 86_400))
+            // An older proof presented again does not take the extension back.
+            #expect(
+                try await world.verifier(.POST, "/v1/purchases", ["app_user_id": "max", "signed_transaction": jws])
+                    .status == 200)
+            #expect(try await expiry(world, "max") == start.addingTimeInterval(10 * 86_400))
+        }
+    }
+
     @Test func badExtensionRequestsAreRefusedClearly() async throws {
         try await StoreWorld.run { world in
             try await world.configureApple(apiKey: true)
