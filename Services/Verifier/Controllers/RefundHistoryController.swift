@@ -114,9 +114,9 @@ struct RefundHistoryController {
             headers: [.cacheControl: "no-store"])
     }
 
-    /// Apple's transaction ids are digits.
+    /// Apple's transaction ids are digits (an unsigned 64-bit number at most).
     static func isTransactionID(_ text: String) -> Bool {
-        (1...32).contains(text.utf8.count) && text.utf8.allSatisfy { (0x30...0x39).contains($0) }
+        (1...20).contains(text.utf8.count) && text.utf8.allSatisfy { (0x30...0x39).contains($0) }
     }
 
     /// The customer's App Store purchases to ask Apple with: the newest purchase of each original transaction, newest

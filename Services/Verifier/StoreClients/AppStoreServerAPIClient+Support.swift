@@ -29,7 +29,14 @@ extension AppStoreServerAPIClient {
                 var url = baseURL(environment) + "/inApps/v2/refund/lookup/\(transactionID.pathSegmentEscaped)"
                 if let revision { url += "?revision=\(revision.pathSegmentEscaped)" }
                 let answer = try await call(url, credentials: credentials, key: key)
-                if answer.status == 404, pages == 0, Self.errorCode(answer) == Self.transactionNotFound { break }
+                // Not this environment's transaction (or not a transaction id Apple accepts at all).
+                if pages == 0,
+                    answer.status == 400
+                        || (answer.status == 404
+                            && Self.errorCode(answer) == Self.transactionNotFound)
+                {
+                    break
+                }
                 let page: AppStoreRefundHistoryResponse = try Self.decoded(answer)
                 signed += page.signedTransactions ?? []
                 pages += 1
