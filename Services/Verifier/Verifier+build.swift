@@ -39,7 +39,12 @@ func buildApplication(
         settings: settings.service,
         database: database,
         migrations: VerifierMigrations.runner,
-        services: [worker, notifications, reconciler, HTTPClientService(client: httpClient)],
+        services: [
+            worker, notifications, reconciler,
+            components.notificationRecoveryJob(
+                settings: settings, database: database, startup: startup, logger: logger),
+            HTTPClientService(client: httpClient),
+        ],
         startup: startup,
         logger: logger
     )
@@ -110,6 +115,7 @@ func buildRouter(
             credentials: components.credentials, apple: components.service.apple, database: database, logger: logger
         ).endpoints,
         atPath: "/v1/admin/stores")
+    components.addAppStoreSupportRoutes(to: router, settings: settings, database: database, logger: logger)
     return router
 }
 

@@ -32,6 +32,8 @@ import X509
 /// | `SHOPKEEPER_RECONCILE_INTERVAL_SECONDS` | `60` | how often an idle replica looks for stale subscriptions to ask the store about |
 /// | `SHOPKEEPER_RECONCILE_AFTER_SECONDS` | `300` | how long after a period's end with no word from the store a subscription counts as stale |
 /// | `SHOPKEEPER_RECONCILE_BACKOFF_SECONDS` | `600` | the pause after the first check of a stale period end; it doubles with each further check, up to a day |
+/// | `SHOPKEEPER_NOTIFICATION_RECOVERY_INTERVAL_SECONDS` | `900` | how often each app's App Store notification history is read for notifications that never arrived (apps with an App Store Server API key) |
+/// | `SHOPKEEPER_NOTIFICATION_RECOVERY_OVERLAP_SECONDS` | `600` | how far before the last seen notification time each read starts again |
 ///
 /// In production only Apple's and Google's own URLs and only Apple Root CA - G3 are accepted, so a
 /// production verifier can never trust the sandbox store.
@@ -56,6 +58,7 @@ struct VerifierSettings: Sendable {
     var applyTimeout: Duration
     var applyRetryInterval: Duration
     var reconciler: ReconcilerSettings
+    var notificationRecovery: NotificationRecoverySettings
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> VerifierSettings
@@ -111,7 +114,12 @@ struct VerifierSettings: Sendable {
                 after: try environment.seconds(
                     "SHOPKEEPER_RECONCILE_AFTER_SECONDS", default: .seconds(300), in: 0...604_800),
                 backoff: try environment.seconds(
-                    "SHOPKEEPER_RECONCILE_BACKOFF_SECONDS", default: .seconds(600), in: 0.05...86_400))
+                    "SHOPKEEPER_RECONCILE_BACKOFF_SECONDS", default: .seconds(600), in: 0.05...86_400)),
+            notificationRecovery: NotificationRecoverySettings(
+                interval: try environment.seconds(
+                    "SHOPKEEPER_NOTIFICATION_RECOVERY_INTERVAL_SECONDS", default: .seconds(900), in: 0.05...86_400),
+                overlap: try environment.seconds(
+                    "SHOPKEEPER_NOTIFICATION_RECOVERY_OVERLAP_SECONDS", default: .seconds(600), in: 0...86_400))
         )
     }
 

@@ -107,13 +107,13 @@ struct StoreWorld {
     @discardableResult
     func call(
         _ service: ServiceProcess, _ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil,
-        kind: APIKeyKind = .public
+        kind: APIKeyKind = .public, headers extra: [(String, String)] = []
     ) async throws -> Answer {
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         let headers = TestEnvironment.signedHeaders(
             method: method.rawValue, pathAndQuery: path, caller: InternalCaller(appID: appID, keyKind: kind), body: data
         )
-        return try await Self.send(method, service.baseURL + path, data: data, headers: headers)
+        return try await Self.send(method, service.baseURL + path, data: data, headers: headers + extra)
     }
 
     /// Imports `products` (catalog JSON objects) as this world's catalog.

@@ -183,5 +183,50 @@ enum VerifierMigrations {
                     WHERE apply_state = 'refused';
                 """
         ),
+        Migration(
+            "0009_app_store_support",
+            sql: """
+                -- The App Store notification recovery job's cursor: per app and Apple environment, Apple's history is
+                -- read completely up to checked_until (the last seen notification time). A claim pushes next_run_at
+                -- past a lease, so one replica reads an app at a time and a crashed one's claim returns.
+                CREATE TABLE verifier.notification_recovery (
+                    app_id text NOT NULL,
+                    environment text NOT NULL CHECK (environment IN ('production', 'sandbox')),
+                    checked_until timestamptz,
+                    last_recovered_at timestamptz,
+                    recovered bigint NOT NULL DEFAULT 0,
+                    next_run_at timestamptz NOT NULL DEFAULT now(),
+                    last_run_at timestamptz,
+                    last_error text,
+                    PRIMARY KEY (app_id, environment)
+                );
+                CREATE INDEX notification_recovery_due ON verifier.notification_recovery (next_run_at);
+
+                -- Renewal-date extensions asked of Apple, once per app and Idempotency-Key: the key's request
+                -- identifier, Apple's expiry before the first attempt, and the final outcome, answered again to a retry.
+                CREATE TABLE verifier.renewal_extensions (
+                    app_id text NOT NULL,
+                    idempotency_key text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    environment text NOT NULL,
+                    extend_by_days integer NOT NULL CHECK (extend_by_days BETWEEN 1 AND 90),
+                    reason_code integer NOT NULL CHECK (reason_code BETWEEN 0 AND 3),
+                    request_identifier uuid NOT NULL UNIQUE,
+                    state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'succeeded', 'refused')),
+                    expires_before timestamptz,
+                    effective_date timestamptz,
+                    web_order_line_item_id text,
+                    error_code text,
+                    apple_error_code bigint,
+                    error_detail text,
+                    leased_until timestamptz NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    finished_at timestamptz,
+                    PRIMARY KEY (app_id, idempotency_key)
+                );
+                CREATE INDEX renewal_extensions_by_subscription
+                    ON verifier.renewal_extensions (app_id, original_transaction_id, created_at);
+                """
+        ),
     ]
 }

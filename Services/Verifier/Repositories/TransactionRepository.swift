@@ -10,7 +10,8 @@ protocol TransactionRepository: Sendable {
     /// Records `facts` for `appID` and the successful `attempt` that proved them (none for a store notification),
     /// atomically, once per
     /// (store, transaction id), and returns each as recorded. Recording the same fact again returns the
-    /// first recording, except that a revocation, once known, is kept. Throws
+    /// first recording, except that a revocation, once known, is kept, and a later period end of a transaction in
+    /// force (a renewal-date extension) replaces the earlier one. Throws
     /// ``VerifierError/transactionOfAnotherApp(_:)`` when a transaction is another app's.
     func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter, attempt: VerificationAttempt?)
         async throws -> [StoreTransaction]
@@ -152,11 +153,19 @@ struct TransactionPostgresRepository: TransactionRepository {
                         WHEN excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity')
                             THEN excluded.revocation_reason
                         END,
+                    -- The store moved the period's end of a transaction in force (Apple's renewal-date extension):
+                    -- the later end is kept, and an older proof presented afterwards does not take it back.
+                    expires_date = CASE
+                        WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NULL
+                            AND excluded.expires_date > t.expires_date THEN excluded.expires_date
+                        ELSE t.expires_date END,
                     fact = CASE
                         WHEN t.revocation_date <= excluded.revocation_reversed_at THEN excluded.fact
                         WHEN t.revocation_date IS NULL
                             AND excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity')
                             THEN excluded.fact
+                        WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NULL
+                            AND excluded.expires_date > t.expires_date THEN excluded.fact
                         ELSE t.fact END
                 WHERE t.app_id = excluded.app_id
                 RETURNING fact
