@@ -33,6 +33,15 @@ import X509
 /// | `SHOPKEEPER_RECONCILE_AFTER_SECONDS` | `300` | how long after a period's end with no word from the store a subscription counts as stale |
 /// | `SHOPKEEPER_RECONCILE_BACKOFF_SECONDS` | `600` | the pause after the first check of a stale period end; it doubles with each further check, up to a day |
 ///
+/// Google Play's own jobs:
+///
+/// | variable | default | meaning |
+/// | --- | --- | --- |
+/// | `SHOPKEEPER_GOOGLE_VOIDED_POLL_SECONDS` | `600` | how often each app with Google credentials has its voided purchases (`purchases.voidedpurchases.list`) read and applied |
+///
+/// Consuming granted consumables (an app's `consume_consumables`) is retried like the background apply, every
+/// `SHOPKEEPER_APPLY_RETRY_SECONDS` at first.
+///
 /// In production only Apple's and Google's own URLs and only Apple Root CA - G3 are accepted, so a
 /// production verifier can never trust the sandbox store.
 struct VerifierSettings: Sendable {
@@ -56,6 +65,8 @@ struct VerifierSettings: Sendable {
     var applyTimeout: Duration
     var applyRetryInterval: Duration
     var reconciler: ReconcilerSettings
+    /// How often each app's Play voided purchases are polled.
+    var googleVoidedPollInterval: Duration
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> VerifierSettings
@@ -81,6 +92,8 @@ struct VerifierSettings: Sendable {
             throw ConfigurationError(
                 variable: "SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS", reason: "must be false in production")
         }
+        let googleVoidedPollInterval = try environment.seconds(
+            "SHOPKEEPER_GOOGLE_VOIDED_POLL_SECONDS", default: .seconds(600), in: 0.05...86_400)
         return VerifierSettings(
             service: service,
             masterKey: try environment.secret(
@@ -111,7 +124,8 @@ struct VerifierSettings: Sendable {
                 after: try environment.seconds(
                     "SHOPKEEPER_RECONCILE_AFTER_SECONDS", default: .seconds(300), in: 0...604_800),
                 backoff: try environment.seconds(
-                    "SHOPKEEPER_RECONCILE_BACKOFF_SECONDS", default: .seconds(600), in: 0.05...86_400))
+                    "SHOPKEEPER_RECONCILE_BACKOFF_SECONDS", default: .seconds(600), in: 0.05...86_400)),
+            googleVoidedPollInterval: googleVoidedPollInterval
         )
     }
 

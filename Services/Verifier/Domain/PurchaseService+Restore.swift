@@ -16,6 +16,7 @@ extension PurchaseService {
         let presenter = Presenter(appUserID: appUserID, deviceID: request.deviceID)
         var recorded: [StoreTransaction] = []
         var rejected: [RejectedProof] = []
+        var consumes = false
         for (pointer, proof) in proofs {
             let start = ContinuousClock.now
             do {
@@ -25,6 +26,7 @@ extension PurchaseService {
                     requestID: requestID, since: start)
                 recorded += try await transactions.record(facts, appID: appID, presenter: presenter, attempt: entry)
                 await acknowledge(facts, appID: appID)
+                consumes = consumes || facts.contains { $0.consumption != nil }
             } catch let error as VerifierError {
                 await transactions.log(
                     .failed(
@@ -38,6 +40,7 @@ extension PurchaseService {
         let unique = recorded.filter { seen.insert("\($0.store.rawValue)/\($0.transactionID)").inserted }
         let applied = try await apply(
             unique, appID: appID, presenter: presenter, source: .restore, requestID: requestID)
+        if consumes { await consumer?.consumeNow(unique, appID: appID) }
         return RestoreResponse(
             transactions: unique, outcomes: applied.outcomes, rejected: rejected, customer: applied.customer)
     }
