@@ -62,6 +62,11 @@ struct VoidedPurchasesPoller: Service {
         }
         for lease in claimed {
             let (pause, failure) = await poll(lease)
+            if let failure {
+                logger.warning(
+                    "voided Play purchases not read; polling again later",
+                    metadata: ["app_id": "\(lease.appID)", "reason": "\(failure)"])
+            }
             do {
                 try await cursors.release(lease, pause: pause, error: failure)
             } catch {
