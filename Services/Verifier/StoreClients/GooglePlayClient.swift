@@ -109,13 +109,10 @@ struct GooglePlayClient: Sendable {
             var request = HTTPClientRequest(url: url)
             request.method = method
             request.headers.add(name: "authorization", value: "Bearer \(accessToken)")
-            if method == .POST {
-                if let body {
-                    request.headers.add(name: "content-type", value: "application/json")
-                    request.body = .bytes(ByteBuffer(string: body))
-                } else {
-                    request.headers.add(name: "content-length", value: "0")
-                }
+            // Without a body AsyncHTTPClient sends `Content-Length: 0`, as a POST needs.
+            if method == .POST, let body {
+                request.headers.add(name: "content-type", value: "application/json")
+                request.body = .bytes(ByteBuffer(string: body))
             }
             let answer = try await http.sendSorted(request, what: "the Play Developer API")
             if answer.status == 401 {
