@@ -120,6 +120,11 @@ func buildRouter(
             requiredGoogleTokenURI: settings.service.environment == .production ? googleTokenURI : nil
         ).endpoints,
         atPath: "/v1/admin/stores")
+    OfferSignatureController(
+        service: OfferSigningService(
+            credentials: components.credentials, entitlements: components.projections.entitlements),
+        maxBodyBytes: settings.service.maxBodyBytes
+    ).addRoutes(to: router)
     router.addRoutes(
         OrderLookupController(
             credentials: components.credentials, apple: components.service.apple, database: database, logger: logger

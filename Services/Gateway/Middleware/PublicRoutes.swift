@@ -61,6 +61,7 @@ struct PublicRoutes: Sendable {
         Template("/v1/customers/{app_user_id}/history", [.get]),
         Template("/v1/customers/{app_user_id}/trial", [.get, .post]),
         Template("/v1/customers/{app_user_id}/eligibility", [.get]),
+        Template("/v1/customers/{app_user_id}/offer-signatures", [.post]),
         Template("/v1/customers/{app_user_id}/content/reset", [.post]),
         Template("/v1/admin/purchases/{store}/{original_transaction_id}/devices", [.delete]),
         Template("/v1/admin/stores", [.get]),
