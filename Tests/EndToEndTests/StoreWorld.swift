@@ -140,12 +140,15 @@ struct StoreWorld {
         guard saved.status == 200 else { throw ServiceProcess.Failure("apple credentials: \(saved.json)") }
     }
 
-    /// Gives the app Google credentials: a service account made by the sandbox.
-    func configureGoogle(environments: [String] = ["production", "sandbox"]) async throws {
+    /// Gives the app Google credentials: a service account made by the sandbox, with `extra` settings
+    /// (`consume_consumables`, `push_token`).
+    func configureGoogle(environments: [String] = ["production", "sandbox"], extra: [String: Any] = [:]) async throws {
         let account = try await sandbox(.POST, "/sandbox/google/service-accounts", ["package_name": packageName])
-        let saved = try await verifier(
-            .PUT, "/v1/admin/stores/google",
-            ["package_name": packageName, "service_account": account.json, "environments": environments], kind: .secret)
+        var body: [String: Any] = [
+            "package_name": packageName, "service_account": account.json, "environments": environments,
+        ]
+        body.merge(extra) { _, new in new }
+        let saved = try await verifier(.PUT, "/v1/admin/stores/google", body, kind: .secret)
         guard saved.status == 200 else { throw ServiceProcess.Failure("google credentials: \(saved.json)") }
     }
 

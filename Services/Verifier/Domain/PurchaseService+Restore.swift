@@ -18,6 +18,7 @@ extension PurchaseService {
         let presenter = Presenter(appUserID: appUserID, deviceID: request.deviceID)
         var recorded: [StoreTransaction] = []
         var rejected: [RejectedProof] = []
+        var consumes = false
         var appTransaction: (result: AppTransactionResult, customer: CustomerInfo)?
         if let jws = request.signedAppTransaction {
             do {
@@ -41,6 +42,7 @@ extension PurchaseService {
                     requestID: requestID, since: start)
                 recorded += try await transactions.record(facts, appID: appID, presenter: presenter, attempt: entry)
                 await acknowledge(facts, appID: appID)
+                consumes = consumes || facts.contains { $0.consumption != nil }
             } catch let error as VerifierError {
                 await transactions.log(
                     .failed(
@@ -59,6 +61,7 @@ extension PurchaseService {
         }
         let applied = try await apply(
             unique, appID: appID, presenter: presenter, source: .restore, requestID: requestID)
+        if consumes { await consumer?.consumeNow(unique, appID: appID) }
         return RestoreResponse(
             transactions: unique, outcomes: applied.outcomes, rejected: rejected, customer: applied.customer,
             appTransaction: appTransaction?.result)

@@ -228,5 +228,47 @@ enum VerifierMigrations {
                     ON verifier.renewal_extensions (app_id, original_transaction_id, created_at);
                 """
         ),
+        Migration(
+            "0010_google_consumptions_and_voided_cursors",
+            sql: """
+                -- Play one-time purchases of apps with `consume_consumables` on, queued with their fact (same
+                -- statement) to be consumed at Google once entitlements has granted them as consumables. `pending`
+                -- until then, leased by `next_attempt_at` (backoff doubling per attempt, capped at an hour);
+                -- `consumed` once Google accepted it (or reports it consumed); `skipped` when it must never be (not a
+                -- consumable, refunded, the app turned the setting off), the reason in `last_error`.
+                CREATE TABLE verifier.google_consumptions (
+                    transaction_id text PRIMARY KEY,
+                    app_id text NOT NULL,
+                    store_product_id text NOT NULL,
+                    purchase_token text NOT NULL,
+                    state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'consumed', 'skipped')),
+                    attempts integer NOT NULL DEFAULT 0,
+                    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                    last_error text,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    consumed_at timestamptz
+                );
+                CREATE INDEX google_consumptions_due ON verifier.google_consumptions (next_attempt_at)
+                    WHERE state = 'pending';
+
+                -- How far the voided-purchases poller has read each app's Play voided purchases: the next window
+                -- starts at `next_start_ms` (UNIX ms; NULL: 30 days back, as far as Google keeps them); a window
+                -- being read has its end in `window_end_ms` and its next page in `page_token`. A claim pushes
+                -- `next_poll_at` past a lease and takes a new `lease_id`: one replica polls an app at a time, and a
+                -- replica whose lease ran out can no longer move the cursor.
+                CREATE TABLE verifier.google_voided_cursors (
+                    app_id text PRIMARY KEY,
+                    next_start_ms bigint,
+                    window_end_ms bigint,
+                    page_token text,
+                    last_voided_ms bigint,
+                    found bigint NOT NULL DEFAULT 0,
+                    lease_id uuid,
+                    next_poll_at timestamptz NOT NULL DEFAULT now(),
+                    polled_at timestamptz,
+                    last_error text
+                );
+                """
+        ),
     ]
 }

@@ -96,12 +96,13 @@ struct TransactionPostgresRepository: TransactionRepository {
         let environment: String = transaction.environment.rawValue
         let proofKind: String = fact.proofKind.rawValue
         let applyGraceSeconds: Double = Double(applyGrace.milliseconds) / 1000
+        let consumeToken: String? = fact.consumption?.token
         let bindings = try PostgresBindings(
             store, transaction.transactionID, appID, environment, transaction.originalTransactionID,
             transaction.storeProductID, type, transaction.quantity, transaction.purchaseDate, transaction.expiresDate,
             transaction.revocationDate, reason, reversedAt, document, proofKind, fact.rawProof, presenter.appUserID,
             presenter.deviceID, applyGraceSeconds, attemptIDs, attemptUser, attemptRequest, attemptMilliseconds,
-            logAttempt)
+            logAttempt, consumeToken)
         let recorded = try await connection.run(Upsert.self, bindings, logger: logger) { try $0.decode(String?.self) }
         guard let stored = recorded.first else {
             throw VerifierError.transactionOfAnotherApp(transaction.transactionID)
@@ -114,7 +115,9 @@ struct TransactionPostgresRepository: TransactionRepository {
 
     /// Records one fact (see ``upsert(_:appID:presenter:attempt:on:)``), prepared once per connection: it runs
     /// for every verified purchase and notification, and a primary-key upsert has one good plan. Returns one row
-    /// when the fact is this app's: `NULL` when the recorded fact is the one given, else the recorded one.
+    /// when the fact is this app's: `NULL` when the recorded fact is the one given, else the recorded one. A Play
+    /// purchase to consume once granted (`$25`, its token) is queued in `verifier.google_consumptions` by the same
+    /// statement, so a fact is never recorded without the consume it may need.
     private enum Upsert: PreparedSQL {
         static let sql = """
             WITH recorded AS (
@@ -174,6 +177,12 @@ struct TransactionPostgresRepository: TransactionRepository {
                     app_id, proof_kind, outcome, code, transaction_ids, app_user_id, request_id, duration_ms)
                 SELECT $3::text, $15::text, 'verified', NULL, $20::text[], $21::text, $22::text, $23::bigint
                 FROM recorded WHERE $24::boolean
+            ), consumption AS (
+                INSERT INTO verifier.google_consumptions (
+                    transaction_id, app_id, store_product_id, purchase_token, next_attempt_at)
+                SELECT $2::text, $3::text, $6::text, $25::text, now() + make_interval(secs => $19::float8)
+                FROM recorded WHERE $25::text IS NOT NULL
+                ON CONFLICT (transaction_id) DO NOTHING
             )
             SELECT CASE WHEN fact = $14::jsonb THEN NULL ELSE fact::text END FROM recorded
             """
