@@ -113,12 +113,14 @@ func buildRouter(
     router.addRoutes(lookups.searchEndpoints, atPath: "/v1/admin/customers")
     router.addRoutes(lookups.explainEndpoints, atPath: "/v1/customers")
     router.addRoutes(PurchaseDeviceController(devices: devices).endpoints, atPath: "/v1/admin/purchases")
+    let trialCustomers = TrialCustomerPostgresRepository(client: database, logger: logger)
     router.addRoutes(
-        TrialController(
-            customers: TrialCustomerPostgresRepository(client: database, logger: logger), subscriptions: subscriptions,
-            maxBodyBytes: bodyLimit
-        ).endpoints,
+        TrialController(customers: trialCustomers, subscriptions: subscriptions, maxBodyBytes: bodyLimit).endpoints,
         atPath: "/v1/customers")
+    OfferContextController(
+        customers: trialCustomers, facts: OfferFactsPostgresRepository(client: database, logger: logger),
+        subscriptions: subscriptions, maxBodyBytes: bodyLimit
+    ).addRoutes(to: router)
     AppTransactionController(
         repository: AppTransactionPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
     ).addRoutes(to: router)

@@ -96,6 +96,11 @@ func buildRouter(
             AppStoreServerAPIController(host: host, store: store, signer: signer, traffic: traffic).endpoints,
             atPath: RouterPath(stringLiteral: host.mountPath))
         router.addRoutes(
+            AppStoreSupportAPIController(
+                host: host, store: store, signer: signer, traffic: traffic, dispatcher: dispatcher
+            ).endpoints,
+            atPath: RouterPath(stringLiteral: host.mountPath))
+        router.addRoutes(
             VerifyReceiptController(
                 host: host, store: store, traffic: traffic, root: chain.root, maxBodyBytes: maxBody
             ).endpoints,

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import Prometheus
+import ServiceLifecycle
 import ShopkeeperClients
 import ShopkeeperCore
 import ShopkeeperHTTP
@@ -21,9 +22,10 @@ func buildApplication(
     let router = buildRouter(
         settings: settings, components: components, database: database, metrics: metrics, logger: logger)
     let startup = StartupGate()
-    let worker = PendingApplyWorker(
+    var worker = PendingApplyWorker(
         transactions: components.transactions, projections: components.projections,
         interval: settings.applyRetryInterval, startup: startup, logger: logger)
+    worker.consumer = components.consumer
     var notifications = NotificationWorker(
         inbox: components.inbox, apple: components.appleNotifications, google: components.googleNotifications,
         transactions: components.transactions,
@@ -34,15 +36,37 @@ func buildApplication(
         reconciliations: components.reconciliations, apple: components.appleNotifications,
         google: components.googleNotifications, transactions: components.transactions,
         projections: components.projections, settings: settings.reconciler, startup: startup, logger: logger)
+    let services: [any Service] =
+        [worker, notifications, reconciler]
+        + googleServices(settings: settings, components: components, startup: startup, logger: logger)
+        + [
+            components.notificationRecoveryJob(
+                settings: settings, database: database, startup: startup, logger: logger),
+            HTTPClientService(client: httpClient),
+        ]
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
         database: database,
         migrations: VerifierMigrations.runner,
-        services: [worker, notifications, reconciler, HTTPClientService(client: httpClient)],
+        services: services,
         startup: startup,
         logger: logger
     )
+}
+
+/// Google Play's background jobs: consuming granted consumables, and polling voided purchases.
+func googleServices(
+    settings: VerifierSettings, components: VerifierComponents, startup: StartupGate, logger: Logger
+) -> [any Service] {
+    let consumes = GoogleConsumeWorker(
+        consumer: components.consumer, interval: settings.applyRetryInterval, startup: startup, logger: logger)
+    let voided = VoidedPurchasesPoller(
+        cursors: VoidedCursorPostgresRepository(client: components.database, logger: logger),
+        credentials: components.credentials, client: components.googleClient,
+        notifications: components.googleNotifications, interval: settings.googleVoidedPollInterval,
+        startup: startup, logger: logger)
+    return [consumes, voided]
 }
 
 /// The signed clients of the subscriptions and entitlements services' internal APIs.
@@ -100,11 +124,17 @@ func buildRouter(
             requiredGoogleTokenURI: settings.service.environment == .production ? googleTokenURI : nil
         ).endpoints,
         atPath: "/v1/admin/stores")
+    OfferSignatureController(
+        service: OfferSigningService(
+            credentials: components.credentials, entitlements: components.projections.entitlements),
+        maxBodyBytes: settings.service.maxBodyBytes
+    ).addRoutes(to: router)
     router.addRoutes(
         OrderLookupController(
             credentials: components.credentials, apple: components.service.apple, database: database, logger: logger
         ).endpoints,
         atPath: "/v1/admin/stores")
+    components.addAppStoreSupportRoutes(to: router, settings: settings, database: database, logger: logger)
     return router
 }
 
@@ -118,6 +148,10 @@ struct VerifierComponents: Sendable {
     let reconciliations: ReconciliationPostgresRepository
     let appleNotifications: AppleNotifications
     let googleNotifications: GoogleNotifications
+    let database: PostgresClient
+    let googleClient: GooglePlayClient
+    /// Consumes granted Play consumables, for apps that ask for it.
+    let consumer: GoogleConsumer
 
     init(settings: VerifierSettings, database: PostgresClient, httpClient: HTTPClient, logger: Logger) throws {
         credentials = CachedCredentialsRepository(
@@ -143,17 +177,20 @@ struct VerifierComponents: Sendable {
                 sandboxURL: settings.endpoints.appleSandboxAPI, retry: retry, tokens: tokens),
             allowLocalEnvironments: settings.allowLocalAppleEnvironments
         )
-        let google = GoogleProofVerifier(
-            client: GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens))
+        self.database = database
+        googleClient = GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens)
+        let google = GoogleProofVerifier(client: googleClient)
+        consumer = GoogleConsumer(
+            consumptions: GoogleConsumptionPostgresRepository(client: database, logger: logger),
+            credentials: credentials, client: googleClient, base: settings.applyRetryInterval, logger: logger)
         service = PurchaseService(
             credentials: credentials,
             transactions: transactions,
             apple: apple,
-            google: GoogleProofVerifier(
-                client: GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens)
-            ),
+            google: google,
             projections: projections,
-            logger: logger
+            logger: logger,
+            consumer: consumer
         )
         inbox = NotificationPostgresInbox(client: database, logger: logger)
         reconciliations = ReconciliationPostgresRepository(client: database, logger: logger)

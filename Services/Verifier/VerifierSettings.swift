@@ -32,6 +32,17 @@ import X509
 /// | `SHOPKEEPER_RECONCILE_INTERVAL_SECONDS` | `60` | how often an idle replica looks for stale subscriptions to ask the store about |
 /// | `SHOPKEEPER_RECONCILE_AFTER_SECONDS` | `300` | how long after a period's end with no word from the store a subscription counts as stale |
 /// | `SHOPKEEPER_RECONCILE_BACKOFF_SECONDS` | `600` | the pause after the first check of a stale period end; it doubles with each further check, up to a day |
+/// | `SHOPKEEPER_NOTIFICATION_RECOVERY_INTERVAL_SECONDS` | `900` | how often each app's App Store notification history is read for notifications that never arrived (apps with an App Store Server API key) |
+/// | `SHOPKEEPER_NOTIFICATION_RECOVERY_OVERLAP_SECONDS` | `600` | how far before the last seen notification time each read starts again |
+///
+/// Google Play's own jobs:
+///
+/// | variable | default | meaning |
+/// | --- | --- | --- |
+/// | `SHOPKEEPER_GOOGLE_VOIDED_POLL_SECONDS` | `600` | how often each app with Google credentials has its voided purchases (`purchases.voidedpurchases.list`) read and applied |
+///
+/// Consuming granted consumables (an app's `consume_consumables`) is retried like the background apply, every
+/// `SHOPKEEPER_APPLY_RETRY_SECONDS` at first.
 ///
 /// In production only Apple's and Google's own URLs and only Apple Root CA - G3 are accepted, so a
 /// production verifier can never trust the sandbox store.
@@ -56,6 +67,9 @@ struct VerifierSettings: Sendable {
     var applyTimeout: Duration
     var applyRetryInterval: Duration
     var reconciler: ReconcilerSettings
+    var notificationRecovery: NotificationRecoverySettings
+    /// How often each app's Play voided purchases are polled.
+    var googleVoidedPollInterval: Duration
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> VerifierSettings
@@ -81,6 +95,8 @@ struct VerifierSettings: Sendable {
             throw ConfigurationError(
                 variable: "SHOPKEEPER_APPLE_ALLOW_LOCAL_ENVIRONMENTS", reason: "must be false in production")
         }
+        let googleVoidedPollInterval = try environment.seconds(
+            "SHOPKEEPER_GOOGLE_VOIDED_POLL_SECONDS", default: .seconds(600), in: 0.05...86_400)
         return VerifierSettings(
             service: service,
             masterKey: try environment.secret(
@@ -111,7 +127,13 @@ struct VerifierSettings: Sendable {
                 after: try environment.seconds(
                     "SHOPKEEPER_RECONCILE_AFTER_SECONDS", default: .seconds(300), in: 0...604_800),
                 backoff: try environment.seconds(
-                    "SHOPKEEPER_RECONCILE_BACKOFF_SECONDS", default: .seconds(600), in: 0.05...86_400))
+                    "SHOPKEEPER_RECONCILE_BACKOFF_SECONDS", default: .seconds(600), in: 0.05...86_400)),
+            notificationRecovery: NotificationRecoverySettings(
+                interval: try environment.seconds(
+                    "SHOPKEEPER_NOTIFICATION_RECOVERY_INTERVAL_SECONDS", default: .seconds(900), in: 0.05...86_400),
+                overlap: try environment.seconds(
+                    "SHOPKEEPER_NOTIFICATION_RECOVERY_OVERLAP_SECONDS", default: .seconds(600), in: 0...86_400)),
+            googleVoidedPollInterval: googleVoidedPollInterval
         )
     }
 

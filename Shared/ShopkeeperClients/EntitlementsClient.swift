@@ -35,4 +35,13 @@ package struct EntitlementsClient: Sendable {
             "/internal/v1/app-events", body: request, caller: InternalCaller(appID: appID, keyKind: .secret),
             requestID: requestID, as: AppEventsResponse.self)
     }
+
+    /// The customer's eligibility for App Store offers of a product, with what signing one needs.
+    package func offerContext(_ request: OfferContextRequest, appID: String, requestID: String?) async throws
+        -> OfferContext
+    {
+        try await client.post(
+            "/internal/v1/offer-context", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
+            requestID: requestID, as: OfferContext.self)
+    }
 }

@@ -43,4 +43,13 @@ package struct SubscriptionsClient: Sendable {
             "/internal/v1/eligibility", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
             requestID: requestID, as: EligibilityInfo.self)
     }
+
+    /// Whether the customer may get an intro offer of a product, and whether it had a subscription in its group.
+    package func offerEligibility(_ request: InternalEligibilityRequest, appID: String, requestID: String?)
+        async throws -> OfferEligibility
+    {
+        try await client.post(
+            "/internal/v1/offer-eligibility", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
+            requestID: requestID, as: OfferEligibility.self)
+    }
 }

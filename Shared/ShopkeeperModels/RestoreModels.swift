@@ -8,16 +8,20 @@ package struct RestoreRequest: Codable, Sendable, Equatable {
     package var signedTransactions: [String]?
     /// Google Play purchases (`queryPurchasesAsync`).
     package var purchaseTokens: [PlayPurchaseProof]?
+    /// StoreKit 2's `AppTransaction.shared` JWS: that this Apple ID got the app (which variant, from which version).
+    package var signedAppTransaction: String?
 
     package init(
         deviceID: String? = nil, appVersion: String? = nil, receiptData: String? = nil,
-        signedTransactions: [String]? = nil, purchaseTokens: [PlayPurchaseProof]? = nil
+        signedTransactions: [String]? = nil, purchaseTokens: [PlayPurchaseProof]? = nil,
+        signedAppTransaction: String? = nil
     ) {
         self.deviceID = deviceID
         self.appVersion = appVersion
         self.receiptData = receiptData
         self.signedTransactions = signedTransactions
         self.purchaseTokens = purchaseTokens
+        self.signedAppTransaction = signedAppTransaction
     }
 
     package enum CodingKeys: String, CodingKey {
@@ -26,6 +30,7 @@ package struct RestoreRequest: Codable, Sendable, Equatable {
         case receiptData = "receipt_data"
         case signedTransactions = "signed_transactions"
         case purchaseTokens = "purchase_tokens"
+        case signedAppTransaction = "signed_app_transaction"
     }
 }
 
@@ -54,15 +59,23 @@ package struct RestoreResponse: Codable, Sendable, Equatable {
     package var outcomes: [TransactionOutcome]
     package var rejected: [RejectedProof]
     package var customer: CustomerInfo?
+    /// The app transaction the restore carried, when it verified, and what presenting it did.
+    package var appTransaction: AppTransactionResult?
 
     package init(
         transactions: [StoreTransaction], outcomes: [TransactionOutcome], rejected: [RejectedProof],
-        customer: CustomerInfo?
+        customer: CustomerInfo?, appTransaction: AppTransactionResult? = nil
     ) {
         self.transactions = transactions
         self.outcomes = outcomes
         self.rejected = rejected
         self.customer = customer
+        self.appTransaction = appTransaction
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case transactions, outcomes, rejected, customer
+        case appTransaction = "app_transaction"
     }
 }
 

@@ -12,16 +12,18 @@ struct NotifiedStoreWorld: Sendable {
     let database: DatabaseSettings
 
     /// Runs `body` with `products` (catalog import documents) in the catalog and the app's Apple credentials saved:
-    /// with an App Store Server API key from the sandbox when `apiKey`, and `appleSettings` added.
+    /// with an App Store Server API key from the sandbox when `apiKey`, and `appleSettings` added; the verifier gets
+    /// `verifierEnvironment` too.
     static func run(
         products: [[String: Any]], apiKey: Bool, appleSettings: [String: Any] = [:],
+        verifierEnvironment: [String: String] = [:],
         _ body: @Sendable @escaping (NotifiedStoreWorld) async throws -> Void
     ) async throws {
         // Carried into the processes' closures as JSON (a dictionary of `Any` is not `Sendable`).
         let catalog = try JSONSerialization.data(withJSONObject: products)
         let settings = try JSONSerialization.data(withJSONObject: appleSettings)
         try await TestDatabase.withFreshDatabase { database in
-            try await StoreWorld.run(databaseURL: database.url) { world in
+            try await StoreWorld.run(databaseURL: database.url, verifierEnvironment: verifierEnvironment) { world in
                 let gateway = try ServiceProcess(
                     "shopkeeper-gateway",
                     environment: [

@@ -50,8 +50,8 @@ import Testing
                 #expect(bought.status == 0, "\(bought.output)")
                 return (try JSONSerialization.jsonObject(with: Data(bought.output.utf8)) as? [String: Any]) ?? [:]
             }
-            func purchase(_ body: [String: Any]) async throws -> (Int, [String: Any]) {
-                var request = HTTPClientRequest(url: gateway.baseURL + "/v1/purchases")
+            func purchase(_ body: [String: Any], path: String = "/v1/purchases") async throws -> (Int, [String: Any]) {
+                var request = HTTPClientRequest(url: gateway.baseURL + path)
                 request.method = .POST
                 request.headers.add(name: "authorization", value: "Bearer \(publicKey)")
                 request.headers.add(name: "content-type", value: "application/json")
@@ -136,6 +136,36 @@ import Testing
             ])
             #expect(strangerStatus == 422, "\(strangerAnswer)")
             #expect(strangerAnswer["code"] as? String == "wrong_bundle_id")
+
+            // A restore carries the app transaction with the other proofs: presented first, so the answer's customer
+            // owns both what it proves and what the transactions bought.
+            let restoredFull = try await appTransaction(
+                bundle: "com.shopkeeper.demo.garden.full", originalVersion: "3.0")
+            let (restoreStatus, restoreAnswer) = try await purchase(
+                ["signed_app_transaction": restoredFull, "signed_transactions": [apple["signed_transaction"] ?? ""]],
+                path: "/v1/customers/alice/restore")
+            #expect(restoreStatus == 200, "\(restoreAnswer)")
+            #expect(owned(restoreAnswer) == ["seeds_tulip": "included"], "\(restoreAnswer)")
+            #expect((restoreAnswer["app_transaction"] as? [String: Any])?["outcome"] as? String == "recorded")
+            let restoredGrants = (restoreAnswer["customer"] as? [String: Any])?["entitlements"] as? [String: Any]
+            #expect(restoredGrants?["extra_garden"] != nil, "\(restoreAnswer)")
+            #expect((restoreAnswer["rejected"] as? [Any])?.isEmpty == true, "\(restoreAnswer)")
+            // One that does not verify is listed in `rejected`; the rest of the restore still counts.
+            let (strangerRestoreStatus, strangerRestore) = try await purchase(
+                ["signed_app_transaction": stranger, "signed_transactions": [apple["signed_transaction"] ?? ""]],
+                path: "/v1/customers/alice/restore")
+            #expect(strangerRestoreStatus == 200, "\(strangerRestore)")
+            let rejectedProofs = strangerRestore["rejected"] as? [[String: Any]] ?? []
+            #expect(
+                rejectedProofs.map { $0["pointer"] as? String } == ["/signed_app_transaction"], "\(strangerRestore)")
+            #expect(rejectedProofs.first?["code"] as? String == "wrong_bundle_id")
+            #expect(strangerRestore["app_transaction"] == nil)
+            // An app transaction alone is a restore too.
+            let (aloneStatus, aloneAnswer) = try await purchase(
+                ["signed_app_transaction": restoredFull], path: "/v1/customers/alice/restore")
+            #expect(aloneStatus == 200, "\(aloneAnswer)")
+            #expect((aloneAnswer["app_transaction"] as? [String: Any])?["outcome"] as? String == "already_recorded")
+            #expect(owned(aloneAnswer) == ["seeds_tulip": "included"], "\(aloneAnswer)")
 
             try await stack.stop()
             try await sandbox.stop()

@@ -107,13 +107,13 @@ struct StoreWorld {
     @discardableResult
     func call(
         _ service: ServiceProcess, _ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil,
-        kind: APIKeyKind = .public
+        kind: APIKeyKind = .public, headers extra: [(String, String)] = []
     ) async throws -> Answer {
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         let headers = TestEnvironment.signedHeaders(
             method: method.rawValue, pathAndQuery: path, caller: InternalCaller(appID: appID, keyKind: kind), body: data
         )
-        return try await Self.send(method, service.baseURL + path, data: data, headers: headers)
+        return try await Self.send(method, service.baseURL + path, data: data, headers: headers + extra)
     }
 
     /// Imports `products` (catalog JSON objects) as this world's catalog.
@@ -140,12 +140,15 @@ struct StoreWorld {
         guard saved.status == 200 else { throw ServiceProcess.Failure("apple credentials: \(saved.json)") }
     }
 
-    /// Gives the app Google credentials: a service account made by the sandbox.
-    func configureGoogle(environments: [String] = ["production", "sandbox"]) async throws {
+    /// Gives the app Google credentials: a service account made by the sandbox, with `extra` settings
+    /// (`consume_consumables`, `push_token`).
+    func configureGoogle(environments: [String] = ["production", "sandbox"], extra: [String: Any] = [:]) async throws {
         let account = try await sandbox(.POST, "/sandbox/google/service-accounts", ["package_name": packageName])
-        let saved = try await verifier(
-            .PUT, "/v1/admin/stores/google",
-            ["package_name": packageName, "service_account": account.json, "environments": environments], kind: .secret)
+        var body: [String: Any] = [
+            "package_name": packageName, "service_account": account.json, "environments": environments,
+        ]
+        body.merge(extra) { _, new in new }
+        let saved = try await verifier(.PUT, "/v1/admin/stores/google", body, kind: .secret)
         guard saved.status == 200 else { throw ServiceProcess.Failure("google credentials: \(saved.json)") }
     }
 

@@ -54,4 +54,15 @@ import Testing
                 from: TestEnvironment.reader(["SHOPKEEPER_APPLE_ROOT_CERTIFICATES": "/no/such/root.pem"]))
         }
     }
+
+    @Test func theVoidedPurchasesPollDefaultsToTenMinutesAndRefusesNonsense() throws {
+        #expect(try VerifierSettings.read(from: TestEnvironment.reader([:])).googleVoidedPollInterval == .seconds(600))
+        let short = try VerifierSettings.read(
+            from: TestEnvironment.reader(["SHOPKEEPER_GOOGLE_VOIDED_POLL_SECONDS": "0.2"]))
+        #expect(short.googleVoidedPollInterval == .milliseconds(200))
+        for bad in ["0", "-5", "soon", "100000"] {
+            #expect(
+                try refusal(["SHOPKEEPER_GOOGLE_VOIDED_POLL_SECONDS": bad]) == "SHOPKEEPER_GOOGLE_VOIDED_POLL_SECONDS")
+        }
+    }
 }

@@ -38,7 +38,13 @@ struct AppleControlController {
 
     private func createTransaction(_ request: Request) async throws -> Response {
         let body = try await JSONBody.decode(CreateAppleTransactionRequest.self, from: request, limit: maxBodyBytes)
-        let draft = try body.draft()
+        var draft = try body.draft()
+        let offer = try await AppleOfferCheck(store: store).check(body)
+        if let offerID = offer.promotionalOfferID {
+            draft.offerType = 2
+            draft.offerIdentifier = offerID
+            draft.offerDiscountType = draft.offerDiscountType ?? "PAY_AS_YOU_GO"
+        }
         let (record, events) = try await ErrorMapping.control { try await store.purchaseApple(draft) }
         await dispatcher.send(events.map(StoreEvent.apple))
         return try JSONBody.response(try await created(record), status: .created)

@@ -31,6 +31,12 @@ struct CreateAppleTransactionRequest: Decodable, Sendable {
     var subscriptionGroupIdentifier: String?
     /// The app's `CFBundleVersion` in the receipt (default `1.0`).
     var appVersion: String?
+    /// A promotional offer with the classic signature, checked as StoreKit does.
+    var promotionalOffer: PromotionalOfferSignature?
+    /// A promotional offer's JWS (`Product.PurchaseOption.promotionalOffer(_:compactJWS:)`).
+    var promotionalOfferJWS: String?
+    /// An introductory offer eligibility JWS (`Product.PurchaseOption.introductoryOfferEligibility(compactJWS:)`).
+    var introductoryOfferEligibilityJWS: String?
 
     enum CodingKeys: String, CodingKey {
         case bundleId = "bundle_id"
@@ -48,6 +54,9 @@ struct CreateAppleTransactionRequest: Decodable, Sendable {
         case appAppleId = "app_apple_id"
         case subscriptionGroupIdentifier = "subscription_group_identifier"
         case appVersion = "app_version"
+        case promotionalOffer = "promotional_offer"
+        case promotionalOfferJWS = "promotional_offer_jws"
+        case introductoryOfferEligibilityJWS = "introductory_offer_eligibility_jws"
     }
 
     /// Apple's storefront ids of a few countries; others need `storefront_id`.

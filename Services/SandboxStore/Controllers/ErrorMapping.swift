@@ -57,6 +57,10 @@ enum ErrorMapping {
             SandboxControlError(status: .notFound, code: "purchase_not_found", detail: "No purchase with this token.")
         case .invalidPurchaseState(let reason):
             SandboxControlError(status: .conflict, code: "invalid_purchase_state", detail: reason)
+        case .itemAlreadyOwned(let product):
+            SandboxControlError(
+                status: .conflict, code: "item_already_owned",
+                detail: "The buyer owns \(product) and has not consumed it (Play Billing's ITEM_ALREADY_OWNED).")
         case .serviceAccountNotFound(let name):
             SandboxControlError(
                 status: .notFound, code: "service_account_not_found", detail: "No service account \(name).")

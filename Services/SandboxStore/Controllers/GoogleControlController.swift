@@ -5,7 +5,8 @@ import ShopkeeperHTTP
 import ShopkeeperStores
 import _CryptoExtras
 
-/// `/sandbox/google`: issue service accounts, make Play purchases, complete or cancel pending ones, refund them.
+/// `/sandbox/google`: issue service accounts, make Play purchases, complete or cancel pending ones, refund them (with
+/// or without the real-time developer notification).
 struct GoogleControlController {
     let store: SandboxStore
     /// The public base URL (`SHOPKEEPER_SANDBOX_PUBLIC_URL`); the request's `Host` when unset.
@@ -17,6 +18,13 @@ struct GoogleControlController {
         let routes = RouteCollection(context: ServiceRequestContext.self)
         routes.post("service-accounts") { request, _ in try await self.createServiceAccount(request) }
         routes.post("purchases") { request, _ in try await self.createPurchase(request) }
+        routes.get("purchases/{token}") { _, context in
+            let token = context.parameters.get("token") ?? ""
+            guard let record = await store.googlePurchase(token: token) else {
+                throw ErrorMapping.controlError(.purchaseNotFound(token))
+            }
+            return try JSONBody.response(GooglePurchaseCreated(record))
+        }
         routes.post("purchases/{token}/complete") { _, context in
             let token = context.parameters.get("token") ?? ""
             let (record, events) = try await ErrorMapping.control {
@@ -91,7 +99,9 @@ struct GoogleControlController {
         let (record, events) = try await ErrorMapping.control {
             try await store.refundGoogleNotifying(token: token, source: source, reason: reason)
         }
-        await dispatcher.send(events.map(StoreEvent.google))
+        if body.notify ?? true {
+            await dispatcher.send(events.map(StoreEvent.google))
+        }
         return try JSONBody.response(GooglePurchaseCreated(record))
     }
 }

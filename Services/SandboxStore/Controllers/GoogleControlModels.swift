@@ -29,11 +29,14 @@ struct CreateGooglePurchaseRequest: Decodable, Sendable {
     var period: String?
     var basePlanId: String?
     var regionCode: String?
+    /// The Google account buying (any name): it cannot buy a one-time product it owns unconsumed again
+    /// (`409 item_already_owned`, Play Billing's `ITEM_ALREADY_OWNED`) until that purchase is consumed.
+    var buyer: String?
 
     enum CodingKeys: String, CodingKey {
         case packageName = "package_name"
         case productId = "product_id"
-        case type, quantity, pending, test, period
+        case type, quantity, pending, test, period, buyer
         case obfuscatedAccountId = "obfuscated_account_id"
         case purchaseTime = "purchase_time"
         case expiryTime = "expiry_time"
@@ -66,6 +69,7 @@ struct CreateGooglePurchaseRequest: Decodable, Sendable {
         if let expiryTime { check(expiryTime > purchase, "/expiry_time", "must be after the purchase time") }
         let region = regionCode ?? "US"
         check(CreateAppleTransactionRequest.isUpperLetters(region, count: 2), "/region_code", "must be like US")
+        check(buyer.map { (1...128).contains($0.utf8.count) } ?? true, "/buyer", "must be 1 to 128 characters")
         guard problems.isEmpty, let kind else { throw .validationFailed(problems) }
         return GooglePurchaseDraft(
             packageName: packageName, productId: productId, kind: kind, quantity: quantity ?? 1,
@@ -77,13 +81,14 @@ struct CreateGooglePurchaseRequest: Decodable, Sendable {
                         purchase.addingTimeInterval(Double($0.milliseconds(scaledBy: timeScale, from: purchase)) / 1000)
                     })
                 : nil,
-            basePlanId: basePlanId, regionCode: region
+            basePlanId: basePlanId, regionCode: region, buyer: buyer
         )
     }
 }
 
-/// The answer to `POST /sandbox/google/purchases` (and its complete/refund controls): what the app would get
-/// from Play Billing.
+/// The answer to `POST /sandbox/google/purchases` (and its complete/refund controls, and
+/// `GET /sandbox/google/purchases/{token}`): what the app would get from Play Billing, and where the purchase stands
+/// at the store.
 struct GooglePurchaseCreated: Codable, Sendable {
     var purchaseToken: String
     var orderId: String
@@ -92,6 +97,12 @@ struct GooglePurchaseCreated: Codable, Sendable {
     var type: String
     /// 0 purchased, 1 canceled, 2 pending.
     var purchaseState: Int
+    var acknowledged: Bool
+    /// Consumed (`:consume`): its buyer may buy the product again.
+    var consumed: Bool
+    /// Refunded, charged back or revoked: listed by the voided-purchases API.
+    var voided: Bool
+    var buyer: String?
 
     enum CodingKeys: String, CodingKey {
         case purchaseToken = "purchase_token"
@@ -100,6 +111,7 @@ struct GooglePurchaseCreated: Codable, Sendable {
         case productId = "product_id"
         case type
         case purchaseState = "purchase_state"
+        case acknowledged, consumed, voided, buyer
     }
 
     init(_ record: GooglePurchaseRecord) {
@@ -109,6 +121,10 @@ struct GooglePurchaseCreated: Codable, Sendable {
         productId = record.productId
         type = record.kind.rawValue
         purchaseState = record.state.rawValue
+        acknowledged = record.acknowledged
+        consumed = record.consumed
+        voided = record.voided
+        buyer = record.buyer
     }
 }
 
@@ -118,8 +134,12 @@ struct RefundGooglePurchaseRequest: Decodable, Sendable {
     var voidedReason: Int?
     /// Google's `voidedSource` (0 user, default; 1 developer; 2 Google).
     var voidedSource: Int?
+    /// `false`: no real-time developer notification is sent, as when one is lost: only the voided-purchases list
+    /// shows the refund. Default `true`.
+    var notify: Bool?
 
     enum CodingKeys: String, CodingKey {
+        case notify
         case voidedReason = "voided_reason"
         case voidedSource = "voided_source"
     }

@@ -93,6 +93,9 @@ struct PlayDeveloperAPIController {
         return packageName
     }
 
+    /// Like Google, a page token stands for its whole query: with `token`, `startTime`, `endTime` and `type` are
+    /// ignored and the token's own are used. `includeQuantityBasedPartialRefund` is accepted; the sandbox makes no
+    /// partial refunds, so it changes nothing.
     private func voidedPurchases(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let packageName = try await authorize(request, context)
         let query = request.uri.queryParameters
@@ -102,28 +105,65 @@ struct PlayDeveloperAPIController {
             guard let value = Int64(text), value >= 0 else { throw GoogleAPIError.invalidValue }
             return value
         }
-        let end = try number("endTime") ?? now
-        let start = try number("startTime") ?? (end - Self.voidedDefaultWindowMilliseconds)
-        let pageSize = Int(try number("maxResults") ?? Int64(Self.voidedPageSize))
-        let type = try number("type") ?? 0
-        guard start <= end, (1...Self.voidedPageSize).contains(pageSize), type == 0 || type == 1 else {
+        if let flag = query.get("includeQuantityBasedPartialRefund"), flag != "true", flag != "false" {
             throw GoogleAPIError.invalidValue
         }
-        var offset = 0
+        let pageSize = Int(try number("maxResults") ?? Int64(Self.voidedPageSize))
+        guard (1...Self.voidedPageSize).contains(pageSize) else { throw GoogleAPIError.invalidValue }
+        let page: VoidedPage
         if let token = query.get("token") {
-            guard let decoded = HistoryRevision.offset(of: token) else { throw GoogleAPIError.invalidValue }
-            offset = decoded
+            guard let decoded = VoidedPage(token: token) else { throw GoogleAPIError.invalidValue }
+            page = decoded
+        } else {
+            let end = try number("endTime") ?? now
+            let start = try number("startTime") ?? (end - Self.voidedDefaultWindowMilliseconds)
+            let type = try number("type") ?? 0
+            guard start <= end, type == 0 || type == 1 else { throw GoogleAPIError.invalidValue }
+            page = VoidedPage(offset: 0, start: start, end: end, includeSubscriptions: type == 1)
         }
         let all = await store.voidedPurchases(
-            packageName: packageName, window: start...end, includeSubscriptions: type == 1)
-        let page = all.dropFirst(offset).prefix(pageSize)
-        let next = min(offset, all.count) + page.count
+            packageName: packageName, window: page.start...page.end, includeSubscriptions: page.includeSubscriptions)
+        let listed = all.dropFirst(page.offset).prefix(pageSize)
+        var next = page
+        next.offset = min(page.offset, all.count) + listed.count
         return try JSONBody.response(
             GoogleVoidedPurchasesListResponse(
-                voidedPurchases: page.isEmpty ? nil : page.map(\.voidedPurchase),
-                pageInfo: GooglePageInfo(totalResults: all.count, resultPerPage: pageSize, startIndex: offset),
-                tokenPagination: next < all.count
-                    ? GoogleTokenPagination(nextPageToken: HistoryRevision.token(for: next)) : nil
+                voidedPurchases: listed.isEmpty ? nil : listed.map(\.voidedPurchase),
+                pageInfo: GooglePageInfo(totalResults: all.count, resultPerPage: pageSize, startIndex: page.offset),
+                tokenPagination: next.offset < all.count ? GoogleTokenPagination(nextPageToken: next.token) : nil
             ))
+    }
+}
+
+/// A page of the voided-purchases list and the query it belongs to, carried by the page token.
+struct VoidedPage: Equatable {
+    private static let prefix = "sbxv1"
+
+    var offset: Int
+    var start: Int64
+    var end: Int64
+    var includeSubscriptions: Bool
+
+    init(offset: Int, start: Int64, end: Int64, includeSubscriptions: Bool) {
+        self.offset = offset
+        self.start = start
+        self.end = end
+        self.includeSubscriptions = includeSubscriptions
+    }
+
+    /// The page a token names; `nil` for a token this sandbox did not make.
+    init?(token: String) {
+        guard let bytes = Base64URL.decode(token) else { return nil }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: ".").map(String.init)
+        guard parts.count == 5, parts[0] == Self.prefix, let offset = Int(parts[1]), offset >= 0,
+            let start = Int64(parts[2]), let end = Int64(parts[3]), start <= end, parts[4] == "0" || parts[4] == "1"
+        else { return nil }
+        self.init(offset: offset, start: start, end: end, includeSubscriptions: parts[4] == "1")
+    }
+
+    /// The opaque token of this page.
+    var token: String {
+        let text = [Self.prefix, String(offset), String(start), String(end), includeSubscriptions ? "1" : "0"]
+        return Base64URL.encode(Array(text.joined(separator: ".").utf8))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ShopkeeperStores
 
 /// One notification the sandbox sent and how its delivery went (`GET /sandbox/notifications`).
 struct NotificationDelivery: Encodable, Sendable, Equatable {
@@ -29,6 +30,12 @@ struct NotificationDelivery: Encodable, Sendable, Equatable {
     var body: String
     /// Google: the `aud` of the push's OIDC token (a fresh token is signed for every attempt).
     var audience: String?
+    /// Apple: the app and environment the notification is about, its `signedPayload` and its delivery attempts, for
+    /// Get Notification History (not shown under `/sandbox/notifications`).
+    var bundleId: String?
+    var environment: String?
+    var signedPayload: String?
+    var sendAttempts: [AppStoreSendAttempt] = []
 
     /// Apple's `notificationUUID` (the `id`), for Apple's notifications only.
     var notificationUUID: String? { store == "apple" ? id : nil }

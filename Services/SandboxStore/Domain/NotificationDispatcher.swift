@@ -127,11 +127,15 @@ actor NotificationDispatcher: Service {
             let uuid = UUID().uuidString.lowercased()
             let signed = try appleSigner.notification(apple, uuid: uuid, at: now)
             let body = try JSONEncoder().encode(AppleResponseBodyV2(signedPayload: signed))
-            return NotificationDelivery(
+            var delivery = NotificationDelivery(
                 id: uuid, store: "apple", type: apple.type.rawValue, subtype: apple.subtype?.rawValue,
                 transactionId: apple.transaction?.transactionId,
                 originalTransactionId: apple.transaction?.originalTransactionId, purchaseToken: nil,
                 url: url.absoluteString, createdAt: now, body: String(decoding: body, as: UTF8.self))
+            delivery.bundleId = apple.bundleId
+            delivery.environment = apple.environment.rawValue
+            delivery.signedPayload = signed
+            return delivery
         case .google(let google):
             guard let url = googleURL else { return nil }
             nextMessageNumber += 1
@@ -173,6 +177,11 @@ actor NotificationDispatcher: Service {
             $0.attempts += 1
             $0.lastStatus = status
             $0.delivered = $0.delivered || (200..<300).contains(status)
+            if $0.store == "apple" {
+                $0.sendAttempts.append(
+                    AppStoreSendAttempt(
+                        attemptDate: Date().appleMilliseconds, sendAttemptResult: Self.sendAttemptResult(status)))
+            }
         }
         guard !(200..<300).contains(status) else { return }
         guard number < attempts else {
@@ -243,7 +252,22 @@ actor NotificationDispatcher: Service {
         }
     }
 
+    /// Apple's name for how an attempt that got `status` (0: no answer) went.
+    static func sendAttemptResult(_ status: Int) -> String {
+        switch status {
+        case 200..<300: "SUCCESS"
+        case 0: "NO_RESPONSE"
+        default: "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
+        }
+    }
+
     // MARK: log
+
+    /// The App Store notifications of one app and environment that were sent, or held, oldest first: what Apple's
+    /// Get Notification History lists.
+    func appleHistory(bundleId: String, environment: AppleEnvironment) -> [NotificationDelivery] {
+        log.filter { $0.store == "apple" && $0.bundleId == bundleId && $0.environment == environment.rawValue }
+    }
 
     /// The log, oldest first, optionally of one store.
     func deliveries(store: String?) -> [NotificationDelivery] {

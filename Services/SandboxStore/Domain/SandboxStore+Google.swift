@@ -14,11 +14,20 @@ struct GooglePurchaseDraft: Sendable {
     var expiryTime: Date?
     var basePlanId: String?
     var regionCode: String
+    /// The Google account buying (any name); `nil`: anyone, and nothing stops a second purchase.
+    var buyer: String? = nil
 }
 
 extension SandboxStore {
     func addGooglePurchase(_ draft: GooglePurchaseDraft) throws -> GooglePurchaseRecord {
-        let record = GooglePurchaseRecord(
+        if let buyer = draft.buyer, draft.kind == .product,
+            state.googlePurchases.contains(where: {
+                $0.blocksRepurchase(by: buyer, of: draft.productId, in: draft.packageName)
+            })
+        {
+            throw SandboxStoreError.itemAlreadyOwned(draft.productId)
+        }
+        var record = GooglePurchaseRecord(
             purchaseToken: StoreIdentifiers.googlePurchaseToken(), orderId: StoreIdentifiers.googleOrderID(),
             packageName: draft.packageName, productId: draft.productId, kind: draft.kind, quantity: draft.quantity,
             purchaseTime: draft.purchaseTime.appleMilliseconds, state: draft.pending ? .pending : .purchased,
@@ -26,6 +35,7 @@ extension SandboxStore {
             regionCode: draft.regionCode, expiryTime: draft.expiryTime?.appleMilliseconds,
             autoRenewing: draft.kind == .subscription, basePlanId: draft.basePlanId, voided: false
         )
+        record.buyer = draft.buyer
         googleIndex[record.purchaseToken] = state.googlePurchases.count
         state.googlePurchases.append(record)
         try commit()

@@ -13,6 +13,8 @@ enum SandboxStoreError: Error, Equatable {
     case purchaseNotFound(String)
     /// The Google Play purchase cannot do this in its current state (pending, cancelled, ...).
     case invalidPurchaseState(String)
+    /// The buyer owns an unconsumed purchase of this one-time product (Play Billing's `ITEM_ALREADY_OWNED`).
+    case itemAlreadyOwned(String)
     /// A service account for this package cannot be found.
     case serviceAccountNotFound(String)
     /// The subscription cannot do this in its current state (ended, not in service, ...).

@@ -11,12 +11,21 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
     case appleProductionConsumption = "apple.production.consumption"
     /// Legacy `POST /verifyReceipt` (`VerifyReceiptController`).
     case appleProductionVerifyReceipt = "apple.production.verifyReceipt"
+    /// `GET /inApps/v2/refund/lookup/{id}` (Get Refund History).
+    case appleProductionRefunds = "apple.production.refunds"
+    /// `POST /inApps/v1/notifications/history` (Get Notification History).
+    case appleProductionNotificationHistory = "apple.production.notificationHistory"
+    /// `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}` (Extend a Subscription Renewal Date).
+    case appleProductionExtend = "apple.production.extend"
     case appleSandboxTransactions = "apple.sandbox.transactions"
     case appleSandboxHistory = "apple.sandbox.history"
     case appleSandboxSubscriptions = "apple.sandbox.subscriptions"
     case appleSandboxLookup = "apple.sandbox.lookup"
     case appleSandboxConsumption = "apple.sandbox.consumption"
     case appleSandboxVerifyReceipt = "apple.sandbox.verifyReceipt"
+    case appleSandboxRefunds = "apple.sandbox.refunds"
+    case appleSandboxNotificationHistory = "apple.sandbox.notificationHistory"
+    case appleSandboxExtend = "apple.sandbox.extend"
     case googleToken = "google.token"
     case googleProductsGet = "google.products.get"
     case googleProductsAcknowledge = "google.products.acknowledge"
@@ -48,6 +57,7 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
     /// The App Store Server API endpoints of one Apple host.
     enum AppleAPI: Sendable {
         case transactions, history, subscriptions, lookup, verifyReceipt, consumption
+        case refunds, notificationHistory, extend
     }
 
     static func apple(_ host: AppleHost, _ api: AppleAPI) -> StoreEndpoint {
@@ -58,12 +68,18 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
         case (.production, .lookup): .appleProductionLookup
         case (.production, .verifyReceipt): .appleProductionVerifyReceipt
         case (.production, .consumption): .appleProductionConsumption
+        case (.production, .refunds): .appleProductionRefunds
+        case (.production, .notificationHistory): .appleProductionNotificationHistory
+        case (.production, .extend): .appleProductionExtend
         case (.sandbox, .transactions): .appleSandboxTransactions
         case (.sandbox, .history): .appleSandboxHistory
         case (.sandbox, .subscriptions): .appleSandboxSubscriptions
         case (.sandbox, .lookup): .appleSandboxLookup
         case (.sandbox, .verifyReceipt): .appleSandboxVerifyReceipt
         case (.sandbox, .consumption): .appleSandboxConsumption
+        case (.sandbox, .refunds): .appleSandboxRefunds
+        case (.sandbox, .notificationHistory): .appleSandboxNotificationHistory
+        case (.sandbox, .extend): .appleSandboxExtend
         }
     }
 }

@@ -17,6 +17,8 @@ struct AppleRenewalSchedule: Codable, Sendable, Equatable {
     var graceExpiredAnnounced: Bool
     /// The subscription ended (`EXPIRED` sent, or refunded/revoked): the clock leaves it alone.
     var ended: Bool
+    /// UNIX ms of the renewal-date extensions the App Store Server API made in the past year (Apple allows two).
+    var extendedAt: [Int64]?
 
     init(periodMilliseconds: Int64) {
         self.periodMilliseconds = max(1000, periodMilliseconds)

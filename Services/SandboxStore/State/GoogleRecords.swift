@@ -41,6 +41,16 @@ struct GooglePurchaseRecord: Codable, Sendable, Equatable {
     var renewals: Int?
     /// The subscription this one replaced (an upgrade or downgrade): `linkedPurchaseToken`.
     var linkedPurchaseToken: String?
+    /// The Google account that bought it, when the control named one: that account cannot buy the same one-time
+    /// product again until this purchase is consumed (or voided).
+    var buyer: String?
+
+    /// Whether this purchase keeps its buyer from buying the same one-time product again, as Play Billing does: a
+    /// one-time product purchased (or pending) and neither consumed nor voided.
+    func blocksRepurchase(by buyer: String, of productId: String, in packageName: String) -> Bool {
+        self.buyer == buyer && kind == .product && self.productId == productId && self.packageName == packageName
+            && state != .canceled && !consumed && !voided
+    }
 
     /// The first order's id (renewal orders add `..N`).
     var initialOrderId: String {

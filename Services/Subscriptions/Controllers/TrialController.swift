@@ -2,7 +2,7 @@ import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// The app's own free trials and intro-offer eligibility, for a customer the entitlements service resolved
+/// The app's own free trials, intro-offer and offer eligibility, for a customer the entitlements service resolved
 /// (signed internal calls; the public routes live in entitlements, which owns customers).
 struct TrialController {
     let trials: any TrialRepository
@@ -29,6 +29,14 @@ struct TrialController {
             if let deviceID = body.deviceID { try Self.validate(deviceID: deviceID) }
             return try JSONBody.response(
                 try await trials.eligibility(
+                    appID: caller.appID, customer: body.customer, productID: body.productID, deviceID: body.deviceID))
+        }
+        router.post("/internal/v1/offer-eligibility") { request, context in
+            let caller = try context.requireCaller()
+            let body = try await JSONBody.decode(InternalEligibilityRequest.self, from: request, limit: maxBodyBytes)
+            if let deviceID = body.deviceID { try Self.validate(deviceID: deviceID) }
+            return try JSONBody.response(
+                try await trials.offerEligibility(
                     appID: caller.appID, customer: body.customer, productID: body.productID, deviceID: body.deviceID))
         }
     }

@@ -25,6 +25,11 @@ protocol TrialRepository: Sendable {
     func eligibility(appID: String, customer: TrialCustomer, productID: String, deviceID: String?) async throws
         -> EligibilityInfo
 
+    /// ``eligibility(appID:customer:productID:deviceID:)`` and whether the customer had a subscription in the
+    /// product's group (on any store), which promotional offers ask.
+    func offerEligibility(appID: String, customer: TrialCustomer, productID: String, deviceID: String?) async throws
+        -> OfferEligibility
+
     /// Records the end of up to `limit` trials that ended (a `trial_expired` event each); returns how many.
     func sweepEnded(limit: Int) async throws -> Int
 }

@@ -105,6 +105,23 @@ struct TrialPostgresRepository: TrialRepository {
         }
     }
 
+    func offerEligibility(appID: String, customer: TrialCustomer, productID: String, deviceID: String?) async throws
+        -> OfferEligibility
+    {
+        let introductory = try await eligibility(
+            appID: appID, customer: customer, productID: productID, deviceID: deviceID)
+        let subscribed = try await client.withConnection { connection in
+            guard
+                let product = try await CatalogSubscriptions.product(
+                    appID: appID, productID: productID, on: connection, logger: logger)
+            else { throw SubscriptionsError.productNotFound(productID) }
+            return try await TrialRows.storeIntroUsed(
+                appID: appID, groupKey: product.groupKey, purchases: customer.purchases, on: connection,
+                logger: logger) != nil
+        }
+        return OfferEligibility(introductory: introductory, subscribedInGroup: subscribed)
+    }
+
     func sweepEnded(limit: Int) async throws -> Int {
         let at = now()
         return try await client.transaction(logger: logger) { connection in

@@ -13,12 +13,15 @@ struct GoogleCredentialsInput: Codable, Sendable {
     var environments: [StoreEnvironment]?
     /// A secret for the Pub/Sub push URL (`/v1/notifications/google?token=...`), 24-256 URL-safe characters.
     var pushToken: String?
+    /// Consume consumable purchases at Google once granted, so they can be bought again (default `false`).
+    var consumeConsumables: Bool?
 
     enum CodingKeys: String, CodingKey {
         case environments
         case packageName = "package_name"
         case serviceAccount = "service_account"
         case pushToken = "push_token"
+        case consumeConsumables = "consume_consumables"
     }
 
     /// The bytes a push token may hold.
@@ -62,6 +65,7 @@ struct GoogleCredentialsInput: Codable, Sendable {
         guard problems.isEmpty else { throw .validationFailed(problems) }
         return GoogleCredentials(
             packageName: packageName, serviceAccount: serviceAccount,
-            environments: environments ?? [.production, .sandbox], pushToken: pushToken)
+            environments: environments ?? [.production, .sandbox], pushToken: pushToken,
+            consumeConsumables: consumeConsumables ?? false)
     }
 }

@@ -144,18 +144,26 @@ struct GoogleCredentials: Codable, Sendable, Equatable {
     /// The secret `?token=` of the app's Pub/Sub push URL, when the app authenticates pushes that way (instead of
     /// Google's OIDC token).
     var pushToken: String? = nil
+    /// Whether consumable purchases are consumed at Google (`purchases.products.consume`) once they are granted
+    /// here, so that the customer can buy them again; `nil` (credentials saved before the setting existed) is off.
+    var consumeConsumables: Bool? = nil
 
     enum CodingKeys: String, CodingKey {
         case environments
         case packageName = "package_name"
         case serviceAccount = "service_account"
         case pushToken = "push_token"
+        case consumeConsumables = "consume_consumables"
     }
+
+    /// Whether granted consumables are consumed at Google (off unless the app asked for it).
+    var consumesConsumables: Bool { consumeConsumables ?? false }
 
     var view: GoogleCredentialsView {
         GoogleCredentialsView(
             packageName: packageName, serviceAccountEmail: serviceAccount.clientEmail,
-            tokenURI: serviceAccount.tokenUri, environments: environments, pushTokenSet: pushToken != nil)
+            tokenURI: serviceAccount.tokenUri, environments: environments, pushTokenSet: pushToken != nil,
+            consumeConsumables: consumesConsumables)
     }
 }
 
@@ -166,6 +174,7 @@ struct GoogleCredentialsView: Codable, Sendable, Equatable {
     var tokenURI: String
     var environments: [StoreEnvironment]
     var pushTokenSet: Bool
+    var consumeConsumables: Bool
 
     enum CodingKeys: String, CodingKey {
         case environments
@@ -173,5 +182,6 @@ struct GoogleCredentialsView: Codable, Sendable, Equatable {
         case serviceAccountEmail = "service_account_email"
         case tokenURI = "token_uri"
         case pushTokenSet = "push_token_set"
+        case consumeConsumables = "consume_consumables"
     }
 }

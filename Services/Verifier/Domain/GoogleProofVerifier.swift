@@ -6,30 +6,52 @@ import ShopkeeperStores
 struct GoogleProofVerifier: Sendable {
     let client: GooglePlayClient
 
-    /// The purchase a token stands for, and the acknowledgement it still needs.
+    /// The purchase a token stands for, the acknowledgement it still needs, and (for an app that consumes
+    /// consumables, a one-time purchase Google still has unconsumed) the consume it may need once granted.
     func verify(token: String, productID: String, kind: PlayPurchaseKind, credentials: GoogleCredentials)
-        async throws(VerifierError) -> (StoreTransaction, GoogleAcknowledgement?)
+        async throws(VerifierError) -> GoogleVerifiedPurchase
     {
-        let (transaction, acknowledgement): (StoreTransaction, GoogleAcknowledgement?)
+        var verified: GoogleVerifiedPurchase
         switch kind {
         case .product:
             let purchase = try await client.product(productID, token: token, credentials: credentials)
-            transaction = try GoogleTransactionNormalizer.normalize(purchase, productID: productID, token: token)
-            acknowledgement = purchase.acknowledgementState == 1 ? nil : .product(productID: productID, token: token)
+            verified = GoogleVerifiedPurchase(
+                transaction: try GoogleTransactionNormalizer.normalize(purchase, productID: productID, token: token))
+            verified.acknowledgement =
+                purchase.acknowledgementState == 1 ? nil : .product(productID: productID, token: token)
+            // Whether it is a consumable is the catalog's to say, once it is granted (`GoogleConsumer`).
+            if credentials.consumesConsumables, purchase.purchaseState == 0, purchase.consumptionState != 1 {
+                verified.consumption = GoogleConsumption(productID: productID, token: token)
+            }
         case .subscription:
             let purchase = try await client.subscription(token: token, credentials: credentials)
-            transaction = try GoogleTransactionNormalizer.normalize(purchase, productID: productID, token: token)
-            acknowledgement =
+            verified = GoogleVerifiedPurchase(
+                transaction: try GoogleTransactionNormalizer.normalize(purchase, productID: productID, token: token))
+            verified.acknowledgement =
                 purchase.acknowledgementState == GoogleAcknowledgementState.acknowledged.rawValue
-                ? nil : .subscription(subscriptionID: transaction.storeProductID, token: token)
+                ? nil : .subscription(subscriptionID: verified.transaction.storeProductID, token: token)
         }
+        let transaction = verified.transaction
         guard credentials.environments.contains(transaction.environment) else {
             throw .proofRejected(
                 code: "wrong_environment",
                 detail: "This app does not accept \(transaction.environment == .sandbox ? "test" : "real") purchases.")
         }
-        return (transaction, transaction.revocationDate == nil ? acknowledgement : nil)
+        if transaction.revocationDate != nil {
+            verified.acknowledgement = nil
+            verified.consumption = nil
+        }
+        return verified
     }
+}
+
+/// A verified Play purchase and what Google still expects of the server for it.
+struct GoogleVerifiedPurchase: Sendable, Equatable {
+    var transaction: StoreTransaction
+    /// The acknowledgement it still needs (Google refunds purchases left unacknowledged for three days).
+    var acknowledgement: GoogleAcknowledgement? = nil
+    /// The consume it needs once granted, if the catalog says it is a consumable.
+    var consumption: GoogleConsumption? = nil
 }
 
 /// Turns Play Developer API answers into the one transaction model of every store.

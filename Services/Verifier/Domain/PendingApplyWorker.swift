@@ -16,6 +16,8 @@ struct PendingApplyWorker: Service {
     let startup: StartupGate
     let logger: Logger
     var batchSize = 100
+    /// Consumes the Play consumables a background apply granted, for apps that ask for it.
+    var consumer: GoogleConsumer? = nil
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -53,6 +55,7 @@ struct PendingApplyWorker: Service {
             do {
                 _ = try await projections.apply(request, appID: key.appID, requestID: nil)
                 await transactions.markApplied(recorded, appID: key.appID, for: key.appUserID)
+                await consumer?.consumeNow(recorded, appID: key.appID)
                 logger.info(
                     "applied pending facts", metadata: ["app_id": "\(key.appID)", "count": "\(recorded.count)"])
             } catch let verdict as RemoteProblem {

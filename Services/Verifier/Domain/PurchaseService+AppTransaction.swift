@@ -4,12 +4,24 @@ import ShopkeeperHTTP
 import ShopkeeperModels
 
 extension PurchaseService {
-    /// `POST /v1/purchases` with `signed_app_transaction`: verifies it, logs the attempt, and has entitlements keep
-    /// it with the presenting customer (once per `appTransactionId`; another customer takes it by the transfer
-    /// policy). The answer's customer lists the products it proves (`product_grants`).
+    /// `POST /v1/purchases` with `signed_app_transaction`: the app transaction presented on its own. The answer's
+    /// customer lists the products it proves (`product_grants`).
     func purchaseAppTransaction(_ jws: String, request: PurchaseRequest, appID: String, requestID: String?)
         async throws -> PurchaseResponse
     {
+        let (facts, answer) = try await presentAppTransaction(
+            jws, appUserID: request.appUserID, source: .purchase, appID: appID, requestID: requestID)
+        return PurchaseResponse(
+            transactions: [], outcomes: [], customer: answer.customer,
+            appTransaction: AppTransactionResult(facts: facts, outcome: answer.outcome))
+    }
+
+    /// Verifies an app transaction, logs the attempt, and has entitlements keep it with the presenting customer
+    /// (once per `appTransactionId`; another customer takes it by the transfer policy, and only a restore moves it
+    /// back to a customer it left). Throws the verdict when it does not verify.
+    func presentAppTransaction(
+        _ jws: String, appUserID: String, source: ApplySource, appID: String, requestID: String?
+    ) async throws -> (AppTransactionFacts, AppTransactionApplyResponse) {
         let start = ContinuousClock.now
         let facts: AppTransactionFacts
         do {
@@ -17,27 +29,24 @@ extension PurchaseService {
         } catch let error as VerifierError {
             await transactions.log(
                 .failed(
-                    error, kind: .appTransaction, appID: appID, appUserID: request.appUserID, requestID: requestID,
+                    error, kind: .appTransaction, appID: appID, appUserID: appUserID, requestID: requestID,
                     since: start))
             throw error
         }
         await transactions.log(
             .verified(
-                [facts.appTransactionID], kind: .appTransaction, appID: appID, appUserID: request.appUserID,
+                [facts.appTransactionID], kind: .appTransaction, appID: appID, appUserID: appUserID,
                 requestID: requestID, since: start))
-        let answer: AppTransactionApplyResponse
         do {
-            answer = try await projections.entitlements.applyAppTransaction(
-                AppTransactionApplyRequest(appUserID: request.appUserID, source: .purchase, appTransaction: facts),
+            let answer = try await projections.entitlements.applyAppTransaction(
+                AppTransactionApplyRequest(appUserID: appUserID, source: source, appTransaction: facts),
                 appID: appID, requestID: requestID)
+            return (facts, answer)
         } catch let verdict as RemoteProblem {
             throw verdict
         } catch {
             // Nothing is kept until entitlements answers: the app sends the app transaction again.
             throw VerifierError.applyPending(reason: "the entitlements service did not answer")
         }
-        return PurchaseResponse(
-            transactions: [], outcomes: [], customer: answer.customer,
-            appTransaction: AppTransactionResult(facts: facts, outcome: answer.outcome))
     }
 }

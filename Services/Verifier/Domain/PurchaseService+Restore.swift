@@ -1,4 +1,5 @@
 import Foundation
+import ShopkeeperClients
 import ShopkeeperHTTP
 import ShopkeeperModels
 
@@ -9,6 +10,7 @@ extension PurchaseService {
     /// Verifies every proof, records what they prove, and applies it all for `appUserID` with the app's transfer
     /// policy. A proof that does not verify is reported in `rejected` and the others still count; a store that
     /// cannot answer fails the whole restore with 503 (nothing is lost: what was recorded is applied on retry).
+    /// An app transaction is presented first, so that the answer's customer shows what it proves as well.
     func restore(_ request: RestoreRequest, appUserID: String, appID: String, requestID: String?) async throws
         -> RestoreResponse
     {
@@ -16,6 +18,21 @@ extension PurchaseService {
         let presenter = Presenter(appUserID: appUserID, deviceID: request.deviceID)
         var recorded: [StoreTransaction] = []
         var rejected: [RejectedProof] = []
+        var consumes = false
+        var appTransaction: (result: AppTransactionResult, customer: CustomerInfo)?
+        if let jws = request.signedAppTransaction {
+            do {
+                let (facts, answer) = try await presentAppTransaction(
+                    jws, appUserID: appUserID, source: .restore, appID: appID, requestID: requestID)
+                appTransaction = (AppTransactionResult(facts: facts, outcome: answer.outcome), answer.customer)
+            } catch let error as VerifierError where error.isVerdict {
+                rejected.append(
+                    RejectedProof(pointer: "/signed_app_transaction", code: error.code, detail: error.detail))
+            } catch let verdict as RemoteProblem where (400..<500).contains(verdict.status.code) {
+                rejected.append(
+                    RejectedProof(pointer: "/signed_app_transaction", code: verdict.code, detail: verdict.detail))
+            }
+        }
         for (pointer, proof) in proofs {
             let start = ContinuousClock.now
             do {
@@ -25,6 +42,7 @@ extension PurchaseService {
                     requestID: requestID, since: start)
                 recorded += try await transactions.record(facts, appID: appID, presenter: presenter, attempt: entry)
                 await acknowledge(facts, appID: appID)
+                consumes = consumes || facts.contains { $0.consumption != nil }
             } catch let error as VerifierError {
                 await transactions.log(
                     .failed(
@@ -36,10 +54,17 @@ extension PurchaseService {
         }
         var seen: Set<String> = []
         let unique = recorded.filter { seen.insert("\($0.store.rawValue)/\($0.transactionID)").inserted }
+        if unique.isEmpty, let appTransaction {
+            return RestoreResponse(
+                transactions: [], outcomes: [], rejected: rejected, customer: appTransaction.customer,
+                appTransaction: appTransaction.result)
+        }
         let applied = try await apply(
             unique, appID: appID, presenter: presenter, source: .restore, requestID: requestID)
+        if consumes { await consumer?.consumeNow(unique, appID: appID) }
         return RestoreResponse(
-            transactions: unique, outcomes: applied.outcomes, rejected: rejected, customer: applied.customer)
+            transactions: unique, outcomes: applied.outcomes, rejected: rejected, customer: applied.customer,
+            appTransaction: appTransaction?.result)
     }
 
     /// The request's proofs, each with the JSON pointer it came from.
@@ -61,8 +86,11 @@ extension PurchaseService {
                 throw .invalid("/purchase_tokens/\(index)", "needs a non-empty purchase_token and product_id")
             }
         }
-        guard !proofs.isEmpty else {
-            throw .invalid("/", "give receipt_data, signed_transactions or purchase_tokens")
+        if let appTransaction = request.signedAppTransaction, appTransaction.isEmpty {
+            throw .invalid("/signed_app_transaction", "must not be empty")
+        }
+        guard !proofs.isEmpty || request.signedAppTransaction != nil else {
+            throw .invalid("/", "give receipt_data, signed_transactions, purchase_tokens or signed_app_transaction")
         }
         guard proofs.count <= maximumRestoreProofs else {
             throw .invalid("/", "at most \(maximumRestoreProofs) proofs per restore")

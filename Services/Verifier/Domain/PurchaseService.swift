@@ -12,6 +12,8 @@ struct PurchaseService: Sendable {
     let google: GoogleProofVerifier
     let projections: FactProjections
     let logger: Logger
+    /// Consumes granted Play consumables at once, for apps that ask for it; `nil`: left to the background worker.
+    var consumer: GoogleConsumer? = nil
 
     /// Verifies `request`'s proof, records the transactions once, and answers with them as recorded.
     func purchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws -> PurchaseResponse {
@@ -22,8 +24,10 @@ struct PurchaseService: Sendable {
         let presenter = Presenter(appUserID: request.appUserID, deviceID: request.deviceID)
         let start = ContinuousClock.now
         let recorded: [StoreTransaction]
+        let consumes: Bool
         do {
             let facts = try await verify(proof, appID: appID)
+            consumes = facts.contains { $0.consumption != nil }
             let entry = VerificationAttempt.verified(
                 facts.map(\.transaction.transactionID), kind: proof.kind, appID: appID, appUserID: request.appUserID,
                 requestID: requestID, since: start)
@@ -40,6 +44,8 @@ struct PurchaseService: Sendable {
         let applied = try await apply(
             recorded, appID: appID, presenter: presenter, source: .purchase, appVersion: request.appVersion,
             requestID: requestID)
+        // Granted: a consumable may now be consumed at Google, so the customer can buy it again.
+        if consumes { await consumer?.consumeNow(recorded, appID: appID) }
         return PurchaseResponse(transactions: recorded, outcomes: applied.outcomes, customer: applied.customer)
     }
 
@@ -149,12 +155,12 @@ struct PurchaseService: Sendable {
             guard let credentials = try await credentials.google(appID: appID) else {
                 throw VerifierError.storeNotConfigured(.google)
             }
-            let (transaction, acknowledgement) = try await google.verify(
+            let verified = try await google.verify(
                 token: token, productID: productID, kind: kind, credentials: credentials)
             return [
                 VerifiedFact(
-                    transaction: transaction, proofKind: .playToken, rawProof: proof.raw,
-                    acknowledgement: acknowledgement)
+                    transaction: verified.transaction, proofKind: .playToken, rawProof: proof.raw,
+                    acknowledgement: verified.acknowledgement, consumption: verified.consumption)
             ]
         case .appTransaction:
             throw VerifierError.proofRejected(

@@ -8,6 +8,8 @@ struct VerifiedFact: Sendable, Equatable {
     var rawProof: String
     /// A Play purchase to acknowledge once the fact is recorded.
     var acknowledgement: GoogleAcknowledgement? = nil
+    /// A Play purchase to consume once granted, if it is a consumable: recorded with the fact, in the same statement.
+    var consumption: GoogleConsumption? = nil
 }
 
 /// The form a proof arrived in.

@@ -183,5 +183,92 @@ enum VerifierMigrations {
                     WHERE apply_state = 'refused';
                 """
         ),
+        Migration(
+            "0009_app_store_support",
+            sql: """
+                -- The App Store notification recovery job's cursor: per app and Apple environment, Apple's history is
+                -- read completely up to checked_until (the last seen notification time). A claim pushes next_run_at
+                -- past a lease, so one replica reads an app at a time and a crashed one's claim returns.
+                CREATE TABLE verifier.notification_recovery (
+                    app_id text NOT NULL,
+                    environment text NOT NULL CHECK (environment IN ('production', 'sandbox')),
+                    checked_until timestamptz,
+                    last_recovered_at timestamptz,
+                    recovered bigint NOT NULL DEFAULT 0,
+                    next_run_at timestamptz NOT NULL DEFAULT now(),
+                    last_run_at timestamptz,
+                    last_error text,
+                    PRIMARY KEY (app_id, environment)
+                );
+                CREATE INDEX notification_recovery_due ON verifier.notification_recovery (next_run_at);
+
+                -- Renewal-date extensions asked of Apple, once per app and Idempotency-Key: the key's request
+                -- identifier, Apple's expiry before the first attempt, and the final outcome, answered again to a retry.
+                CREATE TABLE verifier.renewal_extensions (
+                    app_id text NOT NULL,
+                    idempotency_key text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    environment text NOT NULL,
+                    extend_by_days integer NOT NULL CHECK (extend_by_days BETWEEN 1 AND 90),
+                    reason_code integer NOT NULL CHECK (reason_code BETWEEN 0 AND 3),
+                    request_identifier uuid NOT NULL UNIQUE,
+                    state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'succeeded', 'refused')),
+                    expires_before timestamptz,
+                    effective_date timestamptz,
+                    web_order_line_item_id text,
+                    error_code text,
+                    apple_error_code bigint,
+                    error_detail text,
+                    leased_until timestamptz NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    finished_at timestamptz,
+                    PRIMARY KEY (app_id, idempotency_key)
+                );
+                CREATE INDEX renewal_extensions_by_subscription
+                    ON verifier.renewal_extensions (app_id, original_transaction_id, created_at);
+                """
+        ),
+        Migration(
+            "0010_google_consumptions_and_voided_cursors",
+            sql: """
+                -- Play one-time purchases of apps with `consume_consumables` on, queued with their fact (same
+                -- statement) to be consumed at Google once entitlements has granted them as consumables. `pending`
+                -- until then, leased by `next_attempt_at` (backoff doubling per attempt, capped at an hour);
+                -- `consumed` once Google accepted it (or reports it consumed); `skipped` when it must never be (not a
+                -- consumable, refunded, the app turned the setting off), the reason in `last_error`.
+                CREATE TABLE verifier.google_consumptions (
+                    transaction_id text PRIMARY KEY,
+                    app_id text NOT NULL,
+                    store_product_id text NOT NULL,
+                    purchase_token text NOT NULL,
+                    state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'consumed', 'skipped')),
+                    attempts integer NOT NULL DEFAULT 0,
+                    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                    last_error text,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    consumed_at timestamptz
+                );
+                CREATE INDEX google_consumptions_due ON verifier.google_consumptions (next_attempt_at)
+                    WHERE state = 'pending';
+
+                -- How far the voided-purchases poller has read each app's Play voided purchases: the next window
+                -- starts at `next_start_ms` (UNIX ms; NULL: 30 days back, as far as Google keeps them); a window
+                -- being read has its end in `window_end_ms` and its next page in `page_token`. A claim pushes
+                -- `next_poll_at` past a lease and takes a new `lease_id`: one replica polls an app at a time, and a
+                -- replica whose lease ran out can no longer move the cursor.
+                CREATE TABLE verifier.google_voided_cursors (
+                    app_id text PRIMARY KEY,
+                    next_start_ms bigint,
+                    window_end_ms bigint,
+                    page_token text,
+                    last_voided_ms bigint,
+                    found bigint NOT NULL DEFAULT 0,
+                    lease_id uuid,
+                    next_poll_at timestamptz NOT NULL DEFAULT now(),
+                    polled_at timestamptz,
+                    last_error text
+                );
+                """
+        ),
     ]
 }

@@ -76,8 +76,10 @@ struct GoogleNotifications: Sendable {
                 revoked: revoked, credentials: credentials)
         }
         if let oneTime = notification.oneTimeProductNotification {
-            let (transaction, _) = try await google.verify(
-                token: oneTime.purchaseToken, productID: oneTime.sku, kind: .product, credentials: credentials)
+            // Not queued for consuming: news grants nothing to anyone, and the customer's own presentation queues it.
+            let transaction = try await google.verify(
+                token: oneTime.purchaseToken, productID: oneTime.sku, kind: .product, credentials: credentials
+            ).transaction
             return NotificationFacts(
                 facts: [
                     VerifiedFact(transaction: transaction, proofKind: .notification, rawProof: oneTime.purchaseToken)
@@ -94,8 +96,9 @@ struct GoogleNotifications: Sendable {
                 (try? await transactions.transactions(
                     appID: received.appID, store: .playStore, ids: [voided.orderId ?? ""])) ?? []
             guard let product = known.first?.storeProductID else { return NotificationFacts() }
-            var (transaction, _) = try await google.verify(
-                token: voided.purchaseToken, productID: product, kind: .product, credentials: credentials)
+            var transaction = try await google.verify(
+                token: voided.purchaseToken, productID: product, kind: .product, credentials: credentials
+            ).transaction
             if transaction.revocationDate == nil {
                 transaction.revocationDate = observed.wholeSeconds
                 transaction.revocationReason = .other

@@ -7,16 +7,23 @@ extension AppleNotifications {
     /// Subscription Statuses, in its environment): its latest transaction and renewal info with the status, each
     /// JWS verified like a notification's. `nil` when the app has no App Store Server API key to ask with.
     func currentFacts(of subscription: StaleSubscription) async throws(VerifierError) -> NotificationFacts? {
-        guard let credentials = try? await credentials.apple(appID: subscription.appID) else {
+        try await currentFacts(
+            appID: subscription.appID, originalTransactionID: subscription.originalTransactionID,
+            environment: subscription.environment)
+    }
+
+    /// ``currentFacts(of:)`` for the subscription of `originalTransactionID` of `appID`, in `environment`.
+    func currentFacts(appID: String, originalTransactionID: String, environment: StoreEnvironment)
+        async throws(VerifierError) -> NotificationFacts?
+    {
+        guard let credentials = try? await credentials.apple(appID: appID) else {
             throw .storeNotConfigured(.apple)
         }
         guard let key = credentials.apiKey else { return nil }
         let response = try await verifier.api.subscriptionStatuses(
-            subscription.originalTransactionID, environment: subscription.environment, credentials: credentials,
-            key: key)
+            originalTransactionID, environment: environment, credentials: credentials, key: key)
         let items = (response.data ?? []).flatMap { $0.lastTransactions ?? [] }
-        guard let item = items.first(where: { $0.originalTransactionId == subscription.originalTransactionID })
-        else {
+        guard let item = items.first(where: { $0.originalTransactionId == originalTransactionID }) else {
             throw .proofRejected(
                 code: "transaction_not_found", detail: "Apple reported no status for this subscription.")
         }

@@ -10,7 +10,8 @@ protocol TransactionRepository: Sendable {
     /// Records `facts` for `appID` and the successful `attempt` that proved them (none for a store notification),
     /// atomically, once per
     /// (store, transaction id), and returns each as recorded. Recording the same fact again returns the
-    /// first recording, except that a revocation, once known, is kept. Throws
+    /// first recording, except that a revocation, once known, is kept, and a later period end of a transaction in
+    /// force (a renewal-date extension) replaces the earlier one. Throws
     /// ``VerifierError/transactionOfAnotherApp(_:)`` when a transaction is another app's.
     func record(_ facts: [VerifiedFact], appID: String, presenter: Presenter, attempt: VerificationAttempt?)
         async throws -> [StoreTransaction]
@@ -95,12 +96,13 @@ struct TransactionPostgresRepository: TransactionRepository {
         let environment: String = transaction.environment.rawValue
         let proofKind: String = fact.proofKind.rawValue
         let applyGraceSeconds: Double = Double(applyGrace.milliseconds) / 1000
+        let consumeToken: String? = fact.consumption?.token
         let bindings = try PostgresBindings(
             store, transaction.transactionID, appID, environment, transaction.originalTransactionID,
             transaction.storeProductID, type, transaction.quantity, transaction.purchaseDate, transaction.expiresDate,
             transaction.revocationDate, reason, reversedAt, document, proofKind, fact.rawProof, presenter.appUserID,
             presenter.deviceID, applyGraceSeconds, attemptIDs, attemptUser, attemptRequest, attemptMilliseconds,
-            logAttempt)
+            logAttempt, consumeToken)
         let recorded = try await connection.run(Upsert.self, bindings, logger: logger) { try $0.decode(String?.self) }
         guard let stored = recorded.first else {
             throw VerifierError.transactionOfAnotherApp(transaction.transactionID)
@@ -113,7 +115,9 @@ struct TransactionPostgresRepository: TransactionRepository {
 
     /// Records one fact (see ``upsert(_:appID:presenter:attempt:on:)``), prepared once per connection: it runs
     /// for every verified purchase and notification, and a primary-key upsert has one good plan. Returns one row
-    /// when the fact is this app's: `NULL` when the recorded fact is the one given, else the recorded one.
+    /// when the fact is this app's: `NULL` when the recorded fact is the one given, else the recorded one. A Play
+    /// purchase to consume once granted (`$25`, its token) is queued in `verifier.google_consumptions` by the same
+    /// statement, so a fact is never recorded without the consume it may need.
     private enum Upsert: PreparedSQL {
         static let sql = """
             WITH recorded AS (
@@ -152,11 +156,19 @@ struct TransactionPostgresRepository: TransactionRepository {
                         WHEN excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity')
                             THEN excluded.revocation_reason
                         END,
+                    -- The store moved the period's end of a transaction in force (Apple's renewal-date extension):
+                    -- the later end is kept, and an older proof presented afterwards does not take it back.
+                    expires_date = CASE
+                        WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NULL
+                            AND excluded.expires_date > t.expires_date THEN excluded.expires_date
+                        ELSE t.expires_date END,
                     fact = CASE
                         WHEN t.revocation_date <= excluded.revocation_reversed_at THEN excluded.fact
                         WHEN t.revocation_date IS NULL
                             AND excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity')
                             THEN excluded.fact
+                        WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NULL
+                            AND excluded.expires_date > t.expires_date THEN excluded.fact
                         ELSE t.fact END
                 WHERE t.app_id = excluded.app_id
                 RETURNING fact
@@ -165,6 +177,12 @@ struct TransactionPostgresRepository: TransactionRepository {
                     app_id, proof_kind, outcome, code, transaction_ids, app_user_id, request_id, duration_ms)
                 SELECT $3::text, $15::text, 'verified', NULL, $20::text[], $21::text, $22::text, $23::bigint
                 FROM recorded WHERE $24::boolean
+            ), consumption AS (
+                INSERT INTO verifier.google_consumptions (
+                    transaction_id, app_id, store_product_id, purchase_token, next_attempt_at)
+                SELECT $2::text, $3::text, $6::text, $25::text, now() + make_interval(secs => $19::float8)
+                FROM recorded WHERE $25::text IS NOT NULL
+                ON CONFLICT (transaction_id) DO NOTHING
             )
             SELECT CASE WHEN fact = $14::jsonb THEN NULL ELSE fact::text END FROM recorded
             """

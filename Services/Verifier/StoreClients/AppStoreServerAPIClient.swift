@@ -98,7 +98,7 @@ struct AppStoreServerAPIClient: Sendable {
     }
 
     /// The API's address for `environment`.
-    private func baseURL(_ environment: StoreEnvironment) -> String {
+    func baseURL(_ environment: StoreEnvironment) -> String {
         (environment == .production ? productionURL : sandboxURL).absoluteString
     }
 
@@ -121,12 +121,15 @@ struct AppStoreServerAPIClient: Sendable {
         throw .proofRejected(code: "transaction_not_found", detail: "Apple knows no such transaction for this app.")
     }
 
-    private func call(
+    /// One call with the app's bearer token; 429, 5xx and no answer are tried again unless `retrying` is `false`
+    /// (a call that is not safe to repeat blindly), 401 is ``VerifierError/storeCredentialsRejected(_:_:)``.
+    func call(
         _ url: String, method: HTTPMethod = .GET, body: Data? = nil, credentials: AppleCredentials,
-        key: AppStoreAPIKey
+        key: AppStoreAPIKey, retrying: Bool = true
     ) async throws(VerifierError) -> StoreHTTP.Answer {
         let tokenKey = "\(key.issuerID)/\(key.keyID)/\(credentials.bundleID)"
-        return try await retry.run(store: "App Store") { (_: Int) async throws(StoreAttemptError) in
+        let policy = retrying ? retry : RetryPolicy(attempts: 1, base: retry.base, cap: retry.cap)
+        return try await policy.run(store: "App Store") { (_: Int) async throws(StoreAttemptError) in
             let token: String
             do {
                 token = try await tokens.token(for: tokenKey) {
@@ -162,7 +165,7 @@ struct AppStoreServerAPIClient: Sendable {
         return (try signer.sign(claims), 19 * 60)
     }
 
-    private static func errorCode(_ answer: StoreHTTP.Answer) -> Int64? {
+    static func errorCode(_ answer: StoreHTTP.Answer) -> Int64? {
         (try? JSONDecoder().decode(AppStoreErrorPayload.self, from: answer.data))?.errorCode
     }
 

@@ -5,7 +5,8 @@ import NIOHTTP1
 import ShopkeeperStores
 
 /// The Play Developer API: a service-account access token (RS256 assertion, JWT-bearer grant) cached
-/// until shortly before it expires; products, subscriptionsv2 and acknowledgements; 429 and 5xx retried.
+/// until shortly before it expires; products, subscriptionsv2, acknowledgements, consumes and the voided-purchases list;
+/// 429 and 5xx retried.
 struct GooglePlayClient: Sendable {
     let http: StoreHTTP
     let apiURL: URL
@@ -43,6 +44,47 @@ struct GooglePlayClient: Sendable {
         guard (200..<300).contains(answer.status) else { throw Self.verdict(answer) }
     }
 
+    /// `purchases.products.consume`: the customer may buy the product again. Google wants an empty body and answers
+    /// an empty one.
+    func consume(_ productID: String, token: String, credentials: GoogleCredentials) async throws(VerifierError) {
+        let path = "purchases/products/\(productID.pathSegmentEscaped)/tokens/\(token.pathSegmentEscaped):consume"
+        let answer = try await call(.POST, path, credentials: credentials, body: nil)
+        guard (200..<300).contains(answer.status) else { throw Self.verdict(answer) }
+    }
+
+    /// The code of a voided-purchases query Google refused (400): a page token it no longer knows, or a window it
+    /// does not allow.
+    static let refusedVoidedQuery = "invalid_voided_purchases_query"
+
+    /// `purchases.voidedpurchases.list` with `type=1` (one-time products and subscriptions; orders tell them apart):
+    /// the page `pageToken` names (Google then ignores the times), else the first page of purchases Google saw voided
+    /// since `startMillis` (UNIX ms) up to its own now: no `endTime`, so a clock ahead of Google's is never refused.
+    /// Quantity-based partial refunds are not asked for (`includeQuantityBasedPartialRefund` stays false): Shopkeeper
+    /// revokes whole purchases only.
+    func voidedPurchases(startMillis: Int64, pageToken: String?, maxResults: Int, credentials: GoogleCredentials)
+        async throws(VerifierError) -> GoogleVoidedPurchasesListResponse
+    {
+        var query = "type=1&maxResults=\(maxResults)"
+        if let pageToken {
+            query += "&token=\(pageToken.pathSegmentEscaped)"
+        } else {
+            query += "&startTime=\(startMillis)"
+        }
+        let answer = try await call(.GET, "purchases/voidedpurchases?\(query)", credentials: credentials)
+        guard answer.status == 200 else {
+            if answer.status == 400 {
+                throw .proofRejected(
+                    code: Self.refusedVoidedQuery,
+                    detail: "Google refused the voided-purchases query (\(Self.message(answer))).")
+            }
+            throw Self.verdict(answer)
+        }
+        guard let decoded = try? JSONDecoder().decode(GoogleVoidedPurchasesListResponse.self, from: answer.data) else {
+            throw .storeUnavailable(store: "Google Play", reason: "an unreadable answer", retryAfterSeconds: 5)
+        }
+        return decoded
+    }
+
     private func get<T: Decodable>(_ path: String, credentials: GoogleCredentials) async throws(VerifierError) -> T {
         let answer = try await call(.GET, path, credentials: credentials)
         guard answer.status == 200 else { throw Self.verdict(answer) }
@@ -52,7 +94,9 @@ struct GooglePlayClient: Sendable {
         return decoded
     }
 
-    private func call(_ method: HTTPMethod, _ path: String, credentials: GoogleCredentials)
+    /// One call; a POST carries `body` (`{}` by default: acknowledgements take an optional JSON body; `nil` sends
+    /// none).
+    private func call(_ method: HTTPMethod, _ path: String, credentials: GoogleCredentials, body: String? = "{}")
         async throws(VerifierError) -> StoreHTTP.Answer
     {
         let url =
@@ -65,9 +109,10 @@ struct GooglePlayClient: Sendable {
             var request = HTTPClientRequest(url: url)
             request.method = method
             request.headers.add(name: "authorization", value: "Bearer \(accessToken)")
-            if method == .POST {
+            // Without a body AsyncHTTPClient sends `Content-Length: 0`, as a POST needs.
+            if method == .POST, let body {
                 request.headers.add(name: "content-type", value: "application/json")
-                request.body = .bytes(ByteBuffer(string: "{}"))
+                request.body = .bytes(ByteBuffer(string: body))
             }
             let answer = try await http.sendSorted(request, what: "the Play Developer API")
             if answer.status == 401 {
@@ -107,8 +152,12 @@ struct GooglePlayClient: Sendable {
         }
     }
 
+    private static func message(_ answer: StoreHTTP.Answer) -> String {
+        (try? JSONDecoder().decode(GoogleErrorResponse.self, from: answer.data))?.error.message ?? ""
+    }
+
     private static func verdict(_ answer: StoreHTTP.Answer) -> VerifierError {
-        let message = (try? JSONDecoder().decode(GoogleErrorResponse.self, from: answer.data))?.error.message ?? ""
+        let message = message(answer)
         switch answer.status {
         case 400, 404, 410:
             return .proofRejected(
@@ -125,4 +174,11 @@ struct GooglePlayClient: Sendable {
 enum GoogleAcknowledgement: Sendable, Equatable {
     case product(productID: String, token: String)
     case subscription(subscriptionID: String, token: String)
+}
+
+/// A one-time Play purchase to consume once it is durably granted, if it is a consumable (`purchases.products.consume`
+/// lets the customer buy it again).
+struct GoogleConsumption: Sendable, Equatable {
+    var productID: String
+    var token: String
 }

@@ -142,6 +142,37 @@ public enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
     case invalidRequestRevision = 4_000_005
     /// 400: the transaction id is not a transaction id at all.
     case invalidTransactionId = 4_000_006
+    /// 400: the original transaction id is not a transaction id at all.
+    case invalidOriginalTransactionId = 4_000_008
+    /// 400: `extendByDays` is not 1 to 90.
+    case invalidExtendByDays = 4_000_009
+    /// 400: `extendReasonCode` is not 0 to 3.
+    case invalidExtendReasonCode = 4_000_010
+    /// 400: `requestIdentifier` is missing or too long.
+    case invalidRequestIdentifier = 4_000_011
+    /// 400: the notification history's `startDate` is older than the history Apple keeps.
+    case startDateTooFarInPast = 4_000_012
+    /// 400: the notification history's `startDate` is not before its `endDate`.
+    case startDateAfterEndDate = 4_000_013
+    /// 400: the `paginationToken` is not one Apple issued for this request.
+    case invalidPaginationToken = 4_000_014
+    /// 400: the notification history's `startDate` is missing or not a date.
+    case invalidStartDate = 4_000_015
+    /// 400: the notification history's `endDate` is missing or not a date.
+    case invalidEndDate = 4_000_016
+    /// 400: the notification type or subtype is unknown, or a subtype came without its type.
+    case invalidNotificationType = 4_000_018
+    /// 400: both `notificationType` and `transactionId` narrow a notification history request.
+    case multipleFiltersSupplied = 4_000_019
+    /// 403: the subscription's state does not allow a renewal-date extension (free offer period, expired, in
+    /// billing retry, or already extended twice in the past 365 days).
+    case subscriptionExtensionIneligible = 4_030_004
+    /// 403: the subscription has had the most extensions Apple allows.
+    case subscriptionMaxExtension = 4_030_005
+    /// 403: a subscription the customer has through Family Sharing cannot be extended on its own.
+    case familySharedSubscriptionExtensionIneligible = 4_030_007
+    /// 404: no such original transaction (in this environment, for this app).
+    case originalTransactionIdNotFound = 4_040_005
     /// 404: no such transaction (in this environment, for this app).
     case transactionIdNotFound = 4_040_010
     /// 429: too many requests; retry later.
@@ -157,6 +188,27 @@ public enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
         case .generalBadRequest: "Bad request."
         case .invalidRequestRevision: "Invalid request revision."
         case .invalidTransactionId: "Invalid transaction id."
+        case .invalidOriginalTransactionId: "Invalid original transaction id."
+        case .invalidExtendByDays: "Invalid extend by days value."
+        case .invalidExtendReasonCode: "Invalid extend reason code."
+        case .invalidRequestIdentifier: "Invalid request identifier."
+        case .startDateTooFarInPast:
+            "Invalid request. The startDate is earlier than the allowed start date."
+        case .startDateAfterEndDate:
+            "Invalid request. The end date precedes the start date or the dates are equal."
+        case .invalidPaginationToken: "Invalid request. The pagination token is invalid."
+        case .invalidStartDate:
+            "Invalid request. The start date is not a timestamp value represented in milliseconds."
+        case .invalidEndDate:
+            "Invalid request. The end date is not a timestamp value represented in milliseconds."
+        case .invalidNotificationType: "Invalid request. The notification type or subtype is invalid."
+        case .multipleFiltersSupplied:
+            "Invalid request. Supply either a transaction id or a notification type, but not both."
+        case .subscriptionExtensionIneligible: "Forbidden - unable to act on this subscription."
+        case .subscriptionMaxExtension: "Forbidden - subscription has reached maximum extension count."
+        case .familySharedSubscriptionExtensionIneligible:
+            "Forbidden - subscriptions obtained through Family Sharing cannot be extended."
+        case .originalTransactionIdNotFound: "Original transaction id not found."
         case .transactionIdNotFound: "Transaction id not found."
         case .rateLimitExceeded: "Rate limit exceeded."
         case .generalInternal: "An unknown error occurred."

@@ -1,0 +1,129 @@
+import Foundation
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperStores
+
+/// The App Store Server API's support endpoints of one Apple host, behind Apple's bearer-token check and with Apple's
+/// error payloads: Get Refund History (20 a page), Get Notification History (over what the sandbox sent or held,
+/// 20 a page) and Extend a Subscription Renewal Date (which moves the expiry and sends `RENEWAL_EXTENDED`).
+struct AppStoreSupportAPIController {
+    let host: AppleHost
+    let store: SandboxStore
+    let signer: AppleSigner
+    let traffic: StoreTraffic
+    let dispatcher: NotificationDispatcher
+
+    private var authenticator: AppleBearerAuthenticator { AppleBearerAuthenticator(store: store) }
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get("inApps/v2/refund/lookup/{transactionId}") { request, context in
+            try await self.serve(.refunds) { try await self.refunds(request, context) }
+        }
+        routes.post("inApps/v1/notifications/history") { request, _ in
+            try await self.serve(.notificationHistory) { try await self.notificationHistory(request) }
+        }
+        // Transaction ids are digits: the literal `extend` beside `subscriptions/{transactionId}` hides none.
+        routes.put("inApps/v1/subscriptions/extend/{originalTransactionId}") { request, context in
+            try await self.serve(.extend) { try await self.extend(request, context) }
+        }
+        return routes
+    }
+
+    private func serve(_ api: StoreEndpoint.AppleAPI, _ handler: () async throws -> Response) async throws -> Response {
+        try await traffic.observe(.apple(host, api)) { _ in try await ErrorMapping.apple { try await handler() } }
+    }
+
+    /// The refunded transactions of the customer who made `transactionId`, oldest refund first; `revision` is where
+    /// the next page starts (kept, it also finds refunds made later).
+    private func refunds(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let bundleId = try await authenticator.authenticate(request.headers)
+        let record = try await transaction(context.parameters.get("transactionId") ?? "", bundleId: bundleId)
+        var offset = 0
+        if let revision = request.uri.queryParameters.get("revision") {
+            guard let decoded = HistoryRevision.offset(of: revision) else {
+                throw AppleAPIError.api(.invalidRequestRevision)
+            }
+            offset = decoded
+        }
+        let refunded = await store.refundedTransactions(of: record)
+        let page = refunded.dropFirst(offset).prefix(AppStoreServerAPIController.historyPageSize)
+        let next = min(offset, refunded.count) + page.count
+        return try JSONBody.response(
+            AppStoreRefundHistoryResponse(
+                signedTransactions: try page.map { try signer.transaction($0) },
+                revision: HistoryRevision.token(for: next), hasMore: next < refunded.count))
+    }
+
+    private func notificationHistory(_ request: Request) async throws -> Response {
+        let bundleId = try await authenticator.authenticate(request.headers)
+        let buffer = try await request.body.collect(upTo: 64 * 1024)
+        guard
+            let body = try? JSONDecoder().decode(
+                AppStoreNotificationHistoryRequest.self, from: Data(buffer.readableBytesView))
+        else {
+            throw AppleAPIError.api(.generalBadRequest)
+        }
+        let query = AppleNotificationHistoryQuery(request: body, environment: host.environment, now: Date())
+        _ = try query.range()
+        var customer: Set<String>?
+        if let id = body.transactionId {
+            let record = try await transaction(id, bundleId: bundleId)
+            customer = Set(await store.customerTransactions(of: record).map(\.transactionId))
+        }
+        let deliveries = await dispatcher.appleHistory(bundleId: bundleId, environment: host.environment)
+        return try JSONBody.response(
+            try query.page(
+                of: deliveries, customer: customer, token: request.uri.queryParameters.get("paginationToken")))
+    }
+
+    private func extend(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let bundleId = try await authenticator.authenticate(request.headers)
+        let id = context.parameters.get("originalTransactionId") ?? ""
+        guard Self.isTransactionID(id) else { throw AppleAPIError.api(.invalidOriginalTransactionId) }
+        let buffer = try await request.body.collect(upTo: 64 * 1024)
+        guard
+            let body = try? JSONDecoder().decode(
+                AppStoreExtendRenewalDateRequest.self, from: Data(buffer.readableBytesView))
+        else {
+            throw AppleAPIError.api(.generalBadRequest)
+        }
+        guard let days = body.extendByDays, (1...90).contains(days) else {
+            throw AppleAPIError.api(.invalidExtendByDays)
+        }
+        guard let reason = body.extendReasonCode, (0...3).contains(reason) else {
+            throw AppleAPIError.api(.invalidExtendReasonCode)
+        }
+        guard let identifier = body.requestIdentifier, (1...128).contains(identifier.utf8.count) else {
+            throw AppleAPIError.api(.invalidRequestIdentifier)
+        }
+        let (extended, events): (AppleTransactionRecord, [AppleEvent])
+        do {
+            (extended, events) = try await store.extendAppleRenewal(
+                originalTransactionId: id, days: days, bundleId: bundleId, environment: host.environment)
+        } catch let refusal as AppleExtensionRefusal {
+            throw AppleAPIError.api(
+                refusal == .notFound ? .originalTransactionIdNotFound : .subscriptionExtensionIneligible)
+        }
+        await dispatcher.send(events.map(StoreEvent.apple))
+        return try JSONBody.response(
+            AppStoreExtendRenewalDateResponse(
+                originalTransactionId: id, webOrderLineItemId: extended.webOrderLineItemId, success: true,
+                effectiveDate: extended.expiresDate))
+    }
+
+    /// The transaction `id` names, in this host's environment and of the token's app.
+    private func transaction(_ id: String, bundleId: String) async throws -> AppleTransactionRecord {
+        guard Self.isTransactionID(id) else { throw AppleAPIError.api(.invalidTransactionId) }
+        guard let record = await store.appleTransaction(id: id), record.environment == host.environment else {
+            throw SandboxStoreError.transactionNotFound(id)
+        }
+        guard record.bundleId == bundleId else { throw AppleAPIError.unauthorized }
+        return record
+    }
+
+    /// Apple's transaction ids: 1 to 20 digits.
+    static func isTransactionID(_ id: String) -> Bool {
+        (1...20).contains(id.utf8.count) && id.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+}

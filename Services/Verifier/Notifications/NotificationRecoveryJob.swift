@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import ShopkeeperHTTP
+
+/// Finds the App Store notifications that never reached Shopkeeper (downtime, a network failure, a bad deploy) and
+/// processes them as if they had: every ``NotificationRecoverySettings/interval``, for each app with an App Store
+/// Server API key and each of Apple's environments it accepts, it reads Apple's history of undelivered
+/// notifications (`onlyFailures`, which includes those Apple still retries) from the last seen notification time less
+/// an overlap up to now, through ``NotificationRecovery``, and then moves the last seen time to now.
+///
+/// Replicas: a claim leases each (app, environment) to one replica (`FOR UPDATE SKIP LOCKED`, then a lease in
+/// `next_run_at`). Should two read the same range anyway (a lease ran out), nothing is done twice: the inbox records
+/// a notification once per `notificationUUID`, and the cursor only moves forward. A failed run leaves the cursor
+/// where it was, so the range is read again.
+struct NotificationRecoveryJob: Service {
+    let recovery: NotificationRecovery
+    let repository: any NotificationRecoveryRepository
+    let settings: NotificationRecoverySettings
+    let startup: StartupGate
+    let logger: Logger
+    var batchSize = 20
+    /// How long a claimed app is this replica's.
+    var lease: Duration = .seconds(600)
+    /// Pages (of 20) one read goes through before it narrows its range.
+    var maxPages = 250
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await startup.wait()
+            while !Task.isCancelled {
+                if await runOnce() < batchSize {
+                    try? await Task.sleep(for: settings.interval)
+                }
+            }
+        }
+    }
+
+    /// Claims due (app, environment) pairs and reads each one's history; returns how many were claimed.
+    @discardableResult
+    func runOnce() async -> Int {
+        let claimed: [RecoveryCursor]
+        do {
+            claimed = try await repository.claim(limit: batchSize, lease: lease)
+        } catch {
+            if !Task.isCancelled {
+                logger.error(
+                    "could not claim notification recovery", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            return 0
+        }
+        for cursor in claimed { await run(cursor) }
+        return claimed.count
+    }
+
+    /// Reads one app's history in one environment, narrowing the range while it holds more than ``maxPages``.
+    func run(_ cursor: RecoveryCursor, now: Date = Date()) async {
+        var (start, end) = settings.window(for: cursor, now: now)
+        do {
+            var outcome = try await read(cursor, from: start, to: end)
+            var recorded = outcome.recorded
+            var lastRecordedAt = outcome.lastRecordedAt
+            while !outcome.complete && end.timeIntervalSince(start) > 60 {
+                end = start.addingTimeInterval(end.timeIntervalSince(start) / 2)
+                outcome = try await read(cursor, from: start, to: end)
+                recorded += outcome.recorded
+                lastRecordedAt = max(lastRecordedAt ?? .distantPast, outcome.lastRecordedAt ?? .distantPast)
+            }
+            if !outcome.complete {
+                logger.error(
+                    "notification history too dense to read whole; moving on",
+                    metadata: ["app_id": "\(cursor.appID)", "until": "\(end)"])
+            }
+            if recorded > 0 {
+                logger.info(
+                    "recovered App Store notifications that never arrived",
+                    metadata: [
+                        "app_id": "\(cursor.appID)", "environment": "\(cursor.environment.rawValue)",
+                        "recorded": "\(recorded)",
+                    ])
+            }
+            try await repository.finish(
+                cursor, checkedUntil: end, recovered: recorded,
+                lastRecoveredAt: lastRecordedAt.flatMap { $0 == .distantPast ? nil : $0 }, nextRunIn: settings.interval)
+        } catch {
+            logger.warning(
+                "notification recovery failed; the range is read again next time",
+                metadata: ["app_id": "\(cursor.appID)", "error": "\(error)"])
+            try? await repository.fail(cursor, error: Self.describe(error), nextRunIn: settings.interval)
+        }
+    }
+
+    private func read(_ cursor: RecoveryCursor, from start: Date, to end: Date) async throws
+        -> NotificationRecovery.Outcome
+    {
+        try await recovery.recover(
+            appID: cursor.appID, environment: cursor.environment, from: start, to: end, onlyFailures: true,
+            maxPages: maxPages)
+    }
+
+    /// The error in a few words, for the status.
+    static func describe(_ error: any Error) -> String {
+        if let problem = error as? any ProblemError { return "\(problem.code): \(problem.detail)" }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,22 @@
+# shellcheck shell=bash
+# A headless browser for the console's browser tests (Tests/EndToEndTests/Browser).
+#
+# Source this file from bash (after scripts/lib/postgres.sh, for sk_apt_install); it defines:
+#   sk_ensure_browser_installed   find Debian's chromium and chromedriver (install `chromium` and `chromium-driver`
+#                                 when missing); exports SHOPKEEPER_CHROMIUM and SHOPKEEPER_CHROMEDRIVER
+
+sk_ensure_browser_installed() {
+    local chromium driver
+    chromium=${SHOPKEEPER_CHROMIUM:-$(command -v chromium 2>/dev/null || true)}
+    driver=${SHOPKEEPER_CHROMEDRIVER:-$(command -v chromedriver 2>/dev/null || true)}
+    if [ -z "$chromium" ] || [ -z "$driver" ]; then
+        printf '%s\n' "[browser] chromium or chromedriver not found; installing Debian's chromium and chromium-driver" >&2
+        sk_apt_install chromium chromium-driver fonts-dejavu-core || {
+            printf '%s\n' "[browser] could not install chromium" >&2
+            return 1
+        }
+        chromium=$(command -v chromium)
+        driver=$(command -v chromedriver)
+    fi
+    export SHOPKEEPER_CHROMIUM="$chromium" SHOPKEEPER_CHROMEDRIVER="$driver"
+}
