@@ -239,6 +239,27 @@ import Testing
         }
     }
 
+    @Test func aSessionOpenedAtOneReplicaWorksAndEndsAtAnother() async throws {
+        try await GatewayHarness.run(replicas: 2) { gateway in
+            let app = try await gateway.createApp("Replicas")
+            let login = try await gateway.signIn(key: app.secretKey.key)
+            let other = gateway.replica
+            let keys = try await other.execute(uri: "/v1/admin/keys", method: .get, headers: login.cookie, body: nil)
+            #expect(keys.status == .ok)
+            var headers = login.change
+            headers[.contentType] = "application/json"
+            let grant = try await other.execute(
+                uri: "/v1/customers/dora/grants", method: .post, headers: headers,
+                body: ByteBuffer(string: #"{"entitlement_id":"vip","expires_at":"2099-01-01T00:00:00Z"}"#))
+            #expect(grant.status == .created)
+            let out = try await other.execute(
+                uri: GatewayHarness.sessionPath, method: .delete, headers: login.change, body: nil)
+            #expect(out.status == .noContent)
+            let after = try await gateway.send(.get, "/v1/admin/keys", bearer: nil, headers: login.cookie)
+            #expect(after.problemCode == "session_expired")
+        }
+    }
+
     @Test func theOperatorSignsInForAnAppListsAppsAndSwitches() async throws {
         try await GatewayHarness.run { gateway in
             let a = try await gateway.createApp("Operator A")

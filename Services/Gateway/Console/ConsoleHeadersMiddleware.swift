@@ -36,7 +36,7 @@ struct ConsoleHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 extension HTTPField.Name {
-    static let xFrameOptions = "x-frame-options".fieldName
-    static let referrerPolicy = "referrer-policy".fieldName
-    static let crossOriginOpenerPolicy = "cross-origin-opener-policy".fieldName
+    static let xFrameOptions = "X-Frame-Options".fieldName
+    static let referrerPolicy = "Referrer-Policy".fieldName
+    static let crossOriginOpenerPolicy = "Cross-Origin-Opener-Policy".fieldName
 }

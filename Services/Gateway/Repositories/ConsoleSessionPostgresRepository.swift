@@ -14,13 +14,10 @@ struct ConsoleSessionPostgresRepository: ConsoleSessionRepository {
         idle: Duration
     ) async throws -> StoredConsoleSession {
         let sessionID = RandomToken.identifier(prefix: "ses", length: 16)
-        // Sessions over for a day are removed here, with the index on their idle end: no sweeper needed.
+        // Sessions over for a day are removed here, by the index on their idle end (never later than their absolute
+        // end): no sweeper needed.
         try await client.query(
-            """
-            DELETE FROM gateway.console_sessions
-            WHERE idle_expires_at < now() - interval '1 day' OR expires_at < now() - interval '1 day'
-            """,
-            logger: logger)
+            "DELETE FROM gateway.console_sessions WHERE idle_expires_at < now() - interval '1 day'", logger: logger)
         let rows = try await client.query(
             """
             INSERT INTO gateway.console_sessions
