@@ -231,6 +231,9 @@ let package = Package(
         .tests(
             "ShopkeeperDatabaseTests",
             dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport", .nioConcurrencyHelpers]),
+        .tests(
+            "ShopkeeperReportsTests",
+            dependencies: ["ShopkeeperReports", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird, .hummingbirdCore]),
         .tests("ShopkeeperStoresTests", dependencies: ["ShopkeeperStores", .crypto, .cryptoExtras, .x509, .asn1]),
         .tests(
             "CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),

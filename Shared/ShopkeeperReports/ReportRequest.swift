@@ -124,9 +124,10 @@ package struct ReportRequest: Sendable, Equatable {
 
     private static func groupBy(_ text: String?, spec: ReportSpec, problems: inout [FieldProblem]) -> [String] {
         guard let text else { return spec.defaultGroupBy }
-        let given = text.split(separator: ",", omittingEmptySubsequences: false).map {
-            String($0.trimmingCharacters(in: .whitespaces))
-        }
+        // Empty: no dimension, the whole range in one row (per currency for sales).
+        let given =
+            text.isEmpty
+            ? [] : text.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
         let allowed = spec.dimensions.joined(separator: ", ")
         var valid = true
         for name in given where !spec.dimensions.contains(name) {
