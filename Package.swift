@@ -108,6 +108,14 @@ let package = Package(
         ),
         .shared("ShopkeeperCustomerTokens", dependencies: [.jwtKit]),
         .shared(
+            "ShopkeeperReports",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird, .hummingbirdCore,
+                .postgresNIO,
+                .logging, .nioCore,
+            ]
+        ),
+        .shared(
             "ShopkeeperClients",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperModels", .asyncHTTPClient, .logging, .nioCore, .nioHTTP1,
@@ -155,7 +163,7 @@ let package = Package(
             "Subscriptions",
             folder: "Subscriptions",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperReports",
                 .hummingbird, .postgresNIO, .serviceLifecycle, .logging, .metrics,
             ]
         ),
@@ -163,7 +171,7 @@ let package = Package(
             "Entitlements",
             folder: "Entitlements",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperClients",
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperReports", "ShopkeeperClients",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
                 .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers, .nioSSL,
             ]
@@ -172,7 +180,7 @@ let package = Package(
             "Content",
             folder: "Content",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperClients",
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperReports", "ShopkeeperClients",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .prometheus,
                 .crypto, .nioCore, .nioPosix, .nioFileSystem,
             ]
@@ -223,6 +231,9 @@ let package = Package(
         .tests(
             "ShopkeeperDatabaseTests",
             dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport", .nioConcurrencyHelpers]),
+        .tests(
+            "ShopkeeperReportsTests",
+            dependencies: ["ShopkeeperReports", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird, .hummingbirdCore]),
         .tests("ShopkeeperStoresTests", dependencies: ["ShopkeeperStores", .crypto, .cryptoExtras, .x509, .asn1]),
         .tests(
             "CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),

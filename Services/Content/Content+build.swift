@@ -72,5 +72,6 @@ func buildRouter(
         delivery: delivery, repository: repository, storage: storage, signature: signature,
         chunkBytes: settings.readChunkBytes
     ).addRoutes(to: router)
+    ReportController(reports: ReportPostgresRepository(client: database, logger: logger)).addRoutes(to: router)
     return router
 }

@@ -96,6 +96,9 @@ func buildRouter(
     router.addRoutes(
         EventController(events: EventPostgresRepository(client: database, logger: logger)).endpoints,
         atPath: "/v1/admin/events")
+    router.addRoutes(
+        ReportController(reports: ReportPostgresRepository(client: database, logger: logger)).endpoints,
+        atPath: "/v1/admin/reports")
     let bodyLimit = settings.service.maxBodyBytes
     let aliases = AliasPostgresRepository(client: database, logger: logger)
     let consumables = ConsumablePostgresRepository(client: database, logger: logger)

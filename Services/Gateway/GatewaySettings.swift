@@ -12,7 +12,8 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_CATALOG_URL` | `http://127.0.0.1:8081` | the catalog service |
 /// | `SHOPKEEPER_VERIFIER_URL` | `http://127.0.0.1:8082` | the verifier service |
 /// | `SHOPKEEPER_ENTITLEMENTS_URL` | `http://127.0.0.1:8083` | the entitlements service |
-/// | `SHOPKEEPER_CONTENT_URL` | unset (no content routes) | the content service (`http://127.0.0.1:8085` locally): `/v1/content`, `/v1/downloads`, `/v1/admin/content` and `/v1/customers/*/content` go there |
+/// | `SHOPKEEPER_CONTENT_URL` | unset (no content routes) | the content service (`http://127.0.0.1:8085` locally): `/v1/content`, `/v1/downloads`, `/v1/admin/content`, `/v1/customers/*/content` and `/v1/admin/reports/content` go there |
+/// | `SHOPKEEPER_SUBSCRIPTIONS_URL` | unset (no subscriptions report) | the subscriptions service (`http://127.0.0.1:8084` locally): `/v1/admin/reports/subscriptions` goes there |
 /// | `SHOPKEEPER_GATEWAY_ROUTES` | built from the service URLs | routing table override: `prefix=service@url,...` |
 /// | `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` | `/v1/notifications,/v1/downloads` | comma-separated route prefixes forwarded without an API key (the caller proves itself another way: a store's signature, a signed URL); each must be a prefix of the routing table. The service gets the request signed with no app identity (anonymous), client-sent `x-shopkeeper-*` headers removed, the body streamed; nothing is rate limited or cached |
 /// | `SHOPKEEPER_GATEWAY_BODY_LIMITS` | `/v1/admin/content=68719476736` | comma-separated `prefix=bytes`: prefixes whose request bodies (streamed) may be larger than `SHOPKEEPER_MAX_BODY_BYTES`; each must be a prefix of the routing table |
@@ -76,6 +77,11 @@ struct GatewaySettings: Sendable {
                 // Content routes (and their readiness check) exist once the content service is configured.
                 contentURL: try environment.raw("SHOPKEEPER_CONTENT_URL").map { url throws(ConfigurationError) in
                     try EnvironmentReader.parseHTTPURL(url, variable: "SHOPKEEPER_CONTENT_URL")
+                },
+                // The subscriptions report's route (and its readiness check) exist once the service is configured.
+                subscriptionsURL: try environment.raw("SHOPKEEPER_SUBSCRIPTIONS_URL").map {
+                    url throws(ConfigurationError) in
+                    try EnvironmentReader.parseHTTPURL(url, variable: "SHOPKEEPER_SUBSCRIPTIONS_URL")
                 }
             )
         }

@@ -28,8 +28,9 @@ func buildApplication(
     )
 }
 
-/// The subscriptions service's routes and middleware (internal only: its public routes go through entitlements,
-/// which owns customers, and the verifier, which owns store facts).
+/// The subscriptions service's routes and middleware: internal ones (its customers' routes go through entitlements,
+/// which owns customers, and the verifier, which owns store facts), and the subscriptions report, which the gateway
+/// routes here.
 func buildRouter(
     settings: SubscriptionsSettings,
     database: PostgresClient,
@@ -49,5 +50,6 @@ func buildRouter(
     ).addRoutes(to: router)
     TrialController(trials: TrialPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit)
         .addRoutes(to: router)
+    ReportController(reports: ReportPostgresRepository(client: database, logger: logger)).addRoutes(to: router)
     return router
 }

@@ -95,6 +95,15 @@ import Testing
                 #expect(notModified.status == .notModified)
                 // Other routes still need a key.
                 #expect(try await send(.get, "/v1/admin/content/starter", bearer: nil).status == .unauthorized)
+
+                // The content report goes to the content service: the download above, in today's row.
+                let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+                let report = try await send(
+                    .get, "/v1/admin/reports/content?from=\(today)&to=\(today)&group_by=product", bearer: secret)
+                #expect(report.status == .ok, "\(report.text)")
+                let document = try ReportDocument(report.body.readableBytesView)
+                #expect(document.rows.first?["product_id"] == "starter")
+                #expect(document.total()?["bytes_sent"] == .integer(Int64(bytes.count + 10)))
             }
         }
     }

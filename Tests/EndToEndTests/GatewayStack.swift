@@ -50,6 +50,7 @@ struct GatewayStack {
         gatewayEnvironment["SHOPKEEPER_CATALOG_URL"] = catalog.baseURL
         gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
         gatewayEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
+        gatewayEnvironment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = subscriptions.baseURL
         let gateway = try ServiceProcess("shopkeeper-gateway", environment: gatewayEnvironment)
         try await gateway.waitUntilReady()
         return GatewayStack(

@@ -58,6 +58,7 @@ struct GatewayHarness {
                             "SHOPKEEPER_CATALOG_URL": upstreamURL ?? "http://127.0.0.1:\(catalogClient.port ?? 0)",
                             "SHOPKEEPER_VERIFIER_URL": upstreamURL ?? "http://127.0.0.1:\(verifierClient.port ?? 0)",
                             "SHOPKEEPER_ENTITLEMENTS_URL": upstreamURL ?? entitlementsURL,
+                            "SHOPKEEPER_SUBSCRIPTIONS_URL": upstreamURL ?? subscriptionsURL,
                             "SHOPKEEPER_KEY_CACHE_SECONDS": "0",
                         ]
                         values.merge(environment) { _, new in new }

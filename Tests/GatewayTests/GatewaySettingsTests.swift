@@ -91,9 +91,30 @@ import Testing
                 "/v1/catalog", "/v1/admin/products", "/v1/admin/catalog", "/v1/purchases", "/v1/receipts",
                 "/v1/admin/stores", "/v1/notifications", "/v1/customers/*/restore",
                 "/v1/customers/*/offer-signatures", "/v1/customers", "/v1/admin/entitlements",
-                "/v1/admin/events", "/v1/admin/purchases", "/v1/admin/customers",
+                "/v1/admin/events", "/v1/admin/purchases", "/v1/admin/customers", "/v1/admin/reports",
             ])
         #expect(settings.operatorKey == nil)
+    }
+
+    @Test func reportsGoToTheServicesThatOwnTheirFacts() throws {
+        let settings = try GatewaySettings.read(
+            from: EnvironmentReader([
+                "SHOPKEEPER_CONTENT_URL": "http://127.0.0.1:8085", "SHOPKEEPER_SUBSCRIPTIONS_URL": "http://127.0.0.1:8084",
+            ]))
+        for (path, service) in [
+            ("/v1/admin/reports/sales", "entitlements"), ("/v1/admin/reports/usage", "entitlements"),
+            ("/v1/admin/reports/consumables", "entitlements"), ("/v1/admin/reports/subscriptions", "subscriptions"),
+            ("/v1/admin/reports/content", "content"),
+        ] {
+            let route = settings.routes.filter { $0.matches(Substring(path)) }
+                .max { $0.segments.count < $1.segments.count }
+            #expect(route?.service == service, "\(path)")
+        }
+        #expect {
+            _ = try GatewaySettings.read(from: EnvironmentReader(["SHOPKEEPER_SUBSCRIPTIONS_URL": "ftp://x"]))
+        } throws: { error in
+            (error as? ConfigurationError)?.variable == "SHOPKEEPER_SUBSCRIPTIONS_URL"
+        }
     }
 
     @Test func theContentVolumeMustExistAndServeContentRoutes() throws {

@@ -15,6 +15,7 @@ import _CryptoExtras
 @testable import Content
 @testable import Entitlements
 @testable import Gateway
+@testable import Subscriptions
 @testable import Verifier
 
 /// `docs/openapi.yaml` and the servers agree: the same routes, and real responses that fit the documented schemas.
@@ -70,8 +71,14 @@ import _CryptoExtras
             storage: DiskContentStorage(root: NSTemporaryDirectory(), reserveBytes: 0),
             entitlements: Content.entitlementsClient(settings: contentSettings, httpClient: .shared),
             metrics: PrometheusCollectorRegistry(), logger: logger)
+        let subscriptionsRouter = Subscriptions.buildRouter(
+            settings: try Subscriptions.SubscriptionsSettings.read(from: TestEnvironment.reader()), database: database,
+            metrics: PrometheusCollectorRegistry(), logger: logger)
         let gatewaySettings = try GatewaySettings.read(
-            from: TestEnvironment.reader(["SHOPKEEPER_CONTENT_URL": "http://127.0.0.1:8085"]))
+            from: TestEnvironment.reader([
+                "SHOPKEEPER_CONTENT_URL": "http://127.0.0.1:8085",
+                "SHOPKEEPER_SUBSCRIPTIONS_URL": "http://127.0.0.1:8084",
+            ]))
         let gatewayRepository = AppPostgresRepository(
             client: database, box: TokenSecretBox(masterKey: GatewaySettings.developmentMasterKey), logger: logger)
         let gatewayRouter = Gateway.buildRouter(
@@ -98,6 +105,7 @@ import _CryptoExtras
         let services = [
             ("catalog", catalogRouter.routes), ("verifier", verifierRouter.routes),
             ("entitlements", entitlementsRouter.routes), ("content", contentRouter.routes),
+            ("subscriptions", subscriptionsRouter.routes),
         ]
         for (service, routes) in services {
             for route in routes {

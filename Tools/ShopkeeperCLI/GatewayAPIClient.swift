@@ -38,11 +38,24 @@ struct GatewayAPIClient {
         try await Self.execute(method, url: baseURL.trimmingSuffix("/") + path, bearer: bearer, json: json)
     }
 
+    /// `GET path` with `query` (encoded here) and an `Accept` header; the body of a 2xx answer.
+    func get(_ path: String, query: [URLQueryItem], accept: String) async throws -> Data {
+        var components = URLComponents()
+        components.queryItems = query
+        // `+` is a space to many servers: sent encoded, as every other reserved character.
+        let encoded = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B") ?? ""
+        let url = baseURL.trimmingSuffix("/") + path + (encoded.isEmpty ? "" : "?" + encoded)
+        return try await Self.execute(.GET, url: url, bearer: bearer, json: nil, accept: accept)
+    }
+
     /// One JSON request to any URL (`bearer` optional), the answer's body when the status is 2xx.
-    static func execute(_ method: HTTPMethod, url: String, bearer: String?, json: Data?) async throws -> Data {
+    static func execute(
+        _ method: HTTPMethod, url: String, bearer: String?, json: Data?, accept: String? = nil
+    ) async throws -> Data {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        if let accept { request.headers.add(name: "Accept", value: accept) }
         if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: json))

@@ -10,7 +10,7 @@ struct ShopkeeperCommand: AsyncParsableCommand {
         abstract: "Operate a Shopkeeper installation: apps, keys, customer boundary, catalogs, the demo shop.",
         subcommands: [
             AppsCommand.self, KeysCommand.self, CatalogCommand.self, SeedCommand.self, SandboxCommand.self,
-            ContentCommand.self, BoundaryCommand.self, CustomersCommand.self,
+            ContentCommand.self, BoundaryCommand.self, CustomersCommand.self, ReportCommand.self,
         ]
     )
 }

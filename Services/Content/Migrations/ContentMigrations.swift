@@ -99,5 +99,65 @@ enum ContentMigrations {
                 CREATE INDEX downloads_by_user ON content.downloads (app_id, app_user_id);
                 """
         ),
+        Migration(
+            "0004_reports",
+            sql: """
+                -- The content report (GET /v1/admin/reports/content) is SQL over the download log. A file download is
+                -- a request that sent a file's last byte (`completed AND range_end = file_size - 1`, as manifests count
+                -- it); a re-download, one of a file its customer had downloaded before. `changed_tx`: the transaction
+                -- that last changed the row (NULL: before this release); the report's daily summary is refreshed from
+                -- the downloads changed since it was last built (DailyRollup).
+                ALTER TABLE content.downloads ADD COLUMN changed_tx xid8;
+                ALTER TABLE content.downloads ALTER COLUMN changed_tx SET DEFAULT pg_current_xact_id();
+                CREATE FUNCTION content.touch_changed_tx() RETURNS trigger
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW IS DISTINCT FROM OLD THEN
+                        NEW.changed_tx := pg_current_xact_id();
+                    END IF;
+                    RETURN NEW;
+                END;
+                $$;
+                CREATE TRIGGER downloads_changed_tx BEFORE UPDATE ON content.downloads
+                    FOR EACH ROW EXECUTE FUNCTION content.touch_changed_tx();
+
+                -- Reports count in UTC days.
+                CREATE FUNCTION content.utc_day(t timestamptz) RETURNS date
+                LANGUAGE sql IMMUTABLE AS $$ SELECT (t AT TIME ZONE 'UTC')::date $$;
+                CREATE FUNCTION content.utc_start(d date) RETURNS timestamptz
+                LANGUAGE sql IMMUTABLE AS $$ SELECT d::timestamp AT TIME ZONE 'UTC' $$;
+
+                -- A day's downloads; what changed since a summary; a customer's earlier downloads of a file; the
+                -- devices of a range's file downloads (read from the index alone).
+                CREATE INDEX downloads_by_app_start ON content.downloads (app_id, started_at);
+                CREATE INDEX downloads_changed ON content.downloads (app_id, changed_tx);
+                CREATE INDEX downloads_files_by_customer
+                    ON content.downloads (app_id, app_user_id, product_id, version, path, download_id)
+                    WHERE completed AND range_end = file_size - 1;
+                CREATE INDEX downloads_file_devices
+                    ON content.downloads (app_id, started_at) INCLUDE (product_id, version, app_user_id, device_id)
+                    WHERE completed AND range_end = file_size - 1;
+
+                -- Each app's daily summaries: closed UTC days only (today is worked out from the log at each read).
+                CREATE TABLE content.report_rollups (
+                    app_id text NOT NULL,
+                    rollup text NOT NULL,
+                    tx xid8 NOT NULL,
+                    built_through date NOT NULL,
+                    built_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, rollup)
+                );
+                CREATE TABLE content.report_download_days (
+                    app_id text NOT NULL,
+                    day date NOT NULL,
+                    product_id text NOT NULL,
+                    version text NOT NULL,
+                    downloads bigint NOT NULL,
+                    redownloads bigint NOT NULL,
+                    bytes_sent bigint NOT NULL
+                );
+                CREATE INDEX report_download_days_by_day ON content.report_download_days (app_id, day);
+                """
+        ),
     ]
 }

@@ -189,10 +189,11 @@ struct PurchaseApplier {
     private func recordTransaction(_ transaction: StoreTransaction, customerID: UUID) async throws -> Bool {
         let store: String = transaction.store.rawValue
         let environment: String = transaction.environment.rawValue
+        let ownership: String = transaction.ownershipType.rawValue
         let bindings = try PostgresBindings(
             store, transaction.transactionID, transaction.originalTransactionID, appID, customerID, environment,
             transaction.storeProductID, transaction.quantity, transaction.purchaseDate, transaction.expiresDate,
-            transaction.priceMilliunits, transaction.currency)
+            transaction.priceMilliunits, transaction.currency, transaction.storefront, ownership)
         let rows = try await connection.run(SQL.RecordTransaction.self, bindings, logger: logger) {
             try $0.decode(Int.self)
         }
@@ -212,8 +213,13 @@ struct PurchaseApplier {
         let latest: String? = later ? transaction.transactionID : nil
         let productID: String? = row.productID ?? product?.productID
         let type: String = resolves ? (product?.type ?? row.productType) : row.productType
+        // The sales reports group by the purchase's product: its transactions' days are summed up again.
         try await connection.run(
             """
+            WITH resolved AS (
+                UPDATE entitlements.transactions SET changed_tx = pg_current_xact_id()
+                WHERE \(resolves) AND store = \(store) AND original_transaction_id = \(row.originalTransactionID)
+            )
             UPDATE entitlements.purchases SET
                 expires_date = \(expires), latest_transaction_id = coalesce(\(latest), latest_transaction_id),
                 product_id = \(productID), product_type = \(type), updated_at = now()
@@ -282,6 +288,10 @@ struct PurchaseApplier {
                     clawed_back = \(clawed), updated_at = now()
                 WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
                 RETURNING customer_id
+            ), refunded AS (
+                -- The sales reports count the refund once, on this transaction (recorded above).
+                UPDATE entitlements.transactions SET revocation_date = \(revokedAt), revocation_reversed_at = NULL
+                WHERE store = \(store) AND transaction_id = \(transaction.transactionID)
             )
             UPDATE entitlements.customers SET refund_count = refund_count + 1
             WHERE customer_id = (SELECT customer_id FROM purchase)
@@ -322,6 +332,10 @@ struct PurchaseApplier {
                     updated_at = now()
                 WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
                 RETURNING customer_id
+            ), reversed AS (
+                UPDATE entitlements.transactions SET revocation_reversed_at = \(reversedAt)
+                WHERE \(reverses) AND store = \(store) AND original_transaction_id = \(row.originalTransactionID)
+                  AND revocation_date IS NOT NULL AND revocation_date <= \(reversedAt)
             )
             UPDATE entitlements.customers SET refund_count = greatest(refund_count - 1, 0)
             WHERE customer_id = (SELECT customer_id FROM purchase) AND \(reverses)
@@ -411,10 +425,10 @@ extension PurchaseApplier {
             static let sql = """
                 INSERT INTO entitlements.transactions (
                     store, transaction_id, original_transaction_id, app_id, customer_id, environment, store_product_id,
-                    quantity, purchase_date, expires_date, price_milliunits, currency)
+                    quantity, purchase_date, expires_date, price_milliunits, currency, storefront, ownership_type)
                 VALUES (
                     $1::text, $2::text, $3::text, $4::text, $5::uuid, $6::text, $7::text, $8::bigint,
-                    $9::timestamptz, $10::timestamptz, $11::bigint, $12::text)
+                    $9::timestamptz, $10::timestamptz, $11::bigint, $12::text, $13::text, $14::text)
                 ON CONFLICT (store, transaction_id) DO NOTHING
                 RETURNING 1
                 """

@@ -58,9 +58,9 @@ struct UpstreamRoute: Sendable, Hashable {
     static let defaultBodyLimits = "/v1/admin/content=\(Int64(64) << 30)"
 
     /// The default table, from each service's URL.
-    static func defaults(catalogURL: URL, verifierURL: URL, entitlementsURL: URL, contentURL: URL? = nil)
-        -> [UpstreamRoute]
-    {
+    static func defaults(
+        catalogURL: URL, verifierURL: URL, entitlementsURL: URL, contentURL: URL? = nil, subscriptionsURL: URL? = nil
+    ) -> [UpstreamRoute] {
         var routes = [
             UpstreamRoute(prefix: "/v1/catalog", service: "catalog", baseURL: catalogURL),
             UpstreamRoute(prefix: "/v1/admin/products", service: "catalog", baseURL: catalogURL),
@@ -79,7 +79,14 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/admin/events", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/purchases", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/customers", service: "entitlements", baseURL: entitlementsURL),
+            // Reports belong to the service that owns their facts: sales, usage and consumables to entitlements.
+            UpstreamRoute(prefix: "/v1/admin/reports", service: "entitlements", baseURL: entitlementsURL),
         ]
+        if let subscriptionsURL {
+            routes.append(
+                UpstreamRoute(
+                    prefix: "/v1/admin/reports/subscriptions", service: "subscriptions", baseURL: subscriptionsURL))
+        }
         if let contentURL {
             routes += [
                 UpstreamRoute(prefix: "/v1/content", service: "content", baseURL: contentURL),
@@ -87,6 +94,7 @@ struct UpstreamRoute: Sendable, Hashable {
                 UpstreamRoute(prefix: "/v1/downloads", service: "content", baseURL: contentURL),
                 UpstreamRoute(prefix: "/v1/admin/content", service: "content", baseURL: contentURL),
                 UpstreamRoute(prefix: "/v1/customers/*/content", service: "content", baseURL: contentURL),
+                UpstreamRoute(prefix: "/v1/admin/reports/content", service: "content", baseURL: contentURL),
             ]
         }
         return routes

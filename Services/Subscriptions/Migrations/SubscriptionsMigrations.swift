@@ -180,5 +180,80 @@ enum SubscriptionsMigrations {
                 FROM subscriptions.periods;
                 """
         ),
+        Migration(
+            "0005_reports",
+            sql: """
+                -- The subscriptions report (GET /v1/admin/reports/subscriptions) is SQL over the periods. `changed_tx`:
+                -- the transaction that last changed the row (NULL: before this release); the report's daily summary is
+                -- refreshed from the periods changed since it was last built (DailyRollup).
+                ALTER TABLE subscriptions.periods ADD COLUMN changed_tx xid8;
+                ALTER TABLE subscriptions.periods ALTER COLUMN changed_tx SET DEFAULT pg_current_xact_id();
+                CREATE FUNCTION subscriptions.touch_changed_tx() RETURNS trigger
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW IS DISTINCT FROM OLD THEN
+                        NEW.changed_tx := pg_current_xact_id();
+                    END IF;
+                    RETURN NEW;
+                END;
+                $$;
+                CREATE TRIGGER periods_changed_tx BEFORE UPDATE ON subscriptions.periods
+                    FOR EACH ROW EXECUTE FUNCTION subscriptions.touch_changed_tx();
+
+                -- Reports count in UTC days.
+                CREATE FUNCTION subscriptions.utc_day(t timestamptz) RETURNS date
+                LANGUAGE sql IMMUTABLE AS $$ SELECT (t AT TIME ZONE 'UTC')::date $$;
+                CREATE FUNCTION subscriptions.utc_start(d date) RETURNS timestamptz
+                LANGUAGE sql IMMUTABLE AS $$ SELECT d::timestamp AT TIME ZONE 'UTC' $$;
+                -- When a period's access ended: its end, or its refund or revocation when earlier and not reversed. A
+                -- period that ends before it starts (revoked at once) never counts.
+                CREATE FUNCTION subscriptions.period_end(ends_at timestamptz, revoked_at timestamptz,
+                                                         reversed_at timestamptz) RETURNS timestamptz
+                LANGUAGE sql IMMUTABLE AS $$
+                    SELECT CASE WHEN revoked_at IS NOT NULL AND (reversed_at IS NULL OR reversed_at < revoked_at)
+                                THEN least(ends_at, revoked_at) ELSE ends_at END
+                $$;
+
+                -- A day's period starts and ends; a subscription's periods in order; what changed since a summary.
+                CREATE INDEX periods_by_app_start ON subscriptions.periods (app_id, starts_at);
+                CREATE INDEX periods_by_app_end ON subscriptions.periods (
+                    app_id, subscriptions.period_end(ends_at, revoked_at, revocation_reversed_at));
+                CREATE INDEX periods_changed ON subscriptions.periods (app_id, changed_tx);
+                CREATE INDEX periods_in_order ON subscriptions.periods (store, original_transaction_id, starts_at);
+                CREATE INDEX trials_by_app_start ON subscriptions.trials (app_id, started_at);
+                -- Subscriptions that may be in a grace period or in billing retry now.
+                CREATE INDEX subscriptions_in_trouble ON subscriptions.subscriptions (app_id)
+                    WHERE state IN ('grace_period', 'billing_retry') OR billing_retry;
+
+                -- Each app's daily summaries: closed UTC days only (today is worked out from the periods at each read),
+                -- every period changed by a transaction below `tx` included, every day through `built_through` built.
+                CREATE TABLE subscriptions.report_rollups (
+                    app_id text NOT NULL,
+                    rollup text NOT NULL,
+                    tx xid8 NOT NULL,
+                    built_through date NOT NULL,
+                    built_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, rollup)
+                );
+                -- Per day, environment and product: periods that started and ended (trial or paid), and what the
+                -- starts and ends were to their subscription.
+                CREATE TABLE subscriptions.report_days (
+                    app_id text NOT NULL,
+                    day date NOT NULL,
+                    environment text NOT NULL,
+                    product_id text NOT NULL,
+                    trial_starts bigint NOT NULL,
+                    trial_ends bigint NOT NULL,
+                    paid_starts bigint NOT NULL,
+                    paid_ends bigint NOT NULL,
+                    new_subscriptions bigint NOT NULL,
+                    trials_converted bigint NOT NULL,
+                    renewals bigint NOT NULL,
+                    reactivations bigint NOT NULL,
+                    churned bigint NOT NULL
+                );
+                CREATE INDEX report_days_by_day ON subscriptions.report_days (app_id, day);
+                """
+        ),
     ]
 }

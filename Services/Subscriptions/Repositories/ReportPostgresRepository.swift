@@ -1,0 +1,143 @@
+import Logging
+import PostgresNIO
+import ShopkeeperReports
+
+/// ``ReportRepository`` on PostgreSQL.
+///
+/// One row per day of the range up to today (per product too when asked), every day present. The flows of a day come
+/// from the daily summary (``ReportRollups``); the states at its end are running sums of the summary from the app's
+/// first day: `trial` and `active` are the trial and paid periods in force, `expired` the churns less reactivations.
+/// The stores do not say when a grace period or a billing retry began or ended once it is over, so `grace_period` and
+/// `billing_retry` count the subscriptions in that state now, on each day since their period ended (they are taken out
+/// of `expired`). App trials (the app's own, `POST /v1/customers/{id}/trial`) are the app's, whatever the environment;
+/// their conversions are the entitlements service's record (`entitlements.trial_conversions_v1`).
+struct ReportPostgresRepository: ReportRepository {
+    let client: PostgresClient
+    let logger: Logger
+
+    func subscriptions(appID: String, request: ReportRequest) async throws -> ReportTable {
+        let today = try await ReportRollups.days.refresh(appID: appID, client: client, logger: logger)
+        let window = ReportWindow(request, today: today)
+        let environment: String = request.environment?.rawValue ?? "production"
+        let last: String = min(request.to, today).description
+        let byProduct = request.groups(by: "product")
+        let query = PostgresQuery(
+            unsafeSQL: Self.sql,
+            binds: try PostgresBindings(
+                appID, window.liveDays, window.closedFrom, window.closedTo, environment, last, byProduct))
+        return try await ReportQuery.table(
+            report: "subscriptions", request: request,
+            columns: [
+                (ReportColumn("day", .dimension), true),
+                (ReportColumn("product_id", .dimension), byProduct),
+                (ReportColumn("new_subscriptions", .sum), true),
+                (ReportColumn("trials_started", .sum), true),
+                (ReportColumn("trials_converted", .sum), true),
+                (ReportColumn("app_trials_started", .sum), true),
+                (ReportColumn("app_trials_converted", .sum), true),
+                (ReportColumn("renewals", .sum), true),
+                (ReportColumn("reactivations", .sum), true),
+                (ReportColumn("churned", .sum), true),
+                (ReportColumn("trial", .other), true),
+                (ReportColumn("active", .other), true),
+                (ReportColumn("grace_period", .other), true),
+                (ReportColumn("billing_retry", .other), true),
+                (ReportColumn("expired", .other), true),
+            ],
+            query: query, client: client, logger: logger)
+    }
+
+    /// `$1` app, `$2` today when in the range, `$3` from, `$4` the last closed day of the range, `$5` environment,
+    /// `$6` the range's last day up to today, `$7` grouping by product.
+    static let sql = """
+        WITH facts AS (
+            SELECT day, product_id, trial_starts, trial_ends, paid_starts, paid_ends, new_subscriptions,
+                   trials_converted, renewals, reactivations, churned
+            FROM subscriptions.report_days
+            WHERE app_id = $1::text AND environment = $5::text AND day <= $4::text::date
+            UNION ALL
+            SELECT day, product_id, trial_starts, trial_ends, paid_starts, paid_ends, new_subscriptions,
+                   trials_converted, renewals, reactivations, churned
+            FROM (\(ReportRollups.days.select)) AS live (
+                app_id, day, environment, product_id, trial_starts, trial_ends, paid_starts, paid_ends,
+                new_subscriptions, trials_converted, renewals, reactivations, churned)
+            WHERE environment = $5::text
+        ), flows AS (
+            SELECT day, CASE WHEN $7::boolean THEN product_id END AS product_id,
+                   sum(trial_starts) AS trial_starts, sum(trial_ends) AS trial_ends, sum(paid_starts) AS paid_starts,
+                   sum(paid_ends) AS paid_ends, sum(new_subscriptions) AS new_subscriptions,
+                   sum(trials_converted) AS trials_converted, sum(renewals) AS renewals,
+                   sum(reactivations) AS reactivations, sum(churned) AS churned
+            FROM facts GROUP BY 1, 2
+        ), base AS (
+            SELECT product_id, sum(trial_starts - trial_ends) AS trial, sum(paid_starts - paid_ends) AS active,
+                   sum(churned - reactivations) AS over
+            FROM flows WHERE day < $3::text::date GROUP BY 1
+        ), days AS (
+            SELECT g::date AS day
+            FROM generate_series($3::text::date, $6::text::date, interval '1 day') AS g
+        ), app_trials AS (
+            SELECT subscriptions.utc_day(t.started_at) AS day,
+                   CASE WHEN $7::boolean THEN t.product_id END AS product_id, count(*) AS started
+            FROM subscriptions.trials t
+            WHERE t.app_id = $1::text AND t.started_at >= subscriptions.utc_start($3::text::date)
+              AND t.started_at < subscriptions.utc_start($6::text::date + 1)
+            GROUP BY 1, 2
+        ), app_conversions AS (
+            SELECT subscriptions.utc_day(c.converted_at) AS day,
+                   CASE WHEN $7::boolean THEN c.product_id END AS product_id, count(*) AS converted
+            FROM entitlements.trial_conversions_v1 c
+            WHERE c.app_id = $1::text AND c.converted_at >= subscriptions.utc_start($3::text::date)
+              AND c.converted_at < subscriptions.utc_start($6::text::date + 1)
+            GROUP BY 1, 2
+        ), in_trouble AS (
+            SELECT product_id, expires_at, grace_expires_at,
+                   state = 'billing_retry'
+                       OR (state IN ('trial', 'active', 'grace_period') AND access_until <= now() AND billing_retry)
+                       AS retrying
+            FROM subscriptions.subscriptions
+            WHERE app_id = $1::text AND environment = $5::text
+              AND (state IN ('grace_period', 'billing_retry') OR billing_retry)
+              AND (state = 'billing_retry' OR (state = 'grace_period' AND access_until > now())
+                   OR (state IN ('trial', 'active', 'grace_period') AND access_until <= now() AND billing_retry))
+        ), trouble AS (
+            SELECT d.day, CASE WHEN $7::boolean THEN s.product_id END AS product_id,
+                   count(*) FILTER (WHERE s.expires_at < cut.at AND s.grace_expires_at >= cut.at) AS grace,
+                   count(*) FILTER (
+                       WHERE s.retrying AND greatest(s.expires_at, coalesce(s.grace_expires_at, s.expires_at)) < cut.at
+                   ) AS retry
+            FROM days d
+            CROSS JOIN LATERAL (SELECT least(subscriptions.utc_start(d.day + 1), now()) AS at) cut
+            CROSS JOIN in_trouble s
+            GROUP BY 1, 2
+        ), keys AS (
+            SELECT product_id FROM flows
+            UNION SELECT product_id FROM app_trials
+            UNION SELECT product_id FROM app_conversions
+            UNION SELECT product_id FROM trouble
+            UNION SELECT NULL::text WHERE NOT $7::boolean
+        )
+        SELECT to_char(d.day, 'YYYY-MM-DD'), k.product_id,
+               coalesce(f.new_subscriptions, 0)::bigint, coalesce(f.trial_starts, 0)::bigint,
+               coalesce(f.trials_converted, 0)::bigint, coalesce(t.started, 0)::bigint,
+               coalesce(c.converted, 0)::bigint, coalesce(f.renewals, 0)::bigint,
+               coalesce(f.reactivations, 0)::bigint, coalesce(f.churned, 0)::bigint,
+               (coalesce(b.trial, 0) + sum(coalesce(f.trial_starts, 0) - coalesce(f.trial_ends, 0)) OVER w)::bigint,
+               (coalesce(b.active, 0) + sum(coalesce(f.paid_starts, 0) - coalesce(f.paid_ends, 0)) OVER w)::bigint,
+               coalesce(x.grace, 0)::bigint, coalesce(x.retry, 0)::bigint,
+               greatest(
+                   coalesce(b.over, 0) + sum(coalesce(f.churned, 0) - coalesce(f.reactivations, 0)) OVER w
+                       - coalesce(x.grace, 0) - coalesce(x.retry, 0),
+                   0)::bigint
+        FROM days d
+        CROSS JOIN keys k
+        LEFT JOIN flows f ON f.day = d.day AND f.product_id IS NOT DISTINCT FROM k.product_id
+        LEFT JOIN base b ON b.product_id IS NOT DISTINCT FROM k.product_id
+        LEFT JOIN app_trials t ON t.day = d.day AND t.product_id IS NOT DISTINCT FROM k.product_id
+        LEFT JOIN app_conversions c ON c.day = d.day AND c.product_id IS NOT DISTINCT FROM k.product_id
+        LEFT JOIN trouble x ON x.day = d.day AND x.product_id IS NOT DISTINCT FROM k.product_id
+        WHERE k.product_id IS NOT NULL OR NOT $7::boolean
+        WINDOW w AS (PARTITION BY k.product_id ORDER BY d.day)
+        ORDER BY d.day, k.product_id
+        """
+}

@@ -1,0 +1,114 @@
+import Logging
+import PostgresNIO
+import ShopkeeperDatabase
+
+/// A per-day summary of one app's facts, kept in the service's own schema and brought up to date by the reads that
+/// need it: a report over a year then adds up a few hundred summary rows per day instead of every fact of the year.
+///
+/// The summary holds closed days only (before today, UTC); today's figures are worked out from the facts at each
+/// read (``select`` for today). Every fact table it summarizes has a `changed_tx xid8` column, set to the writing
+/// transaction's id on insert (a default) and on every update that changes the row (a trigger). Each app's summary has
+/// a watermark (`<schema>.report_rollups`): every fact changed by a transaction below it is in the summary. A
+/// refresh, under a transaction-scoped advisory lock per app and summary:
+///
+/// 1. reads the watermark and takes the new one, `pg_snapshot_xmin(pg_current_snapshot())`: every transaction below
+///    it has ended, and what it committed is visible to the statements that follow;
+/// 2. asks ``changedDays`` for the days of the facts changed at or above the old watermark (every day with a fact
+///    on the first refresh), adds the days that closed since the last refresh, and keeps the closed ones;
+/// 3. deletes those days' summary rows and inserts them again from the facts (``select``);
+/// 4. stores the new watermark and the last closed day.
+///
+/// A transaction that was still running at step 1 commits with an id at or above the new watermark, so the next
+/// refresh finds what it changed. Statements run in `READ COMMITTED`, each after the lock: two refreshes never
+/// interleave, and none writes figures older than the ones before it.
+package struct DailyRollup: Sendable {
+    /// Unique in the schema: the watermark's name and part of the lock's key.
+    package let name: String
+    /// `$1` app id, `$2` watermark (`xid8` as text), `$3` whether every fact counts (the first refresh): one `date`
+    /// column, the UTC days whose summary rows the facts changed.
+    package let changedDays: String
+    /// `$1` app id, `$2` days (`date[]`): one row per summary row of those days, in ``table``'s column order.
+    package let select: String
+    /// The summary table (`schema.table`), whose first two columns are `app_id` and `day`.
+    package let table: String
+    /// The schema's watermark table (`schema.report_rollups`).
+    package let watermarks: String
+
+    package init(name: String, table: String, watermarks: String, changedDays: String, select: String) {
+        self.name = name
+        self.table = table
+        self.watermarks = watermarks
+        self.changedDays = changedDays
+        self.select = select
+    }
+
+    /// Brings the app's summary up to date; returns today (UTC, by the database's clock), the first day it does not
+    /// hold.
+    @discardableResult
+    package func refresh(appID: String, client: PostgresClient, logger: Logger) async throws -> ReportDay {
+        try await client.transaction(logger: logger) { connection in
+            try await refresh(appID: appID, on: connection, logger: logger)
+        }
+    }
+
+    /// ``refresh(appID:client:logger:)`` inside the caller's transaction.
+    package func refresh(appID: String, on connection: PostgresConnection, logger: Logger) async throws -> ReportDay {
+        let key = "report:\(name):\(appID)"
+        try await connection.run("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
+        var watermark: (tx: String, builtThrough: ReportDay?)?
+        let marks = try await connection.checkedQuery(
+            PostgresQuery(
+                unsafeSQL: "SELECT tx::text, built_through::text FROM \(watermarks) WHERE app_id = $1 AND rollup = $2",
+                binds: try PostgresBindings(appID, name)),
+            logger: logger)
+        for try await (tx, built) in marks.decode((String, String).self) {
+            watermark = (tx, ReportDay(built))
+        }
+        var horizon = "0"
+        var today = ReportDay(ordinal: 0)
+        let now = try await connection.checkedQuery(
+            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text, (now() AT TIME ZONE 'UTC')::date::text",
+            logger: logger)
+        for try await (xmin, day) in now.decode((String, String).self) {
+            horizon = xmin
+            today = ReportDay(day) ?? today
+        }
+        var days: Set<ReportDay> = []
+        let changed = try await connection.checkedQuery(
+            PostgresQuery(
+                unsafeSQL: changedDays, binds: try PostgresBindings(appID, watermark?.tx ?? "0", watermark == nil)),
+            logger: logger)
+        for try await text in changed.decode(String.self) {
+            if let day = ReportDay(text), day < today { days.insert(day) }
+        }
+        if let built = watermark?.builtThrough, built.ordinal + 1 < today.ordinal {
+            for ordinal in (built.ordinal + 1)..<today.ordinal { days.insert(ReportDay(ordinal: ordinal)) }
+        }
+        let yesterday = ReportDay(ordinal: today.ordinal - 1)
+        if days.isEmpty, watermark?.builtThrough == yesterday { return today }
+        if !days.isEmpty {
+            let list: [String] = days.sorted().map(\.description)
+            try await connection.run(
+                PostgresQuery(
+                    unsafeSQL: "DELETE FROM \(table) WHERE app_id = $1 AND day = ANY($2::text[]::date[])",
+                    binds: try PostgresBindings(appID, list)),
+                logger: logger)
+            try await connection.run(
+                PostgresQuery(unsafeSQL: "INSERT INTO \(table) \(select)", binds: try PostgresBindings(appID, list)),
+                logger: logger)
+        }
+        try await connection.run(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO \(watermarks) (app_id, rollup, tx, built_through, built_at)
+                    VALUES ($1, $2, $3::text::xid8, $4::text::date, now())
+                    ON CONFLICT (app_id, rollup) DO UPDATE
+                    SET tx = excluded.tx, built_through = excluded.built_through, built_at = excluded.built_at
+                    """,
+                binds: try PostgresBindings(appID, name, horizon, yesterday.description)),
+            logger: logger)
+        logger.debug(
+            "report summary refreshed", metadata: ["rollup": "\(name)", "app_id": "\(appID)", "days": "\(days.count)"])
+        return today
+    }
+}

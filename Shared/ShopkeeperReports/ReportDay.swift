@@ -1,0 +1,74 @@
+import Foundation
+
+/// A UTC calendar day, as the reports name them: `2025-03-01`. Every report counts in UTC days.
+package struct ReportDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Days since 1970-01-01.
+    package let ordinal: Int
+
+    package init(ordinal: Int) {
+        self.ordinal = ordinal
+    }
+
+    /// The UTC day `date` falls on.
+    package init(containing date: Date) {
+        ordinal = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+    }
+
+    /// Reads `YYYY-MM-DD` (a real date of the years 1970 to 9999); `nil` for anything else.
+    package init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1970...9999).contains(year), (1...12).contains(month),
+            (1...Self.days(inMonth: month, of: year)).contains(day)
+        else { return nil }
+        ordinal = Self.ordinal(year: year, month: month, day: day)
+    }
+
+    /// The first instant of the day.
+    package var start: Date { Date(timeIntervalSince1970: Double(ordinal) * 86_400) }
+
+    /// The day after.
+    package var next: ReportDay { ReportDay(ordinal: ordinal + 1) }
+
+    /// `YYYY-MM-DD`.
+    package var description: String {
+        let (year, month, day) = Self.civil(ordinal)
+        return String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    package static func < (lhs: ReportDay, rhs: ReportDay) -> Bool { lhs.ordinal < rhs.ordinal }
+
+    /// The number of days in `month` of `year` (Gregorian).
+    static func days(inMonth month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a Gregorian date (Howard Hinnant's `days_from_civil`).
+    static func ordinal(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The Gregorian date of a day ordinal (Howard Hinnant's `civil_from_days`).
+    static func civil(_ ordinal: Int) -> (year: Int, month: Int, day: Int) {
+        let z = ordinal + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import ShopkeeperCore
+
+/// One value of a report: a name, a count or an amount, or nothing (a dimension the facts do not know).
+package enum ReportValue: Sendable, Hashable {
+    case text(String)
+    case integer(Int64)
+    case null
+
+    /// `value` as text, or null.
+    package init(_ value: String?) {
+        self = value.map(ReportValue.text) ?? .null
+    }
+
+    /// `value` as an integer, or null.
+    package init(_ value: Int64?) {
+        self = value.map(ReportValue.integer) ?? .null
+    }
+
+    /// The value in JSON.
+    var json: String {
+        switch self {
+        case .text(let text): JSONString.quoted(text)
+        case .integer(let number): String(number)
+        case .null: "null"
+        }
+    }
+
+    /// The value as a CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; empty for null.
+    var csv: String {
+        switch self {
+        case .integer(let number): return String(number)
+        case .null: return ""
+        case .text(let text):
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+    }
+}
+
+/// A column of a report: a dimension its rows are keyed by, or a figure.
+package struct ReportColumn: Sendable, Hashable {
+    package enum Role: Sendable, Hashable {
+        /// Keys the rows (`day`, `product_id`...).
+        case dimension
+        /// A figure whose totals are the sum of its rows (counts, amounts).
+        case sum
+        /// A figure that does not add up across rows (distinct devices, subscriptions in a state at a day's end).
+        case other
+    }
+
+    package var name: String
+    package var role: Role
+
+    package init(_ name: String, _ role: Role) {
+        self.name = name
+        self.role = role
+    }
+}
+
+/// A report's answer: the request it answers, its columns, its rows and their totals.
+///
+/// JSON: `{"report", "from", "to", "environment", "group_by", "columns", "rows", "totals"}`, each row and each total an
+/// object keyed by column name in column order. CSV: a header line of the column names, then one line per row (no
+/// totals), `\r\n` line ends, empty fields for null.
+package struct ReportTable: Sendable {
+    package var report: String
+    package var request: ReportRequest
+    package var columns: [ReportColumn]
+    package var rows: [[ReportValue]]
+    /// Column names of ``totals``: the dimensions totals are kept apart by (sales: the currency), then the figures.
+    package var totalColumns: [String]
+    package var totals: [[ReportValue]]
+
+    /// A table whose totals are the sums of its ``ReportColumn/Role/sum`` columns, one total per distinct value of
+    /// `totalsBy` (one total when empty).
+    package init(
+        report: String, request: ReportRequest, columns: [ReportColumn], rows: [[ReportValue]],
+        totalsBy: [String] = []
+    ) {
+        self.report = report
+        self.request = request
+        self.columns = columns
+        self.rows = rows
+        let keys = totalsBy.compactMap { name in columns.firstIndex { $0.name == name } }
+        let sums = columns.indices.filter { columns[$0].role == .sum }
+        totalColumns = keys.map { columns[$0].name } + sums.map { columns[$0].name }
+        // A figure no row of a total knows (revenue without a currency) totals null, not 0.
+        var order: [[ReportValue]] = []
+        var totals: [[ReportValue]: [Int64?]] = [:]
+        for row in rows {
+            let key = keys.map { row[$0] }
+            if totals[key] == nil {
+                order.append(key)
+                totals[key] = Array(repeating: nil, count: sums.count)
+            }
+            var sum = totals[key] ?? []
+            for (slot, index) in sums.enumerated() {
+                if case .integer(let value) = row[index] { sum[slot] = (sum[slot] ?? 0) + value }
+            }
+            totals[key] = sum
+        }
+        if keys.isEmpty, order.isEmpty {
+            order = [[]]
+            totals[[]] = Array(repeating: 0, count: sums.count)
+        }
+        self.totals = order.map { key in key + (totals[key] ?? []).map(ReportValue.init) }
+    }
+
+    /// Adds a figure to every total (one that is not the sum of the rows, such as distinct devices over the range).
+    package mutating func addTotal(_ name: String, value: ReportValue) {
+        totalColumns.append(name)
+        totals = totals.map { $0 + [value] }
+    }
+
+    /// The JSON document.
+    package func json() -> String {
+        var text = "{\"report\":\(JSONString.quoted(report))"
+        text += ",\"from\":\"\(request.from)\",\"to\":\"\(request.to)\""
+        text += ",\"environment\":" + (request.environment.map { JSONString.quoted($0.rawValue) } ?? "null")
+        text += ",\"group_by\":[" + request.groupBy.map(JSONString.quoted).joined(separator: ",") + "]"
+        text += ",\"columns\":[" + columns.map { JSONString.quoted($0.name) }.joined(separator: ",") + "]"
+        let names = columns.map { JSONString.quoted($0.name) }
+        text += ",\"rows\":[" + rows.map { Self.object(names, $0) }.joined(separator: ",") + "]"
+        let totalNames = totalColumns.map(JSONString.quoted)
+        text += ",\"totals\":[" + totals.map { Self.object(totalNames, $0) }.joined(separator: ",") + "]}"
+        return text
+    }
+
+    /// The CSV document.
+    package func csv() -> String {
+        var text = columns.map { ReportValue.text($0.name).csv }.joined(separator: ",") + "\r\n"
+        for row in rows {
+            text += row.map(\.csv).joined(separator: ",") + "\r\n"
+        }
+        return text
+    }
+
+    private static func object(_ names: [String], _ values: [ReportValue]) -> String {
+        "{" + zip(names, values).map { "\($0):\($1.json)" }.joined(separator: ",") + "}"
+    }
+}
