@@ -12,11 +12,12 @@ struct GatewayStack {
     let gateway: ServiceProcess
 
     /// Starts each service once the ones it calls are ready; `verifierEnvironment` adds to the verifier's (the sandbox
-    /// store's URLs and root, for one). With `content`, the content service keeps its packs in a new temporary folder
-    /// that the gateway also reads.
+    /// store's URLs and root, for one), `entitlementsEnvironment` and `gatewayEnvironment` to theirs. With `content`,
+    /// the content service keeps its packs in a new temporary folder that the gateway also reads.
     static func start(
         databaseURL: String, operatorKey: String, verifierEnvironment extra: [String: String] = [:],
-        content withContent: Bool = false
+        entitlementsEnvironment extraEntitlements: [String: String] = [:],
+        gatewayEnvironment extraGateway: [String: String] = [:], content withContent: Bool = false
     ) async throws -> GatewayStack {
         let common = ["DATABASE_URL": databaseURL, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
         let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
@@ -25,7 +26,9 @@ struct GatewayStack {
         try await subscriptions.waitUntilReady()
         var entitlementsEnvironment = common
         entitlementsEnvironment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = subscriptions.baseURL
-        let entitlements = try ServiceProcess("shopkeeper-entitlements", environment: entitlementsEnvironment)
+        let entitlements = try ServiceProcess(
+            "shopkeeper-entitlements", environment: entitlementsEnvironment.merging(extraEntitlements) { _, new in new }
+        )
         try await entitlements.waitUntilReady()
         var verifierEnvironment = entitlementsEnvironment
         verifierEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
@@ -51,6 +54,7 @@ struct GatewayStack {
         gatewayEnvironment["SHOPKEEPER_VERIFIER_URL"] = verifier.baseURL
         gatewayEnvironment["SHOPKEEPER_ENTITLEMENTS_URL"] = entitlements.baseURL
         gatewayEnvironment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = subscriptions.baseURL
+        gatewayEnvironment.merge(extraGateway) { _, new in new }
         let gateway = try ServiceProcess("shopkeeper-gateway", environment: gatewayEnvironment)
         try await gateway.waitUntilReady()
         return GatewayStack(

@@ -48,14 +48,17 @@ struct GatewayAPIClient {
         return try await Self.execute(.GET, url: url, bearer: bearer, json: nil, accept: accept)
     }
 
-    /// One JSON request to any URL (`bearer` optional), the answer's body when the status is 2xx.
+    /// One JSON request to any URL (`bearer` optional, other `headers` added), the answer's body when the status is
+    /// 2xx.
     static func execute(
-        _ method: HTTPMethod, url: String, bearer: String?, json: Data?, accept: String? = nil
+        _ method: HTTPMethod, url: String, bearer: String?, json: Data?, accept: String? = nil,
+        headers: [String: String] = [:]
     ) async throws -> Data {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
         if let accept { request.headers.add(name: "Accept", value: accept) }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { request.headers.add(name: name, value: value) }
         if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: json))

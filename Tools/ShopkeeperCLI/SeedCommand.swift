@@ -7,7 +7,7 @@ struct SeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seed",
         abstract: "Seed data for local development.",
-        subcommands: [Demo.self]
+        subcommands: [Demo.self, Sales.self]
     )
 
     struct Demo: AsyncParsableCommand {

@@ -227,6 +227,7 @@ final class Browser: @unchecked Sendable {
     }
 
     /// Polls `probe` until it returns a value; the failure says what was waited for.
+    @discardableResult
     func waitFor<T>(_ what: String, timeout: Duration = .seconds(20), _ probe: () async throws -> T?) async throws -> T
     {
         let deadline = ContinuousClock.now + timeout
@@ -245,6 +246,21 @@ final class Browser: @unchecked Sendable {
             actions.append(["type": "keyUp", "value": key])
         }
         _ = try await command(.POST, "/actions", ["actions": [["type": "key", "id": "keyboard", "actions": actions]]])
+    }
+
+    /// Types `text` on whatever has focus, one key press per character, as a keyboard user would.
+    func typeKeys(_ text: String) async throws {
+        var actions: [[String: Any]] = []
+        for character in text {
+            actions.append(["type": "keyDown", "value": String(character)])
+            actions.append(["type": "keyUp", "value": String(character)])
+        }
+        _ = try await command(.POST, "/actions", ["actions": [["type": "key", "id": "keyboard", "actions": actions]]])
+    }
+
+    /// Resizes the window (a phone's width, for one).
+    func setWindowSize(width: Int, height: Int) async throws {
+        _ = try await command(.POST, "/window/rect", ["width": width, "height": height])
     }
 
     /// WebDriver's codes of special keys.

@@ -1,0 +1,67 @@
+// Catalog: the app's products with their review state, whether they are cleared for sale, their minimum app version
+// and localizations (GET /v1/admin/products); each links to its edit page, and the catalog can be exported or a
+// catalog document imported (with a dry run first).
+
+import { get, segment } from "../api.js";
+import { h, append, badge, link, pageHeading, replace, table } from "../dom.js";
+import { words } from "../format.js";
+
+const reviewTones = { approved: "good", rejected: "bad", removed: "bad", in_review: "warn", waiting_for_review: "warn" };
+
+/** Whether a product is cleared for sale (absent means yes, as the catalog reads it). */
+export function clearedForSale(product) {
+  return product.cleared_for_sale !== false;
+}
+
+export async function render(section) {
+  const [answer, exported] = await Promise.all([get("/v1/admin/products"), get("/v1/admin/catalog")]);
+  const products = answer.products;
+  const download = h("a", {
+    class: "button",
+    download: "catalog.json",
+    href: URL.createObjectURL(new Blob([JSON.stringify(exported, null, 2)], { type: "application/json" })),
+    text: "Export catalog (JSON)",
+  });
+  replace(
+    section,
+    pageHeading("Catalog"),
+    h("p", { class: "actions" }, link("/catalog/import", "Import a catalog document", { class: "button primary" }), download),
+  );
+  append(
+    section,
+    table(
+      ["Product", "Type", "Review", "Cleared for sale", "Minimum version", "Store ids", "Localizations", ""],
+      products.map((product) =>
+        h(
+          "tr",
+          { dataset: { product: product.product_id } },
+          h("th", { scope: "row" }, h("code", { text: product.product_id })),
+          h("td", { text: words(product.type) }),
+          h("td", { class: "review-state" }, badge(words(product.review_state), reviewTones[product.review_state] || "neutral")),
+          h("td", { class: "cleared", text: clearedForSale(product) ? "yes" : "no" }),
+          h(
+            "td",
+            { class: "min-version" },
+            product.min_app_version ? `${product.min_app_version} (below: ${words(product.below_min_version || "hide")})` : "—",
+          ),
+          h(
+            "td",
+            {},
+            Object.entries(product.store_product_ids || {})
+              .map(([store, id]) => `${store === "app_store" ? "App Store" : "Google Play"}: ${id}`)
+              .join("; ") || "none (free or included)",
+          ),
+          h(
+            "td",
+            { class: "localizations" },
+            Object.entries(product.localizations || {})
+              .map(([locale, text]) => `${locale}: ${text.name}`)
+              .join("; "),
+          ),
+          h("td", {}, link(`/catalog/${segment(product.product_id)}`, "Edit", { "aria-label": `Edit ${product.product_id}` })),
+        ),
+      ),
+      { caption: `${products.length} product(s)`, className: "products" },
+    ),
+  );
+}

@@ -1,0 +1,252 @@
+// A customer's page (#/customers/<app user id>): who they are, what they own and why, their subscriptions, purchases,
+// consumables, devices, events and webhook deliveries; and support's actions, each confirmed in a dialog first:
+// a promotional grant and its revocation, clearing a purchase's devices, resetting a device's content.
+
+import { ApiError, del, get, post, segment } from "../api.js";
+import { confirmAction } from "../dialog.js";
+import { h, append, facts, field, pageHeading, replace, select, table } from "../dom.js";
+import { bytes, count, dateTime, storeName } from "../format.js";
+import { entitlementsSection, ledgerSection, subscriptionsSection, transactionsTable } from "./customer-sections.js";
+import { eventsTable } from "./events.js";
+
+function orNothing(promise) {
+  return promise.catch((error) => ({ unavailable: error }));
+}
+
+const grantDurations = [
+  ["1", "1 day"],
+  ["7", "7 days"],
+  ["30", "30 days"],
+  ["90", "90 days"],
+  ["365", "1 year"],
+];
+
+export async function render(section, { params, navigate, notify }) {
+  const id = params[0];
+  const base = `/v1/customers/${segment(id)}`;
+  let history;
+  try {
+    history = await get(`${base}/history`);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      replace(
+        section,
+        pageHeading(`Customer ${id}`),
+        h("p", { role: "alert", class: "error", text: `No customer ${id}: ${error.message}` }),
+        h("p", {}, h("a", { href: "#/customers", text: "Search customers" })),
+      );
+      return;
+    }
+    throw error;
+  }
+  const [explanation, events, devices, products] = await Promise.all([
+    get(`${base}/explain`),
+    orNothing(get("/v1/admin/events", { app_user_id: id, limit: 50 })),
+    orNothing(get(`${base}/content/devices`)),
+    orNothing(get("/v1/admin/products")),
+  ]);
+  const customer = history.customer;
+  const reload = (message) => navigate(`/customers/${segment(id)}`, {}, message);
+
+  replace(
+    section,
+    pageHeading(`Customer ${customer.app_user_id}`),
+    facts([
+      ["App user id", h("code", { text: customer.app_user_id })],
+      customer.aliases.length ? ["Aliases", customer.aliases.join(", ")] : null,
+      ["First seen", dateTime(customer.first_seen)],
+      ["Last seen", dateTime(customer.last_seen)],
+      ["Refunds", count(customer.refund_count)],
+      ["Free trial", customer.trial.state === "none" ? "not started" : `${customer.trial.state} (${customer.trial.product_id || "app"}, until ${dateTime(customer.trial.expires_at)})`],
+    ]),
+  );
+
+  append(section, h("h2", { id: "why", text: "Entitlements and why" }), entitlementsSection(explanation));
+
+  // Promotional grants.
+  const entitlementIDs = products.unavailable
+    ? []
+    : [...new Set(products.products.flatMap((product) => product.entitlements || []))].sort();
+  append(section, h("h2", { text: "Promotional grants" }), grantsSection(history.grants, { id, base, entitlementIDs, notify, reload }));
+
+  append(section, h("h2", { text: "Subscriptions" }), subscriptionsSection(customer, history.subscription_periods || []));
+
+  append(section, h("h2", { text: "Purchases and devices" }), transactionsTable(history.transactions), purchaseDevices(history.devices, { notify, reload }));
+
+  append(section, h("h2", { text: "Consumables" }), ledgerSection(customer, history.ledger));
+
+  append(section, h("h2", { text: "Content devices" }), contentDevices(devices, { id, base, notify, reload }));
+
+  append(
+    section,
+    h("h2", { text: "Events and webhook deliveries" }),
+    events.unavailable
+      ? h("p", { class: "error", role: "alert", text: `The events could not be read: ${events.unavailable.message}` })
+      : eventsTable(events.events, { notify, withCustomer: false, caption: "The customer's latest events" }),
+  );
+}
+
+function grantsSection(grants, { id, base, entitlementIDs, notify, reload }) {
+  const entitlement = h("input", { type: "text", name: "entitlement_id", required: true, list: "entitlement-ids", autocomplete: "off" });
+  const duration = select(grantDurations, "30", { name: "duration" });
+  const note = h("input", { type: "text", name: "note", maxlength: "500", autocomplete: "off" });
+  const form = h(
+    "form",
+    {
+      class: "grant-form",
+      "aria-label": "Grant an entitlement",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const entitlementID = entitlement.value.trim();
+        if (!entitlementID) {
+          notify("Name the entitlement to grant.", true);
+          entitlement.focus();
+          return;
+        }
+        const expiresAt = new Date(Date.now() + Number(duration.value) * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+        const confirmed = await confirmAction({
+          title: "Grant this entitlement?",
+          message: `${id} gets ${entitlementID} from now until ${dateTime(expiresAt)}${note.value.trim() ? ` (${note.value.trim()})` : ""}.`,
+          confirmLabel: "Grant",
+        });
+        if (!confirmed) return;
+        try {
+          const body = { entitlement_id: entitlementID, expires_at: expiresAt };
+          if (note.value.trim()) body.note = note.value.trim();
+          const answer = await post(`${base}/grants`, body);
+          reload(`Granted ${entitlementID} to ${id} until ${dateTime(answer.grant.expires_at)}.`);
+        } catch (error) {
+          notify(`The grant was not made: ${error.message}`, true);
+        }
+      },
+    },
+    h("datalist", { id: "entitlement-ids" }, entitlementIDs.map((value) => h("option", { value }))),
+    field("Entitlement", entitlement),
+    field("For", duration),
+    field("Note (optional)", note),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary", text: "Grant entitlement" })),
+  );
+  const rows = grants.map((grant) => {
+    const revocable = grant.state === "active" || grant.state === "scheduled";
+    return h(
+      "tr",
+      { dataset: { grant: grant.grant_id, state: grant.state } },
+      h("td", {}, h("code", { text: grant.grant_id })),
+      h("td", { text: grant.entitlement_id }),
+      h("td", { text: grant.state }),
+      h("td", { text: dateTime(grant.starts_at) }),
+      h("td", { text: dateTime(grant.expires_at) }),
+      h("td", { text: grant.note || "—" }),
+      h(
+        "td",
+        {},
+        revocable
+          ? h("button", {
+              type: "button",
+              class: "button small danger",
+              text: "Revoke",
+              "aria-label": `Revoke grant ${grant.grant_id} of ${grant.entitlement_id}`,
+              onclick: async () => {
+                const confirmed = await confirmAction({
+                  title: "Revoke this grant?",
+                  message: `${id} loses ${grant.entitlement_id} from this grant now (other sources of it stay).`,
+                  confirmLabel: "Revoke grant",
+                  danger: true,
+                });
+                if (!confirmed) return;
+                try {
+                  await del(`${base}/grants/${segment(grant.grant_id)}`);
+                  reload(`Revoked grant ${grant.grant_id} of ${grant.entitlement_id}.`);
+                } catch (error) {
+                  notify(`The grant was not revoked: ${error.message}`, true);
+                }
+              },
+            })
+          : grant.revoked_at
+            ? `revoked ${dateTime(grant.revoked_at)}`
+            : "—",
+      ),
+    );
+  });
+  return [table(["Grant", "Entitlement", "State", "Starts", "Expires", "Note", "Action"], rows, { caption: "Grants", className: "grants" }), form];
+}
+
+function purchaseDevices(devices, { notify, reload }) {
+  const purchases = new Map();
+  for (const device of devices) {
+    const key = `${device.store}/${device.original_transaction_id}`;
+    if (!purchases.has(key)) purchases.set(key, { store: device.store, original: device.original_transaction_id, devices: [] });
+    purchases.get(key).devices.push(device);
+  }
+  if (purchases.size === 0) return h("p", { text: "No device has presented this customer's purchases." });
+  return table(
+    ["Purchase", "Devices", "Last seen", "Action"],
+    [...purchases.values()].map((purchase) => [
+      h("span", {}, `${storeName(purchase.store)} `, h("code", { text: purchase.original })),
+      purchase.devices.map((device) => device.device_id).join(", "),
+      dateTime(purchase.devices.map((device) => device.last_seen).sort().pop()),
+      h("button", {
+        type: "button",
+        class: "button small",
+        text: "Clear devices",
+        "aria-label": `Clear the devices of purchase ${purchase.original}`,
+        onclick: async () => {
+          const confirmed = await confirmAction({
+            title: "Clear this purchase's devices?",
+            message: `The ${purchase.devices.length} device(s) that presented ${storeName(purchase.store)} purchase ${purchase.original} are forgotten; each may present it again and is counted afresh against the device limit. The purchase and its owner do not change.`,
+            confirmLabel: "Clear devices",
+            danger: true,
+          });
+          if (!confirmed) return;
+          try {
+            const answer = await del(`/v1/admin/purchases/${segment(purchase.store)}/${segment(purchase.original)}/devices`);
+            reload(`Cleared ${answer.cleared} device(s) of purchase ${purchase.original}.`);
+          } catch (error) {
+            notify(`The devices were not cleared: ${error.message}`, true);
+          }
+        },
+      }),
+    ]),
+    { caption: "Devices that presented each purchase" },
+  );
+}
+
+function contentDevices(answer, { id, base, notify, reload }) {
+  if (answer.unavailable) {
+    return h("p", { class: "muted", text: `Content downloads are not available: ${answer.unavailable.message}` });
+  }
+  return table(
+    ["Device", "Packs", "Downloads", "Files", "Sent", "Last download", "Last reset", "Action"],
+    answer.devices.map((device) => [
+      h("code", { text: device.device_id }),
+      device.packs.map((pack) => `${pack.product_id} ${pack.version}`).join(", ") || "—",
+      count(device.downloads),
+      count(device.completed_files),
+      bytes(device.bytes_sent),
+      dateTime(device.last_download_at),
+      dateTime(device.last_reset_at),
+      h("button", {
+        type: "button",
+        class: "button small",
+        text: "Reset content",
+        "aria-label": `Reset the content of device ${device.device_id}`,
+        onclick: async () => {
+          const confirmed = await confirmAction({
+            title: "Reset this device's content?",
+            message: `Shopkeeper forgets what device ${device.device_id} of ${id} downloaded, so it may download every pack it owns again.`,
+            confirmLabel: "Reset content",
+            danger: true,
+          });
+          if (!confirmed) return;
+          try {
+            const reset = await post(`${base}/content/reset`, { device_id: device.device_id });
+            reload(`Forgot ${reset.forgotten} download(s) of device ${device.device_id}.`);
+          } catch (error) {
+            notify(`The device's content was not reset: ${error.message}`, true);
+          }
+        },
+      }),
+    ]),
+    { caption: "Devices that downloaded content" },
+  );
+}

@@ -1,0 +1,154 @@
+// Webhooks and events: the webhook URL (PUT /v1/admin/entitlements/settings) and its signing secret's rotation
+// (POST /v1/admin/entitlements/webhook-secret; a new secret is shown once), and the app's events with their
+// deliveries (GET /v1/admin/events), filtered to dead letters or pending ones, each replayable.
+
+import { collect, post, put, get } from "../api.js";
+import { confirmAction, showOnce } from "../dialog.js";
+import { h, append, field, pageHeading, replace, select } from "../dom.js";
+import { eventsTable } from "./events.js";
+
+const filters = [
+  ["all", "All events"],
+  ["dead", "Dead letters"],
+  ["pending", "Pending deliveries"],
+  ["delivered", "Delivered"],
+  ["none", "Written without a webhook"],
+];
+
+function secretMessage(secret) {
+  return h(
+    "div",
+    {},
+    h("p", { text: "Store this signing secret now: it is not shown again. Receivers check each delivery's Shopkeeper-Signature with it." }),
+    h("p", {}, h("code", { class: "secret", id: "webhook-secret", text: secret })),
+  );
+}
+
+function webhookForm(settings, { navigate, notify }) {
+  const url = h("input", { type: "url", name: "webhook_url", value: settings.webhook_url || "", autocomplete: "off", spellcheck: "false" });
+  const errorBox = h("p", { class: "error", role: "alert" });
+  const save = async (value) => {
+    errorBox.textContent = "";
+    try {
+      const answer = await put("/v1/admin/entitlements/settings", { webhook_url: value });
+      if (answer.webhook_secret) await showOnce({ title: "The webhook's signing secret", message: secretMessage(answer.webhook_secret) });
+      navigate("/webhooks", {}, value ? `The webhook URL is now ${value}.` : "The webhook is removed.");
+    } catch (error) {
+      errorBox.textContent = `The webhook was not changed: ${error.message}`;
+    }
+  };
+  return h(
+    "form",
+    {
+      class: "webhook-form",
+      "aria-label": "Webhook",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const value = url.value.trim();
+        if (!value) {
+          errorBox.textContent = "Give the webhook's URL (http or https), or remove the webhook.";
+          url.focus();
+          return;
+        }
+        await save(value);
+      },
+    },
+    field("Webhook URL", url, "Every event is delivered here, signed, and retried with backoff until it is answered 2xx or given up (a dead letter)."),
+    h(
+      "div",
+      { class: "actions" },
+      h("button", { type: "submit", class: "button primary", text: "Save webhook URL" }),
+      settings.webhook_url
+        ? h("button", {
+            type: "button",
+            class: "button danger",
+            text: "Remove webhook",
+            onclick: async () => {
+              const confirmed = await confirmAction({
+                title: "Remove the webhook?",
+                message: "Events are still recorded, but nothing is delivered; pending deliveries end as dead letters (replayable later).",
+                confirmLabel: "Remove webhook",
+                danger: true,
+              });
+              if (confirmed) await save(null);
+            },
+          })
+        : null,
+      settings.webhook_url
+        ? h("button", {
+            type: "button",
+            class: "button",
+            text: "Rotate signing secret",
+            onclick: async () => {
+              const confirmed = await confirmAction({
+                title: "Rotate the webhook's signing secret?",
+                message: "A new secret signs every delivery from now on; the old one stops working at once. Update your receiver right after.",
+                confirmLabel: "Rotate secret",
+                danger: true,
+              });
+              if (!confirmed) return;
+              try {
+                const answer = await post("/v1/admin/entitlements/webhook-secret");
+                await showOnce({ title: "The new signing secret", message: secretMessage(answer.webhook_secret) });
+                notify("The webhook's signing secret was rotated.");
+              } catch (error) {
+                errorBox.textContent = `The secret was not rotated: ${error.message}`;
+              }
+            },
+          })
+        : null,
+    ),
+    errorBox,
+  );
+}
+
+export async function render(section, { query, navigate, notify }) {
+  const filter = filters.some(([value]) => value === query.get("delivery")) ? query.get("delivery") : "all";
+  const customer = (query.get("customer") || "").trim();
+  const [settings, listed] = await Promise.all([
+    get("/v1/admin/entitlements/settings"),
+    collect("/v1/admin/events", "events", {
+      query: { app_user_id: customer || undefined },
+      pageSize: 200,
+      limit: filter === "all" ? 200 : 2000,
+    }),
+  ]);
+  const matching = (event) => (filter === "all" ? true : filter === "none" ? !event.delivery : event.delivery && event.delivery.state === filter);
+  const events = listed.items.filter(matching);
+  const deliveryFilter = select(filters, filter, { name: "delivery" });
+  const customerFilter = h("input", { type: "search", name: "customer", value: customer, autocomplete: "off" });
+
+  replace(
+    section,
+    pageHeading("Webhooks and events"),
+    h("h2", { text: "Webhook" }),
+    settings.webhook_url
+      ? h("p", {}, "Events are delivered to ", h("code", { id: "webhook-url", text: settings.webhook_url }), ".")
+      : h("p", { id: "webhook-url", text: "No webhook: events are recorded but not delivered." }),
+    webhookForm(settings, { navigate, notify }),
+    h("h2", { text: "Events" }),
+    h(
+      "form",
+      {
+        class: "filters",
+        "aria-label": "Filter events",
+        onsubmit: (event) => {
+          event.preventDefault();
+          navigate("/webhooks", { delivery: deliveryFilter.value === "all" ? undefined : deliveryFilter.value, customer: customerFilter.value.trim() });
+        },
+      },
+      field("Delivery", deliveryFilter),
+      field("Customer (app user id)", customerFilter),
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "button", text: "Filter" })),
+    ),
+  );
+  append(
+    section,
+    h("p", {
+      class: "muted",
+      id: "events-count",
+      text: `${events.length} event(s)${filter === "all" ? "" : ` among the latest ${listed.items.length}`}${listed.more ? "; older events are not shown" : ""}.`,
+    }),
+    eventsTable(events, { notify, caption: filters.find(([value]) => value === filter)[1] }),
+  );
+}

@@ -1,0 +1,201 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ShopkeeperTestSupport
+import Testing
+
+/// One stack for the whole console suite: the sandbox store, every service with content, the gateway serving the
+/// repository's `Console/` folder, the demo shop seeded and connected with the CLI and given some weeks of sales
+/// (`shopkeeper seed sales`), and one headless Chromium. Started once by ``ConsoleWorldTrait`` around the suite and
+/// reached by its tests through ``current``.
+final class ConsoleWorld: Sendable {
+    @TaskLocal static var current: ConsoleWorld?
+
+    static let operatorKey = "op_console_operator_key_0123456789"
+
+    let sandbox: ServiceProcess
+    let stack: GatewayStack
+    let browser: Browser
+    let appID: String
+    let publicKey: String
+    let secretKey: String
+    let sandboxState: URL
+
+    var gatewayURL: String { stack.gateway.baseURL }
+    var consoleURL: String { stack.gateway.baseURL + "/console" }
+
+    private init(
+        sandbox: ServiceProcess, stack: GatewayStack, browser: Browser, appID: String, publicKey: String,
+        secretKey: String, sandboxState: URL
+    ) {
+        self.sandbox = sandbox
+        self.stack = stack
+        self.browser = browser
+        self.appID = appID
+        self.publicKey = publicKey
+        self.secretKey = secretKey
+        self.sandboxState = sandboxState
+    }
+
+    /// The repository's `Console/` folder (the pages under test).
+    static var consoleFolder: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Console").path
+    }
+
+    static func start(databaseURL: String) async throws -> ConsoleWorld {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("console-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let sandbox = try ServiceProcess(
+            "shopkeeper-sandbox-store", environment: ["SHOPKEEPER_SANDBOX_STATE_DIR": state.path])
+        try await sandbox.waitUntilReady()
+        let stack = try await GatewayStack.start(
+            databaseURL: databaseURL, operatorKey: operatorKey,
+            verifierEnvironment: [
+                "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
+                "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
+                "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
+                "SHOPKEEPER_APPLE_PRODUCTION_API_URL": sandbox.baseURL + "/apple/production",
+                "SHOPKEEPER_APPLE_SANDBOX_API_URL": sandbox.baseURL + "/apple/sandbox",
+                "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
+            ],
+            entitlementsEnvironment: [
+                // The webhook test's receiver is on loopback; a failing delivery becomes a dead letter in seconds.
+                "SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS": "true", "SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS": "0.0005",
+                "SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS": "0.2", "SHOPKEEPER_WEBHOOK_POLL_MS": "100",
+            ],
+            gatewayEnvironment: ["SHOPKEEPER_CONSOLE_DIR": consoleFolder], content: true)
+
+        let envFile = state.appendingPathComponent("local.env")
+        let seed = try runCLI([
+            "seed", "demo", "--gateway-url", stack.gateway.baseURL, "--operator-key", operatorKey, "--env-file",
+            envFile.path,
+        ])
+        guard seed.status == 0 else { throw Browser.Failure("seed demo failed: \(seed.output)") }
+        let keys = try DemoShopEndToEndTests.parseEnv(envFile)
+        let environment = [
+            "SHOPKEEPER_GATEWAY_URL": stack.gateway.baseURL,
+            "SHOPKEEPER_SECRET_KEY": keys["SHOPKEEPER_SECRET_KEY"] ?? "",
+            "SHOPKEEPER_PUBLIC_KEY": keys["SHOPKEEPER_PUBLIC_KEY"] ?? "", "SHOPKEEPER_SANDBOX_URL": sandbox.baseURL,
+        ]
+        let connect = try runCLI(["sandbox", "connect"], environment: environment)
+        guard connect.status == 0 else { throw Browser.Failure("sandbox connect failed: \(connect.output)") }
+        let sales = try runCLI(["seed", "sales", "--customers", "8", "--weeks", "6"], environment: environment)
+        guard sales.status == 0 else { throw Browser.Failure("seed sales failed: \(sales.output)") }
+
+        let browser = try await Browser.start()
+        return ConsoleWorld(
+            sandbox: sandbox, stack: stack, browser: browser, appID: keys["SHOPKEEPER_APP_ID"] ?? "",
+            publicKey: keys["SHOPKEEPER_PUBLIC_KEY"] ?? "", secretKey: keys["SHOPKEEPER_SECRET_KEY"] ?? "",
+            sandboxState: state)
+    }
+
+    func stop() async throws {
+        await browser.quit()
+        try await stack.stop()
+        try await sandbox.stop()
+        try? FileManager.default.removeItem(at: sandboxState)
+    }
+
+    /// Runs one test's browsing from a signed-out console page in a wide window; on failure the harness's screenshot
+    /// and page text are written as `<name>.png` and `<name>.txt`.
+    func browse(_ name: String, width: Int = 1280, height: Int = 900, _ body: (Browser) async throws -> Void)
+        async throws
+    {
+        do {
+            try await browser.setWindowSize(width: width, height: height)
+            try await browser.open(consoleURL)
+            try await browser.deleteCookies()
+            try await browser.open(consoleURL)
+            try await body(browser)
+        } catch {
+            await browser.saveEvidence(name)
+            throw error
+        }
+    }
+
+    /// Signs in with the app's secret key through the form, and waits for the overview.
+    func signIn(_ browser: Browser) async throws {
+        let key = try await browser.element("#sign-in-key")
+        try await key.click()
+        try await key.type(secretKey)
+        try await browser.element("#sign-in-submit").click()
+        _ = try await browser.element("#app-name", containing: "Demo Garden")
+    }
+
+    /// Goes to a console route (`/customers/x`) and waits for its page to finish loading.
+    func go(_ browser: Browser, _ route: String) async throws {
+        try await browser.execute("location.hash = arguments[0]", [route])
+        try await waitForPage(browser)
+    }
+
+    /// Waits until the page shown has loaded (no section is busy) and returns its heading.
+    @discardableResult
+    func waitForPage(_ browser: Browser) async throws -> String {
+        try await browser.waitFor("the page to load") { () async throws -> String? in
+            let heading =
+                try await browser.execute(
+                    """
+                    const page = document.querySelector('#view .page');
+                    if (!page || page.getAttribute('aria-busy') === 'true') return null;
+                    const h1 = page.querySelector('h1');
+                    return h1 ? h1.textContent : null;
+                    """) as? String
+            return heading
+        }
+    }
+
+    // MARK: The API, as a script would call it
+
+    /// Calls the gateway with the app's secret key; answers the status and the JSON body.
+    func api(_ method: HTTPMethod, _ path: String, json: Any? = nil, key: String? = nil) async throws -> (
+        status: Int, body: Any?
+    ) {
+        var request = HTTPClientRequest(url: gatewayURL + path)
+        request.method = method
+        request.headers.add(name: "authorization", value: "Bearer \(key ?? secretKey)")
+        if let json {
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        let data = Data(bytes.readableBytesView)
+        return (Int(response.status.code), data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data))
+    }
+
+    /// A JSON object from the API; fails the test on any status but 2xx.
+    func object(_ path: String) async throws -> [String: Any] {
+        let (status, body) = try await api(.GET, path)
+        guard (200..<300).contains(status), let object = body as? [String: Any] else {
+            throw Browser.Failure("GET \(path) answered \(status): \(String(describing: body))")
+        }
+        return object
+    }
+}
+
+/// Starts one ``ConsoleWorld`` on a fresh database around the whole suite it is attached to.
+struct ConsoleWorldTrait: SuiteTrait, TestScoping {
+    var isRecursive: Bool { false }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await TestDatabase.withFreshDatabase { database in
+            let world = try await ConsoleWorld.start(databaseURL: database.url)
+            do {
+                try await ConsoleWorld.$current.withValue(world) { try await function() }
+            } catch {
+                try? await world.stop()
+                throw error
+            }
+            try await world.stop()
+        }
+    }
+}
+
+extension Trait where Self == ConsoleWorldTrait {
+    /// The console suite's stack, started once for all its tests.
+    static var consoleWorld: Self { ConsoleWorldTrait() }
+}
