@@ -86,11 +86,12 @@ async function render() {
   if (!route) {
     replace(section, h("h1", { tabindex: "-1", text: "Not found" }), h("p", { text: `No page at ${path}.` }));
     section.removeAttribute("aria-busy");
+    view.dataset.rendered = String(number);
     return;
   }
-  const parameters = (path.match(route.pattern) || []).slice(1).map((value) => decodeURIComponent(value));
   replace(section, h("p", { class: "loading", text: "Loading…" }));
   try {
+    const parameters = (path.match(route.pattern) || []).slice(1).map((value) => decodeURIComponent(value));
     await route.page.render(section, { params: parameters, query, session, navigate, notify });
   } catch (error) {
     if (number !== renderCounter) return;
@@ -102,9 +103,15 @@ async function render() {
   }
   if (number !== renderCounter) return;
   section.removeAttribute("aria-busy");
+  // How many pages were rendered: lets a script (the browser tests) tell a new page from the one before.
+  view.dataset.rendered = String(number);
   const heading = section.querySelector("h1");
   document.title = `${heading ? heading.textContent : "Console"} · ${session.app_name} · Shopkeeper`;
-  if (heading && !section.contains(document.activeElement)) heading.focus({ preventScroll: true });
+  // A new page (or the same one after an action) starts at its top, where the outcome of the action is shown.
+  if (heading && !section.contains(document.activeElement)) {
+    window.scrollTo(0, 0);
+    heading.focus({ preventScroll: true });
+  }
 }
 
 function renderWho() {
@@ -176,6 +183,7 @@ function start(signedIn) {
 
 /** Back to the sign-in form, with `message`. */
 function stop(message) {
+  notify("");
   session = null;
   useSession(null);
   top.hidden = true;

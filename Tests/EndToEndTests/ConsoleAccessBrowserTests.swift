@@ -13,19 +13,19 @@ extension ConsoleBrowserTests {
             try await browser.typeKeys(world.secretKey)
             try await browser.press(Browser.Keys.enter)
             _ = try await browser.element("#app-name", containing: "Demo Garden")
-            #expect(try await world.waitForPage(browser) == "Overview")
+            try await world.waitForPage(browser, "Overview")
 
             try await Self.tab(browser, until: "e.matches('#nav a') && e.textContent === 'Customers'")
             #expect(try await Self.outlineShown(browser), "focus is visible")
             try await browser.press(Browser.Keys.enter)
-            #expect(try await world.waitForPage(browser) == "Customers")
+            try await world.waitForPage(browser, "Customers")
             try await Self.tab(browser, until: "e.name === 'query'")
             try await browser.typeKeys(customer)
             try await browser.press(Browser.Keys.enter)
             _ = try await browser.element("#search-results a.customer-link", containing: customer)
             try await Self.tab(browser, until: "e.classList.contains('customer-link')")
             try await browser.press(Browser.Keys.enter)
-            #expect(try await world.waitForPage(browser) == "Customer \(customer)")
+            try await world.waitForPage(browser, "Customer \(customer)")
 
             // A confirmation dialog holds the focus and closes on Escape, sending nothing.
             try await Self.tab(browser, until: "e.name === 'entitlement_id'")
@@ -50,7 +50,7 @@ extension ConsoleBrowserTests {
         let world = try self.world
         try await world.browse("console-phone", width: 390, height: 844) { browser in
             try await world.signIn(browser)
-            #expect(try await world.waitForPage(browser) == "Overview")
+            try await world.waitForPage(browser, "Overview")
             _ = try await browser.element("#figures [data-figure=purchases]")
             let layout =
                 try await browser.execute(
@@ -79,7 +79,7 @@ extension ConsoleBrowserTests {
                 ("/webhooks", "Webhooks and events"), ("/catalog", "Catalog"), ("/customers?query=demo-", "Customers"),
             ] {
                 try await world.go(browser, route)
-                #expect(try await world.waitForPage(browser) == heading, "\(route)")
+                try await world.waitForPage(browser, heading)
                 let alerts = try await browser.execute(
                     "return [...document.querySelectorAll('#view [role=alert]')].map(e => e.textContent).join(' ')")
                 #expect((alerts as? String ?? "").isEmpty, "\(route): \(String(describing: alerts))")

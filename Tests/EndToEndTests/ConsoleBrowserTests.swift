@@ -22,7 +22,7 @@ import Testing
 
             try await key.clear()
             try await world.signIn(browser)
-            #expect(try await world.waitForPage(browser) == "Overview")
+            try await world.waitForPage(browser, "Overview")
             let session = try #require(try await browser.cookies()["shopkeeper_session"])
             #expect(session["httpOnly"] as? Bool == true)
             #expect(session["sameSite"] as? String == "Strict")
@@ -65,7 +65,7 @@ import Testing
             try await browser.element("#sign-in-submit", containing: "Sign in to this app").click()
             _ = try await browser.element("#who", containing: "as the operator")
             _ = try await browser.element("#switch-app option", containing: "Demo Garden")
-            #expect(try await world.waitForPage(browser) == "Overview")
+            try await world.waitForPage(browser, "Overview")
         }
     }
 
@@ -117,9 +117,12 @@ import Testing
             let search = try await browser.element("input[name=query]")
             try await search.type(transactionID)
             try await browser.element("form.search button[type=submit]").click()
-            _ = try await browser.element("#search-results td", containing: "Transaction id")
+            // A Google Play order id is its transaction id: either way the match names the field it matched.
+            let match = try await browser.element("#search-results tbody tr", containing: transactionID)
+            let matched = try await match.text
+            #expect(matched.contains("Transaction id") || matched.contains("Google Play order id"), "\(matched)")
             try await browser.element("#search-results a.customer-link", containing: customer).click()
-            #expect(try await world.waitForPage(browser) == "Customer \(customer)")
+            try await world.waitForPage(browser, "Customer \(customer)")
             let why = try await browser.text(of: "li.entitlement[data-entitlement='\(entitlement)']") {
                 $0.contains("active")
             }

@@ -28,7 +28,7 @@ extension ConsoleBrowserTests {
             try await name.type("Orchid Seeds Deluxe")
             try await browser.element("button[type=submit]", containing: "Save product").click()
             _ = try await browser.text(of: "#status") { $0.contains("Saved seeds_orchid") }
-            #expect(try await world.waitForPage(browser) == "Catalog")
+            try await world.waitForPage(browser, "Catalog")
             let row = "tr[data-product='seeds_orchid']"
             _ = try await browser.element("\(row) .review-state", containing: "approved")
             _ = try await browser.element("\(row) .min-version", containing: "1.5")

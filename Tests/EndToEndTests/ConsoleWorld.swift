@@ -65,7 +65,11 @@ final class ConsoleWorld: Sendable {
                 "SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS": "true", "SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS": "0.0005",
                 "SHOPKEEPER_WEBHOOK_RETRY_BASE_SECONDS": "0.2", "SHOPKEEPER_WEBHOOK_POLL_MS": "100",
             ],
-            gatewayEnvironment: ["SHOPKEEPER_CONSOLE_DIR": consoleFolder], content: true)
+            // Every test signs in from 127.0.0.1: more sign-ins than one client's default burst.
+            gatewayEnvironment: [
+                "SHOPKEEPER_CONSOLE_DIR": consoleFolder, "SHOPKEEPER_CONSOLE_SIGN_IN_RATE": "100/1000",
+            ],
+            content: true)
 
         let envFile = state.appendingPathComponent("local.env")
         let seed = try runCLI([
@@ -124,26 +128,47 @@ final class ConsoleWorld: Sendable {
         _ = try await browser.element("#app-name", containing: "Demo Garden")
     }
 
-    /// Goes to a console route (`/customers/x`) and waits for its page to finish loading.
-    func go(_ browser: Browser, _ route: String) async throws {
-        try await browser.execute("location.hash = arguments[0]", [route])
-        try await waitForPage(browser)
+    /// Goes to a console route (`/customers/x`) and waits for its page to finish loading; answers its heading.
+    @discardableResult
+    func go(_ browser: Browser, _ route: String) async throws -> String {
+        let before = try await browser.execute(Self.renders) as? Int ?? 0
+        // The same route again is rendered again (the console re-renders on hashchange).
+        try await browser.execute(
+            """
+            if (location.hash === '#' + arguments[0]) window.dispatchEvent(new HashChangeEvent('hashchange'));
+            else location.hash = arguments[0];
+            """, [route])
+        return try await waitForPage(browser, after: before)
     }
 
-    /// Waits until the page shown has loaded (no section is busy) and returns its heading.
-    @discardableResult
-    func waitForPage(_ browser: Browser) async throws -> String {
-        try await browser.waitFor("the page to load") { () async throws -> String? in
-            let heading =
-                try await browser.execute(
-                    """
-                    const page = document.querySelector('#view .page');
-                    if (!page || page.getAttribute('aria-busy') === 'true') return null;
-                    const h1 = page.querySelector('h1');
-                    return h1 ? h1.textContent : null;
-                    """) as? String
-            return heading
+    /// Waits until the page shown has loaded (no section is busy) and is headed `heading`.
+    func waitForPage(_ browser: Browser, _ heading: String) async throws {
+        try await browser.waitFor("the page '\(heading)'") { () async throws -> Bool? in
+            try await self.loadedHeading(browser) == heading ? true : nil
         }
+    }
+
+    /// Waits until a page rendered after the `before`th has loaded, and answers its heading.
+    @discardableResult
+    func waitForPage(_ browser: Browser, after before: Int) async throws -> String {
+        try await browser.waitFor("a page to load") { () async throws -> String? in
+            let renders = try await browser.execute(Self.renders) as? Int ?? 0
+            return renders > before ? try await self.loadedHeading(browser) : nil
+        }
+    }
+
+    /// How many pages the console has rendered since it was loaded (`data-rendered` of its view).
+    static let renders = "return Number(document.getElementById('view').dataset.rendered || 0)"
+
+    /// The heading of the page shown once it has loaded; `nil` while it loads.
+    private func loadedHeading(_ browser: Browser) async throws -> String? {
+        try await browser.execute(
+            """
+            const page = document.querySelector('#view .page');
+            if (!page || page.getAttribute('aria-busy') === 'true') return null;
+            const h1 = page.querySelector('h1');
+            return h1 ? h1.textContent : null;
+            """) as? String
     }
 
     // MARK: The API, as a script would call it

@@ -204,12 +204,14 @@ final class Browser: @unchecked Sendable {
         var last = ""
         let found = try await waitFor("\(selector)\(text.map { " containing '\($0)'" } ?? "")", timeout: timeout) {
             () async throws -> Element? in
-            for element in try await self.elements(selector) {
-                guard let text else { return element }
-                last = try await element.text
-                if last.contains(text) { return element }
+            try await Self.unlessStale {
+                for element in try await self.elements(selector) {
+                    guard let text else { return element }
+                    last = try await element.text
+                    if last.contains(text) { return element }
+                }
+                return nil
             }
-            return nil
         }
         _ = last
         return found
@@ -220,9 +222,21 @@ final class Browser: @unchecked Sendable {
         async throws -> String
     {
         try await waitFor("text of \(selector)", timeout: timeout) { () async throws -> String? in
-            guard let element = try await self.elements(selector).first else { return nil }
-            let text = try await element.text
-            return condition(text) ? text : nil
+            try await Self.unlessStale {
+                guard let element = try await self.elements(selector).first else { return nil }
+                let text = try await element.text
+                return condition(text) ? text : nil
+            }
+        }
+    }
+
+    /// `probe`'s answer, or `nil` when an element it read was replaced meanwhile (the page re-rendered it): a poll
+    /// then looks again.
+    static func unlessStale<T>(_ probe: () async throws -> T?) async throws -> T? {
+        do {
+            return try await probe()
+        } catch let failure as Failure where failure.description.contains("stale element") {
+            return nil
         }
     }
 
