@@ -77,7 +77,8 @@ extension ConsoleBrowserTests {
             _ = try await browser.element("[data-diff=deleted]", containing: "service_year")
             let updated = try await browser.element("[data-diff=updated] [data-product=extra_garden]")
             let change = try await updated.text
-            #expect(change.contains("localizations"), "\(change)")
+            #expect(change.contains("localizations.en.name"), "\(change)")
+            #expect(!change.contains("localizations.de"), "only what changes is listed: \(change)")
             #expect(change.contains("Extra Garden, now bigger"), "\(change)")
             _ = try await browser.element("#apply-import")
         }

@@ -7,18 +7,40 @@ import { get, put } from "../api.js";
 import { confirmAction } from "../dialog.js";
 import { h, append, field, link, pageHeading, replace, table } from "../dom.js";
 
-function short(value) {
-  if (value === undefined) return "(absent)";
-  const text = JSON.stringify(value);
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+/** JSON with every object's keys in order, so that two equal values always read the same. */
+export function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "(absent)";
 }
 
-/** The fields whose values differ between two products, with both values. */
-export function fieldChanges(before, after) {
+function short(value) {
+  if (value === undefined) return "(absent)";
+  const text = canonical(value);
+  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
+}
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The fields whose values differ between two products, down to the changed leaf (`localizations.en.name`), with
+ *  both values. */
+export function fieldChanges(before, after, prefix = "") {
   const names = [...new Set([...Object.keys(before || {}), ...Object.keys(after || {})])].sort();
-  return names
-    .filter((name) => JSON.stringify(before?.[name]) !== JSON.stringify(after?.[name]))
-    .map((name) => ({ name, before: before?.[name], after: after?.[name] }));
+  return names.flatMap((name) => {
+    const old = before?.[name];
+    const next = after?.[name];
+    if (canonical(old) === canonical(next)) return [];
+    const path = prefix ? `${prefix}.${name}` : name;
+    if (isObject(old) && isObject(next)) return fieldChanges(old, next, path);
+    return [{ name: path, before: old, after: next }];
+  });
 }
 
 function diffView(result, current, documentProducts) {
