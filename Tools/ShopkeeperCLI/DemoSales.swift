@@ -3,8 +3,8 @@ import Foundation
 /// Some weeks of the demo shop's sales, planned before anything is bought: which customers buy what, at which store
 /// and when, which subscriptions start with a trial, renew or lapse, which consumables are spent, and the refund.
 ///
-/// The plan is a pure function of its seed, its length and the day it is made for, so that a run's figures can be
-/// explained (and a test can plan the same sales). Every purchase is made at the sandbox store with its purchase date
+/// The plan is a pure function of its seed, its length and the moment it is made for (purchases are dated back from
+/// it), so that a run's figures can be explained and reproduced. Every purchase is made at the sandbox store with its purchase date
 /// in the past and presented to the gateway like an app would (``SeedCommand/Sales``): the facts are verified ones.
 struct DemoSalesPlan: Sendable {
     /// A store product of the demo (``DemoShop``) as sold at the sandbox store.

@@ -15,8 +15,8 @@ extension SeedCommand {
                 Google Play), makes each at the sandbox store with its past purchase date (App Store Production, \
                 Google Play non-test purchases), presents it to POST /v1/purchases with the public key (the real \
                 verifier checks every proof), spends some consumables, and refunds one App Store purchase (applied \
-                through the refund history when the store's notification did not arrive). The same seed and day give \
-                the same plan.
+                through the refund history when the store's notification did not arrive). The same seed gives the \
+                same customers and purchases, dated back from now.
                 """
         )
 
