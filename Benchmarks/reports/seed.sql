@@ -47,20 +47,20 @@ CREATE TEMP TABLE bench_subscriptions AS
 SELECT s,
        CASE WHEN s % 10 < 5 THEN 8 WHEN s % 10 < 8 THEN 10 WHEN s % 10 = 8 THEN 9 ELSE 11 END AS product,
        s % 10 < 3 AS trial,
-       c.start + make_interval(days => pg_temp.h(s)) % 364, secs => pg_temp.h(s * 31)) % 86400) AS started,
-       1 + pg_temp.h(s * 17)) % 16 AS wanted,
+       c.start + make_interval(days => pg_temp.h(s) % 364, secs => pg_temp.h(s * 31) % 86400) AS started,
+       1 + pg_temp.h(s * 17) % 16 AS wanted,
        CASE WHEN s % 3 = 0 THEN 'play_store' ELSE 'app_store' END AS store,
-       pg_temp.h(s * 7)) % 20 AS storefront,
+       pg_temp.h(s * 7) % 20 AS storefront,
        CASE WHEN s % 50 = 0 THEN 'sandbox' ELSE 'production' END AS environment,
-       md5(:'app' || 'c' || pg_temp.h(s * 13)) % 250000)::uuid AS customer
+       md5(:'app' || 'c' || pg_temp.h(s * 13) % 250000)::uuid AS customer
 FROM generate_series(1, :n * 6 / 100) AS s, bench_clock c;
 
 CREATE TEMP TABLE bench_periods AS
 SELECT p.*,
-       CASE WHEN p.store = 'play_store' THEN 'GPA.' || p.s || CASE WHEN p.k = p.first THEN '' ELSE '..' || (p.k - p.first) END
+       CASE WHEN p.store = 'play_store' THEN 'GPA.3000-' || p.s || CASE WHEN p.k = p.first THEN '' ELSE '..' || (p.k - p.first) END
             ELSE 's' || p.s || '.' || p.k END AS transaction_id,
-       CASE WHEN p.store = 'play_store' THEN 'GPA.' || p.s ELSE 's' || p.s || '.' || p.first END AS original_transaction_id,
-       CASE WHEN pg_temp.h(p.s * 1000 + p.k)) % 100 = 0 AND p.k > 0 THEN least(p.starts_at + interval '2 days', c.now - interval '1 minute') END AS revoked_at
+       CASE WHEN p.store = 'play_store' THEN 'GPA.3000-' || p.s ELSE 's' || p.s || '.' || p.first END AS original_transaction_id,
+       CASE WHEN pg_temp.h(p.s * 1000 + p.k) % 100 = 0 AND p.k > 0 THEN least(p.starts_at + interval '2 days', c.now - interval '1 minute') END AS revoked_at
 FROM (
     SELECT b.*, k, CASE WHEN b.trial THEN 0 ELSE 1 END AS first,
            CASE WHEN k = 0 THEN 'trial' ELSE 'normal' END AS period_type,
@@ -80,13 +80,13 @@ SELECT :n - count(*) AS one_time FROM bench_periods \gset
 CREATE TEMP TABLE bench_sales AS
 SELECT i, p.idx AS product, p.product_id, p.kind, p.units,
        CASE WHEN i % 20 < 13 THEN 'app_store' ELSE 'play_store' END AS store,
-       pg_temp.h(i * 7)) % 20 AS storefront,
+       pg_temp.h(i * 7) % 20 AS storefront,
        CASE WHEN i % 50 = 1 THEN 'sandbox' ELSE 'production' END AS environment,
        CASE WHEN p.kind = 'consumable' AND i % 7 = 0 THEN 2 ELSE 1 END AS quantity,
        CASE WHEN p.kind = 'non_consumable' AND i % 97 = 0 THEN 'family_shared' ELSE 'purchased' END AS ownership,
-       least(c.start + make_interval(days => floor(364.999 * sqrt((pg_temp.h(i)) % 1000000) / 1e6))::int,
-                                     secs => pg_temp.h(i * 3)) % 86400), c.now - interval '1 second') AS purchased,
-       md5(:'app' || 'c' || pg_temp.h(i * 13)) % 250000)::uuid AS customer
+       least(c.start + make_interval(days => floor(364.999 * sqrt((pg_temp.h(i) % 1000000) / 1e6))::int,
+                                     secs => pg_temp.h(i * 3) % 86400), c.now - interval '1 second') AS purchased,
+       md5(:'app' || 'c' || pg_temp.h(i * 13) % 250000)::uuid AS customer
 FROM generate_series(1, :one_time) AS i
 JOIN bench_products p ON p.idx = CASE WHEN i % 10 < 7 THEN (i / 10) % 4 ELSE 4 + (i / 10) % 4 END,
      bench_clock c;
@@ -103,7 +103,7 @@ SELECT t.store, t.id, t.id, :'app', t.customer, t.environment,
        t.purchased + interval '2 seconds', CASE WHEN t.store = 'app_store' THEN f.apple ELSE f.google END,
        t.ownership,
        CASE WHEN t.i % 40 = 0 THEN least(t.purchased + make_interval(days => (t.i / 40) % 14), c.now - interval '1 minute') END
-FROM (SELECT s.*, CASE WHEN s.store = 'app_store' THEN '1' || lpad(s.i::text, 14, '0') ELSE 'GPA.' || s.i END AS id
+FROM (SELECT s.*, CASE WHEN s.store = 'app_store' THEN '1' || lpad(s.i::text, 14, '0') ELSE 'GPA.1000-' || s.i END AS id
       FROM bench_sales s) t
 JOIN bench_products p ON p.idx = t.product
 JOIN bench_storefronts f ON f.idx = t.storefront,
@@ -160,7 +160,7 @@ JOIN bench_products p ON p.kind = 'consumable' AND t.store_product_id IN (p.prod
 WHERE t.app_id = :'app';
 INSERT INTO entitlements.ledger (app_id, customer_id, product_id, delta, reason, created_at)
 SELECT app_id, customer_id, product_id, -(delta / 2), 'consume',
-       least(created_at + make_interval(days => pg_temp.h(line_id::int)) % 10), (SELECT now FROM bench_clock))
+       least(created_at + make_interval(days => pg_temp.h(line_id::int) % 10), (SELECT now FROM bench_clock))
 FROM entitlements.ledger
 WHERE app_id = :'app' AND reason = 'purchase' AND line_id % 3 <> 0;
 INSERT INTO entitlements.ledger (app_id, customer_id, product_id, delta, reason, store, transaction_id, created_at)
@@ -209,25 +209,25 @@ INSERT INTO subscriptions.trials (app_id, customer_id, product_id, group_key, de
 SELECT :'app', md5(:'app' || 't' || i)::uuid, 'pro_monthly', 'pro', 'trial-device-' || i, t.started,
        t.started + interval '7 days', t.started + interval '7 days' < c.now
 FROM generate_series(1, :n / 50) AS i, bench_clock c,
-     LATERAL (SELECT c.start + make_interval(days => pg_temp.h(i * 5)) % 365, secs => pg_temp.h(i)) % 86400) AS started) t
+     LATERAL (SELECT c.start + make_interval(days => pg_temp.h(i * 5) % 365, secs => pg_temp.h(i) % 86400) AS started) t
 WHERE t.started < c.now;
 INSERT INTO entitlements.trial_conversions (app_id, customer_id, product_id, transaction_id, converted_at)
 SELECT app_id, customer_id, 'pro_monthly', 'conversion-' || customer_id, least(ends_at, (SELECT now FROM bench_clock))
 FROM subscriptions.trials
-WHERE app_id = :'app' AND pg_temp.h(hashtext(device_id))) % 10 < 3;
+WHERE app_id = :'app' AND pg_temp.h(hashtext(device_id)) % 10 < 3;
 
 -- Content downloads (three in ten of the transactions' count): three packs, a new version each quarter, six files
 -- each; one download in twelve interrupted.
 INSERT INTO content.downloads (
     app_id, app_user_id, device_id, product_id, version, path, range_start, range_end, file_size, bytes_sent,
     completed, request_id, started_at, finished_at)
-SELECT :'app', 'user-' || pg_temp.h(i)) % 150000, 'device-' || pg_temp.h(i * 11)) % 200000,
+SELECT :'app', 'user-' || pg_temp.h(i) % 150000, 'device-' || pg_temp.h(i * 11) % 200000,
        'level_pack_' || i % 3, (1 + floor(extract(epoch FROM d.started - c.start) / 86400 / 92))::int::text,
        'file-' || i % 6 || '.bin', 0, 999999 + i % 1000, 1000000 + i % 1000,
        CASE WHEN i % 12 = 0 THEN 500000 ELSE 1000000 + i % 1000 END, i % 12 <> 0, NULL, d.started,
        d.started + interval '5 seconds'
 FROM generate_series(1, :n * 3 / 10) AS i, bench_clock c,
-     LATERAL (SELECT least(c.start + make_interval(days => pg_temp.h(i * 3)) % 365, secs => pg_temp.h(i * 7)) % 86400),
+     LATERAL (SELECT least(c.start + make_interval(days => pg_temp.h(i * 3) % 365, secs => pg_temp.h(i * 7) % 86400),
                            c.now - interval '1 second') AS started) d;
 
 RESET session_replication_role;
