@@ -110,9 +110,8 @@ let package = Package(
         .shared(
             "ShopkeeperReports",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird, .hummingbirdCore,
-                .postgresNIO,
-                .logging, .nioCore,
+                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird,
+                .hummingbirdCore, .postgresNIO, .logging, .nioCore,
             ]
         ),
         .shared(
@@ -171,7 +170,8 @@ let package = Package(
             "Entitlements",
             folder: "Entitlements",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperReports", "ShopkeeperClients",
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperReports",
+                "ShopkeeperClients",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
                 .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers, .nioSSL,
             ]
@@ -180,7 +180,8 @@ let package = Package(
             "Content",
             folder: "Content",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperReports", "ShopkeeperClients",
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperReports",
+                "ShopkeeperClients",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .prometheus,
                 .crypto, .nioCore, .nioPosix, .nioFileSystem,
             ]

@@ -5,18 +5,22 @@ import ShopkeeperDatabase
 /// A per-day summary of one app's facts, kept in the service's own schema and brought up to date by the reads that
 /// need it: a report over a year then adds up a few hundred summary rows per day instead of every fact of the year.
 ///
-/// The summary holds closed days only (before today, UTC); today's figures are worked out from the facts at each
-/// read (``select`` for today). Every fact table it summarizes has a `changed_tx xid8` column, set to the writing
-/// transaction's id on insert (a default) and on every update that changes the row (a trigger). Each app's summary has
-/// a watermark (`<schema>.report_rollups`): every fact changed by a transaction below it is in the summary. A
-/// refresh, under a transaction-scoped advisory lock per app and summary:
+/// Every fact table it summarizes has a `changed_tx xid8` column, set to the writing transaction's id on insert (a
+/// default) and on every update that changes the row (a trigger). Each app's summary has a watermark
+/// (`<schema>.report_rollups`): every fact changed by a transaction below it is in the summary. A refresh, under a
+/// transaction-scoped advisory lock per app and summary:
 ///
 /// 1. reads the watermark and takes the new one, `pg_snapshot_xmin(pg_current_snapshot())`: every transaction below
 ///    it has ended, and what it committed is visible to the statements that follow;
 /// 2. asks ``changedDays`` for the days of the facts changed at or above the old watermark (every day with a fact
-///    on the first refresh), adds the days that closed since the last refresh, and keeps the closed ones;
+///    on the first refresh);
 /// 3. deletes those days' summary rows and inserts them again from the facts (``select``);
-/// 4. stores the new watermark and the last closed day.
+/// 4. stores the new watermark.
+///
+/// A summary whose figures depend on the time as well as on the facts (a subscription is in force until its period
+/// ends, whether or not anything is written then) holds closed days only (``closedDaysOnly``: before today, UTC): a
+/// refresh also builds the days that closed since the last one, and today's figures are worked out from the facts at
+/// each read (``select`` for today). Any other summary holds today too, rebuilt when today's facts change.
 ///
 /// A transaction that was still running at step 1 commits with an id at or above the new watermark, so the next
 /// refresh finds what it changed. Statements run in `READ COMMITTED`, each after the lock: two refreshes never
@@ -27,23 +31,31 @@ package struct DailyRollup: Sendable {
     /// `$1` app id, `$2` watermark (`xid8` as text), `$3` whether every fact counts (the first refresh): one `date`
     /// column, the UTC days whose summary rows the facts changed.
     package let changedDays: String
-    /// `$1` app id, `$2` days (`date[]`): one row per summary row of those days, in ``table``'s column order.
+    /// `$1` app id, `$2` days (`date[]`): one row per summary row of those days, in ``table``'s column order. Each
+    /// fact is read where an index finds it (a day's by a lateral subquery with `OFFSET 0`, which the planner may not
+    /// flatten, a row's purchase by its primary key): a plan from estimates (ten days of an `unnest`, an empty
+    /// summary table) must not turn a day's refresh into a scan of every fact.
     package let select: String
     /// The summary table (`schema.table`), whose first two columns are `app_id` and `day`.
     package let table: String
     /// The schema's watermark table (`schema.report_rollups`).
     package let watermarks: String
+    /// Whether the summary holds days before today only (its figures change with the time, not only with the facts).
+    package let closedDaysOnly: Bool
 
-    package init(name: String, table: String, watermarks: String, changedDays: String, select: String) {
+    package init(
+        name: String, table: String, watermarks: String, closedDaysOnly: Bool = false, changedDays: String,
+        select: String
+    ) {
         self.name = name
         self.table = table
         self.watermarks = watermarks
+        self.closedDaysOnly = closedDaysOnly
         self.changedDays = changedDays
         self.select = select
     }
 
-    /// Brings the app's summary up to date; returns today (UTC, by the database's clock), the first day it does not
-    /// hold.
+    /// Brings the app's summary up to date; returns today (UTC, by the database's clock).
     @discardableResult
     package func refresh(appID: String, client: PostgresClient, logger: Logger) async throws -> ReportDay {
         try await client.transaction(logger: logger) { connection in
@@ -79,13 +91,13 @@ package struct DailyRollup: Sendable {
                 unsafeSQL: changedDays, binds: try PostgresBindings(appID, watermark?.tx ?? "0", watermark == nil)),
             logger: logger)
         for try await text in changed.decode(String.self) {
-            if let day = ReportDay(text), day < today { days.insert(day) }
+            if let day = ReportDay(text), !closedDaysOnly || day < today { days.insert(day) }
         }
-        if let built = watermark?.builtThrough, built.ordinal + 1 < today.ordinal {
-            for ordinal in (built.ordinal + 1)..<today.ordinal { days.insert(ReportDay(ordinal: ordinal)) }
+        let lastBuilt = closedDaysOnly ? ReportDay(ordinal: today.ordinal - 1) : today
+        if closedDaysOnly, let built = watermark?.builtThrough, built < lastBuilt {
+            for ordinal in (built.ordinal + 1)...lastBuilt.ordinal { days.insert(ReportDay(ordinal: ordinal)) }
         }
-        let yesterday = ReportDay(ordinal: today.ordinal - 1)
-        if days.isEmpty, watermark?.builtThrough == yesterday { return today }
+        if days.isEmpty, watermark?.builtThrough == lastBuilt { return today }
         if !days.isEmpty {
             let list: [String] = days.sorted().map(\.description)
             try await connection.run(
@@ -105,7 +117,7 @@ package struct DailyRollup: Sendable {
                     ON CONFLICT (app_id, rollup) DO UPDATE
                     SET tx = excluded.tx, built_through = excluded.built_through, built_at = excluded.built_at
                     """,
-                binds: try PostgresBindings(appID, name, horizon, yesterday.description)),
+                binds: try PostgresBindings(appID, name, horizon, lastBuilt.description)),
             logger: logger)
         logger.debug(
             "report summary refreshed", metadata: ["rollup": "\(name)", "app_id": "\(appID)", "days": "\(days.count)"])

@@ -92,7 +92,8 @@ package struct ReportRequest: Sendable, Equatable {
                 problems.append(FieldProblem(pointer: "?to", detail: "must not be before from (\(from))"))
             } else if to.ordinal - from.ordinal + 1 > maximumDays {
                 problems.append(
-                    FieldProblem(pointer: "?to", detail: "must be at most \(maximumDays) days from from, both included"))
+                    FieldProblem(pointer: "?to", detail: "must be at most \(maximumDays) days from from, both included")
+                )
             }
         }
         let groupBy = Self.groupBy(single("group_by"), spec: spec, problems: &problems)

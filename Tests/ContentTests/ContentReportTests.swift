@@ -73,8 +73,10 @@ struct ContentReportTests {
             #expect(try await harness.download(b.url, headers: [.range: "bytes=0-99"]).status == .partialContent)
             #expect(try await harness.download(b.url, headers: [.range: "bytes=100-"]).status == .partialContent)
             // Two days ago (the daily summary's): user-3 downloaded version 1's a, and a version 2.
-            try await logDownload(harness, daysAgo: 2, version: "1", path: "a.bin", size: 1000, user: "u3", device: "d4")
-            try await logDownload(harness, daysAgo: 2, version: "2", path: "a.bin", size: 1500, user: "u3", device: "d4")
+            try await logDownload(
+                harness, daysAgo: 2, version: "1", path: "a.bin", size: 1000, user: "u3", device: "d4")
+            try await logDownload(
+                harness, daysAgo: 2, version: "2", path: "a.bin", size: 1500, user: "u3", device: "d4")
 
             let query = "from=\(Self.name(2))&to=\(Self.name(0))"
             var report = try await document(harness, query)

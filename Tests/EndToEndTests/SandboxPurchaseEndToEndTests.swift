@@ -167,6 +167,24 @@ import Testing
             #expect((aloneAnswer["app_transaction"] as? [String: Any])?["outcome"] as? String == "already_recorded")
             #expect(owned(aloneAnswer) == ["seeds_tulip": "included"], "\(aloneAnswer)")
 
+            // The sales figures of what was bought, with the CLI: Alice's Apple purchase at the sandbox store's price
+            // (presented twice, one sale), Bob's Google Play one without a price (Play reports none).
+            let sales = try runCLI(
+                ["report", "sales", "--environment", "sandbox", "--group-by", "store", "--csv"],
+                environment: cliEnvironment)
+            #expect(sales.status == 0, "\(sales.output)")
+            let lines = sales.output.split(whereSeparator: \.isNewline).map(String.init)
+            #expect(
+                lines == [
+                    "store,currency,purchases,renewals,units,revenue_milliunits,refunds,refunded_milliunits",
+                    "app_store,USD,1,0,1,990,0,0", "play_store,,1,0,1,,0,",
+                ], "\(sales.output)")
+            let consumables = try runCLI(["report", "consumables", "--group-by", "product"], environment: cliEnvironment)
+            #expect(consumables.status == 0, "\(consumables.output)")
+            #expect(consumables.output.contains("fertilizer_10  10      0      0"), "\(consumables.output)")
+            let refused = try runCLI(["report", "sales", "--from", "2026-02-01", "--to", "2026-01-01"], environment: cliEnvironment)
+            #expect(refused.status != 0 && refused.output.contains("invalid_query"), "\(refused.output)")
+
             try await stack.stop()
             try await sandbox.stop()
         }

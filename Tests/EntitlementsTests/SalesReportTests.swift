@@ -21,14 +21,16 @@ struct SalesReportTests {
             let renewal = F.sale(
                 product: "pro_monthly", original: subscription.transactionID, at: d0.addingTimeInterval(122_400),
                 price: 990)
-            let google = F.sale(at: d0.addingTimeInterval(86_400), price: nil, currency: nil, storefront: "US",
+            let google = F.sale(
+                at: d0.addingTimeInterval(86_400), price: nil, currency: nil, storefront: "US",
                 store: .playStore)
             let seeds = F.sale(
                 product: "seeds", at: d0.addingTimeInterval(129_600), price: 2970, quantity: 3)
             let shared = F.sale(at: d0.addingTimeInterval(90_000), ownership: .familyShared)
             let sandbox = F.sale(at: d0.addingTimeInterval(3_600), environment: .sandbox)
             let today = F.sale(at: Date().addingTimeInterval(-60).rounded())
-            for (index, transaction) in [first, last, subscription, google, seeds, shared, sandbox, today].enumerated() {
+            for (index, transaction) in [first, last, subscription, google, seeds, shared, sandbox, today].enumerated()
+            {
                 _ = try await harness.applied([transaction], user: "buyer-\(index)")
             }
             _ = try await harness.applied([renewal], user: "buyer-2")
@@ -214,7 +216,8 @@ struct SalesReportTests {
                 #expect(answer.headers[.contentType] == "application/problem+json")
                 #expect(answer.problemCode == "invalid_query")
                 let errors = try TestJSON.object(answer.body.readableBytesView)["errors"] as? [[String: Any]] ?? []
-                #expect(errors.contains { $0["pointer"] as? String == pointer }, "\(query): \(String(buffer: answer.body))")
+                #expect(
+                    errors.contains { $0["pointer"] as? String == pointer }, "\(query): \(String(buffer: answer.body))")
             }
         }
     }
@@ -224,8 +227,9 @@ struct SalesReportTests {
         try await EntitlementsHarness.run(products: []) { harness in
             #expect(try await harness.report("sales", "from=2025-01-01&to=2026-02-04").status == .ok)
             #expect(try await harness.report("sales", "from=2025-01-01&to=2026-02-05").status == .badRequest)
-            #expect(try await harness.report("consumables", "from=2026-01-01&to=2026-01-02&environment=sandbox")
-                .status == .badRequest)
+            #expect(
+                try await harness.report("consumables", "from=2026-01-01&to=2026-01-02&environment=sandbox")
+                    .status == .badRequest)
             for name in ["sales", "usage", "consumables"] {
                 let answer = try await harness.report(name, "from=2026-01-01&to=2026-01-02", kind: .public)
                 #expect(answer.status == .forbidden)

@@ -69,8 +69,11 @@ struct UsageReportTests {
             #expect(report.environment == nil)
             #expect(report.columns == ["day", "product_id", "bought", "spent", "refunded"])
             #expect(report.rows.count == 1)
-            #expect(report.rows.first == ["day": .text(F.name(0)), "product_id": "seeds", "bought": 15, "spent": 4,
-                "refunded": 11])
+            #expect(
+                report.rows.first == [
+                    "day": .text(F.name(0)), "product_id": "seeds", "bought": 15, "spent": 4,
+                    "refunded": 11,
+                ])
             #expect(report.total() == ["bought": 15, "spent": 4, "refunded": 11])
         }
     }

@@ -99,7 +99,8 @@ import Testing
     @Test func reportsGoToTheServicesThatOwnTheirFacts() throws {
         let settings = try GatewaySettings.read(
             from: EnvironmentReader([
-                "SHOPKEEPER_CONTENT_URL": "http://127.0.0.1:8085", "SHOPKEEPER_SUBSCRIPTIONS_URL": "http://127.0.0.1:8084",
+                "SHOPKEEPER_CONTENT_URL": "http://127.0.0.1:8085",
+                "SHOPKEEPER_SUBSCRIPTIONS_URL": "http://127.0.0.1:8084",
             ]))
         for (path, service) in [
             ("/v1/admin/reports/sales", "entitlements"), ("/v1/admin/reports/usage", "entitlements"),

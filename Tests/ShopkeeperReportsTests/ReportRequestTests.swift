@@ -51,11 +51,12 @@ import Testing
         #expect(try Self.read("from=2026-03-01&to=2026-03-01&group_by=").groupBy == [])
     }
 
-    @Test(arguments: [
-        (nil, ReportFormat.json), ("text/csv", .csv), ("application/json", .json), ("*/*", .json),
-        ("text/csv;q=0, application/json", .json), ("application/json, text/csv", .json),
-        ("text/html, text/csv;q=0.9, application/json;q=0.8", .csv), ("TEXT/CSV", .csv),
-    ] as [(String?, ReportFormat)])
+    @Test(
+        arguments: [
+            (nil, ReportFormat.json), ("text/csv", .csv), ("application/json", .json), ("*/*", .json),
+            ("text/csv;q=0, application/json", .json), ("application/json, text/csv", .json),
+            ("text/html, text/csv;q=0.9, application/json;q=0.8", .csv), ("TEXT/CSV", .csv),
+        ] as [(String?, ReportFormat)])
     func acceptChoosesTheFormat(accept: String?, format: ReportFormat) throws {
         #expect(try Self.read("from=2026-03-01&to=2026-03-01", accept: accept).format == format)
         // The query parameter wins.
@@ -75,8 +76,9 @@ import Testing
         let subscriptions = ReportSpec(
             name: "subscriptions", dimensions: ["day", "product"], defaultGroupBy: ["day"],
             requiredDimensions: ["day"], hasEnvironment: true)
-        #expect(try Self.read("from=2026-03-01&to=2026-03-01&group_by=product,day", spec: subscriptions).groupBy
-            == ["day", "product"])
+        #expect(
+            try Self.read("from=2026-03-01&to=2026-03-01&group_by=product,day", spec: subscriptions).groupBy
+                == ["day", "product"])
         #expect(throws: RequestError.self) {
             _ = try Self.read("from=2026-03-01&to=2026-03-01&group_by=product", spec: subscriptions)
         }
@@ -94,7 +96,8 @@ import Testing
         let past = ReportWindow(try Self.read("from=2026-03-01&to=2026-03-05"), today: today)
         #expect((past.closedFrom, past.closedTo, past.liveDays) == ("2026-03-01", "2026-03-05", []))
         let current = ReportWindow(try Self.read("from=2026-03-01&to=2026-03-31"), today: today)
-        #expect((current.closedFrom, current.closedTo, current.liveDays) == ("2026-03-01", "2026-03-09", ["2026-03-10"]))
+        #expect(
+            (current.closedFrom, current.closedTo, current.liveDays) == ("2026-03-01", "2026-03-09", ["2026-03-10"]))
         let ahead = ReportWindow(try Self.read("from=2026-03-11&to=2026-03-31"), today: today)
         #expect(ahead.liveDays.isEmpty)
         #expect(ahead.closedTo < ahead.closedFrom)

@@ -122,7 +122,8 @@ struct SubscriptionsReportTests {
 
             // Per product: on D+7 the monthly plan has A, R and B in force, the yearly one G.
             let perProduct = try await document(harness, "from=\(Self.name(3))&to=\(Self.name(3))&group_by=day,product")
-            #expect(perProduct.rows.map { [$0["product_id"], $0["active"]] } == [["pro_monthly", 3], ["pro_yearly", 1]])
+            #expect(
+                perProduct.rows.map { [$0["product_id"], $0["active"]] } == [["pro_monthly", 3], ["pro_yearly", 1]])
 
             // A's renewal arrives late: A did not lapse yesterday, it renewed.
             let a4 = Self.period(Self.at(1, 10), Self.at(-2), original: a1.transactionID)
@@ -144,7 +145,8 @@ struct SubscriptionsReportTests {
                     json: try TestJSON.encode(TrialStartRequest(deviceID: device)))
                 #expect(started.status == .created)
             }
-            let yearly = Self.period(Date().addingTimeInterval(2), Date().addingTimeInterval(86_400), product: "pro_yearly")
+            let yearly = Self.period(
+                Date().addingTimeInterval(2), Date().addingTimeInterval(86_400), product: "pro_yearly")
             _ = try await harness.apply([yearly], user: "dora", device: "phone")
             let report = try await document(harness, "from=\(Self.name(1))&to=\(Self.name(0))&group_by=day,product")
             let today = report.rows(where: "day", is: .text(Self.name(0)))

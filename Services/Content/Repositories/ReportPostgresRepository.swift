@@ -10,15 +10,12 @@ struct ReportPostgresRepository: ReportRepository {
     let logger: Logger
 
     func downloads(appID: String, request: ReportRequest) async throws -> ReportTable {
-        let today = try await ReportRollups.downloads.refresh(appID: appID, client: client, logger: logger)
-        let window = ReportWindow(request, today: today)
+        try await ReportRollups.downloads.refresh(appID: appID, client: client, logger: logger)
         let (byDay, byVersion) = (request.groups(by: "day"), request.groups(by: "version"))
         let byProduct = byVersion || request.groups(by: "product")
         let (from, to): (String, String) = (request.from.description, request.to.description)
         let query = PostgresQuery(
-            unsafeSQL: Self.sql,
-            binds: try PostgresBindings(
-                appID, window.liveDays, window.closedFrom, window.closedTo, byDay, byProduct, byVersion, from, to))
+            unsafeSQL: Self.sql, binds: try PostgresBindings(appID, from, to, byDay, byProduct, byVersion))
         var table = try await ReportQuery.table(
             report: "content", request: request,
             columns: [
@@ -45,30 +42,23 @@ struct ReportPostgresRepository: ReportRepository {
         return table
     }
 
-    /// `$1` app, `$2` today when in the range, `$3`/`$4` the closed days, `$5`...`$7` grouping by day, product,
-    /// version, `$8`/`$9` the range.
+    /// `$1` app, `$2`/`$3` the range, `$4`...`$6` grouping by day, product, version.
     static let sql = """
-        WITH r AS (
-            SELECT day, product_id, version, downloads, redownloads, bytes_sent
-            FROM content.report_download_days
-            WHERE app_id = $1::text AND day >= $3::text::date AND day <= $4::text::date
-            UNION ALL
-            SELECT day, product_id, version, downloads, redownloads, bytes_sent
-            FROM (\(ReportRollups.downloads.select)) AS live (
-                app_id, day, product_id, version, downloads, redownloads, bytes_sent)
-        ), sums AS (
-            SELECT CASE WHEN $5::boolean THEN day END AS day, CASE WHEN $6::boolean THEN product_id END AS product_id,
-                   CASE WHEN $7::boolean THEN version END AS version, sum(downloads) AS downloads,
+        WITH sums AS (
+            SELECT CASE WHEN $4::boolean THEN day END AS day, CASE WHEN $5::boolean THEN product_id END AS product_id,
+                   CASE WHEN $6::boolean THEN version END AS version, sum(downloads) AS downloads,
                    sum(redownloads) AS redownloads, sum(bytes_sent) AS bytes_sent
-            FROM r GROUP BY 1, 2, 3
+            FROM content.report_download_days
+            WHERE app_id = $1::text AND day >= $2::text::date AND day <= $3::text::date
+            GROUP BY 1, 2, 3
         ), devices AS (
-            SELECT CASE WHEN $5::boolean THEN content.utc_day(started_at) END AS day,
-                   CASE WHEN $6::boolean THEN product_id END AS product_id,
-                   CASE WHEN $7::boolean THEN version END AS version,
+            SELECT CASE WHEN $4::boolean THEN content.utc_day(started_at) END AS day,
+                   CASE WHEN $5::boolean THEN product_id END AS product_id,
+                   CASE WHEN $6::boolean THEN version END AS version,
                    count(DISTINCT (app_user_id, device_id)) AS devices
             FROM content.downloads
-            WHERE app_id = $1::text AND started_at >= content.utc_start($8::text::date)
-              AND started_at < content.utc_start($9::text::date + 1) AND completed AND range_end = file_size - 1
+            WHERE app_id = $1::text AND started_at >= content.utc_start($2::text::date)
+              AND started_at < content.utc_start($3::text::date + 1) AND completed AND range_end = file_size - 1
             GROUP BY 1, 2, 3
         )
         SELECT to_char(s.day, 'YYYY-MM-DD'), s.product_id, s.version, s.downloads::bigint, s.redownloads::bigint,

@@ -3,7 +3,7 @@ import PostgresNIO
 import ShopkeeperReports
 
 /// ``ReportRepository`` on PostgreSQL: each report brings its daily summary up to date (``ReportRollups``), then adds
-/// up the summary's rows of the range's closed days and today's rows worked out from the facts.
+/// up the summary's rows of the range.
 ///
 /// The grouping is chosen with boolean parameters (`CASE WHEN $n THEN column END` in the `GROUP BY`), so every request
 /// runs the same statement text.
@@ -12,14 +12,13 @@ struct ReportPostgresRepository: ReportRepository {
     let logger: Logger
 
     func sales(appID: String, request: ReportRequest) async throws -> ReportTable {
-        let today = try await ReportRollups.sales.refresh(appID: appID, client: client, logger: logger)
-        let window = ReportWindow(request, today: today)
+        try await ReportRollups.sales.refresh(appID: appID, client: client, logger: logger)
         let environment: String = request.environment?.rawValue ?? "production"
         let byProduct = request.groups(by: "product")
         let query = PostgresQuery(
             unsafeSQL: Self.salesSQL,
             binds: try PostgresBindings(
-                appID, window.liveDays, window.closedFrom, window.closedTo, environment, request.groups(by: "day"),
+                appID, request.from.description, request.to.description, environment, request.groups(by: "day"),
                 byProduct, request.groups(by: "store"), request.groups(by: "storefront")))
         return try await ReportQuery.table(
             report: "sales", request: request,
@@ -41,14 +40,13 @@ struct ReportPostgresRepository: ReportRepository {
     }
 
     func usage(appID: String, request: ReportRequest) async throws -> ReportTable {
-        let today = try await ReportRollups.usage.refresh(appID: appID, client: client, logger: logger)
-        let window = ReportWindow(request, today: today)
+        try await ReportRollups.usage.refresh(appID: appID, client: client, logger: logger)
         let environment: String = request.environment?.rawValue ?? "production"
         let byProduct = request.groups(by: "product")
         let query = PostgresQuery(
             unsafeSQL: Self.usageSQL,
             binds: try PostgresBindings(
-                appID, window.liveDays, window.closedFrom, window.closedTo, environment, request.groups(by: "day"),
+                appID, request.from.description, request.to.description, environment, request.groups(by: "day"),
                 request.groups(by: "app_version"), byProduct))
         return try await ReportQuery.table(
             report: "usage", request: request,
@@ -65,12 +63,11 @@ struct ReportPostgresRepository: ReportRepository {
     }
 
     func consumables(appID: String, request: ReportRequest) async throws -> ReportTable {
-        let today = try await ReportRollups.consumables.refresh(appID: appID, client: client, logger: logger)
-        let window = ReportWindow(request, today: today)
+        try await ReportRollups.consumables.refresh(appID: appID, client: client, logger: logger)
         let query = PostgresQuery(
             unsafeSQL: Self.consumablesSQL,
             binds: try PostgresBindings(
-                appID, window.liveDays, window.closedFrom, window.closedTo, request.groups(by: "day"),
+                appID, request.from.description, request.to.description, request.groups(by: "day"),
                 request.groups(by: "product")))
         return try await ReportQuery.table(
             report: "consumables", request: request,
@@ -84,76 +81,51 @@ struct ReportPostgresRepository: ReportRepository {
             query: query, client: client, logger: logger)
     }
 
-    /// `$1` app, `$2` today when in the range, `$3`/`$4` the closed days, `$5` environment, `$6`...`$9` grouping by
-    /// day, product, store, storefront.
+    /// `$1` app, `$2`/`$3` the range, `$4` environment, `$5`...`$8` grouping by day, product, store, storefront.
     static let salesSQL = """
-        WITH r AS (
-            SELECT day, environment, store, product_id, store_product_id, storefront, currency, purchases, renewals,
-                   units, revenue_milliunits, refunds, refunded_milliunits
+        SELECT to_char(g.day, 'YYYY-MM-DD'), g.product_id, g.store_product_id, g.store, g.storefront, g.currency,
+               g.purchases, g.renewals, g.units, CASE WHEN g.currency IS NOT NULL THEN g.revenue END, g.refunds,
+               CASE WHEN g.currency IS NOT NULL THEN g.refunded END
+        FROM (
+            SELECT CASE WHEN $5::boolean THEN day END AS day, CASE WHEN $6::boolean THEN product_id END AS product_id,
+                   CASE WHEN $6::boolean AND product_id IS NULL THEN store_product_id END AS store_product_id,
+                   CASE WHEN $7::boolean THEN store END AS store, CASE WHEN $8::boolean THEN storefront END AS storefront,
+                   currency, sum(purchases)::bigint AS purchases, sum(renewals)::bigint AS renewals,
+                   sum(units)::bigint AS units, sum(revenue_milliunits)::bigint AS revenue,
+                   sum(refunds)::bigint AS refunds, sum(refunded_milliunits)::bigint AS refunded
             FROM entitlements.report_sales_days
-            WHERE app_id = $1::text AND day >= $3::text::date AND day <= $4::text::date
-            UNION ALL
-            SELECT day, environment, store, product_id, store_product_id, storefront, currency, purchases, renewals,
-                   units, revenue_milliunits, refunds, refunded_milliunits
-            FROM (\(ReportRollups.sales.select)) AS live (
-                app_id, day, environment, store, product_id, store_product_id, storefront, currency, purchases,
-                renewals, units, revenue_milliunits, refunds, refunded_milliunits)
-        )
-        SELECT CASE WHEN $6::boolean THEN to_char(day, 'YYYY-MM-DD') END,
-               CASE WHEN $7::boolean THEN product_id END,
-               CASE WHEN $7::boolean AND product_id IS NULL THEN store_product_id END,
-               CASE WHEN $8::boolean THEN store END,
-               CASE WHEN $9::boolean THEN storefront END,
-               currency,
-               sum(purchases)::bigint, sum(renewals)::bigint, sum(units)::bigint,
-               CASE WHEN currency IS NOT NULL THEN sum(revenue_milliunits)::bigint END,
-               sum(refunds)::bigint,
-               CASE WHEN currency IS NOT NULL THEN sum(refunded_milliunits)::bigint END
-        FROM r WHERE environment = $5::text
-        GROUP BY 1, 2, 3, 4, 5, 6
-        ORDER BY 1, 2, 3, 4, 5, 6
+            WHERE app_id = $1::text AND environment = $4::text AND day >= $2::text::date AND day <= $3::text::date
+            GROUP BY 1, 2, 3, 4, 5, 6
+        ) g
+        ORDER BY g.day, g.product_id, g.store_product_id, g.store, g.storefront, g.currency
         """
 
-    /// `$1` app, `$2` today when in the range, `$3`/`$4` the closed days, `$5` environment, `$6`...`$8` grouping by
-    /// day, app version, product.
+    /// `$1` app, `$2`/`$3` the range, `$4` environment, `$5`...`$7` grouping by day, app version, product.
     static let usageSQL = """
-        WITH r AS (
-            SELECT day, environment, product_id, store_product_id, app_version, purchases, renewals, units
+        SELECT to_char(g.day, 'YYYY-MM-DD'), g.app_version, g.product_id, g.store_product_id, g.purchases, g.renewals,
+               g.units
+        FROM (
+            SELECT CASE WHEN $5::boolean THEN day END AS day, CASE WHEN $6::boolean THEN app_version END AS app_version,
+                   CASE WHEN $7::boolean THEN product_id END AS product_id,
+                   CASE WHEN $7::boolean AND product_id IS NULL THEN store_product_id END AS store_product_id,
+                   sum(purchases)::bigint AS purchases, sum(renewals)::bigint AS renewals, sum(units)::bigint AS units
             FROM entitlements.report_usage_days
-            WHERE app_id = $1::text AND day >= $3::text::date AND day <= $4::text::date
-            UNION ALL
-            SELECT day, environment, product_id, store_product_id, app_version, purchases, renewals, units
-            FROM (\(ReportRollups.usage.select)) AS live (
-                app_id, day, environment, product_id, store_product_id, app_version, purchases, renewals, units)
-        )
-        SELECT * FROM (
-            SELECT CASE WHEN $6::boolean THEN to_char(day, 'YYYY-MM-DD') END AS day,
-                   CASE WHEN $7::boolean THEN app_version END AS app_version,
-                   CASE WHEN $8::boolean THEN product_id END AS product_id,
-                   CASE WHEN $8::boolean AND product_id IS NULL THEN store_product_id END AS store_product_id,
-                   sum(purchases)::bigint AS purchases, sum(renewals)::bigint AS renewals,
-                   sum(units)::bigint AS units
-            FROM r WHERE environment = $5::text
+            WHERE app_id = $1::text AND environment = $4::text AND day >= $2::text::date AND day <= $3::text::date
             GROUP BY 1, 2, 3, 4
         ) g
-        ORDER BY day, entitlements.version_key(app_version), app_version, product_id, store_product_id
+        ORDER BY g.day, entitlements.version_key(g.app_version), g.app_version, g.product_id, g.store_product_id
         """
 
-    /// `$1` app, `$2` today when in the range, `$3`/`$4` the closed days, `$5`/`$6` grouping by day, product.
+    /// `$1` app, `$2`/`$3` the range, `$4`/`$5` grouping by day, product.
     static let consumablesSQL = """
-        WITH r AS (
-            SELECT day, product_id, bought, spent, refunded
+        SELECT to_char(g.day, 'YYYY-MM-DD'), g.product_id, g.bought, g.spent, g.refunded
+        FROM (
+            SELECT CASE WHEN $4::boolean THEN day END AS day, CASE WHEN $5::boolean THEN product_id END AS product_id,
+                   sum(bought)::bigint AS bought, sum(spent)::bigint AS spent, sum(refunded)::bigint AS refunded
             FROM entitlements.report_consumable_days
-            WHERE app_id = $1::text AND day >= $3::text::date AND day <= $4::text::date
-            UNION ALL
-            SELECT day, product_id, bought, spent, refunded
-            FROM (\(ReportRollups.consumables.select)) AS live (app_id, day, product_id, bought, spent, refunded)
-        )
-        SELECT CASE WHEN $5::boolean THEN to_char(day, 'YYYY-MM-DD') END,
-               CASE WHEN $6::boolean THEN product_id END,
-               sum(bought)::bigint, sum(spent)::bigint, sum(refunded)::bigint
-        FROM r
-        GROUP BY 1, 2
-        ORDER BY 1, 2
+            WHERE app_id = $1::text AND day >= $2::text::date AND day <= $3::text::date
+            GROUP BY 1, 2
+        ) g
+        ORDER BY g.day, g.product_id
         """
 }

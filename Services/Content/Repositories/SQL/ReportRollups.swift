@@ -3,6 +3,7 @@ import ShopkeeperReports
 /// The daily summary behind the content report (``DailyRollup``), from the download log: per UTC day, product and
 /// pack version, the file downloads (requests that sent a file's last byte), the re-downloads among them (a file its
 /// customer had downloaded before, on any device, reset or not) and the bytes sent (every request, finished or not).
+/// It holds today too (nothing in it changes with the time alone).
 enum ReportRollups {
     static let downloads = DailyRollup(
         name: "downloads", table: "content.report_download_days", watermarks: "content.report_rollups",
@@ -26,6 +27,7 @@ enum ReportRollups {
                 FROM content.downloads x
                 WHERE x.app_id = $1::text AND x.started_at >= content.utc_start(d.day)
                   AND x.started_at < content.utc_start(d.day + 1)
+                OFFSET 0
             ) x
             GROUP BY d.day, x.product_id, x.version
             """)

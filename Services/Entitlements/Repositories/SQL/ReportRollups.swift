@@ -1,7 +1,7 @@
 import ShopkeeperReports
 
 /// The daily summaries of the entitlements service's reports (``DailyRollup``): sales and usage from the applied
-/// store transactions, consumables from the ledger.
+/// store transactions, consumables from the ledger. They hold today too (nothing in them changes with the time alone).
 ///
 /// A sale is an applied transaction the customer bought (not one shared by a family member), counted on its purchase
 /// date: a purchase when it is the first transaction of its purchase (transaction id = original transaction id), a
@@ -25,31 +25,36 @@ enum ReportRollups {
         name: "sales", table: "entitlements.report_sales_days", watermarks: watermarks,
         changedDays: transactionDays,
         select: """
-            SELECT $1::text, f.day, f.environment, f.store, p.product_id, f.store_product_id, f.storefront, f.currency,
+            SELECT $1::text, d.day, f.environment, f.store, f.product_id, f.store_product_id, f.storefront, f.currency,
                    count(*) FILTER (WHERE f.sale AND f.transaction_id = f.original_transaction_id),
                    count(*) FILTER (WHERE f.sale AND f.transaction_id <> f.original_transaction_id),
                    coalesce(sum(f.quantity) FILTER (WHERE f.sale), 0),
                    coalesce(sum(f.price_milliunits) FILTER (WHERE f.sale), 0),
                    count(*) FILTER (WHERE NOT f.sale),
                    coalesce(sum(f.price_milliunits) FILTER (WHERE NOT f.sale), 0)
-            FROM (
-                SELECT d.day, true AS sale, t.*
-                FROM unnest($2::text[]::date[]) AS d(day)
-                JOIN entitlements.transactions t ON t.app_id = $1::text
-                    AND t.purchase_date >= entitlements.utc_start(d.day)
-                    AND t.purchase_date < entitlements.utc_start(d.day + 1)
+            FROM unnest($2::text[]::date[]) AS d(day)
+            CROSS JOIN LATERAL (
+                SELECT true AS sale, t.environment, t.store, t.store_product_id, t.storefront, t.currency,
+                       t.transaction_id, t.original_transaction_id, t.quantity, t.price_milliunits,
+                       (SELECT p.product_id FROM entitlements.purchases p
+                        WHERE p.store = t.store AND p.original_transaction_id = t.original_transaction_id) AS product_id
+                FROM entitlements.transactions t
+                WHERE t.app_id = $1::text AND t.ownership_type = 'purchased'
+                  AND t.purchase_date >= entitlements.utc_start(d.day)
+                  AND t.purchase_date < entitlements.utc_start(d.day + 1)
                 UNION ALL
-                SELECT d.day, false AS sale, t.*
-                FROM unnest($2::text[]::date[]) AS d(day)
-                JOIN entitlements.transactions t ON t.app_id = $1::text
-                    AND t.revocation_date >= entitlements.utc_start(d.day)
-                    AND t.revocation_date < entitlements.utc_start(d.day + 1)
-                    AND (t.revocation_reversed_at IS NULL OR t.revocation_reversed_at < t.revocation_date)
+                SELECT false AS sale, t.environment, t.store, t.store_product_id, t.storefront, t.currency,
+                       t.transaction_id, t.original_transaction_id, t.quantity, t.price_milliunits,
+                       (SELECT p.product_id FROM entitlements.purchases p
+                        WHERE p.store = t.store AND p.original_transaction_id = t.original_transaction_id) AS product_id
+                FROM entitlements.transactions t
+                WHERE t.app_id = $1::text AND t.ownership_type = 'purchased'
+                  AND t.revocation_date >= entitlements.utc_start(d.day)
+                  AND t.revocation_date < entitlements.utc_start(d.day + 1)
+                  AND (t.revocation_reversed_at IS NULL OR t.revocation_reversed_at < t.revocation_date)
+                OFFSET 0
             ) f
-            LEFT JOIN entitlements.purchases p
-                ON p.store = f.store AND p.original_transaction_id = f.original_transaction_id
-            WHERE f.ownership_type = 'purchased'
-            GROUP BY f.day, f.environment, f.store, p.product_id, f.store_product_id, f.storefront, f.currency
+            GROUP BY d.day, f.environment, f.store, f.product_id, f.store_product_id, f.storefront, f.currency
             """)
 
     /// Sales per day, environment, product and the app version each purchase was first presented from.
@@ -57,18 +62,26 @@ enum ReportRollups {
         name: "usage", table: "entitlements.report_usage_days", watermarks: watermarks,
         changedDays: transactionDays,
         select: """
-            SELECT $1::text, d.day, t.environment, p.product_id, t.store_product_id, p.app_version,
+            SELECT $1::text, d.day, t.environment, t.product_id, t.store_product_id, t.app_version,
                    count(*) FILTER (WHERE t.transaction_id = t.original_transaction_id),
                    count(*) FILTER (WHERE t.transaction_id <> t.original_transaction_id),
                    coalesce(sum(t.quantity), 0)
             FROM unnest($2::text[]::date[]) AS d(day)
-            JOIN entitlements.transactions t ON t.app_id = $1::text
-                AND t.purchase_date >= entitlements.utc_start(d.day)
-                AND t.purchase_date < entitlements.utc_start(d.day + 1)
-            LEFT JOIN entitlements.purchases p
-                ON p.store = t.store AND p.original_transaction_id = t.original_transaction_id
-            WHERE t.ownership_type = 'purchased'
-            GROUP BY d.day, t.environment, p.product_id, t.store_product_id, p.app_version
+            CROSS JOIN LATERAL (
+                SELECT t.environment, t.store_product_id, t.transaction_id, t.original_transaction_id, t.quantity,
+                       p.product_id, p.app_version
+                FROM entitlements.transactions t
+                LEFT JOIN LATERAL (
+                    SELECT p.product_id, p.app_version FROM entitlements.purchases p
+                    WHERE p.store = t.store AND p.original_transaction_id = t.original_transaction_id
+                    OFFSET 0
+                ) p ON true
+                WHERE t.app_id = $1::text AND t.ownership_type = 'purchased'
+                  AND t.purchase_date >= entitlements.utc_start(d.day)
+                  AND t.purchase_date < entitlements.utc_start(d.day + 1)
+                OFFSET 0
+            ) t
+            GROUP BY d.day, t.environment, t.product_id, t.store_product_id, t.app_version
             """)
 
     /// Consumable units per day and product, from the ledger: credited by purchases, spent, and taken back by refunds
@@ -85,9 +98,13 @@ enum ReportRollups {
                    coalesce(-sum(l.delta) FILTER (WHERE l.reason = 'consume'), 0),
                    coalesce(-sum(l.delta) FILTER (WHERE l.reason IN ('refund', 'refund_reversed')), 0)
             FROM unnest($2::text[]::date[]) AS d(day)
-            JOIN entitlements.ledger l ON l.app_id = $1::text
-                AND l.created_at >= entitlements.utc_start(d.day) AND l.created_at < entitlements.utc_start(d.day + 1)
-            WHERE l.reason IN ('purchase', 'consume', 'refund', 'refund_reversed')
+            CROSS JOIN LATERAL (
+                SELECT l.product_id, l.delta, l.reason FROM entitlements.ledger l
+                WHERE l.app_id = $1::text AND l.reason IN ('purchase', 'consume', 'refund', 'refund_reversed')
+                  AND l.created_at >= entitlements.utc_start(d.day)
+                  AND l.created_at < entitlements.utc_start(d.day + 1)
+                OFFSET 0
+            ) l
             GROUP BY d.day, l.product_id
             """)
 }

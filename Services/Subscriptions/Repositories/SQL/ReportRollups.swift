@@ -18,6 +18,7 @@ import ShopkeeperReports
 enum ReportRollups {
     static let days = DailyRollup(
         name: "subscriptions", table: "subscriptions.report_days", watermarks: "subscriptions.report_rollups",
+        closedDaysOnly: true,
         changedDays: """
             SELECT DISTINCT v.day::text FROM subscriptions.periods p
             LEFT JOIN LATERAL (
@@ -61,14 +62,21 @@ enum ReportRollups {
                    count(*) FILTER (WHERE e.start AND e.gap),
                    count(*) FILTER (WHERE NOT e.start AND e.gap)
             FROM (
-                SELECT d.day, true AS start, s.environment, p.product_id, p.period_type,
+                SELECT d.day, true AS start, p.environment, p.product_id, p.period_type,
                        prev.period_type AS neighbour,
                        coalesce(subscriptions.utc_day(p.starts_at) > subscriptions.utc_day(prev.ends), false) AS gap
                 FROM days d
-                JOIN subscriptions.periods p ON p.app_id = $1::text AND p.starts_at >= d.lo AND p.starts_at < d.hi
-                    AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) > p.starts_at
-                JOIN subscriptions.subscriptions s
-                    ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
+                CROSS JOIN LATERAL (
+                    SELECT p.store, p.original_transaction_id, p.transaction_id, p.product_id, p.period_type,
+                           p.starts_at,
+                           (SELECT s.environment FROM subscriptions.subscriptions s
+                            WHERE s.store = p.store AND s.original_transaction_id = p.original_transaction_id)
+                               AS environment
+                    FROM subscriptions.periods p
+                    WHERE p.app_id = $1::text AND p.starts_at >= d.lo AND p.starts_at < d.hi
+                      AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) > p.starts_at
+                    OFFSET 0
+                ) p
                 LEFT JOIN LATERAL (
                     SELECT q.period_type,
                            subscriptions.period_end(q.ends_at, q.revoked_at, q.revocation_reversed_at) AS ends
@@ -79,15 +87,22 @@ enum ReportRollups {
                     ORDER BY q.starts_at DESC, q.transaction_id DESC LIMIT 1
                 ) prev ON true
                 UNION ALL
-                SELECT d.day, false AS start, s.environment, p.product_id, p.period_type, NULL AS neighbour,
+                SELECT d.day, false AS start, p.environment, p.product_id, p.period_type, NULL AS neighbour,
                        next.starts_at IS NULL OR next.starts_at >= subscriptions.utc_start(d.day + 1) AS gap
                 FROM days d
-                JOIN subscriptions.periods p ON p.app_id = $1::text
-                    AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) >= d.lo
-                    AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) < d.hi
-                    AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) > p.starts_at
-                JOIN subscriptions.subscriptions s
-                    ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
+                CROSS JOIN LATERAL (
+                    SELECT p.store, p.original_transaction_id, p.transaction_id, p.product_id, p.period_type,
+                           p.starts_at,
+                           (SELECT s.environment FROM subscriptions.subscriptions s
+                            WHERE s.store = p.store AND s.original_transaction_id = p.original_transaction_id)
+                               AS environment
+                    FROM subscriptions.periods p
+                    WHERE p.app_id = $1::text
+                      AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) >= d.lo
+                      AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) < d.hi
+                      AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) > p.starts_at
+                    OFFSET 0
+                ) p
                 LEFT JOIN LATERAL (
                     SELECT q.starts_at FROM subscriptions.periods q
                     WHERE q.store = p.store AND q.original_transaction_id = p.original_transaction_id
