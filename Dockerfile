@@ -34,10 +34,13 @@ RUN apt-get update \
  && mkdir -p /var/lib/shopkeeper/content && chown 10001:10001 /var/lib/shopkeeper/content
 
 COPY --from=build /out/ /usr/local/bin/
+# The console's static files (served by the gateway under /console).
+COPY --from=build /src/Console/ /usr/local/share/shopkeeper/console/
 
 ARG SERVICE=gateway
 ENV SERVICE=${SERVICE} \
-    SHOPKEEPER_HOST=0.0.0.0
+    SHOPKEEPER_HOST=0.0.0.0 \
+    SHOPKEEPER_CONSOLE_DIR=/usr/local/share/shopkeeper/console
 
 USER 10001:10001
 WORKDIR /home/shopkeeper

@@ -66,6 +66,8 @@ func buildRouter(
         ).endpoints,
         atPath: "/v1/admin/content")
     ManifestController(delivery: delivery, repository: repository, maxBodyBytes: bodyLimit).addRoutes(to: router)
+    ContentDeviceController(devices: ContentDevicePostgresRepository(client: database, logger: logger))
+        .addRoutes(to: router)
     DownloadController(
         delivery: delivery, repository: repository, storage: storage, signature: signature,
         chunkBytes: settings.readChunkBytes

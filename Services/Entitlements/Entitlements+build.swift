@@ -108,6 +108,10 @@ func buildRouter(
     router.addRoutes(
         PromotionalGrantController(grants: grants, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
     router.addRoutes(HistoryController(history: history).endpoints, atPath: "/v1/customers")
+    let lookups = CustomerLookupController(
+        customers: CustomerLookupPostgresRepository(client: database, logger: logger))
+    router.addRoutes(lookups.searchEndpoints, atPath: "/v1/admin/customers")
+    router.addRoutes(lookups.explainEndpoints, atPath: "/v1/customers")
     router.addRoutes(PurchaseDeviceController(devices: devices).endpoints, atPath: "/v1/admin/purchases")
     let trialCustomers = TrialCustomerPostgresRepository(client: database, logger: logger)
     router.addRoutes(

@@ -28,11 +28,16 @@ func buildApplication(
     )
     let shared = GatewayShared(repository: hooks.keyLookups(repository), settings: settings)
     hooks.built(shared)
+    let console = ConsoleDependencies(
+        sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),
+        auditLog: AuditLogPostgresRepository(client: database, logger: logger),
+        files: try ConsoleFileController.source(settings.console))
     let router = buildRouter(
         settings: settings,
         repository: repository,
         pools: pools,
         shared: shared,
+        console: console,
         readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
             + upstreamChecks(settings: settings, httpClient: httpClient)
     )
@@ -92,18 +97,28 @@ struct GatewayHooks: Sendable {
     var metricsListening: @Sendable (Int) async -> Void = { _ in }
 }
 
-/// The gateway's public routes: health probes, operator, the app's own keys, and the proxied service prefixes.
+/// What the console adds to the gateway: its sessions, the audit log of admin actions, and its static files.
+struct ConsoleDependencies: Sendable {
+    var sessions: any ConsoleSessionRepository
+    var auditLog: any AuditLogRepository
+    var files: ConsoleFileController.Source
+}
+
+/// The gateway's public routes: health probes, operator, the app's own keys, the console, and the proxied service
+/// prefixes.
 func buildRouter(
     settings: GatewaySettings,
     repository: any AppRepository,
     pools: UpstreamPools,
     shared: GatewayShared,
+    console: ConsoleDependencies,
     readiness: [ReadinessCheck]
 ) -> Router<GatewayRequestContext> {
     let router = Router(context: GatewayRequestContext.self)
     // One fixed-type stack rather than four existential layers: this runs on every request.
     router.addMiddleware {
         RequestIDMiddleware()
+        ConsoleHeadersMiddleware()
         ProblemMiddleware()
         NULCharacterMiddleware()
         AllowedOriginsCORSMiddleware(allowedOrigins: settings.corsOrigins)
@@ -117,9 +132,20 @@ func buildRouter(
     let issuer = KeyIssuer(repository: repository, authenticator: authenticator)
     let boundaries = CustomerBoundaryAdmin(repository: repository, authenticator: authenticator)
     let maxBody = settings.service.maxBodyBytes
+    let sessions = ConsoleSessions(
+        repository: console.sessions, settings: settings.console,
+        operatorFingerprint: settings.operatorKey.map {
+            ConsoleSessionToken.operatorFingerprint($0, masterKey: settings.masterKey)
+        })
+    ConsoleFileController(source: console.files).addRoutes(to: router)
+    ConsoleSessionController(
+        sessions: sessions, apps: repository, authenticator: authenticator, rateLimiter: shared.rateLimiter,
+        clients: shared.clients, operatorKey: settings.operatorKey, maxBodyBytes: maxBody
+    ).addRoutes(to: router)
 
     router.group("/operator/v1")
-        .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey))
+        .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey, sessions: sessions))
+        .add(middleware: AuditMiddleware<GatewayRequestContext>(log: console.auditLog))
         .addRoutes(
             OperatorController(repository: repository, keys: issuer, boundaries: boundaries, maxBodyBytes: maxBody)
                 .endpoints)
@@ -134,16 +160,18 @@ func buildRouter(
     let api = router.group()
         .add(
             middleware: APIKeyMiddleware(
-                authenticator: authenticator, rateLimiter: shared.rateLimiter, limits: settings.rateLimits,
-                clients: shared.clients)
+                authenticator: authenticator, sessions: sessions, rateLimiter: shared.rateLimiter,
+                limits: settings.rateLimits, clients: shared.clients)
         )
         .group(context: AuthenticatedContext.self)
+        .add(middleware: AuditMiddleware<AuthenticatedContext>(log: console.auditLog))
     api.addRoutes(
         AppKeyController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints,
         atPath: "/v1/admin/keys")
     api.addRoutes(
         CustomerBoundaryController(admin: boundaries, maxBodyBytes: maxBody).endpoints,
         atPath: "/v1/admin/customer-boundary")
+    api.addRoutes(AuditLogController(log: console.auditLog).endpoints, atPath: "/v1/admin/audit-log")
 
     proxies.addRoutes(to: api)
     return router

@@ -6,6 +6,8 @@ import ShopkeeperHTTP
 struct GatewayRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     var identity: KeyIdentity?
+    /// The console session the request came through (its cookie), once a middleware has checked it.
+    var session: ConsoleSession?
     /// The event loop of the client's connection: upstream calls use connections on the same loop, so a request
     /// stays on one thread from start to end.
     let eventLoop: any EventLoop
@@ -15,6 +17,7 @@ struct GatewayRequestContext: RequestContext {
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.identity = nil
+        self.session = nil
         self.eventLoop = source.channel.eventLoop
         self.channel = source.channel
     }
@@ -28,12 +31,15 @@ struct GatewayRequestContext: RequestContext {
 struct AuthenticatedContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
     let identity: KeyIdentity
+    /// The console session the identity came from; `nil` for a key sent as `Authorization: Bearer`.
+    let session: ConsoleSession?
     let eventLoop: any EventLoop
 
     init(context: GatewayRequestContext) throws {
         guard let identity = context.identity else { throw AuthError.missingCredentials }
         self.coreContext = context.coreContext
         self.identity = identity
+        self.session = context.session
         self.eventLoop = context.eventLoop
     }
 }

@@ -27,6 +27,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_UPSTREAM_CONNECT_TIMEOUT_MS` | `2000` | connecting to a service |
 /// | `SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS` | `30000` | longest silence while waiting for a service's bytes |
 /// | `SHOPKEEPER_KEY_CACHE_SECONDS` | `5` | how long a key lookup is remembered (a revocation takes this long everywhere) |
+/// | `SHOPKEEPER_CONSOLE_*` | | the console's folder and sessions: see ``ConsoleSettings`` |
 /// | `SHOPKEEPER_CONTENT_DIR` | unset | the content service's storage volume, when the gateway can read it too (the same directory or mount): downloads are then sent from it with `sendfile(2)` by the gateway, which reports each one back to the content service; unset, the content service streams them through the gateway. Must be an existing directory, with content routes configured |
 struct GatewaySettings: Sendable {
     var service: ServiceSettings
@@ -52,6 +53,8 @@ struct GatewaySettings: Sendable {
     var keyCacheTTL: Duration
     /// The content volume, when this gateway sends downloads from it (``FileDelivery``).
     var contentDirectory: String?
+    /// The console's static files and sessions.
+    var console: ConsoleSettings
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> GatewaySettings
@@ -127,7 +130,8 @@ struct GatewaySettings: Sendable {
             readTimeout: .milliseconds(
                 try environment.int("SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS", default: 30_000, in: 10...600_000)),
             keyCacheTTL: .seconds(try environment.int("SHOPKEEPER_KEY_CACHE_SECONDS", default: 5, in: 0...300)),
-            contentDirectory: try contentDirectory(environment, routes: routes)
+            contentDirectory: try contentDirectory(environment, routes: routes),
+            console: try ConsoleSettings.read(environment)
         )
     }
 
@@ -227,7 +231,7 @@ struct GatewaySettings: Sendable {
     }
 
     /// Parses `rate/burst`, e.g. `50/100`.
-    private static func rateLimit(
+    static func rateLimit(
         _ name: String,
         default defaultValue: RateLimit,
         _ environment: EnvironmentReader

@@ -257,4 +257,42 @@ import Testing
             }
         }
     }
+
+    @Test func supportSeesEachDevicesDownloadsSinceItsLastReset() async throws {
+        try await ContentHarness.run { harness in
+            try await harness.push("garden", version: "1", files: ["a.bin": Self.readme, "b.bin": Self.map])
+            try await harness.apply([ContentFixtures.transaction(product: "garden")])
+            for device in ["phone", "tablet"] {
+                for file in try await harness.manifest("garden", device: device).files {
+                    #expect(try await harness.download(file.url).status == .ok)
+                }
+            }
+            let reset = try await harness.send(
+                .post, "/v1/customers/user-1/content/reset", kind: .public,
+                json: try TestJSON.encode(ContentResetRequest(deviceID: "tablet")))
+            #expect(reset.status == .ok)
+
+            let listed = try await harness.send(.get, "/v1/customers/user-1/content/devices")
+            #expect(listed.status == .ok)
+            #expect(try listed.violations(.get, "/v1/customers/{app_user_id}/content/devices") == [])
+            let devices = try listed.decode(ContentDeviceList.self).devices
+            #expect(Set(devices.map(\.deviceID)) == ["phone", "tablet"])
+            let phone = try #require(devices.first { $0.deviceID == "phone" })
+            #expect(phone.downloads == 2)
+            #expect(phone.completedFiles == 2)
+            #expect(phone.bytesSent == Int64(Self.readme.count + Self.map.count))
+            #expect(phone.packs == [ContentDevicePack(productID: "garden", version: "1")])
+            #expect(phone.lastResetAt == nil)
+            let tablet = try #require(devices.first { $0.deviceID == "tablet" })
+            #expect(tablet.downloads == 0)
+            #expect(tablet.packs.isEmpty)
+            #expect(tablet.lastResetAt != nil)
+
+            #expect(
+                try await harness.send(.get, "/v1/customers/nobody/content/devices").decode(ContentDeviceList.self)
+                    .devices.isEmpty)
+            let publicKey = try await harness.send(.get, "/v1/customers/user-1/content/devices", kind: .public)
+            #expect(publicKey.status == .forbidden)
+        }
+    }
 }

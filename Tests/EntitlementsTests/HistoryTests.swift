@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import NIOCore
 import ShopkeeperModels
 import ShopkeeperTestSupport
 import Testing
@@ -81,6 +82,46 @@ struct HistoryTests {
             #expect(empty.status == .ok)
             #expect(try empty.violations(.get, Self.template) == [])
             #expect((try empty.json["events"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("The history holds the periods of the customer's subscriptions: their timeline")
+    func listsSubscriptionPeriods() async throws {
+        try await EntitlementsHarness.run { harness in
+            let original = UUID().uuidString
+            let day: TimeInterval = 86_400
+            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 40 * day).rounded(.down))
+            var first = EntitlementsFixtures.transaction(
+                original, product: "pro_monthly", original: original, expires: start.addingTimeInterval(30 * day))
+            first.purchaseDate = start
+            var renewal = EntitlementsFixtures.transaction(
+                product: "pro_monthly", original: original, expires: start.addingTimeInterval(60 * day))
+            renewal.purchaseDate = start.addingTimeInterval(30 * day)
+            // As the verifier does: the subscriptions service gets the facts, entitlements the purchase.
+            let path = "/internal/v1/apply"
+            let facts = try TestJSON.encode(
+                SubscriptionApplyRequest(source: .purchase, transactions: [first, renewal]))
+            let applied = try await harness.subscriptions.execute(
+                uri: path, method: .post, headers: .signed(.post, path, appID: harness.appID, body: facts),
+                body: ByteBuffer(bytes: facts))
+            #expect(applied.status == .ok, "\(String(buffer: applied.body))")
+            _ = try await harness.applied([first, renewal], user: "subscriber")
+
+            let response = try await harness.history("subscriber")
+            #expect(try response.violations(.get, Self.template) == [])
+            let periods = try #require(try response.json["subscription_periods"] as? [[String: Any]])
+            #expect(periods.map { $0["transaction_id"] as? String } == [renewal.transactionID, first.transactionID])
+            #expect(periods.allSatisfy { $0["original_transaction_id"] as? String == original })
+            #expect(
+                periods.allSatisfy {
+                    $0["period_type"] as? String == "normal" && $0["product_id"] as? String == "pro_monthly"
+                })
+            #expect(periods.last?["starts_at"] as? String == start.formatted(.iso8601))
+            #expect(periods.first?["ends_at"] as? String == start.addingTimeInterval(60 * day).formatted(.iso8601))
+            // Another customer's history holds none of them.
+            _ = try await harness.applied([EntitlementsFixtures.transaction(product: "garden")], user: "other")
+            let other = try await harness.history("other")
+            #expect((try other.json["subscription_periods"] as? [Any])?.isEmpty == true)
         }
     }
 }

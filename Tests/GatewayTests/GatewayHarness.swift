@@ -18,6 +18,8 @@ struct GatewayHarness {
     static let operatorKey = "op_test_operator_key_0123456789"
 
     let client: any TestClientProtocol
+    /// A second gateway replica on the same database and services (`replicas: 2`), else `client`.
+    var replica: any TestClientProtocol
 
     /// Runs a catalog, an entitlements service and a verifier, then a gateway routed to them (or all to
     /// `upstreamURL`), then `body`. `environment` configures the gateway, `verifierEnvironment` the verifier;
@@ -28,6 +30,7 @@ struct GatewayHarness {
         upstreamURL: String? = nil,
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         hooks: GatewayHooks = GatewayHooks(),
+        replicas: Int = 1,
         _ body: @Sendable (GatewayHarness) async throws -> Void
     ) async throws {
         let catalogSettings = try Catalog.CatalogSettings.read(from: TestEnvironment.reader())
@@ -62,7 +65,13 @@ struct GatewayHarness {
                         let gateway = try await Gateway.buildApplication(
                             settings: settings, metrics: metrics, hooks: hooks)
                         try await gateway.test(.live) { client in
-                            try await body(GatewayHarness(client: client))
+                            guard replicas > 1 else {
+                                return try await body(GatewayHarness(client: client, replica: client))
+                            }
+                            let second = try await Gateway.buildApplication(settings: settings)
+                            try await second.test(.live) { other in
+                                try await body(GatewayHarness(client: client, replica: other))
+                            }
                         }
                     }
                 }

@@ -91,7 +91,7 @@ import Testing
                 "/v1/catalog", "/v1/admin/products", "/v1/admin/catalog", "/v1/purchases", "/v1/receipts",
                 "/v1/admin/stores", "/v1/notifications", "/v1/customers/*/restore",
                 "/v1/customers/*/offer-signatures", "/v1/customers", "/v1/admin/entitlements",
-                "/v1/admin/events", "/v1/admin/purchases",
+                "/v1/admin/events", "/v1/admin/purchases", "/v1/admin/customers",
             ])
         #expect(settings.operatorKey == nil)
     }

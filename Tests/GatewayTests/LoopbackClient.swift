@@ -19,6 +19,15 @@ struct LoopbackClient: Sendable {
 
     /// Sends `GET path` to `127.0.0.1:port` over a new connection (closed after the answer) and reads the answer.
     func get(port: Int, _ path: String, headers: [(String, String)] = []) async throws -> Answer {
+        try await send(port: port, "GET", path, headers: headers)
+    }
+
+    /// Sends `method path` with `body` to `127.0.0.1:port`, with `host` as its `Host` header (the address by
+    /// default), over a new connection, and reads the answer.
+    func send(
+        port: Int, _ method: String, _ path: String, host: String? = nil, headers: [(String, String)] = [],
+        body: String = ""
+    ) async throws -> Answer {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(to: try SocketAddress(ipAddress: address, port: 0))
             .connect(host: "127.0.0.1", port: port) { channel in
@@ -26,9 +35,10 @@ struct LoopbackClient: Sendable {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
+        let length = body.isEmpty && method == "GET" ? "" : "Content-Length: \(body.utf8.count)\r\n"
         let request =
-            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-            + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
+            "\(method) \(path) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n" + length
+            + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n" + body
         let received = try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(string: request))
             var received = ""

@@ -80,6 +80,9 @@ import _CryptoExtras
             pools: UpstreamPools(
                 routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1), logger: logger),
             shared: GatewayShared(repository: gatewayRepository, settings: gatewaySettings),
+            console: ConsoleDependencies(
+                sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),
+                auditLog: AuditLogPostgresRepository(client: database, logger: logger), files: .none),
             readiness: []
         )
 

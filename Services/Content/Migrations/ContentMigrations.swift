@@ -92,5 +92,12 @@ enum ContentMigrations {
                 ALTER TABLE content.downloads ALTER COLUMN finished_at DROP NOT NULL;
                 """
         ),
+        Migration(
+            "0003_downloads_by_user",
+            sql: """
+                -- A customer's devices for support (GET /v1/customers/{app_user_id}/content/devices), reset ones too.
+                CREATE INDEX downloads_by_user ON content.downloads (app_id, app_user_id);
+                """
+        ),
     ]
 }

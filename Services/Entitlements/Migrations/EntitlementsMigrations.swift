@@ -474,5 +474,17 @@ enum EntitlementsMigrations {
                 ALTER TABLE entitlements.purchases ADD COLUMN app_version text;
                 """
         ),
+        Migration(
+            "0019_customer_search_indexes",
+            sql: """
+                -- Support's customer search (GET /v1/admin/customers): an id's beginning (LIKE 'x%' needs the
+                -- pattern operator class under a non-C collation), a transaction id, an original transaction id, each
+                -- within one app.
+                CREATE INDEX aliases_by_prefix ON entitlements.aliases (app_id, app_user_id text_pattern_ops);
+                CREATE INDEX transactions_by_app_and_id ON entitlements.transactions (app_id, transaction_id);
+                CREATE INDEX purchases_by_app_and_original
+                    ON entitlements.purchases (app_id, original_transaction_id);
+                """
+        ),
     ]
 }

@@ -2,11 +2,14 @@ import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// Authenticates `Authorization: Bearer <key>` and applies the key's rate limits (a public key's per client too).
+/// Authenticates `Authorization: Bearer <key>`, or (without an `Authorization` header) a console session's cookie
+/// as the same identity as its key (``ConsoleSessions``, which also holds changes to the CSRF rules), and applies
+/// the key's rate limits (a public key's per client too).
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
 
     let authenticator: APIKeyAuthenticator
+    let sessions: ConsoleSessions
     let rateLimiter: TokenBucketRateLimiter
     let limits: RateLimits
     let clients: ClientAddressResolver
@@ -16,15 +19,24 @@ struct APIKeyMiddleware: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let key = Self.bearerToken(request.headers[.authorization]) else { throw AuthError.missingCredentials }
-        guard let identity = try await authenticator.identity(of: key) else { throw AuthError.invalidKey }
+        var context = context
+        let identity: KeyIdentity
+        if let key = Self.bearerToken(request.headers[.authorization]) {
+            guard let known = try await authenticator.identity(of: key) else { throw AuthError.invalidKey }
+            identity = known
+        } else if request.headers[.authorization] == nil, let session = try await sessions.authenticate(request) {
+            identity = session.identity
+            context.session = session
+            context.logger[metadataKey: "console_session"] = .string(session.sessionID)
+        } else {
+            throw AuthError.missingCredentials
+        }
         let client = clients.client(
             of: identity, peer: context.peer,
             forwardedFor: request.headers[values: ClientAddressResolver.forwardedFor])
         if let retryAfter = rateLimiter.acquire(for: identity, client: client, limits: limits) {
             throw AuthError.rateLimited(retryAfterSeconds: retryAfter)
         }
-        var context = context
         context.identity = identity
         context.logger[metadataKey: "app_id"] = .string(identity.appID)
         return try await next(request, context)

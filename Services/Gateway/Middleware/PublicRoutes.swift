@@ -99,6 +99,13 @@ struct PublicRoutes: Sendable {
         Template("/operator/v1/apps/{app_id}/customer-boundary/secrets/{secret_id}", [.delete]),
         Template("/operator/v1/apps/{app_id}/customer-boundary/public-keys", [.post]),
         Template("/operator/v1/apps/{app_id}/customer-boundary/public-keys/{key_id}", [.delete]),
+        // The console (issue 19): its page, its session API, the audit log, and support's customer look-ups.
+        Template("/console", [.get]),
+        Template("/console/api/session", [.get, .post, .put, .delete]),
+        Template("/v1/admin/audit-log", [.get]),
+        Template("/v1/admin/customers", [.get]),
+        Template("/v1/customers/{app_user_id}/explain", [.get]),
+        Template("/v1/customers/{app_user_id}/content/devices", [.get]),
         Template("/health/live", [.get]),
         Template("/health/ready", [.get]),
     ])

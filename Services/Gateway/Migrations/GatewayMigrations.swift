@@ -64,5 +64,52 @@ enum GatewayMigrations {
                     WHERE revoked_at IS NULL;
                 """
         ),
+        Migration(
+            "0003_console_sessions_and_audit_log",
+            sql: """
+                -- Console sign-ins (POST /console/api/session): a secret key, or the operator key for one app, traded
+                -- for a short-lived session. Only the SHA-256 of the session token is kept (it carries 256 random
+                -- bits); never the key. An app key's session names the key, and ends with it: every request joins
+                -- gateway.api_keys and refuses a revoked key. An operator session keeps an HMAC of the operator key
+                -- it was opened with (under SHOPKEEPER_MASTER_KEY), so changing the operator key ends them all.
+                CREATE TABLE gateway.console_sessions (
+                    token_hash bytea PRIMARY KEY,
+                    session_id text NOT NULL UNIQUE,
+                    app_id text NOT NULL REFERENCES gateway.apps (app_id),
+                    key_id text REFERENCES gateway.api_keys (key_id),
+                    operator_fingerprint bytea,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    expires_at timestamptz NOT NULL,
+                    idle_expires_at timestamptz NOT NULL,
+                    CHECK ((key_id IS NULL) <> (operator_fingerprint IS NULL))
+                );
+                CREATE INDEX console_sessions_by_key ON gateway.console_sessions (key_id);
+                CREATE INDEX console_sessions_by_expiry ON gateway.console_sessions (idle_expires_at);
+
+                -- Every state-changing admin call (secret key, operator key or console session), written by the
+                -- gateway once the call was answered: who, when, what, and how it ended. An idempotent retry (the
+                -- same Idempotency-Key on the same call) is one entry. `app_id` is NULL for operator calls that
+                -- concern no app yet (creating one).
+                CREATE TABLE gateway.audit_log (
+                    entry_id bigserial PRIMARY KEY,
+                    app_id text,
+                    at timestamptz NOT NULL DEFAULT now(),
+                    actor text NOT NULL CHECK (actor IN ('secret_key', 'operator')),
+                    key_id text,
+                    session_id text,
+                    method text NOT NULL,
+                    path text NOT NULL,
+                    action text NOT NULL,
+                    targets jsonb NOT NULL DEFAULT '{}',
+                    summary text NOT NULL,
+                    status integer NOT NULL,
+                    request_id text,
+                    idempotency_key text
+                );
+                CREATE INDEX audit_log_by_app ON gateway.audit_log (app_id, entry_id);
+                CREATE UNIQUE INDEX audit_log_once ON gateway.audit_log (app_id, method, path, idempotency_key)
+                    WHERE idempotency_key IS NOT NULL;
+                """
+        ),
     ]
 }

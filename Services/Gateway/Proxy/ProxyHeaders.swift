@@ -16,6 +16,8 @@ enum ProxyHeaders {
         "proxy-authorization", "proxy-authenticate", "host", "authorization", "content-length", "x-request-id",
         // A customer token is the gateway's to check; the service gets the customer it proved, signed.
         "shopkeeper-customer-token",
+        // A console session's cookie is the gateway's too: the service gets the session's identity, signed.
+        "cookie",
     ]
 
     /// The head of the request to `route`'s service. `identity` is `nil` on a keyless route; `customer` is the

@@ -168,5 +168,17 @@ enum SubscriptionsMigrations {
                     WHERE state NOT IN ('revoked', 'refunded');
                 """
         ),
+        Migration(
+            "0004_published_periods",
+            sql: """
+                -- Published for entitlements (a customer's history): every period of every subscription, each a
+                -- transaction with its kind (trial, intro offer, paid), start, end and revocation; together, a
+                -- subscription's timeline. A reversed revocation is no revocation (`revoked_at` is cleared then).
+                CREATE VIEW subscriptions.periods_v1 AS
+                SELECT app_id, store, original_transaction_id, transaction_id, product_id, store_product_id,
+                       period_type, starts_at, ends_at, revoked_at, revocation_reason, revocation_reversed_at
+                FROM subscriptions.periods;
+                """
+        ),
     ]
 }

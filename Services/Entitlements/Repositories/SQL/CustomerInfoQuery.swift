@@ -40,215 +40,239 @@ enum CustomerInfoQuery {
         var nextChange: Date?
     }
 
+    /// Where a customer's info comes from, as the common table expressions both the info (``Statement``) and its
+    /// explanation (``CustomerExplanationQuery``) select from, so that the two can never disagree: `c` (the customer
+    /// `$2` names in app `$1`), `ids` (it and the customers merged into it), `subs` (auto-renewable purchases and
+    /// their timelines), `nr` and `stacks` (non-renewing purchases stacked per group), `trial` (the app's own trial),
+    /// `owned` (products owned without a purchase), `grants` (every source of every entitlement, active or not, with
+    /// the `reference` (purchase's original transaction id, promotional grant's id) and `state` that explain it) and
+    /// `best` (the one source per entitlement that customer info shows).
+    static let sources = """
+        WITH c AS (
+            SELECT cu.customer_id, cu.first_seen, cu.last_seen, cu.refund_count
+            FROM entitlements.aliases a JOIN entitlements.customers cu ON cu.customer_id = a.customer_id
+            WHERE a.app_id = $1 AND a.app_user_id = $2
+        ), ids AS (
+            SELECT c.customer_id FROM c
+            UNION ALL
+            SELECT m.customer_id FROM c JOIN entitlements.customers m ON m.merged_into = c.customer_id
+        ), subs AS (
+            -- Auto-renewable purchases with their timelines (the purchase alone until the subscriptions service
+            -- has applied it).
+            SELECT coalesce(s.product_id, p.product_id) AS product_id, p.store_product_id, p.store, p.environment,
+                   p.original_transaction_id, p.purchase_date, s.group_key,
+                   coalesce(s.state, CASE WHEN p.revoked_at IS NOT NULL THEN 'refunded'
+                                          WHEN p.expires_date > now() THEN 'active' ELSE 'expired' END) AS state,
+                   coalesce(s.active, p.revoked_at IS NULL AND p.expires_date > now()) AS active,
+                   coalesce(s.period_type, 'normal') AS period_type, coalesce(s.started_at, p.purchase_date)
+                       AS started_at,
+                   coalesce(s.expires_at, p.expires_date) AS expires_at,
+                   coalesce(s.access_until, p.revoked_at, p.expires_date) AS access_until,
+                   s.will_renew, s.renews_into_store_product_id, s.grace_expires_at, s.expiration_reason,
+                   coalesce(s.refunded_at, CASE WHEN s.store IS NULL THEN p.revoked_at END) AS refunded_at,
+                   s.revoked_at
+            FROM c
+            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'auto_renewable'
+            LEFT JOIN subscriptions.subscriptions_v1 s
+                ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
+        ), nr AS (
+            -- Non-renewing purchases stack end to end per group: each extends the end by its duration from the
+            -- later of its purchase and the end so far, so the group ends at max(purchase + the durations of it
+            -- and every later purchase).
+            SELECT p.product_id, p.store_product_id, p.store, p.environment, p.original_transaction_id,
+                   p.purchase_date, coalesce(pr.product_group, pr.product_id) AS group_key,
+                   p.purchase_date + sum(coalesce(pr.duration, 'PT0S')::interval) OVER (
+                       PARTITION BY coalesce(pr.product_group, pr.product_id)
+                       ORDER BY p.purchase_date DESC, p.original_transaction_id DESC
+                       ROWS UNBOUNDED PRECEDING) AS reach
+            FROM c
+            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'non_renewing'
+                AND p.revoked_at IS NULL
+            JOIN catalog.products_v1 pr ON pr.app_id = p.app_id AND pr.product_id = p.product_id
+        ), stacks AS (
+            SELECT DISTINCT ON (group_key) group_key, product_id, store_product_id, store, environment,
+                   original_transaction_id, max(reach) OVER (PARTITION BY group_key) AS ends_at,
+                   min(purchase_date) OVER (PARTITION BY group_key) AS started_at
+            FROM nr
+            ORDER BY group_key, purchase_date DESC, original_transaction_id DESC
+        ), trial AS (
+            SELECT t.product_id, t.started_at, t.ends_at, t.active
+            FROM subscriptions.trials_v1 t
+            WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
+            ORDER BY t.started_at LIMIT 1
+        ), owned AS (
+            -- Products owned without a store purchase: free claims (a customer merged into this one may hold
+            -- them) and the non-consumables the customer's app transactions prove by the catalog's rules now.
+            SELECT DISTINCT ON (x.product_id) x.product_id, x.source, x.claimed_at FROM (
+                SELECT k.product_id, 'free' AS source, k.claimed_at
+                FROM entitlements.content_claims k
+                WHERE k.app_id = $1 AND k.revoked_at IS NULL AND k.customer_id IN (SELECT customer_id FROM ids)
+                UNION ALL
+                SELECT pr.product_id,
+                       CASE WHEN t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant
+                            THEN 'included' ELSE 'grandfathered' END,
+                       t.first_seen
+                FROM entitlements.app_transactions t
+                JOIN catalog.products_v1 pr ON pr.app_id = t.app_id AND pr.type = 'non_consumable'
+                WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
+                  AND ((t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant)
+                       OR entitlements.version_key(t.original_application_version)
+                          < entitlements.version_key(pr.grandfathered_below_version))
+            ) x
+            ORDER BY x.product_id, x.claimed_at
+        ), grants AS (
+            SELECT e.entitlement_id,
+                   p.revoked_at IS NULL AND (p.expires_date IS NULL OR p.expires_date > now()) AS active,
+                   coalesce(p.revoked_at, p.expires_date) AS expires_at,
+                   p.product_id, p.purchase_date, p.store, p.environment, 'purchase' AS source,
+                   p.original_transaction_id AS reference,
+                   CASE WHEN p.revoked_at IS NOT NULL THEN 'revoked'
+                        WHEN p.expires_date IS NOT NULL AND p.expires_date <= now() THEN 'expired'
+                        ELSE 'owned' END AS state
+            FROM c
+            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'non_consumable'
+            JOIN catalog.products_v1 pr ON pr.app_id = p.app_id AND pr.product_id = p.product_id
+            CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
+                AS e(entitlement_id)
+            UNION ALL
+            SELECT e.entitlement_id, s.active, s.access_until, s.product_id, s.purchase_date, s.store,
+                   s.environment, 'subscription', s.original_transaction_id, s.state
+            FROM subs s
+            JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = s.product_id
+            CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
+                AS e(entitlement_id)
+            UNION ALL
+            SELECT e.entitlement_id, st.ends_at > now(), st.ends_at, n.product_id, n.purchase_date, n.store,
+                   n.environment, 'subscription', n.original_transaction_id,
+                   CASE WHEN st.ends_at > now() THEN 'active' ELSE 'expired' END
+            FROM nr n JOIN stacks st ON st.group_key = n.group_key
+            JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = n.product_id
+            CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
+                AS e(entitlement_id)
+            UNION ALL
+            SELECT e.entitlement_id, t.active, t.ends_at, t.product_id, t.started_at, NULL, NULL, 'trial', NULL,
+                   CASE WHEN t.active THEN 'active' ELSE 'expired' END
+            FROM trial t
+            JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = t.product_id
+            CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
+                AS e(entitlement_id)
+            UNION ALL
+            SELECT e.entitlement_id, true, NULL, o.product_id, o.claimed_at, NULL, NULL, o.source, NULL, 'owned'
+            FROM owned o
+            JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = o.product_id
+            CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
+                AS e(entitlement_id)
+            UNION ALL
+            SELECT g.entitlement_id,
+                   g.revoked_at IS NULL AND g.starts_at <= now() AND g.expires_at > now(),
+                   least(g.revoked_at, g.expires_at),
+                   NULL, g.starts_at, NULL, NULL, 'promotional', g.grant_id::text,
+                   CASE WHEN g.revoked_at IS NOT NULL THEN 'revoked' WHEN g.starts_at > now() THEN 'scheduled'
+                        WHEN g.expires_at <= now() THEN 'expired' ELSE 'active' END
+            FROM c JOIN entitlements.promotional_grants g ON g.customer_id = c.customer_id
+        ), best AS (
+            SELECT DISTINCT ON (entitlement_id) * FROM grants
+            ORDER BY entitlement_id, \(precedence)
+        )
+        """
+
+    /// The order of an entitlement's sources, first the one customer info shows: active first, then the one that
+    /// lasts longest (no end first), then the earliest.
+    static let precedence = "active DESC, expires_at DESC NULLS FIRST, purchase_date"
+
     /// The statement, prepared once per connection: planning it costs several times more than running it.
     struct Statement: PostgresPreparedStatement {
         typealias Row = (String, Date, UUID, Date?)
 
-        static let name = "entitlements_customer_info_v4"
-        static let sql = """
-            WITH c AS (
-                SELECT cu.customer_id, cu.first_seen, cu.last_seen, cu.refund_count
-                FROM entitlements.aliases a JOIN entitlements.customers cu ON cu.customer_id = a.customer_id
-                WHERE a.app_id = $1 AND a.app_user_id = $2
-            ), ids AS (
-                SELECT c.customer_id FROM c
-                UNION ALL
-                SELECT m.customer_id FROM c JOIN entitlements.customers m ON m.merged_into = c.customer_id
-            ), subs AS (
-                -- Auto-renewable purchases with their timelines (the purchase alone until the subscriptions service
-                -- has applied it).
-                SELECT coalesce(s.product_id, p.product_id) AS product_id, p.store_product_id, p.store, p.environment,
-                       p.original_transaction_id, p.purchase_date, s.group_key,
-                       coalesce(s.state, CASE WHEN p.revoked_at IS NOT NULL THEN 'refunded'
-                                              WHEN p.expires_date > now() THEN 'active' ELSE 'expired' END) AS state,
-                       coalesce(s.active, p.revoked_at IS NULL AND p.expires_date > now()) AS active,
-                       coalesce(s.period_type, 'normal') AS period_type, coalesce(s.started_at, p.purchase_date)
-                           AS started_at,
-                       coalesce(s.expires_at, p.expires_date) AS expires_at,
-                       coalesce(s.access_until, p.revoked_at, p.expires_date) AS access_until,
-                       s.will_renew, s.renews_into_store_product_id, s.grace_expires_at, s.expiration_reason,
-                       coalesce(s.refunded_at, CASE WHEN s.store IS NULL THEN p.revoked_at END) AS refunded_at,
-                       s.revoked_at
-                FROM c
-                JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'auto_renewable'
-                LEFT JOIN subscriptions.subscriptions_v1 s
-                    ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
-            ), nr AS (
-                -- Non-renewing purchases stack end to end per group: each extends the end by its duration from the
-                -- later of its purchase and the end so far, so the group ends at max(purchase + the durations of it
-                -- and every later purchase).
-                SELECT p.product_id, p.store_product_id, p.store, p.environment, p.original_transaction_id,
-                       p.purchase_date, coalesce(pr.product_group, pr.product_id) AS group_key,
-                       p.purchase_date + sum(coalesce(pr.duration, 'PT0S')::interval) OVER (
-                           PARTITION BY coalesce(pr.product_group, pr.product_id)
-                           ORDER BY p.purchase_date DESC, p.original_transaction_id DESC
-                           ROWS UNBOUNDED PRECEDING) AS reach
-                FROM c
-                JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'non_renewing'
-                    AND p.revoked_at IS NULL
-                JOIN catalog.products_v1 pr ON pr.app_id = p.app_id AND pr.product_id = p.product_id
-            ), stacks AS (
-                SELECT DISTINCT ON (group_key) group_key, product_id, store_product_id, store, environment,
-                       original_transaction_id, max(reach) OVER (PARTITION BY group_key) AS ends_at,
-                       min(purchase_date) OVER (PARTITION BY group_key) AS started_at
-                FROM nr
-                ORDER BY group_key, purchase_date DESC, original_transaction_id DESC
-            ), trial AS (
-                SELECT t.product_id, t.started_at, t.ends_at, t.active
-                FROM subscriptions.trials_v1 t
-                WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
-                ORDER BY t.started_at LIMIT 1
-            ), owned AS (
-                -- Products owned without a store purchase: free claims (a customer merged into this one may hold
-                -- them) and the non-consumables the customer's app transactions prove by the catalog's rules now.
-                SELECT DISTINCT ON (x.product_id) x.product_id, x.source, x.claimed_at FROM (
-                    SELECT k.product_id, 'free' AS source, k.claimed_at
-                    FROM entitlements.content_claims k
-                    WHERE k.app_id = $1 AND k.revoked_at IS NULL AND k.customer_id IN (SELECT customer_id FROM ids)
-                    UNION ALL
-                    SELECT pr.product_id,
-                           CASE WHEN t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant
-                                THEN 'included' ELSE 'grandfathered' END,
-                           t.first_seen
-                    FROM entitlements.app_transactions t
-                    JOIN catalog.products_v1 pr ON pr.app_id = t.app_id AND pr.type = 'non_consumable'
-                    WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
-                      AND ((t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant)
-                           OR entitlements.version_key(t.original_application_version)
-                              < entitlements.version_key(pr.grandfathered_below_version))
-                ) x
-                ORDER BY x.product_id, x.claimed_at
-            ), grants AS (
-                SELECT e.entitlement_id,
-                       p.revoked_at IS NULL AND (p.expires_date IS NULL OR p.expires_date > now()) AS active,
-                       coalesce(p.revoked_at, p.expires_date) AS expires_at,
-                       p.product_id, p.purchase_date, p.store, p.environment, 'purchase' AS source
-                FROM c
-                JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'non_consumable'
-                JOIN catalog.products_v1 pr ON pr.app_id = p.app_id AND pr.product_id = p.product_id
-                CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
-                    AS e(entitlement_id)
-                UNION ALL
-                SELECT e.entitlement_id, s.active, s.access_until, s.product_id, s.purchase_date, s.store,
-                       s.environment, 'subscription'
-                FROM subs s
-                JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = s.product_id
-                CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
-                    AS e(entitlement_id)
-                UNION ALL
-                SELECT e.entitlement_id, st.ends_at > now(), st.ends_at, n.product_id, n.purchase_date, n.store,
-                       n.environment, 'subscription'
-                FROM nr n JOIN stacks st ON st.group_key = n.group_key
-                JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = n.product_id
-                CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
-                    AS e(entitlement_id)
-                UNION ALL
-                SELECT e.entitlement_id, t.active, t.ends_at, t.product_id, t.started_at, NULL, NULL, 'trial'
-                FROM trial t
-                JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = t.product_id
-                CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
-                    AS e(entitlement_id)
-                UNION ALL
-                SELECT e.entitlement_id, true, NULL, o.product_id, o.claimed_at, NULL, NULL, o.source
-                FROM owned o
-                JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.product_id = o.product_id
-                CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
-                    AS e(entitlement_id)
-                UNION ALL
-                SELECT g.entitlement_id,
-                       g.revoked_at IS NULL AND g.starts_at <= now() AND g.expires_at > now(),
-                       least(g.revoked_at, g.expires_at),
-                       NULL, g.starts_at, NULL, NULL, 'promotional'
-                FROM c JOIN entitlements.promotional_grants g ON g.customer_id = c.customer_id
-            ), best AS (
-                SELECT DISTINCT ON (entitlement_id) * FROM grants
-                ORDER BY entitlement_id, active DESC, expires_at DESC NULLS FIRST, purchase_date
-            )
-            SELECT jsonb_build_object(
-                'app_user_id', $2::text,
-                'aliases', coalesce((
-                    SELECT jsonb_agg(a.app_user_id ORDER BY a.created_at, a.app_user_id)
-                    FROM entitlements.aliases a WHERE a.customer_id = c.customer_id), '[]'::jsonb),
-                'first_seen', entitlements.iso(c.first_seen),
-                'last_seen', entitlements.iso(c.last_seen),
-                'refund_count', c.refund_count,
-                'entitlements', coalesce((
-                    SELECT jsonb_object_agg(b.entitlement_id, jsonb_build_object(
-                        'active', b.active, 'expires_at', entitlements.iso(b.expires_at), 'product_id', b.product_id,
-                        'purchase_date', entitlements.iso(b.purchase_date), 'store', b.store,
-                        'environment', b.environment, 'source', b.source))
-                    FROM best b), '{}'::jsonb),
-                'subscriptions', coalesce((
-                    SELECT jsonb_agg(x.doc ORDER BY x.started_at, x.original_transaction_id) FROM (
-                        SELECT s.started_at, s.original_transaction_id, jsonb_build_object(
-                            'product_id', s.product_id, 'store_product_id', s.store_product_id,
-                            'type', 'auto_renewable', 'store', s.store, 'environment', s.environment,
-                            'original_transaction_id', s.original_transaction_id, 'state', s.state,
-                            'active', s.active, 'period_type', s.period_type,
-                            'started_at', entitlements.iso(s.started_at), 'expires_at', entitlements.iso(s.expires_at),
-                            'will_renew', s.will_renew, 'renews_into_store_product_id', s.renews_into_store_product_id,
-                            'grace_period_expires_at', entitlements.iso(s.grace_expires_at),
-                            'expiration_reason', s.expiration_reason,
-                            'refunded_at', entitlements.iso(s.refunded_at),
-                            'revoked_at', entitlements.iso(s.revoked_at)) AS doc
-                        FROM subs s
+        static let name = "entitlements_customer_info_v5"
+        static let sql =
+            CustomerInfoQuery.sources + """
+
+                SELECT jsonb_build_object(
+                    'app_user_id', $2::text,
+                    'aliases', coalesce((
+                        SELECT jsonb_agg(a.app_user_id ORDER BY a.created_at, a.app_user_id)
+                        FROM entitlements.aliases a WHERE a.customer_id = c.customer_id), '[]'::jsonb),
+                    'first_seen', entitlements.iso(c.first_seen),
+                    'last_seen', entitlements.iso(c.last_seen),
+                    'refund_count', c.refund_count,
+                    'entitlements', coalesce((
+                        SELECT jsonb_object_agg(b.entitlement_id, jsonb_build_object(
+                            'active', b.active, 'expires_at', entitlements.iso(b.expires_at), 'product_id', b.product_id,
+                            'purchase_date', entitlements.iso(b.purchase_date), 'store', b.store,
+                            'environment', b.environment, 'source', b.source))
+                        FROM best b), '{}'::jsonb),
+                    'subscriptions', coalesce((
+                        SELECT jsonb_agg(x.doc ORDER BY x.started_at, x.original_transaction_id) FROM (
+                            SELECT s.started_at, s.original_transaction_id, jsonb_build_object(
+                                'product_id', s.product_id, 'store_product_id', s.store_product_id,
+                                'type', 'auto_renewable', 'store', s.store, 'environment', s.environment,
+                                'original_transaction_id', s.original_transaction_id, 'state', s.state,
+                                'active', s.active, 'period_type', s.period_type,
+                                'started_at', entitlements.iso(s.started_at), 'expires_at', entitlements.iso(s.expires_at),
+                                'will_renew', s.will_renew, 'renews_into_store_product_id', s.renews_into_store_product_id,
+                                'grace_period_expires_at', entitlements.iso(s.grace_expires_at),
+                                'expiration_reason', s.expiration_reason,
+                                'refunded_at', entitlements.iso(s.refunded_at),
+                                'revoked_at', entitlements.iso(s.revoked_at)) AS doc
+                            FROM subs s
+                            UNION ALL
+                            SELECT st.started_at, st.original_transaction_id, jsonb_build_object(
+                                'product_id', st.product_id, 'store_product_id', st.store_product_id,
+                                'type', 'non_renewing', 'store', st.store, 'environment', st.environment,
+                                'original_transaction_id', st.original_transaction_id,
+                                'state', CASE WHEN st.ends_at > now() THEN 'active' ELSE 'expired' END,
+                                'active', st.ends_at > now(), 'period_type', 'normal',
+                                'started_at', entitlements.iso(st.started_at), 'expires_at', entitlements.iso(st.ends_at),
+                                'will_renew', false, 'renews_into_store_product_id', NULL,
+                                'grace_period_expires_at', NULL, 'expiration_reason', NULL, 'refunded_at', NULL,
+                                'revoked_at', NULL)
+                            FROM stacks st) AS x), '[]'::jsonb),
+                    'trial', coalesce((
+                        SELECT jsonb_build_object(
+                            'state', CASE WHEN t.active THEN 'active' ELSE 'expired' END, 'product_id', t.product_id,
+                            'started_at', entitlements.iso(t.started_at), 'expires_at', entitlements.iso(t.ends_at))
+                        FROM trial t), jsonb_build_object('state', 'none')),
+                    'non_subscription_purchases', coalesce((
+                        SELECT jsonb_agg(jsonb_build_object(
+                            'product_id', p.product_id, 'store_product_id', p.store_product_id, 'type', p.product_type,
+                            'store', p.store, 'environment', p.environment, 'transaction_id', p.latest_transaction_id,
+                            'original_transaction_id', p.original_transaction_id,
+                            'purchase_date', entitlements.iso(p.purchase_date), 'quantity', p.quantity,
+                            'revoked_at', entitlements.iso(p.revoked_at), 'revocation_reason', p.revocation_reason)
+                            ORDER BY p.purchase_date, p.original_transaction_id)
+                        FROM entitlements.purchases p
+                        WHERE p.customer_id = c.customer_id AND p.product_type <> 'auto_renewable'), '[]'::jsonb),
+                    'consumable_balances', coalesce((
+                        SELECT jsonb_object_agg(bal.product_id, bal.balance)
+                        FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb),
+                    'product_grants', coalesce((
+                        SELECT jsonb_agg(jsonb_build_object(
+                            'product_id', o.product_id, 'source', o.source, 'granted_at', entitlements.iso(o.claimed_at))
+                            ORDER BY o.claimed_at, o.product_id)
+                        FROM owned o), '[]'::jsonb)
+                )::text, c.last_seen, c.customer_id, (
+                    -- The next moment the info changes by itself (an end or a start passes): a cache keeps it no longer.
+                    SELECT min(t) FROM (
+                        SELECT p.expires_date FROM entitlements.purchases p
+                        WHERE p.customer_id = c.customer_id AND p.expires_date > now()
                         UNION ALL
-                        SELECT st.started_at, st.original_transaction_id, jsonb_build_object(
-                            'product_id', st.product_id, 'store_product_id', st.store_product_id,
-                            'type', 'non_renewing', 'store', st.store, 'environment', st.environment,
-                            'original_transaction_id', st.original_transaction_id,
-                            'state', CASE WHEN st.ends_at > now() THEN 'active' ELSE 'expired' END,
-                            'active', st.ends_at > now(), 'period_type', 'normal',
-                            'started_at', entitlements.iso(st.started_at), 'expires_at', entitlements.iso(st.ends_at),
-                            'will_renew', false, 'renews_into_store_product_id', NULL,
-                            'grace_period_expires_at', NULL, 'expiration_reason', NULL, 'refunded_at', NULL,
-                            'revoked_at', NULL)
-                        FROM stacks st) AS x), '[]'::jsonb),
-                'trial', coalesce((
-                    SELECT jsonb_build_object(
-                        'state', CASE WHEN t.active THEN 'active' ELSE 'expired' END, 'product_id', t.product_id,
-                        'started_at', entitlements.iso(t.started_at), 'expires_at', entitlements.iso(t.ends_at))
-                    FROM trial t), jsonb_build_object('state', 'none')),
-                'non_subscription_purchases', coalesce((
-                    SELECT jsonb_agg(jsonb_build_object(
-                        'product_id', p.product_id, 'store_product_id', p.store_product_id, 'type', p.product_type,
-                        'store', p.store, 'environment', p.environment, 'transaction_id', p.latest_transaction_id,
-                        'original_transaction_id', p.original_transaction_id,
-                        'purchase_date', entitlements.iso(p.purchase_date), 'quantity', p.quantity,
-                        'revoked_at', entitlements.iso(p.revoked_at), 'revocation_reason', p.revocation_reason)
-                        ORDER BY p.purchase_date, p.original_transaction_id)
-                    FROM entitlements.purchases p
-                    WHERE p.customer_id = c.customer_id AND p.product_type <> 'auto_renewable'), '[]'::jsonb),
-                'consumable_balances', coalesce((
-                    SELECT jsonb_object_agg(bal.product_id, bal.balance)
-                    FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb),
-                'product_grants', coalesce((
-                    SELECT jsonb_agg(jsonb_build_object(
-                        'product_id', o.product_id, 'source', o.source, 'granted_at', entitlements.iso(o.claimed_at))
-                        ORDER BY o.claimed_at, o.product_id)
-                    FROM owned o), '[]'::jsonb)
-            )::text, c.last_seen, c.customer_id, (
-                -- The next moment the info changes by itself (an end or a start passes): a cache keeps it no longer.
-                SELECT min(t) FROM (
-                    SELECT p.expires_date FROM entitlements.purchases p
-                    WHERE p.customer_id = c.customer_id AND p.expires_date > now()
-                    UNION ALL
-                    SELECT s.access_until FROM subs s WHERE s.access_until > now()
-                    UNION ALL
-                    SELECT s.expires_at FROM subs s WHERE s.expires_at > now()
-                    UNION ALL
-                    SELECT st.ends_at FROM stacks st WHERE st.ends_at > now()
-                    UNION ALL
-                    SELECT t.ends_at FROM trial t WHERE t.ends_at > now()
-                    UNION ALL
-                    SELECT g.starts_at FROM entitlements.promotional_grants g
-                    WHERE g.customer_id = c.customer_id AND g.starts_at > now()
-                    UNION ALL
-                    SELECT g.expires_at FROM entitlements.promotional_grants g
-                    WHERE g.customer_id = c.customer_id AND g.expires_at > now()
-                ) AS changes(t))
-            FROM c
-            """
+                        SELECT s.access_until FROM subs s WHERE s.access_until > now()
+                        UNION ALL
+                        SELECT s.expires_at FROM subs s WHERE s.expires_at > now()
+                        UNION ALL
+                        SELECT st.ends_at FROM stacks st WHERE st.ends_at > now()
+                        UNION ALL
+                        SELECT t.ends_at FROM trial t WHERE t.ends_at > now()
+                        UNION ALL
+                        SELECT g.starts_at FROM entitlements.promotional_grants g
+                        WHERE g.customer_id = c.customer_id AND g.starts_at > now()
+                        UNION ALL
+                        SELECT g.expires_at FROM entitlements.promotional_grants g
+                        WHERE g.customer_id = c.customer_id AND g.expires_at > now()
+                    ) AS changes(t))
+                FROM c
+                """
 
         var appID: String
         var appUserID: String

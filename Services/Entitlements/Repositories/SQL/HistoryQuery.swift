@@ -11,8 +11,9 @@ enum HistoryQuery {
     /// Most entries of each list.
     static let limit = 500
 
-    /// The history document: `customer` (the given info JSON), `transactions`, `ledger`, `grants`, `devices` and
-    /// `events`.
+    /// The history document: `customer` (the given info JSON), `transactions`, `subscription_periods` (the
+    /// subscriptions service's periods of the subscriptions the customer owns: their timeline), `ledger`, `grants`,
+    /// `devices` and `events`.
     static func render(
         customerID: UUID, info: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> String {
@@ -31,6 +32,11 @@ enum HistoryQuery {
                 WHERE t.customer_id IN (SELECT customer_id FROM family)
                    OR (t.store, t.original_transaction_id) IN (SELECT store, original_transaction_id FROM owned)
                 ORDER BY t.applied_at DESC, t.purchase_date DESC, t.transaction_id DESC
+                LIMIT \(limit)
+            ), sp AS (
+                SELECT pe.* FROM subscriptions.periods_v1 pe
+                WHERE (pe.store, pe.original_transaction_id) IN (SELECT store, original_transaction_id FROM owned)
+                ORDER BY pe.starts_at DESC, pe.transaction_id DESC
                 LIMIT \(limit)
             ), l AS (
                 SELECT * FROM entitlements.ledger
@@ -60,6 +66,13 @@ enum HistoryQuery {
                     'currency', t.currency, 'applied_at', entitlements.iso(t.applied_at),
                     'revoked_at', entitlements.iso(t.revoked_at))
                     ORDER BY t.applied_at DESC, t.purchase_date DESC, t.transaction_id DESC) FROM t), '[]'::jsonb),
+                'subscription_periods', coalesce((SELECT jsonb_agg(jsonb_build_object(
+                    'store', sp.store, 'original_transaction_id', sp.original_transaction_id,
+                    'transaction_id', sp.transaction_id, 'product_id', sp.product_id,
+                    'store_product_id', sp.store_product_id, 'period_type', sp.period_type,
+                    'starts_at', entitlements.iso(sp.starts_at), 'ends_at', entitlements.iso(sp.ends_at),
+                    'revoked_at', entitlements.iso(sp.revoked_at), 'revocation_reason', sp.revocation_reason)
+                    ORDER BY sp.starts_at DESC, sp.transaction_id DESC) FROM sp), '[]'::jsonb),
                 'ledger', coalesce((SELECT jsonb_agg(jsonb_build_object(
                     'line_id', l.line_id, 'product_id', l.product_id, 'delta', l.delta, 'reason', l.reason,
                     'store', l.store, 'transaction_id', l.transaction_id, 'idempotency_key', l.idempotency_key,

@@ -47,7 +47,7 @@ struct ChannelProxy: Sendable {
 
     /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
     static let ownPrefixes: [Substring] = [
-        "/health", "/operator", "/v1/admin/keys", "/v1/admin/customer-boundary",
+        "/health", "/operator", "/v1/admin/keys", "/v1/admin/customer-boundary", "/v1/admin/audit-log", "/console",
     ]
 
     init(

@@ -1,0 +1,25 @@
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// `GET /v1/customers/{app_user_id}/content/devices` (secret key): the devices that downloaded content under an app
+/// user id, with what each holds since its last reset: the list support picks a device to reset from
+/// (`POST /v1/customers/{app_user_id}/content/reset`).
+struct ContentDeviceController {
+    let devices: any ContentDeviceRepository
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        router.get("/v1/customers/:app_user_id/content/devices", use: list)
+    }
+
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let caller = try context.requireSecretCaller()
+        var problems: [FieldProblem] = []
+        let user = ManifestController.identifier(
+            context.parameters.get("app_user_id"), name: "app_user_id", problems: &problems)
+        guard problems.isEmpty else { throw RequestError.validationFailed(problems) }
+        let found = try await devices.devices(appID: caller.appID, appUserID: user)
+        return try JSONBody.response(
+            ContentDeviceList(appUserID: user, devices: found), headers: [.cacheControl: "no-store"])
+    }
+}

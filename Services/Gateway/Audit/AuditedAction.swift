@@ -1,0 +1,122 @@
+import HTTPTypes
+
+/// One kind of admin action the audit log records: a method on a documented path, its name, and a short summary
+/// whose `{parameter}`s are filled in from the path.
+struct AuditedAction: Sendable {
+    let method: HTTPRequest.Method
+    let template: PublicRoutes.Template
+    /// Stable, such as `promotional_grant.create`.
+    let action: String
+    let summary: String
+    /// The names of the path's `{parameter}` segments, in order.
+    let parameterNames: [String]
+
+    init(_ method: HTTPRequest.Method, _ path: String, _ action: String, _ summary: String) {
+        self.method = method
+        self.template = PublicRoutes.Template(path, [method])
+        self.action = action
+        self.summary = summary
+        self.parameterNames = path.split(separator: "/").filter { $0.hasPrefix("{") }.map {
+            String($0.dropFirst().dropLast())
+        }
+    }
+
+    /// The path's parameters, percent-decoded, when `segments` (the path's non-empty segments) match; `nil`
+    /// otherwise.
+    func parameters(of segments: [Substring]) -> [String: String]? {
+        guard template.matches(segments) else { return nil }
+        let values = zip(segments, template.segments).filter { $0.1 == nil }.map {
+            String($0.0).removingPercentEncoding ?? String($0.0)
+        }
+        return Dictionary(zip(parameterNames, values)) { first, _ in first }
+    }
+
+    /// ``summary`` with the parameters filled in.
+    func summary(with parameters: [String: String]) -> String {
+        parameters.reduce(summary) { text, parameter in
+            text.replacingOccurrences(of: "{\(parameter.key)}", with: parameter.value)
+        }
+    }
+}
+
+/// Every admin action the gateway records: the changes an app's secret key (or its console session) and the
+/// operator make to an app. What an app does for its customers (purchases, restores, consumption) is not in it.
+enum AuditedActions {
+    static let all: [AuditedAction] = [
+        .init(.post, "/v1/admin/products", "product.create", "Created a product"),
+        .init(.put, "/v1/admin/products/{product_id}", "product.update", "Edited product {product_id}"),
+        .init(.delete, "/v1/admin/products/{product_id}", "product.delete", "Deleted product {product_id}"),
+        .init(.put, "/v1/admin/catalog", "catalog.import", "Imported a catalog document"),
+        .init(
+            .post, "/v1/customers/{app_user_id}/grants", "promotional_grant.create",
+            "Granted a promotional entitlement to {app_user_id}"),
+        .init(
+            .delete, "/v1/customers/{app_user_id}/grants/{grant_id}", "promotional_grant.revoke",
+            "Revoked promotional grant {grant_id} of {app_user_id}"),
+        .init(
+            .post, "/v1/customers/{app_user_id}/content/reset", "content.reset",
+            "Reset the content downloads of {app_user_id}"),
+        .init(
+            .delete, "/v1/admin/purchases/{store}/{original_transaction_id}/devices", "purchase_devices.clear",
+            "Cleared the devices of {store} purchase {original_transaction_id}"),
+        .init(.put, "/v1/admin/stores/{store}", "store_credentials.set", "Set the {store} credentials"),
+        .init(.delete, "/v1/admin/stores/{store}", "store_credentials.delete", "Removed the {store} credentials"),
+        .init(.post, "/v1/admin/keys", "key.create", "Created an API key"),
+        .init(.delete, "/v1/admin/keys/{key_id}", "key.revoke", "Revoked API key {key_id}"),
+        .init(.put, "/v1/admin/customer-boundary", "customer_boundary.set", "Set the customer boundary"),
+        .init(
+            .post, "/v1/admin/customer-boundary/secrets", "customer_token_secret.create",
+            "Created a customer token secret"),
+        .init(
+            .delete, "/v1/admin/customer-boundary/secrets/{secret_id}", "customer_token_secret.revoke",
+            "Revoked customer token secret {secret_id}"),
+        .init(
+            .post, "/v1/admin/customer-boundary/public-keys", "customer_token_public_key.register",
+            "Registered a customer token public key"),
+        .init(
+            .delete, "/v1/admin/customer-boundary/public-keys/{key_id}", "customer_token_public_key.revoke",
+            "Revoked customer token public key {key_id}"),
+        .init(.put, "/v1/admin/entitlements/settings", "settings.update", "Changed the app's settings"),
+        .init(.post, "/v1/admin/entitlements/webhook-secret", "webhook_secret.rotate", "Rotated the webhook secret"),
+        .init(.post, "/v1/admin/events/{event_id}/replay", "event.replay", "Replayed the webhook of event {event_id}"),
+        .init(
+            .post, "/v1/admin/content/{product_id}/uploads", "content_upload.start",
+            "Started a content upload for {product_id}"),
+        .init(
+            .delete, "/v1/admin/content/{product_id}/uploads/{upload_id}", "content_upload.cancel",
+            "Cancelled content upload {upload_id} of {product_id}"),
+        .init(
+            .put, "/v1/admin/content/{product_id}/uploads/{upload_id}/files", "content_upload.file",
+            "Uploaded a file to content upload {upload_id} of {product_id}"),
+        .init(
+            .post, "/v1/admin/content/{product_id}/uploads/{upload_id}/publish", "content.publish",
+            "Published content upload {upload_id} of {product_id}"),
+        .init(.post, "/operator/v1/apps", "app.create", "Created an app"),
+        .init(.post, "/operator/v1/apps/{app_id}/keys", "key.create", "Created an API key"),
+        .init(.delete, "/operator/v1/apps/{app_id}/keys/{key_id}", "key.revoke", "Revoked API key {key_id}"),
+        .init(
+            .put, "/operator/v1/apps/{app_id}/customer-boundary", "customer_boundary.set", "Set the customer boundary"),
+        .init(
+            .post, "/operator/v1/apps/{app_id}/customer-boundary/secrets", "customer_token_secret.create",
+            "Created a customer token secret"),
+        .init(
+            .delete, "/operator/v1/apps/{app_id}/customer-boundary/secrets/{secret_id}",
+            "customer_token_secret.revoke", "Revoked customer token secret {secret_id}"),
+        .init(
+            .post, "/operator/v1/apps/{app_id}/customer-boundary/public-keys", "customer_token_public_key.register",
+            "Registered a customer token public key"),
+        .init(
+            .delete, "/operator/v1/apps/{app_id}/customer-boundary/public-keys/{key_id}",
+            "customer_token_public_key.revoke", "Revoked customer token public key {key_id}"),
+    ]
+
+    /// The action `method` on `path` is, with the path's parameters; `nil` when it is not audited.
+    static func match(method: HTTPRequest.Method, path: String) -> (AuditedAction, [String: String])? {
+        // Empty segments skipped, as the router does: `//v1//admin/keys` is the route it reaches.
+        let segments = path.split(separator: "/")
+        for action in all where action.method == method {
+            if let parameters = action.parameters(of: segments) { return (action, parameters) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,128 @@
+import Crypto
+import Foundation
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// `/console/api/session`: signing in to the console, who is signed in, switching app (operator), signing out.
+///
+/// Signing in trades an app's secret key, or the operator key and an app id, for a session cookie (`HttpOnly`,
+/// `SameSite=Strict`, `Path=/`, `Secure` unless the host is `localhost`); the key goes no further than this request:
+/// the browser keeps only the cookie, the database only the token's hash and the key's id. Attempts are rate limited
+/// per client address, whether they succeed or not.
+struct ConsoleSessionController: Sendable {
+    let sessions: ConsoleSessions
+    let apps: any AppRepository
+    let authenticator: APIKeyAuthenticator
+    let rateLimiter: TokenBucketRateLimiter
+    let clients: ClientAddressResolver
+    let operatorKey: String?
+    let maxBodyBytes: Int
+
+    /// All clients' sign-in attempts together, on one replica: a ceiling above any one client's limit.
+    static let signInCeiling = RateLimit(perSecond: 20, burst: 100)
+
+    func addRoutes(to router: Router<GatewayRequestContext>) {
+        router.post("/console/api/session", use: signIn)
+        router.get("/console/api/session", use: current)
+        router.put("/console/api/session", use: switchApp)
+        router.delete("/console/api/session", use: signOut)
+    }
+
+    @Sendable func signIn(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        try ConsoleSessions.checkSameOrigin(request)
+        let client = clients.client(
+            peer: context.peer, forwardedFor: request.headers[values: ClientAddressResolver.forwardedFor])
+        if let retryAfter = rateLimiter.acquire(
+            key: "console-sign-in", client: client, clientLimit: sessions.settings.signInLimit,
+            ceiling: Self.signInCeiling)
+        {
+            throw AuthError.rateLimited(retryAfterSeconds: retryAfter)
+        }
+        let body = try await JSONBody.decode(ConsoleSignInRequest.self, from: request, limit: maxBodyBytes)
+        let appID: String
+        var keyID: String?
+        var fingerprint: [UInt8]?
+        if let operatorKey, Self.same(body.key, operatorKey) {
+            guard let requested = body.appID else {
+                throw RequestError.invalid("/app_id", "is required when signing in with the operator key")
+            }
+            appID = requested
+            fingerprint = sessions.operatorFingerprint
+        } else {
+            guard let identity = try await authenticator.identity(of: body.key) else { throw AuthError.invalidKey }
+            guard identity.kind == .secret else { throw AuthError.secretKeyRequired }
+            if let requested = body.appID, requested != identity.appID {
+                throw RequestError.invalid("/app_id", "a secret key signs in to its own app only")
+            }
+            appID = identity.appID
+            keyID = identity.keyID
+        }
+        let app = try await apps.app(appID: appID)
+        let token = ConsoleSessionToken.generate()
+        let stored = try await sessions.repository.create(
+            tokenHash: ConsoleSessionToken.hash(token), appID: appID, keyID: keyID, operatorFingerprint: fingerprint,
+            lifetime: sessions.settings.sessionLifetime, idle: sessions.settings.idleTimeout)
+        context.logger.info(
+            "console session opened",
+            metadata: ["app_id": "\(appID)", "session_id": "\(stored.sessionID)", "key_id": "\(keyID ?? "operator")"])
+        let session = ConsoleSession(stored, token: token)
+        let cookie = ConsoleSessionToken.setCookie(
+            token, maxAge: sessions.settings.sessionLifetime, secure: Self.secure(request))
+        return try JSONBody.response(
+            Self.info(session, appName: app.name), status: .created,
+            headers: [.setCookie: cookie, .cacheControl: "no-store"])
+    }
+
+    @Sendable func current(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let token = ConsoleSessions.token(of: request) else { throw ConsoleError.sessionRequired }
+        let session = try await sessions.live(token: token)
+        let app = try await apps.app(appID: session.appID)
+        return try JSONBody.response(Self.info(session, appName: app.name), headers: [.cacheControl: "no-store"])
+    }
+
+    @Sendable func switchApp(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let token = ConsoleSessions.token(of: request) else { throw ConsoleError.sessionRequired }
+        guard let session = try await sessions.authenticate(request) else { throw ConsoleError.sessionRequired }
+        guard session.actor == .operator else { throw ConsoleError.operatorSessionRequired }
+        let body = try await JSONBody.decode(ConsoleSwitchAppRequest.self, from: request, limit: maxBodyBytes)
+        let app = try await apps.app(appID: body.appID)
+        guard
+            let stored = try await sessions.repository.switchApp(
+                tokenHash: ConsoleSessionToken.hash(token), appID: app.appID)
+        else { throw ConsoleError.sessionExpired }
+        return try JSONBody.response(
+            Self.info(ConsoleSession(stored, token: token), appName: app.name), headers: [.cacheControl: "no-store"])
+    }
+
+    /// Ends the session and removes the cookie. Without a cookie there is nothing to end: `204` all the same. The
+    /// CSRF token is checked even for a session already over (it derives from the cookie, not from the database).
+    @Sendable func signOut(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        if let token = ConsoleSessions.token(of: request) {
+            try ConsoleSessions.checkChange(request, csrfToken: ConsoleSessionToken.csrfToken(for: token))
+            try await sessions.repository.delete(tokenHash: ConsoleSessionToken.hash(token))
+        }
+        return Response(
+            status: .noContent,
+            headers: [
+                .setCookie: ConsoleSessionToken.clearCookie(secure: Self.secure(request)), .cacheControl: "no-store",
+            ])
+    }
+
+    /// Whether the cookie gets `Secure`: always, unless the browser reached the gateway as `localhost`.
+    static func secure(_ request: Request) -> Bool {
+        !ConsoleSessionToken.isLocal(host: request.head.authority)
+    }
+
+    static func info(_ session: ConsoleSession, appName: String) -> ConsoleSessionInfo {
+        ConsoleSessionInfo(
+            sessionID: session.sessionID, appID: session.appID, appName: appName, actor: session.actor,
+            keyID: session.keyID, csrfToken: session.csrfToken, expiresAt: session.expiresAt,
+            idleExpiresAt: session.idleExpiresAt)
+    }
+
+    /// Compares two keys in time that does not depend on where they differ.
+    private static func same(_ given: String, _ expected: String) -> Bool {
+        SHA256.hash(data: Array(given.utf8)) == SHA256.hash(data: Array(expected.utf8))
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Who acts through a console session or an audited call: an app's secret key, or the operator.
+package enum ConsoleActor: String, Codable, CaseIterable, Sendable {
+    case secretKey = "secret_key"
+    case `operator`
+}
+
+/// Body of `POST /console/api/session`: an app's secret key, or the operator key with the app to act for.
+package struct ConsoleSignInRequest: Codable, Sendable {
+    package var key: String
+    /// Required with the operator key; with a secret key it may only name the key's own app.
+    package var appID: String?
+
+    package init(key: String, appID: String? = nil) {
+        self.key = key
+        self.appID = appID
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case key
+        case appID = "app_id"
+    }
+}
+
+/// Body of `PUT /console/api/session`: the app an operator session acts for from now on.
+package struct ConsoleSwitchAppRequest: Codable, Sendable {
+    package var appID: String
+
+    package init(appID: String) {
+        self.appID = appID
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case appID = "app_id"
+    }
+}
+
+/// A console session as its browser may see it (never its token: that lives in the `HttpOnly` cookie).
+package struct ConsoleSessionInfo: Codable, Hashable, Sendable {
+    package var sessionID: String
+    package var appID: String
+    package var appName: String
+    package var actor: ConsoleActor
+    /// The secret key the session acts with; `nil` for the operator.
+    package var keyID: String?
+    /// To send as `X-CSRF-Token` with every change.
+    package var csrfToken: String
+    /// When the session ends whatever happens.
+    package var expiresAt: Date
+    /// When it ends unless used before.
+    package var idleExpiresAt: Date
+
+    package init(
+        sessionID: String, appID: String, appName: String, actor: ConsoleActor, keyID: String?, csrfToken: String,
+        expiresAt: Date, idleExpiresAt: Date
+    ) {
+        self.sessionID = sessionID
+        self.appID = appID
+        self.appName = appName
+        self.actor = actor
+        self.keyID = keyID
+        self.csrfToken = csrfToken
+        self.expiresAt = expiresAt
+        self.idleExpiresAt = idleExpiresAt
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case actor
+        case sessionID = "session_id"
+        case appID = "app_id"
+        case appName = "app_name"
+        case keyID = "key_id"
+        case csrfToken = "csrf_token"
+        case expiresAt = "expires_at"
+        case idleExpiresAt = "idle_expires_at"
+    }
+}
+
+/// One recorded admin action (`GET /v1/admin/audit-log`).
+package struct AuditLogEntry: Codable, Hashable, Sendable {
+    package var entryID: Int64
+    package var at: Date
+    package var actor: ConsoleActor
+    /// The secret key that acted (directly or through a console session); `nil` for the operator.
+    package var keyID: String?
+    /// The console session it came through; `nil` for a call made with a key.
+    package var sessionID: String?
+    package var method: String
+    package var path: String
+    /// What was done, such as `promotional_grant.create`.
+    package var action: String
+    /// The ids the path names (`app_user_id`, `grant_id`, ...).
+    package var targets: [String: String]
+    package var summary: String
+    /// The HTTP status the call was answered with.
+    package var status: Int
+    package var requestID: String?
+
+    package init(
+        entryID: Int64, at: Date, actor: ConsoleActor, keyID: String?, sessionID: String?, method: String,
+        path: String, action: String, targets: [String: String], summary: String, status: Int, requestID: String?
+    ) {
+        self.entryID = entryID
+        self.at = at
+        self.actor = actor
+        self.keyID = keyID
+        self.sessionID = sessionID
+        self.method = method
+        self.path = path
+        self.action = action
+        self.targets = targets
+        self.summary = summary
+        self.status = status
+        self.requestID = requestID
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case at, actor, method, path, action, targets, summary, status
+        case entryID = "entry_id"
+        case keyID = "key_id"
+        case sessionID = "session_id"
+        case requestID = "request_id"
+    }
+}
+
+/// A page of the audit log, newest first; `next_before` asks for the page after it.
+package struct AuditLogPage: Codable, Hashable, Sendable {
+    package var entries: [AuditLogEntry]
+    package var nextBefore: Int64?
+
+    package init(entries: [AuditLogEntry], nextBefore: Int64?) {
+        self.entries = entries
+        self.nextBefore = nextBefore
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case entries
+        case nextBefore = "next_before"
+    }
+}
