@@ -7,6 +7,7 @@ deploy_venv() {
     local root
     root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
     DEPLOY_VENV="$root/.build/deploy-venv"
+    # shellcheck disable=SC2034  # for the scripts that source this file
     DEPLOY_PY="$DEPLOY_VENV/bin/python"
     if cmp -s "$root/deploy/requirements.txt" "$DEPLOY_VENV/requirements.txt" 2>/dev/null; then
         return 0
