@@ -31,7 +31,8 @@ RUN apt-get update \
         ca-certificates libcurl4 tzdata curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --user-group --create-home --home-dir /home/shopkeeper --uid 10001 shopkeeper \
- && mkdir -p /var/lib/shopkeeper/content && chown 10001:10001 /var/lib/shopkeeper/content
+ && mkdir -p /var/lib/shopkeeper/content /var/lib/shopkeeper/sandbox /var/lib/shopkeeper/demo \
+ && chown 10001:10001 /var/lib/shopkeeper/content /var/lib/shopkeeper/sandbox /var/lib/shopkeeper/demo
 
 COPY --from=build /out/ /usr/local/bin/
 # The console's static files (served by the gateway under /console).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShopkeeperCore
 import ShopkeeperModels
 
 /// `shopkeeper`: the developer and operator tool.
@@ -8,6 +9,7 @@ struct ShopkeeperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shopkeeper",
         abstract: "Operate a Shopkeeper installation: apps, keys, customer boundary, catalogs, the demo shop.",
+        version: ShopkeeperVersion.current,
         subcommands: [
             AppsCommand.self, KeysCommand.self, CatalogCommand.self, SeedCommand.self, SandboxCommand.self,
             ContentCommand.self, BoundaryCommand.self, CustomersCommand.self, ReportCommand.self,

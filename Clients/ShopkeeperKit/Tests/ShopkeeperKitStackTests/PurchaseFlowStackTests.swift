@@ -254,6 +254,31 @@ import Testing
         #expect(try await kit.customerInfo().entitlements[pro.productID]?.source == "trial")
     }
 
+    @Test func promotionalOffersAreSignedOnlyForFormerSubscribers() async throws {
+        let stack = try Stack.require()
+        let pro = try await stack.createProduct(
+            type: .autoRenewable, duration: "P1M", group: "kit_offer_\(UUID().uuidString.prefix(6))")
+        let device = try stack.device()
+        let kit = device.shopkeeper
+        do {
+            _ = try await kit.offerSignature(productID: pro.productID, offer: .promotional, offerID: "comeback")
+            Issue.record("a promotional offer was signed for a customer who never subscribed")
+        } catch {
+            #expect(error.code == "offer_not_eligible", "\(error)")
+        }
+        guard case .delivered = try await kit.purchase(productID: pro.productID) else {
+            Issue.record("the subscription was not delivered")
+            return
+        }
+        let signed = try await kit.offerSignature(productID: pro.productID, offer: .promotional, offerID: "comeback")
+        #expect(signed.storeProductID == pro.storeProductID)
+        #expect(signed.appAccountToken == AppAccountToken.uuid(forAppUserID: await kit.appUserID))
+        #expect(signed.signature?.signature.isEmpty == false)
+        #expect(signed.jws.split(separator: ".").count == 3)
+        let introductory = try await kit.offerSignature(productID: pro.productID, offer: .introductory)
+        #expect(introductory.allowIntroductoryOffer == false, "the customer subscribed in the group already")
+    }
+
     @Test func aFreeProductIsClaimedOnce() async throws {
         let stack = try Stack.require()
         let kit = try stack.device().shopkeeper

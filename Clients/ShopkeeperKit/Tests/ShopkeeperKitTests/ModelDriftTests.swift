@@ -32,13 +32,14 @@ import Testing
         "FieldProblem": roundTrip(FieldProblem.self),
         "ProductGrant": roundTrip(ProductGrant.self),
         "ProductClaimResult": roundTrip(ProductClaimResult.self),
+        "OfferSignature": roundTrip(OfferSignature.self),
     ]
 
     /// The operations ``ShopkeeperAPI`` calls.
     static let operations: Set<String> = [
         "getCatalog", "getCustomer", "submitPurchase", "restorePurchases", "linkAlias", "consumeUnits", "startTrial",
         "getTrial", "getEligibility", "validateReceipt", "getContentManifest", "claimFreeContent", "resetContent",
-        "claimFreeProduct",
+        "claimFreeProduct", "signOffer",
     ]
 
     static func roundTrip<T: Codable & Sendable>(_ type: T.Type) -> @Sendable (Data) throws -> Data {

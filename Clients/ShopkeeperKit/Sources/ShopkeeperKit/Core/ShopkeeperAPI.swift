@@ -142,6 +142,22 @@ public struct ShopkeeperAPI: Sendable {
             as: EligibilityInfo.self)
     }
 
+    /// `POST /v1/customers/{app_user_id}/offer-signatures`: an App Store offer signed for the customer, when the server
+    /// deems the customer eligible (a promotional offer: `offer_not_eligible` otherwise). `offerID` is required for
+    /// ``OfferKind/promotional`` and not allowed for ``OfferKind/introductory``.
+    public func offerSignature(
+        appUserID: String, productID: String, offer: OfferKind, offerID: String? = nil, deviceID: String? = nil
+    ) async throws(ShopkeeperError) -> OfferSignature {
+        var body = ["product_id": productID, "offer": offer.rawValue]
+        if let offerID { body["offer_id"] = offerID }
+        if let deviceID { body["device_id"] = deviceID }
+        return try await send(
+            APIRequest(
+                method: "POST", path: "/v1/customers/\(Self.segment(appUserID))/offer-signatures",
+                customer: appUserID, body: try Self.encode(body)),
+            as: OfferSignature.self)
+    }
+
     /// `POST /v1/receipts/validate`: what a saved proof is worth now; records nothing.
     public func validate(_ proof: PurchaseProof) async throws(ShopkeeperError) -> ReceiptValidationResult {
         try await send(

@@ -156,6 +156,17 @@ public actor Shopkeeper {
         try await api.eligibility(appUserID: state.appUserID, productID: productID, deviceID: state.deviceID)
     }
 
+    /// An App Store offer of the product signed for this customer by the server, to pass to StoreKit: a promotional
+    /// offer (`offerID`, for customers who subscribed in its group before; buy with its `appAccountToken`) or an
+    /// introductory offer eligibility (the server's verdict across both stores). Throws `offer_not_eligible` when the
+    /// server would not sign a promotional offer for this customer.
+    public func offerSignature(productID: String, offer: OfferKind, offerID: String? = nil)
+        async throws(ShopkeeperError) -> OfferSignature
+    {
+        try await api.offerSignature(
+            appUserID: state.appUserID, productID: productID, offer: offer, offerID: offerID, deviceID: state.deviceID)
+    }
+
     /// Switches to a logged-in user. From the anonymous id, the login id is linked to it first, so what was bought
     /// anonymously belongs to the user (where the public key may not link, as under the `signed` customer
     /// boundary, your server links them with the secret key). Answers the user's info.
