@@ -216,19 +216,21 @@ SELECT app_id, customer_id, 'pro_monthly', 'conversion-' || customer_id, least(e
 FROM subscriptions.trials
 WHERE app_id = :'app' AND pg_temp.h(hashtext(device_id)) % 10 < 3;
 
--- Content downloads (three in ten of the transactions' count): three packs, a new version each quarter, six files
--- each; one download in twelve interrupted.
+-- Content downloads (three in ten of the transactions' count): sessions of a device fetching the six files of a
+-- pack version, three packs, a new version each quarter, one of a customer's two devices; a file in twelve
+-- interrupted halfway. A customer who comes back for the same version downloads it again.
 INSERT INTO content.downloads (
     app_id, app_user_id, device_id, product_id, version, path, range_start, range_end, file_size, bytes_sent,
     completed, request_id, started_at, finished_at)
-SELECT :'app', 'user-' || pg_temp.h(i) % 150000, 'device-' || pg_temp.h(i * 11) % 200000,
-       'level_pack_' || i % 3, (1 + floor(extract(epoch FROM d.started - c.start) / 86400 / 92))::int::text,
-       'file-' || i % 6 || '.bin', 0, 999999 + i % 1000, 1000000 + i % 1000,
-       CASE WHEN i % 12 = 0 THEN 500000 ELSE 1000000 + i % 1000 END, i % 12 <> 0, NULL, d.started,
-       d.started + interval '5 seconds'
-FROM generate_series(1, :n * 3 / 10) AS i, bench_clock c,
-     LATERAL (SELECT least(c.start + make_interval(days => pg_temp.h(i * 3) % 365, secs => pg_temp.h(i * 7) % 86400),
-                           c.now - interval '1 second') AS started) d;
+SELECT :'app', 'user-' || v.customer, 'device-' || v.customer || '-' || v.device, 'level_pack_' || v.pack,
+       (1 + floor(extract(epoch FROM v.started - c.start) / 86400 / 92))::int::text, 'file-' || f || '.bin', 0,
+       999999 + f, 1000000 + f, CASE WHEN (s + f) % 12 = 0 THEN 500000 ELSE 1000000 + f END, (s + f) % 12 <> 0,
+       NULL, v.started + make_interval(secs => f), v.started + make_interval(secs => f + 5)
+FROM generate_series(1, :n * 3 / 10 / 6) AS s, bench_clock c,
+     LATERAL (SELECT pg_temp.h(s) % 40000 AS customer, pg_temp.h(s * 11) % 2 AS device, s % 3 AS pack,
+                     least(c.start + make_interval(days => pg_temp.h(s * 3) % 365, secs => pg_temp.h(s * 7) % 86400),
+                           c.now - interval '1 minute') AS started) v,
+     generate_series(0, 5) AS f;
 
 RESET session_replication_role;
 VACUUM ANALYZE entitlements.customers, entitlements.transactions, entitlements.purchases, entitlements.ledger,

@@ -43,6 +43,9 @@ package struct DailyRollup: Sendable {
     /// Whether the summary holds days before today only (its figures change with the time, not only with the facts).
     package let closedDaysOnly: Bool
 
+    /// The most days one statement sums up.
+    static let daysPerStatement = 31
+
     package init(
         name: String, table: String, watermarks: String, closedDaysOnly: Bool = false, changedDays: String,
         select: String
@@ -66,6 +69,8 @@ package struct DailyRollup: Sendable {
     /// ``refresh(appID:client:logger:)`` inside the caller's transaction.
     package func refresh(appID: String, on connection: PostgresConnection, logger: Logger) async throws -> ReportDay {
         let key = "report:\(name):\(appID)"
+        // The first summary of a big app is statements estimated at millions of rows (see ReportQuery).
+        try await ReportQuery.configure(connection, logger: logger)
         try await connection.run("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
         var watermark: (tx: String, builtThrough: ReportDay?)?
         let marks = try await connection.checkedQuery(
@@ -98,8 +103,11 @@ package struct DailyRollup: Sendable {
             for ordinal in (built.ordinal + 1)...lastBuilt.ordinal { days.insert(ReportDay(ordinal: ordinal)) }
         }
         if days.isEmpty, watermark?.builtThrough == lastBuilt { return today }
-        if !days.isEmpty {
-            let list: [String] = days.sorted().map(\.description)
+        // A month per statement: the first summary of a big app is many statements within the statement timeout,
+        // not one past it.
+        let sorted: [String] = days.sorted().map(\.description)
+        for start in stride(from: 0, to: sorted.count, by: Self.daysPerStatement) {
+            let list = Array(sorted[start..<min(start + Self.daysPerStatement, sorted.count)])
             try await connection.run(
                 PostgresQuery(
                     unsafeSQL: "DELETE FROM \(table) WHERE app_id = $1 AND day = ANY($2::text[]::date[])",

@@ -113,30 +113,48 @@ package struct ReportTable: Sendable {
         totals = totals.map { $0 + [value] }
     }
 
-    /// The JSON document.
+    /// The JSON document, written into one string (a report may hold tens of thousands of rows).
     package func json() -> String {
         var text = "{\"report\":\(JSONString.quoted(report))"
+        text.reserveCapacity(256 + rows.count * columns.count * 24)
         text += ",\"from\":\"\(request.from)\",\"to\":\"\(request.to)\""
         text += ",\"environment\":" + (request.environment.map { JSONString.quoted($0.rawValue) } ?? "null")
         text += ",\"group_by\":[" + request.groupBy.map(JSONString.quoted).joined(separator: ",") + "]"
         text += ",\"columns\":[" + columns.map { JSONString.quoted($0.name) }.joined(separator: ",") + "]"
-        let names = columns.map { JSONString.quoted($0.name) }
-        text += ",\"rows\":[" + rows.map { Self.object(names, $0) }.joined(separator: ",") + "]"
-        let totalNames = totalColumns.map(JSONString.quoted)
-        text += ",\"totals\":[" + totals.map { Self.object(totalNames, $0) }.joined(separator: ",") + "]}"
+        text += ",\"rows\":"
+        Self.append(rows, keys: columns.map { JSONString.quoted($0.name) + ":" }, to: &text)
+        text += ",\"totals\":"
+        Self.append(totals, keys: totalColumns.map { JSONString.quoted($0) + ":" }, to: &text)
+        text += "}"
         return text
     }
 
     /// The CSV document.
     package func csv() -> String {
         var text = columns.map { ReportValue.text($0.name).csv }.joined(separator: ",") + "\r\n"
+        text.reserveCapacity(text.utf8.count + rows.count * columns.count * 12)
         for row in rows {
-            text += row.map(\.csv).joined(separator: ",") + "\r\n"
+            for (index, value) in row.enumerated() {
+                if index > 0 { text += "," }
+                text += value.csv
+            }
+            text += "\r\n"
         }
         return text
     }
 
-    private static func object(_ names: [String], _ values: [ReportValue]) -> String {
-        "{" + zip(names, values).map { "\($0):\($1.json)" }.joined(separator: ",") + "}"
+    /// Appends `[{key: value, ...}, ...]`; `keys` are quoted and end with `:`.
+    private static func append(_ rows: [[ReportValue]], keys: [String], to text: inout String) {
+        text += "["
+        for (number, row) in rows.enumerated() {
+            text += number == 0 ? "{" : ",{"
+            for (index, value) in row.enumerated() {
+                if index > 0 { text += "," }
+                text += keys[index]
+                text += value.json
+            }
+            text += "}"
+        }
+        text += "]"
     }
 }

@@ -127,15 +127,14 @@ enum ContentMigrations {
                 CREATE FUNCTION content.utc_start(d date) RETURNS timestamptz
                 LANGUAGE sql IMMUTABLE AS $$ SELECT d::timestamp AT TIME ZONE 'UTC' $$;
 
-                -- A day's downloads; what changed since a summary; a customer's earlier downloads of a file; the
-                -- devices of a range's file downloads (read from the index alone).
+                -- A day's downloads, and its file downloads; what changed since a summary; a customer's earlier
+                -- downloads of a file.
                 CREATE INDEX downloads_by_app_start ON content.downloads (app_id, started_at);
+                CREATE INDEX downloads_files_by_day ON content.downloads (app_id, started_at)
+                    WHERE completed AND range_end = file_size - 1;
                 CREATE INDEX downloads_changed ON content.downloads (app_id, changed_tx);
                 CREATE INDEX downloads_files_by_customer
                     ON content.downloads (app_id, app_user_id, product_id, version, path, download_id)
-                    WHERE completed AND range_end = file_size - 1;
-                CREATE INDEX downloads_file_devices
-                    ON content.downloads (app_id, started_at) INCLUDE (product_id, version, app_user_id, device_id)
                     WHERE completed AND range_end = file_size - 1;
 
                 -- Each app's daily summaries: closed UTC days only (today is worked out from the log at each read).
@@ -157,6 +156,17 @@ enum ContentMigrations {
                     bytes_sent bigint NOT NULL
                 );
                 CREATE INDEX report_download_days_by_day ON content.report_download_days (app_id, day);
+                -- The devices with a file download, once per day and version: distinct devices over any range and
+                -- grouping are counted from these (a device downloads a version's files together), not from the log.
+                CREATE TABLE content.report_download_devices (
+                    app_id text NOT NULL,
+                    day date NOT NULL,
+                    product_id text NOT NULL,
+                    version text NOT NULL,
+                    app_user_id text NOT NULL,
+                    device_id text NOT NULL
+                );
+                CREATE INDEX report_download_devices_by_day ON content.report_download_devices (app_id, day);
                 """
         ),
     ]

@@ -3,19 +3,36 @@ import PostgresNIO
 import ShopkeeperReports
 
 /// ``ReportRepository`` on PostgreSQL: the daily summary's downloads, re-downloads and bytes (``ReportRollups``),
-/// and the distinct devices of each row and of the whole range, counted from the log (distinct counts do not add up
-/// across days or versions; an index holds what they need).
+/// and the distinct devices of each row and of the whole range, counted from the summary of each day's devices per
+/// version (distinct counts do not add up across days or versions).
+///
+/// The two are computed once each (`MATERIALIZED`) and joined on keys a hash join can use (a dimension that is not
+/// grouped by is null on both sides, so `coalesce` with a value no key has): an estimate of one row must not make the
+/// planner recount the devices once per row.
 struct ReportPostgresRepository: ReportRepository {
     let client: PostgresClient
     let logger: Logger
 
     func downloads(appID: String, request: ReportRequest) async throws -> ReportTable {
         try await ReportRollups.downloads.refresh(appID: appID, client: client, logger: logger)
+        try await ReportRollups.devices.refresh(appID: appID, client: client, logger: logger)
         let (byDay, byVersion) = (request.groups(by: "day"), request.groups(by: "version"))
         let byProduct = byVersion || request.groups(by: "product")
         let (from, to): (String, String) = (request.from.description, request.to.description)
         let query = PostgresQuery(
             unsafeSQL: Self.sql, binds: try PostgresBindings(appID, from, to, byDay, byProduct, byVersion))
+        return try await ReportQuery.withConnection(client: client, logger: logger) { connection in
+            try await table(
+                request, query: query, byDay: byDay, byProduct: byProduct, byVersion: byVersion, appID: appID,
+                on: connection)
+        }
+    }
+
+    private func table(
+        _ request: ReportRequest, query: PostgresQuery, byDay: Bool, byProduct: Bool, byVersion: Bool, appID: String,
+        on connection: PostgresConnection
+    ) async throws -> ReportTable {
+        let (from, to): (String, String) = (request.from.description, request.to.description)
         var table = try await ReportQuery.table(
             report: "content", request: request,
             columns: [
@@ -27,13 +44,11 @@ struct ReportPostgresRepository: ReportRepository {
                 (ReportColumn("devices", .other), true),
                 (ReportColumn("bytes_sent", .sum), true),
             ],
-            query: query, client: client, logger: logger)
-        let devices = try await client.query(
+            query: query, on: connection, logger: logger)
+        let devices = try await connection.checkedQuery(
             """
-            SELECT count(DISTINCT (app_user_id, device_id)) FROM content.downloads
-            WHERE app_id = \(appID)::text AND started_at >= content.utc_start(\(from)::text::date)
-              AND started_at < content.utc_start(\(to)::text::date + 1)
-              AND completed AND range_end = file_size - 1
+            SELECT count(DISTINCT (app_user_id, device_id)) FROM content.report_download_devices
+            WHERE app_id = \(appID)::text AND day >= \(from)::text::date AND day <= \(to)::text::date
             """,
             logger: logger)
         for try await count in devices.decode(Int64.self) {
@@ -44,28 +59,25 @@ struct ReportPostgresRepository: ReportRepository {
 
     /// `$1` app, `$2`/`$3` the range, `$4`...`$6` grouping by day, product, version.
     static let sql = """
-        WITH sums AS (
+        WITH sums AS MATERIALIZED (
             SELECT CASE WHEN $4::boolean THEN day END AS day, CASE WHEN $5::boolean THEN product_id END AS product_id,
                    CASE WHEN $6::boolean THEN version END AS version, sum(downloads) AS downloads,
                    sum(redownloads) AS redownloads, sum(bytes_sent) AS bytes_sent
             FROM content.report_download_days
             WHERE app_id = $1::text AND day >= $2::text::date AND day <= $3::text::date
             GROUP BY 1, 2, 3
-        ), devices AS (
-            SELECT CASE WHEN $4::boolean THEN content.utc_day(started_at) END AS day,
-                   CASE WHEN $5::boolean THEN product_id END AS product_id,
-                   CASE WHEN $6::boolean THEN version END AS version,
-                   count(DISTINCT (app_user_id, device_id)) AS devices
-            FROM content.downloads
-            WHERE app_id = $1::text AND started_at >= content.utc_start($2::text::date)
-              AND started_at < content.utc_start($3::text::date + 1) AND completed AND range_end = file_size - 1
+        ), devices AS MATERIALIZED (
+            SELECT CASE WHEN $4::boolean THEN day END AS day, CASE WHEN $5::boolean THEN product_id END AS product_id,
+                   CASE WHEN $6::boolean THEN version END AS version, count(DISTINCT (app_user_id, device_id)) AS devices
+            FROM content.report_download_devices
+            WHERE app_id = $1::text AND day >= $2::text::date AND day <= $3::text::date
             GROUP BY 1, 2, 3
         )
         SELECT to_char(s.day, 'YYYY-MM-DD'), s.product_id, s.version, s.downloads::bigint, s.redownloads::bigint,
                coalesce(v.devices, 0)::bigint, s.bytes_sent::bigint
         FROM sums s
-        LEFT JOIN devices v ON v.day IS NOT DISTINCT FROM s.day AND v.product_id IS NOT DISTINCT FROM s.product_id
-            AND v.version IS NOT DISTINCT FROM s.version
+        LEFT JOIN devices v ON coalesce(v.day, '-infinity') = coalesce(s.day, '-infinity')
+            AND coalesce(v.product_id, '') = coalesce(s.product_id, '') AND coalesce(v.version, '') = coalesce(s.version, '')
         ORDER BY s.day, s.product_id, s.version
         """
 }

@@ -11,6 +11,9 @@ import ShopkeeperReports
 /// `billing_retry` count the subscriptions in that state now, on each day since their period ended (they are taken out
 /// of `expired`). App trials (the app's own, `POST /v1/customers/{id}/trial`) are the app's, whatever the environment;
 /// their conversions are the entitlements service's record (`entitlements.trial_conversions_v1`).
+///
+/// Each part is computed once (`MATERIALIZED`) and joined to the grid of days on keys a hash join can use (`coalesce`
+/// of a product that is not grouped by): an estimate must not make the planner compute a part once per day.
 struct ReportPostgresRepository: ReportRepository {
     let client: PostgresClient
     let logger: Logger
@@ -62,35 +65,35 @@ struct ReportPostgresRepository: ReportRepository {
                 app_id, day, environment, product_id, trial_starts, trial_ends, paid_starts, paid_ends,
                 new_subscriptions, trials_converted, renewals, reactivations, churned)
             WHERE environment = $5::text
-        ), flows AS (
+        ), flows AS MATERIALIZED (
             SELECT day, CASE WHEN $7::boolean THEN product_id END AS product_id,
                    sum(trial_starts) AS trial_starts, sum(trial_ends) AS trial_ends, sum(paid_starts) AS paid_starts,
                    sum(paid_ends) AS paid_ends, sum(new_subscriptions) AS new_subscriptions,
                    sum(trials_converted) AS trials_converted, sum(renewals) AS renewals,
                    sum(reactivations) AS reactivations, sum(churned) AS churned
             FROM facts GROUP BY 1, 2
-        ), base AS (
+        ), base AS MATERIALIZED (
             SELECT product_id, sum(trial_starts - trial_ends) AS trial, sum(paid_starts - paid_ends) AS active,
                    sum(churned - reactivations) AS over
             FROM flows WHERE day < $3::text::date GROUP BY 1
-        ), days AS (
+        ), days AS MATERIALIZED (
             SELECT g::date AS day
             FROM generate_series($3::text::date, $6::text::date, interval '1 day') AS g
-        ), app_trials AS (
+        ), app_trials AS MATERIALIZED (
             SELECT subscriptions.utc_day(t.started_at) AS day,
                    CASE WHEN $7::boolean THEN t.product_id END AS product_id, count(*) AS started
             FROM subscriptions.trials t
             WHERE t.app_id = $1::text AND t.started_at >= subscriptions.utc_start($3::text::date)
               AND t.started_at < subscriptions.utc_start($6::text::date + 1)
             GROUP BY 1, 2
-        ), app_conversions AS (
+        ), app_conversions AS MATERIALIZED (
             SELECT subscriptions.utc_day(c.converted_at) AS day,
                    CASE WHEN $7::boolean THEN c.product_id END AS product_id, count(*) AS converted
             FROM entitlements.trial_conversions_v1 c
             WHERE c.app_id = $1::text AND c.converted_at >= subscriptions.utc_start($3::text::date)
               AND c.converted_at < subscriptions.utc_start($6::text::date + 1)
             GROUP BY 1, 2
-        ), in_trouble AS (
+        ), in_trouble AS MATERIALIZED (
             SELECT product_id, expires_at, grace_expires_at,
                    state = 'billing_retry'
                        OR (state IN ('trial', 'active', 'grace_period') AND access_until <= now() AND billing_retry)
@@ -100,7 +103,7 @@ struct ReportPostgresRepository: ReportRepository {
               AND (state IN ('grace_period', 'billing_retry') OR billing_retry)
               AND (state = 'billing_retry' OR (state = 'grace_period' AND access_until > now())
                    OR (state IN ('trial', 'active', 'grace_period') AND access_until <= now() AND billing_retry))
-        ), trouble AS (
+        ), trouble AS MATERIALIZED (
             SELECT d.day, CASE WHEN $7::boolean THEN s.product_id END AS product_id,
                    count(*) FILTER (WHERE s.expires_at < cut.at AND s.grace_expires_at >= cut.at) AS grace,
                    count(*) FILTER (
@@ -110,7 +113,7 @@ struct ReportPostgresRepository: ReportRepository {
             CROSS JOIN LATERAL (SELECT least(subscriptions.utc_start(d.day + 1), now()) AS at) cut
             CROSS JOIN in_trouble s
             GROUP BY 1, 2
-        ), keys AS (
+        ), keys AS MATERIALIZED (
             SELECT product_id FROM flows
             UNION SELECT product_id FROM app_trials
             UNION SELECT product_id FROM app_conversions
@@ -131,11 +134,11 @@ struct ReportPostgresRepository: ReportRepository {
                    0)::bigint
         FROM days d
         CROSS JOIN keys k
-        LEFT JOIN flows f ON f.day = d.day AND f.product_id IS NOT DISTINCT FROM k.product_id
-        LEFT JOIN base b ON b.product_id IS NOT DISTINCT FROM k.product_id
-        LEFT JOIN app_trials t ON t.day = d.day AND t.product_id IS NOT DISTINCT FROM k.product_id
-        LEFT JOIN app_conversions c ON c.day = d.day AND c.product_id IS NOT DISTINCT FROM k.product_id
-        LEFT JOIN trouble x ON x.day = d.day AND x.product_id IS NOT DISTINCT FROM k.product_id
+        LEFT JOIN flows f ON f.day = d.day AND coalesce(f.product_id, '') = coalesce(k.product_id, '')
+        LEFT JOIN base b ON coalesce(b.product_id, '') = coalesce(k.product_id, '')
+        LEFT JOIN app_trials t ON t.day = d.day AND coalesce(t.product_id, '') = coalesce(k.product_id, '')
+        LEFT JOIN app_conversions c ON c.day = d.day AND coalesce(c.product_id, '') = coalesce(k.product_id, '')
+        LEFT JOIN trouble x ON x.day = d.day AND coalesce(x.product_id, '') = coalesce(k.product_id, '')
         WHERE k.product_id IS NOT NULL OR NOT $7::boolean
         WINDOW w AS (PARTITION BY k.product_id ORDER BY d.day)
         ORDER BY d.day, k.product_id
