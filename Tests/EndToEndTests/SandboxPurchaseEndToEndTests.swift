@@ -149,10 +149,12 @@ import Testing
                     "store,currency,purchases,renewals,units,revenue_milliunits,refunds,refunded_milliunits",
                     "app_store,USD,1,0,1,990,0,0", "play_store,,1,0,1,,0,",
                 ], "\(sales.output)")
-            let consumables = try runCLI(["report", "consumables", "--group-by", "product"], environment: cliEnvironment)
+            let consumables = try runCLI(
+                ["report", "consumables", "--group-by", "product"], environment: cliEnvironment)
             #expect(consumables.status == 0, "\(consumables.output)")
             #expect(consumables.output.contains("fertilizer_10  10      0      0"), "\(consumables.output)")
-            let refused = try runCLI(["report", "sales", "--from", "2026-02-01", "--to", "2026-01-01"], environment: cliEnvironment)
+            let refused = try runCLI(
+                ["report", "sales", "--from", "2026-02-01", "--to", "2026-01-01"], environment: cliEnvironment)
             #expect(refused.status != 0 && refused.output.contains("invalid_query"), "\(refused.output)")
 
             try await stack.stop()
