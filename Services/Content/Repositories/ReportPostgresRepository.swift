@@ -4,7 +4,8 @@ import ShopkeeperReports
 
 /// ``ReportRepository`` on PostgreSQL: the daily summary's downloads, re-downloads and bytes (``ReportRollups``),
 /// and the distinct devices of each row and of the whole range, counted from the summary of each day's devices per
-/// version (distinct counts do not add up across days or versions).
+/// version (distinct counts do not add up across days or versions). Distinct pairs are taken with `SELECT DISTINCT`,
+/// which hashes, not `count(DISTINCT (a, b))`, which sorts the pairs as records (five times slower here).
 ///
 /// The two are computed once each (`MATERIALIZED`) and joined on keys a hash join can use (a dimension that is not
 /// grouped by is null on both sides, so `coalesce` with a value no key has): an estimate of one row must not make the
@@ -47,8 +48,10 @@ struct ReportPostgresRepository: ReportRepository {
             query: query, on: connection, logger: logger)
         let devices = try await connection.checkedQuery(
             """
-            SELECT count(DISTINCT (app_user_id, device_id)) FROM content.report_download_devices
-            WHERE app_id = \(appID)::text AND day >= \(from)::text::date AND day <= \(to)::text::date
+            SELECT count(*) FROM (
+                SELECT DISTINCT app_user_id, device_id FROM content.report_download_devices
+                WHERE app_id = \(appID)::text AND day >= \(from)::text::date AND day <= \(to)::text::date
+            ) d
             """,
             logger: logger)
         for try await count in devices.decode(Int64.self) {
@@ -67,10 +70,14 @@ struct ReportPostgresRepository: ReportRepository {
             WHERE app_id = $1::text AND day >= $2::text::date AND day <= $3::text::date
             GROUP BY 1, 2, 3
         ), devices AS MATERIALIZED (
-            SELECT CASE WHEN $4::boolean THEN day END AS day, CASE WHEN $5::boolean THEN product_id END AS product_id,
-                   CASE WHEN $6::boolean THEN version END AS version, count(DISTINCT (app_user_id, device_id)) AS devices
-            FROM content.report_download_devices
-            WHERE app_id = $1::text AND day >= $2::text::date AND day <= $3::text::date
+            SELECT day, product_id, version, count(*) AS devices
+            FROM (
+                SELECT DISTINCT CASE WHEN $4::boolean THEN day END AS day,
+                       CASE WHEN $5::boolean THEN product_id END AS product_id,
+                       CASE WHEN $6::boolean THEN version END AS version, app_user_id, device_id
+                FROM content.report_download_devices
+                WHERE app_id = $1::text AND day >= $2::text::date AND day <= $3::text::date
+            ) d
             GROUP BY 1, 2, 3
         )
         SELECT to_char(s.day, 'YYYY-MM-DD'), s.product_id, s.version, s.downloads::bigint, s.redownloads::bigint,

@@ -119,6 +119,9 @@ final class ProxyExchange: UpstreamResponseReceiver {
                 connection.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
             }
         case (.streaming(let connection, let downstream), .end):
+            // The last parts may have left reading off (the client could not take them): a pooled connection that
+            // is not read would keep its next request waiting until the read timeout.
+            connection.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
             plan.pool.release(connection, reusable: downstream.keepAlive)
             write(.end(nil), flush: true)
             finish(status: downstream.status)
