@@ -93,6 +93,11 @@ import Testing
             #expect(status.lastError == "store_unavailable")
             // Claimed for a minute: no other claim gets it meanwhile.
             #expect(try await repository.claim(limit: 10, lease: .seconds(60)).isEmpty)
+            // Handed back by a replica shutting down: due again at once, the cursor and figures as they were.
+            try await repository.release(again)
+            let released = try #require(try await repository.claim(limit: 10, lease: .seconds(60)).first)
+            #expect(released.checkedUntil == seen)
+            #expect(try await repository.status(appID: "app").first?.recovered == 2)
         }
     }
 

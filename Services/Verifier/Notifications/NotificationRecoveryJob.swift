@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import ShopkeeperCore
 import ShopkeeperHTTP
 
 /// Finds the App Store notifications that never reached Shopkeeper (downtime, a network failure, a bad deploy) and
@@ -10,7 +11,8 @@ import ShopkeeperHTTP
 /// an overlap up to now, through ``NotificationRecovery``, and then moves the last seen time to now.
 ///
 /// Replicas: a claim leases each (app, environment) to one replica (`FOR UPDATE SKIP LOCKED`, then a lease in
-/// `next_run_at`). Should two read the same range anyway (a lease ran out), nothing is done twice: the inbox records
+/// `next_run_at`); a replica shutting down mid-run hands its pair back, one that crashes holds it for the lease.
+/// Should two read the same range anyway (a lease ran out), nothing is done twice: the inbox records
 /// a notification once per `notificationUUID`, and the cursor only moves forward. A failed run leaves the cursor
 /// where it was, so the range is read again.
 struct NotificationRecoveryJob: Service {
@@ -41,7 +43,10 @@ struct NotificationRecoveryJob: Service {
     func runOnce() async -> Int {
         let claimed: [RecoveryCursor]
         do {
-            claimed = try await repository.claim(limit: batchSize, lease: lease)
+            // A claim that committed is always seen (and so handed back on shutdown), never lost to a cancellation.
+            claimed = try await uncancelled { [repository, batchSize, lease] in
+                try await repository.claim(limit: batchSize, lease: lease)
+            }
         } catch {
             if !Task.isCancelled {
                 logger.error(
@@ -83,6 +88,11 @@ struct NotificationRecoveryJob: Service {
                 cursor, checkedUntil: end, recovered: recorded,
                 lastRecoveredAt: lastRecordedAt.flatMap { $0 == .distantPast ? nil : $0 }, nextRunIn: settings.interval)
         } catch {
+            if Task.isCancelled {
+                // Shutting down mid-run: hand the pair back now rather than hold it until the lease runs out.
+                await uncancelled { try? await repository.release(cursor) }
+                return
+            }
             logger.warning(
                 "notification recovery failed; the range is read again next time",
                 metadata: ["app_id": "\(cursor.appID)", "error": "\(error)"])

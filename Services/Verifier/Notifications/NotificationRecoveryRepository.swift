@@ -57,6 +57,8 @@ protocol NotificationRecoveryRepository: Sendable {
     ) async throws
     /// Records a failed run: the cursor stays, the error is kept, the next run is after `nextRunIn`.
     func fail(_ cursor: RecoveryCursor, error: String, nextRunIn: Duration) async throws
+    /// Hands a claimed pair back unread (its replica is shutting down): due again at once, nothing recorded.
+    func release(_ cursor: RecoveryCursor) async throws
     /// The job's state for one app, one row per environment it has run for.
     func status(appID: String) async throws -> [RecoveryStatus]
 }
@@ -130,6 +132,16 @@ struct NotificationRecoveryPostgresRepository: NotificationRecoveryRepository {
             """
             UPDATE verifier.notification_recovery SET
                 last_run_at = now(), last_error = \(error), next_run_at = now() + make_interval(secs => \(seconds))
+            WHERE app_id = \(cursor.appID) AND environment = \(environment)
+            """,
+            logger: logger)
+    }
+
+    func release(_ cursor: RecoveryCursor) async throws {
+        let environment: String = cursor.environment.rawValue
+        try await client.query(
+            """
+            UPDATE verifier.notification_recovery SET next_run_at = now()
             WHERE app_id = \(cursor.appID) AND environment = \(environment)
             """,
             logger: logger)

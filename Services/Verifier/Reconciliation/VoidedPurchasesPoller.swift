@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperStores
 
@@ -68,7 +69,8 @@ struct VoidedPurchasesPoller: Service {
                     metadata: ["app_id": "\(lease.appID)", "reason": "\(failure)"])
             }
             do {
-                try await cursors.release(lease, pause: pause, error: failure)
+                // Even when shutting down: the cursor's progress is saved, the app due again after `pause`.
+                try await uncancelled { try await cursors.release(lease, pause: pause, error: failure) }
             } catch {
                 // The lease runs out and the app is polled again from the saved cursor.
                 logger.warning(
