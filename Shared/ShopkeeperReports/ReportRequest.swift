@@ -39,6 +39,9 @@ package enum ReportFormat: String, Sendable, CaseIterable {
 package struct ReportRequest: Sendable, Equatable {
     /// The most days one report covers (`from` and `to` included).
     package static let maximumDays = 400
+    /// About how many rows one JSON page holds when `limit` is not given (``ReportPaging``), and the most it may ask.
+    package static let defaultLimit = 10_000
+    package static let maximumLimit = 100_000
 
     package var from: ReportDay
     package var to: ReportDay
@@ -47,21 +50,25 @@ package struct ReportRequest: Sendable, Equatable {
     /// `nil` for reports that are not kept per environment.
     package var environment: StoreEnvironment?
     package var format: ReportFormat
+    /// About how many rows a JSON page grouped by day holds (``ReportPaging``).
+    package var limit: Int
 
     package init(
-        from: ReportDay, to: ReportDay, groupBy: [String], environment: StoreEnvironment?, format: ReportFormat
+        from: ReportDay, to: ReportDay, groupBy: [String], environment: StoreEnvironment?, format: ReportFormat,
+        limit: Int = ReportRequest.defaultLimit
     ) {
         self.from = from
         self.to = to
         self.groupBy = groupBy
         self.environment = environment
         self.format = format
+        self.limit = limit
     }
 
     /// Whether the rows are grouped by `dimension`.
     package func groups(by dimension: String) -> Bool { groupBy.contains(dimension) }
 
-    /// Reads `from`, `to`, `group_by`, `environment` and `format` from `query`, and the format from `accept` when
+    /// Reads `from`, `to`, `group_by`, `environment`, `format` and `limit` from `query`, and the format from `accept` when
     /// `format` is not given: CSV when the header names `text/csv` before any `application/json`. Every problem is
     /// reported at once (400 `invalid_query`).
     package static func read(
@@ -119,8 +126,17 @@ package struct ReportRequest: Sendable, Equatable {
                 problems.append(FieldProblem(pointer: "?format", detail: "must be json or csv"))
             }
         }
+        var limit = defaultLimit
+        if let text = single("limit") {
+            if let given = Int(text), (1...maximumLimit).contains(given) {
+                limit = given
+            } else {
+                problems.append(FieldProblem(pointer: "?limit", detail: "must be a whole number from 1 to \(maximumLimit)"))
+            }
+        }
         guard problems.isEmpty, let from, let to else { throw .invalidQuery(problems) }
-        return ReportRequest(from: from, to: to, groupBy: groupBy, environment: environment, format: format)
+        return ReportRequest(
+            from: from, to: to, groupBy: groupBy, environment: environment, format: format, limit: limit)
     }
 
     private static func groupBy(_ text: String?, spec: ReportSpec, problems: inout [FieldProblem]) -> [String] {

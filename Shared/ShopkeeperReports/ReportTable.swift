@@ -60,8 +60,9 @@ package struct ReportColumn: Sendable, Hashable {
 
 /// A report's answer: the request it answers, its columns, its rows and their totals.
 ///
-/// JSON: `{"report", "from", "to", "environment", "group_by", "columns", "rows", "totals"}`, each row and each total an
-/// object keyed by column name in column order. CSV: a header line of the column names, then one line per row (no
+/// JSON: `{"report", "from", "to", "environment", "group_by", "columns", "rows", "totals", "next_from"}`, each row and
+/// each total an object keyed by column name in column order; `to` is the last day the answer covers and `next_from`
+/// the first day of the next page, or null (``ReportPaging``). CSV: a header line of the column names, then one line per row (no
 /// totals), `\r\n` line ends, empty fields for null.
 package struct ReportTable: Sendable {
     package var report: String
@@ -71,6 +72,8 @@ package struct ReportTable: Sendable {
     /// Column names of ``totals``: the dimensions totals are kept apart by (sales: the currency), then the figures.
     package var totalColumns: [String]
     package var totals: [[ReportValue]]
+    /// The first day of the next page, when the answer is one page of a longer range (``ReportPaging``).
+    package var nextFrom: ReportDay?
 
     /// A table whose totals are the sums of its ``ReportColumn/Role/sum`` columns, one total per distinct value of
     /// `totalsBy` (one total when empty).
@@ -125,6 +128,7 @@ package struct ReportTable: Sendable {
         Self.append(rows, keys: columns.map { JSONString.quoted($0.name) + ":" }, to: &text)
         text += ",\"totals\":"
         Self.append(totals, keys: totalColumns.map { JSONString.quoted($0) + ":" }, to: &text)
+        text += ",\"next_from\":" + (nextFrom.map { "\"\($0)\"" } ?? "null")
         text += "}"
         return text
     }

@@ -51,10 +51,13 @@ package struct ReportDocument: Decodable, Sendable {
     package var columns: [String]
     package var rows: [[String: Cell]]
     package var totals: [[String: Cell]]
+    /// The first day of the next page, or nil on the last.
+    package var nextFrom: String?
 
     enum CodingKeys: String, CodingKey {
         case report, from, to, environment, columns, rows, totals
         case groupBy = "group_by"
+        case nextFrom = "next_from"
     }
 
     package init(_ body: some Collection<UInt8>) throws {

@@ -143,6 +143,57 @@ struct SalesReportTests {
         }
     }
 
+    @Test("A long report comes in pages of whole days that add up to the whole; CSV is always the whole range")
+    func pagesOfWholeDays() async throws {
+        try await EntitlementsHarness.run { harness in
+            // Days 6, 5, 3 and 1 ago: 3, 1, 2 and 2 rows (a storefront each) by day and storefront.
+            let storefronts: [(Int, [String])] = [
+                (6, ["USA", "FRA", "GBR"]), (5, ["USA"]), (3, ["USA", "CAN"]), (1, ["DEU", "USA"]),
+            ]
+            var index = 0
+            for (daysAgo, fronts) in storefronts {
+                for (offset, front) in fronts.enumerated() {
+                    let sale = F.sale(at: F.day(daysAgo).addingTimeInterval(Double(60 * offset)), storefront: front)
+                    _ = try await harness.applied([sale], user: "pager-\(index)")
+                    index += 1
+                }
+            }
+            let range = "from=\(F.name(6))&to=\(F.name(0))&group_by=day,storefront"
+            let whole = try await harness.reportDocument("sales", range)
+            #expect(whole.rows.count == 8)
+            #expect(whole.nextFrom == nil)
+            #expect(whole.to == F.name(0))
+
+            // About 3 rows a page: day 6 (3 rows); days 5 to 2 (3); day 1 through the end (2).
+            var pages: [ReportDocument] = []
+            var from = F.name(6)
+            while pages.count < 10 {
+                let page = try await harness.reportDocument(
+                    "sales", "from=\(from)&to=\(F.name(0))&group_by=day,storefront&limit=3")
+                pages.append(page)
+                guard let next = page.nextFrom else { break }
+                from = next
+            }
+            #expect(pages.map(\.from) == [F.name(6), F.name(5), F.name(1)])
+            #expect(pages.map(\.to) == [F.name(6), F.name(2), F.name(0)])
+            #expect(pages.map(\.rows.count) == [3, 3, 2])
+            #expect(pages.flatMap(\.rows) == whole.rows)
+            #expect(pages[1].total(currency: "USD")?["purchases"] == 3)
+
+            // A day with more rows than the limit is one page; without `day` the limit does not apply.
+            let crowded = try await harness.reportDocument(
+                "sales", "from=\(F.name(6))&to=\(F.name(0))&group_by=day,storefront&limit=1")
+            #expect(crowded.rows.count == 3 && crowded.nextFrom == F.name(5))
+            let byStorefront = try await harness.reportDocument(
+                "sales", "from=\(F.name(6))&to=\(F.name(0))&group_by=storefront&limit=1")
+            #expect(byStorefront.rows.count == 5 && byStorefront.nextFrom == nil)
+            // CSV is the export: every row, whatever the limit.
+            let csv = try await harness.report("sales", range + "&limit=1&format=csv")
+            #expect(ReportDocument.parseCSV(String(buffer: csv.body)) == whole.csvLines)
+            #expect(try await harness.report("sales", range + "&limit=0").status == .badRequest)
+        }
+    }
+
     @Test("CSV holds the JSON's rows, asked for by query or by Accept")
     func csvEqualsJSON() async throws {
         try await EntitlementsHarness.run { harness in

@@ -43,6 +43,8 @@ import Testing
         #expect(request.groupBy == ["day"])
         #expect(request.environment == .production)
         #expect(request.format == .json)
+        #expect(request.limit == ReportRequest.defaultLimit)
+        #expect(try Self.read("from=2026-03-01&to=2026-03-31&limit=100000").limit == 100_000)
         // Dimensions come back in the report's own order, whatever order they were asked in.
         let grouped = try Self.read("from=2026-03-01&to=2026-03-31&group_by=storefront,day,product&environment=sandbox")
         #expect(grouped.groupBy == ["day", "product", "storefront"])
@@ -65,10 +67,10 @@ import Testing
 
     @Test func everyProblemIsReportedAtOnce() {
         #expect {
-            _ = try Self.read("from=2026-13-01&group_by=week&environment=staging&format=xml")
+            _ = try Self.read("from=2026-13-01&group_by=week&environment=staging&format=xml&limit=100001")
         } throws: { error in
             guard case RequestError.invalidQuery(let problems) = error else { return false }
-            return problems.map(\.pointer) == ["?from", "?to", "?group_by", "?environment", "?format"]
+            return problems.map(\.pointer) == ["?from", "?to", "?group_by", "?environment", "?format", "?limit"]
         }
     }
 

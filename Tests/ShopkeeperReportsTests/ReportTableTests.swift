@@ -47,7 +47,10 @@ import Testing
                 + #"{"day":"2026-03-02","currency":null,"purchases":1,"revenue_milliunits":null}],"totals":["#
                 + #"{"currency":"EUR","purchases":2,"revenue_milliunits":3580},"#
                 + #"{"currency":"USD","purchases":4,"revenue_milliunits":7960},"#
-                + #"{"currency":null,"purchases":1,"revenue_milliunits":null}]}"#)
+                + #"{"currency":null,"purchases":1,"revenue_milliunits":null}],"next_from":null}"#)
+        var page = Self.table
+        page.nextFrom = ReportDay("2026-03-03")
+        #expect(page.json().hasSuffix(#""next_from":"2026-03-03"}"#))
     }
 
     @Test func csvQuotesWhatNeedsIt() {

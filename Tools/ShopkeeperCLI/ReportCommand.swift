@@ -104,6 +104,9 @@ enum ReportPrinter {
             let ordered = columns.filter(totalColumns.contains) + totalColumns.filter { !columns.contains($0) }
             text += "\ntotals\n" + render(columns: ordered, rows: totals)
         }
+        if let next = document["next_from"] as? String, let to = document["to"] as? String {
+            text += "\nthrough \(to) only (a page of the range): the rest from --from \(next)\n"
+        }
         return text
     }
 

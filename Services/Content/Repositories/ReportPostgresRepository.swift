@@ -17,16 +17,20 @@ struct ReportPostgresRepository: ReportRepository {
     func downloads(appID: String, request: ReportRequest) async throws -> ReportTable {
         try await ReportRollups.downloads.refresh(appID: appID, client: client, logger: logger)
         try await ReportRollups.devices.refresh(appID: appID, client: client, logger: logger)
+        let (request, nextFrom) = try await ReportPaging.firstPage(
+            of: request, summary: ReportRollups.downloads.table, appID: appID, client: client, logger: logger)
         let (byDay, byVersion) = (request.groups(by: "day"), request.groups(by: "version"))
         let byProduct = byVersion || request.groups(by: "product")
         let (from, to): (String, String) = (request.from.description, request.to.description)
         let query = PostgresQuery(
             unsafeSQL: Self.sql, binds: try PostgresBindings(appID, from, to, byDay, byProduct, byVersion))
-        return try await ReportQuery.withConnection(client: client, logger: logger) { connection in
+        var answer = try await ReportQuery.withConnection(client: client, logger: logger) { connection in
             try await table(
                 request, query: query, byDay: byDay, byProduct: byProduct, byVersion: byVersion, appID: appID,
                 on: connection)
         }
+        answer.nextFrom = nextFrom
+        return answer
     }
 
     private func table(

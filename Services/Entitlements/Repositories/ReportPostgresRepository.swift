@@ -13,6 +13,8 @@ struct ReportPostgresRepository: ReportRepository {
 
     func sales(appID: String, request: ReportRequest) async throws -> ReportTable {
         try await ReportRollups.sales.refresh(appID: appID, client: client, logger: logger)
+        let (request, nextFrom) = try await ReportPaging.firstPage(
+            of: request, summary: ReportRollups.sales.table, appID: appID, client: client, logger: logger)
         let environment: String = request.environment?.rawValue ?? "production"
         let byProduct = request.groups(by: "product")
         let query = PostgresQuery(
@@ -20,7 +22,7 @@ struct ReportPostgresRepository: ReportRepository {
             binds: try PostgresBindings(
                 appID, request.from.description, request.to.description, environment, request.groups(by: "day"),
                 byProduct, request.groups(by: "store"), request.groups(by: "storefront")))
-        return try await ReportQuery.table(
+        var table = try await ReportQuery.table(
             report: "sales", request: request,
             columns: [
                 (ReportColumn("day", .dimension), request.groups(by: "day")),
@@ -37,10 +39,14 @@ struct ReportPostgresRepository: ReportRepository {
                 (ReportColumn("refunded_milliunits", .sum), true),
             ],
             query: query, totalsBy: ["currency"], client: client, logger: logger)
+        table.nextFrom = nextFrom
+        return table
     }
 
     func usage(appID: String, request: ReportRequest) async throws -> ReportTable {
         try await ReportRollups.usage.refresh(appID: appID, client: client, logger: logger)
+        let (request, nextFrom) = try await ReportPaging.firstPage(
+            of: request, summary: ReportRollups.usage.table, appID: appID, client: client, logger: logger)
         let environment: String = request.environment?.rawValue ?? "production"
         let byProduct = request.groups(by: "product")
         let query = PostgresQuery(
@@ -48,7 +54,7 @@ struct ReportPostgresRepository: ReportRepository {
             binds: try PostgresBindings(
                 appID, request.from.description, request.to.description, environment, request.groups(by: "day"),
                 request.groups(by: "app_version"), byProduct))
-        return try await ReportQuery.table(
+        var table = try await ReportQuery.table(
             report: "usage", request: request,
             columns: [
                 (ReportColumn("day", .dimension), request.groups(by: "day")),
@@ -60,16 +66,20 @@ struct ReportPostgresRepository: ReportRepository {
                 (ReportColumn("units", .sum), true),
             ],
             query: query, client: client, logger: logger)
+        table.nextFrom = nextFrom
+        return table
     }
 
     func consumables(appID: String, request: ReportRequest) async throws -> ReportTable {
         try await ReportRollups.consumables.refresh(appID: appID, client: client, logger: logger)
+        let (request, nextFrom) = try await ReportPaging.firstPage(
+            of: request, summary: ReportRollups.consumables.table, appID: appID, client: client, logger: logger)
         let query = PostgresQuery(
             unsafeSQL: Self.consumablesSQL,
             binds: try PostgresBindings(
                 appID, request.from.description, request.to.description, request.groups(by: "day"),
                 request.groups(by: "product")))
-        return try await ReportQuery.table(
+        var table = try await ReportQuery.table(
             report: "consumables", request: request,
             columns: [
                 (ReportColumn("day", .dimension), request.groups(by: "day")),
@@ -79,6 +89,8 @@ struct ReportPostgresRepository: ReportRepository {
                 (ReportColumn("refunded", .sum), true),
             ],
             query: query, client: client, logger: logger)
+        table.nextFrom = nextFrom
+        return table
     }
 
     /// `$1` app, `$2`/`$3` the range, `$4` environment, `$5`...`$8` grouping by day, product, store, storefront.

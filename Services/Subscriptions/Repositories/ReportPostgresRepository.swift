@@ -20,6 +20,8 @@ struct ReportPostgresRepository: ReportRepository {
 
     func subscriptions(appID: String, request: ReportRequest) async throws -> ReportTable {
         let today = try await ReportRollups.days.refresh(appID: appID, client: client, logger: logger)
+        let (request, nextFrom) = try await ReportPaging.firstPage(
+            of: request, summary: ReportRollups.days.table, appID: appID, client: client, logger: logger)
         let window = ReportWindow(request, today: today)
         let environment: String = request.environment?.rawValue ?? "production"
         let last: String = min(request.to, today).description
@@ -28,7 +30,7 @@ struct ReportPostgresRepository: ReportRepository {
             unsafeSQL: Self.sql,
             binds: try PostgresBindings(
                 appID, window.liveDays, window.closedFrom, window.closedTo, environment, last, byProduct))
-        return try await ReportQuery.table(
+        var table = try await ReportQuery.table(
             report: "subscriptions", request: request,
             columns: [
                 (ReportColumn("day", .dimension), true),
@@ -48,6 +50,8 @@ struct ReportPostgresRepository: ReportRepository {
                 (ReportColumn("expired", .other), true),
             ],
             query: query, client: client, logger: logger)
+        table.nextFrom = nextFrom
+        return table
     }
 
     /// `$1` app, `$2` today when in the range, `$3` from, `$4` the last closed day of the range, `$5` environment,
