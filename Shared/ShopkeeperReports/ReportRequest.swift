@@ -131,7 +131,8 @@ package struct ReportRequest: Sendable, Equatable {
             if let given = Int(text), (1...maximumLimit).contains(given) {
                 limit = given
             } else {
-                problems.append(FieldProblem(pointer: "?limit", detail: "must be a whole number from 1 to \(maximumLimit)"))
+                problems.append(
+                    FieldProblem(pointer: "?limit", detail: "must be a whole number from 1 to \(maximumLimit)"))
             }
         }
         guard problems.isEmpty, let from, let to else { throw .invalidQuery(problems) }
