@@ -111,7 +111,7 @@ let package = Package(
             "ShopkeeperReports",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird,
-                .hummingbirdCore, .postgresNIO, .logging, .nioCore,
+                .hummingbirdCore, .postgresNIO, .logging, .nioCore, .serviceLifecycle,
             ]
         ),
         .shared(

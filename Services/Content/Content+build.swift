@@ -4,7 +4,9 @@ import Logging
 import PostgresNIO
 import Prometheus
 import ShopkeeperClients
+import ServiceLifecycle
 import ShopkeeperHTTP
+import ShopkeeperReports
 
 /// Builds the content application: the same function serves `main` and the tests.
 func buildApplication(
@@ -14,6 +16,7 @@ func buildApplication(
     let logger = Logger(label: "content")
     let database = settings.service.database.makeClient(logger: logger)
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+    let startup = StartupGate()
     let storage = DiskContentStorage(root: settings.storageDirectory, reserveBytes: settings.limits.reserveBytes)
     try await storage.prepare()
     let router = buildRouter(
@@ -24,9 +27,24 @@ func buildApplication(
         settings: settings.service,
         database: database,
         migrations: ContentMigrations.runner,
-        services: [HTTPClientService(client: httpClient)],
+        services: [HTTPClientService(client: httpClient)]
+            + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger),
+        startup: startup,
         logger: logger
     )
+}
+
+/// The background refresh of the downloads and devices summaries (none when turned off).
+func reportRefresher(_ interval: Duration?, database: PostgresClient, startup: StartupGate, logger: Logger)
+    -> [any Service]
+{
+    guard let interval else { return [] }
+    return [
+        ReportSummaryRefresher(
+            rollups: [ReportRollups.downloads, ReportRollups.devices],
+            apps: ReportSummaryRefresher.distinctApps(in: "content.downloads"), interval: interval, client: database,
+            startup: startup, logger: logger)
+    ]
 }
 
 /// The signed client of the entitlements service's internal API.

@@ -1,6 +1,7 @@
 import Foundation
 import ShopkeeperCore
 import ShopkeeperHTTP
+import ShopkeeperReports
 
 /// The content service's settings: the common ones plus
 ///
@@ -18,6 +19,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_CONTENT_READ_CHUNK_BYTES` | `262144` | how much of a file is read from disk at a time while downloading |
 /// | `SHOPKEEPER_ENTITLEMENTS_URL` | `http://127.0.0.1:8083` | the entitlements service (who owns what) |
 /// | `SHOPKEEPER_ENTITLEMENTS_TIMEOUT_SECONDS` | `10` | one call to the entitlements service |
+/// | `SHOPKEEPER_REPORT_REFRESH_SECONDS` | `300` | how often the report summaries of every app are brought up to date in the background, so a report request never builds them; `0`: only report requests do |
 struct ContentSettings: Sendable {
     /// The development-only URL signing key; production must set its own.
     static let developmentURLSecret = "shopkeeper-development-content-url-secret-not-for-production"
@@ -31,6 +33,8 @@ struct ContentSettings: Sendable {
     var readChunkBytes: Int
     var entitlementsURL: URL
     var entitlementsTimeout: Duration
+    /// ``ReportSummaryRefresher``'s interval; nil: off.
+    var reportRefresh: Duration? = .seconds(300)
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> ContentSettings
@@ -67,7 +71,8 @@ struct ContentSettings: Sendable {
                 "SHOPKEEPER_CONTENT_READ_CHUNK_BYTES", default: 256 << 10, in: 4096...(16 << 20)),
             entitlementsURL: try environment.httpURL("SHOPKEEPER_ENTITLEMENTS_URL", default: "http://127.0.0.1:8083"),
             entitlementsTimeout: try environment.seconds(
-                "SHOPKEEPER_ENTITLEMENTS_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120)
+                "SHOPKEEPER_ENTITLEMENTS_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
+            reportRefresh: try ReportRefreshSetting.read(from: environment)
         )
     }
 }

@@ -4,7 +4,9 @@ import Logging
 import PostgresNIO
 import Prometheus
 import ShopkeeperClients
+import ServiceLifecycle
 import ShopkeeperHTTP
+import ShopkeeperReports
 
 /// Builds the entitlements application: the same function serves `main` and the tests.
 ///
@@ -44,10 +46,23 @@ func buildApplication(
             SubscriptionRelayService(
                 relay: SubscriptionChangeRelay(client: database, logger: logger), interval: settings.relayInterval,
                 startup: startup, logger: logger),
-        ],
+        ] + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger),
         startup: startup,
         logger: logger
     )
+}
+
+/// The background refresh of the sales, usage and consumables summaries (none when turned off).
+func reportRefresher(_ interval: Duration?, database: PostgresClient, startup: StartupGate, logger: Logger)
+    -> [any Service]
+{
+    guard let interval else { return [] }
+    return [
+        ReportSummaryRefresher(
+            rollups: [ReportRollups.sales, ReportRollups.usage, ReportRollups.consumables],
+            apps: ReportSummaryRefresher.distinctApps(in: "entitlements.transactions"), interval: interval,
+            client: database, startup: startup, logger: logger)
+    ]
 }
 
 /// The signed client of the subscriptions service's internal API.

@@ -1,6 +1,7 @@
 import Foundation
 import ShopkeeperCore
 import ShopkeeperHTTP
+import ShopkeeperReports
 
 /// The entitlements service's settings: the common ones plus
 ///
@@ -21,6 +22,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_SUBSCRIPTIONS_URL` | `http://127.0.0.1:8084` | the subscriptions service (trials, eligibility) |
 /// | `SHOPKEEPER_SUBSCRIPTIONS_TIMEOUT_SECONDS` | `10` | one call to the subscriptions service |
 /// | `SHOPKEEPER_SUBSCRIPTION_RELAY_MS` | `250` | how often an idle replica relays subscription changes to events, webhooks and its cache |
+/// | `SHOPKEEPER_REPORT_REFRESH_SECONDS` | `300` | how often the report summaries of every app are brought up to date in the background, so a report request never builds them; `0`: only report requests do |
 struct EntitlementsSettings: Sendable {
     var service: ServiceSettings
     var webhooks: WebhookSettings
@@ -32,6 +34,8 @@ struct EntitlementsSettings: Sendable {
     var subscriptionsURL: URL
     var subscriptionsTimeout: Duration
     var relayInterval: Duration
+    /// ``ReportSummaryRefresher``'s interval; nil: off.
+    var reportRefresh: Duration? = .seconds(300)
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> EntitlementsSettings
@@ -73,7 +77,8 @@ struct EntitlementsSettings: Sendable {
             subscriptionsTimeout: try environment.seconds(
                 "SHOPKEEPER_SUBSCRIPTIONS_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
             relayInterval: .milliseconds(
-                try environment.int("SHOPKEEPER_SUBSCRIPTION_RELAY_MS", default: 250, in: 10...60_000))
+                try environment.int("SHOPKEEPER_SUBSCRIPTION_RELAY_MS", default: 250, in: 10...60_000)),
+            reportRefresh: try ReportRefreshSetting.read(from: environment)
         )
     }
 }

@@ -2,7 +2,9 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import Prometheus
+import ServiceLifecycle
 import ShopkeeperHTTP
+import ShopkeeperReports
 
 /// Builds the subscriptions application: the same function serves `main` and the tests.
 func buildApplication(
@@ -22,10 +24,22 @@ func buildApplication(
         settings: settings.service,
         database: database,
         migrations: SubscriptionsMigrations.runner,
-        services: [sweeper],
+        services: [sweeper] + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger),
         startup: startup,
         logger: logger
     )
+}
+
+/// The background refresh of the subscriptions summary (none when turned off).
+func reportRefresher(_ interval: Duration?, database: PostgresClient, startup: StartupGate, logger: Logger)
+    -> [any Service]
+{
+    guard let interval else { return [] }
+    return [
+        ReportSummaryRefresher(
+            rollups: [ReportRollups.days], apps: ReportSummaryRefresher.distinctApps(in: "subscriptions.periods"),
+            interval: interval, client: database, startup: startup, logger: logger)
+    ]
 }
 
 /// The subscriptions service's routes and middleware: internal ones (its customers' routes go through entitlements,
