@@ -3,8 +3,8 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import Prometheus
-import ShopkeeperClients
 import ServiceLifecycle
+import ShopkeeperClients
 import ShopkeeperHTTP
 import ShopkeeperReports
 

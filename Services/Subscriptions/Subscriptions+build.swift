@@ -24,7 +24,8 @@ func buildApplication(
         settings: settings.service,
         database: database,
         migrations: SubscriptionsMigrations.runner,
-        services: [sweeper] + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger),
+        services: [sweeper]
+            + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger),
         startup: startup,
         logger: logger
     )

@@ -67,7 +67,8 @@ package struct ReportSummaryRefresher: Service {
             for try await app in rows.decode(String.self) { found.append(app) }
         } catch {
             if !Task.isCancelled {
-                logger.warning("could not list the apps to summarize", metadata: ["error": "\(String(reflecting: error))"])
+                logger.warning(
+                    "could not list the apps to summarize", metadata: ["error": "\(String(reflecting: error))"])
             }
             return 0
         }
