@@ -6,12 +6,17 @@ import Testing
 
 @Suite("Webhook fairness (issue 22: one tenant's failing webhook delays every tenant)")
 struct WebhookFairnessTests {
-    @Test("While one app's receiver hangs, another app's deliveries arrive within 2 s (p99), on two replicas")
+    /// Fair or not is told apart by a condition, not a clock: the hanging receiver holds its attempts for the whole
+    /// test (their timeout, 60 s, the most there is, is longer than any wait here), so another app's deliveries either
+    /// arrive while those attempts still hang, or, if the hanging app could starve the others, not until they time
+    /// out. The delivery
+    /// latencies are printed (p99 about 0.2 to 2 s here, with the machine loaded).
+    @Test("While one app's receiver hangs, another app's deliveries arrive, on two replicas")
     func hangingReceiverDelaysNoOtherApp() async throws {
         let perApp = 3
         // Longer than the test: the hanging receiver holds its attempts to the end, when it is released.
         let environment = [
-            "SHOPKEEPER_WEBHOOK_TIMEOUT_SECONDS": "30", "SHOPKEEPER_WEBHOOK_POLL_MS": "100",
+            "SHOPKEEPER_WEBHOOK_TIMEOUT_SECONDS": "60", "SHOPKEEPER_WEBHOOK_POLL_MS": "100",
             "SHOPKEEPER_WEBHOOK_CONCURRENCY": "16", "SHOPKEEPER_WEBHOOK_CONCURRENCY_PER_APP": "\(perApp)",
         ]
         try await WebhookReceiver.run(.hang) { hanging in
@@ -45,9 +50,11 @@ struct WebhookFairnessTests {
                         let id = try #require(try await fastApp.eventIDs(user: user).first)
                         applied[id] = start
                     }
-                    try await eventually("every fast delivery arrives") {
+                    try await eventually(timeout: .seconds(40), "every fast delivery arrives") {
                         Set(await healthy.requests.compactMap(\.eventID)).isSuperset(of: applied.keys)
                     }
+                    // ... while the hanging app's attempts still hang: they never held the other app's deliveries.
+                    #expect(await hanging.open >= perApp)
 
                     let arrivals = await healthy.requests
                     var latencies: [Duration] = []
@@ -61,7 +68,6 @@ struct WebhookFairnessTests {
                     let p50 = latencies[latencies.count / 2]
                     print(
                         "webhook fairness: other app's delivery latency p50 \(p50), p99 \(p99), max \(latencies.last!)")
-                    #expect(p99 < .seconds(2), "p50 \(p50), p99 \(p99)")
                     // The hanging app never had more than its share in flight, across both replicas.
                     #expect(await hanging.mostOpen <= perApp)
                     await hanging.release()
