@@ -1,0 +1,24 @@
+-- wrk script: GET /v1/customers/bench-<i> for customers spread over CUSTOMERS ids (Benchmarks/customers/seed.sql),
+-- with the public key of KEY. MIX=uniform: every customer alike; MIX=zipf: a skewed mix (Zipf, s = 1: the k-th most
+-- asked customer is asked about 1/k as often as the first), the hot ones scattered over the ids.
+local customers = tonumber(os.getenv("CUSTOMERS") or "100000")
+local zipf = os.getenv("MIX") == "zipf"
+local log_n = math.log(customers)
+
+function init(args)
+    math.randomseed(os.time() * 1000 + (tonumber(tostring({}):match("0x(%x+)"), 16) or 0) % 1000)
+    wrk.headers["Authorization"] = "Bearer " .. os.getenv("KEY")
+end
+
+local function pick()
+    if zipf then
+        -- P(rank <= k) = ln(k) / ln(n) for s = 1, sampled by inversion.
+        local rank = math.floor(math.exp(math.random() * log_n)) - 1
+        return (rank * 7919) % customers
+    end
+    return math.random(0, customers - 1)
+end
+
+function request()
+    return wrk.format("GET", "/v1/customers/bench-" .. pick())
+end
