@@ -43,7 +43,9 @@ import Testing
                         "app_transactions", "subscriptions", "trials", "purchase_devices",
                     ]
                     let offending = scans.filter { line in
-                        perCustomer.contains { line.contains("Seq Scan on \($0) ") || line.hasSuffix("Seq Scan on \($0)") }
+                        perCustomer.contains {
+                            line.contains("Seq Scan on \($0) ") || line.hasSuffix("Seq Scan on \($0)")
+                        }
                     }
                     #expect(offending.isEmpty, "\(plan.joined(separator: "\n"))")
                     try await connection.query("DEALLOCATE customer_info_plan", logger: logger)
