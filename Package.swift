@@ -289,7 +289,7 @@ let package = Package(
             "EndToEndTests",
             dependencies: [
                 "ShopkeeperTestSupport", "ShopkeeperModels", "ShopkeeperDatabase", "ShopkeeperCore", .crypto,
-                .asyncHTTPClient, .hummingbird, .hummingbirdTesting, .postgresNIO,
+                .asyncHTTPClient, .hummingbird, .hummingbirdTesting, .postgresNIO, .nioCore, .nioPosix,
             ]),
     ]
 )

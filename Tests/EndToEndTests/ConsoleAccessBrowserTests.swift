@@ -4,10 +4,11 @@ import Testing
 /// The console with the keyboard alone, in a phone-sized window, and every page once (same suite and stack as
 /// ``ConsoleBrowserTests``).
 extension ConsoleBrowserTests {
-    @Test func signInAndFindACustomerWithTheKeyboardAlone() async throws {
+    @Test(arguments: Browser.Kind.allCases)
+    func signInAndFindACustomerWithTheKeyboardAlone(_ kind: Browser.Kind) async throws {
         let world = try self.world
         let (customer, _, _) = try await Self.customerWithAccess(world)
-        try await world.browse("console-keyboard") { browser in
+        try await world.browse("console-keyboard", in: kind) { browser in
             // The page puts focus in the key field; typing and Enter sign in.
             try await Self.waitForFocus(browser, "e.id === 'sign-in-key'")
             try await browser.typeKeys(world.secretKey)
@@ -15,7 +16,9 @@ extension ConsoleBrowserTests {
             _ = try await browser.element("#app-name", containing: "Demo Garden")
             try await world.waitForPage(browser, "Overview")
 
-            try await Self.tab(browser, until: "e.matches('#nav a') && e.textContent === 'Customers'")
+            // Back from the page's heading to the navigation above it (forward, Firefox would pass through its own
+            // toolbar first).
+            try await Self.tab(browser, backwards: true, until: "e.matches('#nav a') && e.textContent === 'Customers'")
             #expect(try await Self.outlineShown(browser), "focus is visible")
             try await browser.press(Browser.Keys.enter)
             try await world.waitForPage(browser, "Customers")
@@ -46,6 +49,7 @@ extension ConsoleBrowserTests {
         }
     }
 
+    /// Chromium only: Firefox's window is never narrower than 500 pixels, wider than a phone.
     @Test func aPhoneSizedWindowShowsTheOverviewWithoutSidewaysScrolling() async throws {
         let world = try self.world
         try await world.browse("console-phone", width: 390, height: 844) { browser in
@@ -70,9 +74,10 @@ extension ConsoleBrowserTests {
         }
     }
 
-    @Test func everyPageLoadsAndSaysWhatItShows() async throws {
+    @Test(arguments: Browser.Kind.allCases)
+    func everyPageLoadsAndSaysWhatItShows(_ kind: Browser.Kind) async throws {
         let world = try self.world
-        try await world.browse("console-pages") { browser in
+        try await world.browse("console-pages", in: kind) { browser in
             try await world.signIn(browser)
             for (route, heading) in [
                 ("/content", "Content"), ("/settings", "Settings"), ("/audit", "Audit log"),
@@ -97,9 +102,11 @@ extension ConsoleBrowserTests {
 
     // MARK: Keyboard helpers
 
-    /// Whether the focused element (`e` in `condition`) satisfies `condition`.
+    /// Whether the focused element (`e` in `condition`) satisfies `condition`, with the focus in the page (Tab in
+    /// Firefox also visits the browser's own toolbar, while the page's `activeElement` stays what it was).
     static func focus(_ browser: Browser, _ condition: String) async throws -> Bool {
-        try await browser.execute("const e = document.activeElement; return Boolean(e && (\(condition)));") as? Bool
+        try await browser.execute(
+            "const e = document.activeElement; return Boolean(document.hasFocus() && e && (\(condition)));") as? Bool
             ?? false
     }
 
@@ -107,10 +114,16 @@ extension ConsoleBrowserTests {
         try await browser.waitFor("focus on \(condition)") { try await focus(browser, condition) ? true : nil }
     }
 
-    /// Presses Tab until the focused element satisfies `condition` (at most `limit` times).
-    static func tab(_ browser: Browser, until condition: String, limit: Int = 60) async throws {
+    /// Presses Tab (Shift+Tab `backwards`) until the focused element satisfies `condition` (at most `limit` times).
+    static func tab(_ browser: Browser, backwards: Bool = false, until condition: String, limit: Int = 60)
+        async throws
+    {
         for _ in 0..<limit {
-            try await browser.press(Browser.Keys.tab)
+            if backwards {
+                try await browser.press(Browser.Keys.tab, holding: Browser.Keys.shift)
+            } else {
+                try await browser.press(Browser.Keys.tab)
+            }
             if try await focus(browser, condition) { return }
         }
         throw Browser.Failure("Tab never reached \(condition)")

@@ -11,9 +11,10 @@ import Testing
         get throws { try #require(ConsoleWorld.current, "the console world did not start") }
     }
 
-    @Test func signingInWithASecretKeyKeepsNoKeyInTheBrowserAndA401ReturnsToSignIn() async throws {
+    @Test(arguments: Browser.Kind.allCases)
+    func signingInWithASecretKeyKeepsNoKeyInTheBrowserAndA401ReturnsToSignIn(_ kind: Browser.Kind) async throws {
         let world = try self.world
-        try await world.browse("console-sign-in") { browser in
+        try await world.browse("console-sign-in", in: kind) { browser in
             // A wrong key is refused in words.
             let key = try await browser.element("#sign-in-key")
             try await key.type("sk_not_a_real_key")
@@ -69,11 +70,12 @@ import Testing
         }
     }
 
-    @Test func theOverviewShowsTheReportAPIsFigures() async throws {
+    @Test(arguments: Browser.Kind.allCases)
+    func theOverviewShowsTheReportAPIsFigures(_ kind: Browser.Kind) async throws {
         let world = try self.world
         let to = Self.day(0)
         let from = Self.day(-41)
-        try await world.browse("console-overview") { browser in
+        try await world.browse("console-overview", in: kind) { browser in
             try await world.signIn(browser)
             try await world.go(browser, "/overview?from=\(from)&to=\(to)&environment=production")
             let shown = try await Self.figures(browser)
@@ -108,10 +110,11 @@ import Testing
         }
     }
 
-    @Test func findACustomerByTransactionIDAndReadWhyTheyHaveAccess() async throws {
+    @Test(arguments: Browser.Kind.allCases)
+    func findACustomerByTransactionIDAndReadWhyTheyHaveAccess(_ kind: Browser.Kind) async throws {
         let world = try self.world
         let (customer, entitlement, transactionID) = try await Self.customerWithAccess(world)
-        try await world.browse("console-find-customer") { browser in
+        try await world.browse("console-find-customer", in: kind) { browser in
             try await world.signIn(browser)
             try await world.go(browser, "/customers")
             let search = try await browser.element("input[name=query]")

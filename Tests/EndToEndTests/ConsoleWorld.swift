@@ -7,7 +7,7 @@ import Testing
 
 /// One stack for the whole console suite: the sandbox store, every service with content, the gateway serving the
 /// repository's `Console/` folder, the demo shop seeded and connected with the CLI and given some weeks of sales
-/// (`shopkeeper seed sales`), and one headless Chromium. Started once by ``ConsoleWorldTrait`` around the suite and
+/// (`shopkeeper seed sales`), and one headless browser of each kind (Chromium and Firefox). Started once by ``ConsoleWorldTrait`` around the suite and
 /// reached by its tests through ``current``.
 final class ConsoleWorld: Sendable {
     @TaskLocal static var current: ConsoleWorld?
@@ -16,7 +16,7 @@ final class ConsoleWorld: Sendable {
 
     let sandbox: ServiceProcess
     let stack: GatewayStack
-    let browser: Browser
+    let browsers: [Browser.Kind: Browser]
     let appID: String
     let publicKey: String
     let secretKey: String
@@ -26,12 +26,13 @@ final class ConsoleWorld: Sendable {
     var consoleURL: String { stack.gateway.baseURL + "/console" }
 
     private init(
-        sandbox: ServiceProcess, stack: GatewayStack, browser: Browser, appID: String, publicKey: String,
+        sandbox: ServiceProcess, stack: GatewayStack, browsers: [Browser.Kind: Browser], appID: String,
+        publicKey: String,
         secretKey: String, sandboxState: URL
     ) {
         self.sandbox = sandbox
         self.stack = stack
-        self.browser = browser
+        self.browsers = browsers
         self.appID = appID
         self.publicKey = publicKey
         self.secretKey = secretKey
@@ -88,25 +89,30 @@ final class ConsoleWorld: Sendable {
         let sales = try runCLI(["seed", "sales", "--customers", "8", "--weeks", "6"], environment: environment)
         guard sales.status == 0 else { throw Browser.Failure("seed sales failed: \(sales.output)") }
 
-        let browser = try await Browser.start()
+        var browsers: [Browser.Kind: Browser] = [:]
+        for kind in Browser.Kind.allCases { browsers[kind] = try await Browser.start(kind) }
         return ConsoleWorld(
-            sandbox: sandbox, stack: stack, browser: browser, appID: keys["SHOPKEEPER_APP_ID"] ?? "",
+            sandbox: sandbox, stack: stack, browsers: browsers, appID: keys["SHOPKEEPER_APP_ID"] ?? "",
             publicKey: keys["SHOPKEEPER_PUBLIC_KEY"] ?? "", secretKey: keys["SHOPKEEPER_SECRET_KEY"] ?? "",
             sandboxState: state)
     }
 
     func stop() async throws {
-        await browser.quit()
+        for browser in browsers.values { await browser.quit() }
         try await stack.stop()
         try await sandbox.stop()
         try? FileManager.default.removeItem(at: sandboxState)
     }
 
-    /// Runs one test's browsing from a signed-out console page in a wide window; on failure the harness's screenshot
-    /// and page text are written as `<name>.png` and `<name>.txt`.
-    func browse(_ name: String, width: Int = 1280, height: Int = 900, _ body: (Browser) async throws -> Void)
-        async throws
-    {
+    /// Runs one test's browsing in the browser of `kind`, from a signed-out console page in a wide window; on
+    /// failure the harness's screenshot and page text are written as `<name>.png` and `<name>.txt` (with the
+    /// browser's name after `name` for Firefox).
+    func browse(
+        _ name: String, in kind: Browser.Kind = .chromium, width: Int = 1280, height: Int = 900,
+        _ body: (Browser) async throws -> Void
+    ) async throws {
+        guard let browser = browsers[kind] else { throw Browser.Failure("no \(kind.rawValue) in the console world") }
+        let name = kind == .chromium ? name : "\(name)-\(kind.rawValue)"
         do {
             try await browser.setWindowSize(width: width, height: height)
             try await browser.open(consoleURL)

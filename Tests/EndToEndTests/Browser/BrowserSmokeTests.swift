@@ -1,16 +1,28 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Testing
 
-/// The browser harness itself: a headless Chromium loads a page and runs its script.
+/// The browser harness itself: each headless browser loads a page over HTTP and runs its script.
 @Suite struct BrowserSmokeTests {
-    @Test func aHeadlessChromiumLoadsAPageAndRunsItsScript() async throws {
-        try await Browser.with("browser-smoke") { browser in
-            let html =
-                "<html><body><h1 id=t>hello</h1><script>document.getElementById('t').textContent += ' world'"
-                + "</script></body></html>"
-            try await browser.open("data:text/html;base64," + Data(html.utf8).base64EncodedString())
-            let text = try await browser.text(of: "#t") { $0 == "hello world" }
-            #expect(text == "hello world")
+    @Test(arguments: Browser.Kind.allCases)
+    func aHeadlessBrowserLoadsAPageAndRunsItsScript(_ kind: Browser.Kind) async throws {
+        let router = Router()
+        router.get("/") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string: "<html><body><h1 id=t>hello</h1><script>"
+                            + "document.getElementById('t').textContent += ' world'</script></body></html>")))
+        }
+        try await Application(router: router).test(.live) { client in
+            try await Browser.with("browser-smoke", in: kind) { browser in
+                try await browser.open("http://127.0.0.1:\(client.port ?? 0)/")
+                let text = try await browser.text(of: "#t") { $0 == "hello world" }
+                #expect(text == "hello world")
+                #expect(try await browser.execute("return navigator.userAgent") as? String != nil)
+            }
         }
     }
 }

@@ -2,33 +2,58 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Testing
 
-/// A headless Chromium driven over W3C WebDriver through Debian's `chromedriver` (`chromium-driver`): the console's
-/// pages run in a real browser, against the real stack. `scripts/test` installs both packages when missing.
+/// A real browser, headless, driven over W3C WebDriver: Chromium through Debian's `chromedriver` (`chromium-driver`),
+/// or Firefox (`firefox-esr`) through Marionette, which speaks the same commands (``MarionetteWire``). The console's
+/// pages run in it against the real stack. `scripts/test` installs the packages when missing.
 final class Browser: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }
     }
 
+    /// The browsers the console is held to.
+    enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case chromium
+        case firefox
+
+        var testDescription: String { rawValue }
+    }
+
     /// The key W3C WebDriver names an element reference by.
     static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
-    private let driver: Process
-    private let driverURL: String
-    private let sessionID: String
+    /// How commands reach the browser.
+    private enum Wire {
+        case chromeDriver(driver: Process, url: String, sessionID: String)
+        case marionette(MarionetteWire)
+    }
+
+    let kind: Kind
+    private let wire: Wire
     /// Where screenshots of failed tests go (`SHOPKEEPER_TEST_OUTPUT`, default `.build/test-output`).
     let outputFolder: URL
 
-    private init(driver: Process, driverURL: String, sessionID: String, outputFolder: URL) {
-        self.driver = driver
-        self.driverURL = driverURL
-        self.sessionID = sessionID
-        self.outputFolder = outputFolder
+    private init(kind: Kind, wire: Wire) {
+        self.kind = kind
+        self.wire = wire
+        outputFolder = URL(
+            fileURLWithPath: ProcessInfo.processInfo.environment["SHOPKEEPER_TEST_OUTPUT"]
+                ?? FileManager.default.currentDirectoryPath + "/.build/test-output")
+    }
+
+    /// Starts a headless browser of `kind` in a window of `width` x `height`.
+    static func start(_ kind: Kind = .chromium, width: Int = 1280, height: Int = 900) async throws -> Browser {
+        switch kind {
+        case .chromium: try await startChromium(width: width, height: height)
+        case .firefox:
+            Browser(kind: .firefox, wire: .marionette(try await MarionetteWire.start(width: width, height: height)))
+        }
     }
 
     /// Starts `chromedriver` on a free port and a headless Chromium session in a window of `width` x `height`.
-    static func start(width: Int = 1280, height: Int = 900) async throws -> Browser {
+    private static func startChromium(width: Int, height: Int) async throws -> Browser {
         let environment = ProcessInfo.processInfo.environment
         let driverPath = environment["SHOPKEEPER_CHROMEDRIVER"] ?? "/usr/bin/chromedriver"
         let chromium = environment["SHOPKEEPER_CHROMIUM"] ?? "/usr/bin/chromium"
@@ -81,25 +106,28 @@ final class Browser: @unchecked Sendable {
             driver.terminate()
             throw Failure("chromedriver made no session: \(created)")
         }
-        let output = URL(
-            fileURLWithPath: environment["SHOPKEEPER_TEST_OUTPUT"]
-                ?? FileManager.default.currentDirectoryPath + "/.build/test-output")
-        return Browser(driver: driver, driverURL: driverURL, sessionID: id, outputFolder: output)
+        return Browser(kind: .chromium, wire: .chromeDriver(driver: driver, url: driverURL, sessionID: id))
     }
 
-    /// Ends the session and stops the driver.
+    /// Ends the session and stops the browser.
     func quit() async {
-        _ = try? await command(.DELETE, "")
-        driver.terminate()
-        // Polled: `waitUntilExit()` needs a run loop that a test's task does not run.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while driver.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        switch wire {
+        case .chromeDriver(let driver, _, _):
+            _ = try? await command(.DELETE, "")
+            driver.terminate()
+            // Polled: `waitUntilExit()` needs a run loop that a test's task does not run.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while driver.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        case .marionette(let marionette):
+            await marionette.close()
+        }
     }
 
-    /// Runs `body` with a new browser; on failure a screenshot and the page's text are written to the output folder
-    /// as `<name>.png` and `<name>.txt`, then the error is thrown on.
-    static func with(_ name: String, _ body: (Browser) async throws -> Void) async throws {
-        let browser = try await start()
+    /// Runs `body` with a new browser of `kind`; on failure a screenshot and the page's text are written to the
+    /// output folder as `<name>.png` and `<name>.txt` (`<name>-firefox...` for Firefox), then the error is thrown on.
+    static func with(_ name: String, in kind: Kind = .chromium, _ body: (Browser) async throws -> Void) async throws {
+        let name = kind == .chromium ? name : "\(name)-\(kind.rawValue)"
+        let browser = try await start(kind)
         do {
             try await body(browser)
         } catch {
@@ -170,11 +198,28 @@ final class Browser: @unchecked Sendable {
         let id: String
         let browser: Browser
 
-        func click() async throws { _ = try await browser.command(.POST, "/element/\(id)/click", [:]) }
-        func clear() async throws { _ = try await browser.command(.POST, "/element/\(id)/clear", [:]) }
+        func click() async throws {
+            try await whenInteractable { try await browser.command(.POST, "/element/\(id)/click", [:]) }
+        }
+        func clear() async throws {
+            try await whenInteractable { try await browser.command(.POST, "/element/\(id)/clear", [:]) }
+        }
         /// Types `text` into the element (after a click that focuses it).
         func type(_ text: String) async throws {
-            _ = try await browser.command(.POST, "/element/\(id)/value", ["text": text])
+            try await whenInteractable { try await browser.command(.POST, "/element/\(id)/value", ["text": text]) }
+        }
+
+        /// Runs `action` once the element can take it, as a person waits for a field the page is still showing (a
+        /// page's script may show it a moment after it exists; Firefox refuses to type into it until then).
+        private func whenInteractable(_ action: () async throws -> Any?) async throws {
+            try await browser.waitFor("element \(id) to take input") { () async throws -> Bool? in
+                do {
+                    _ = try await action()
+                    return true
+                } catch let failure as Failure where failure.description.contains("not interactable") {
+                    return nil
+                }
+            }
         }
         var text: String {
             get async throws { try await browser.command(.GET, "/element/\(id)/text") as? String ?? "" }
@@ -262,6 +307,15 @@ final class Browser: @unchecked Sendable {
         _ = try await command(.POST, "/actions", ["actions": [["type": "key", "id": "keyboard", "actions": actions]]])
     }
 
+    /// Presses `key` while holding `modifier` (Shift+Tab), on whatever has focus.
+    func press(_ key: String, holding modifier: String) async throws {
+        let actions: [[String: Any]] = [
+            ["type": "keyDown", "value": modifier], ["type": "keyDown", "value": key],
+            ["type": "keyUp", "value": key], ["type": "keyUp", "value": modifier],
+        ]
+        _ = try await command(.POST, "/actions", ["actions": [["type": "key", "id": "keyboard", "actions": actions]]])
+    }
+
     /// Types `text` on whatever has focus, one key press per character, as a keyboard user would.
     func typeKeys(_ text: String) async throws {
         var actions: [[String: Any]] = []
@@ -280,6 +334,7 @@ final class Browser: @unchecked Sendable {
     /// WebDriver's codes of special keys.
     enum Keys {
         static let tab = "\u{E004}"
+        static let shift = "\u{E008}"
         static let enter = "\u{E007}"
         static let escape = "\u{E00C}"
         static let space = "\u{E00D}"
@@ -288,6 +343,10 @@ final class Browser: @unchecked Sendable {
     // MARK: Wire
 
     fileprivate func command(_ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
+        guard case .chromeDriver(_, let driverURL, let sessionID) = wire else {
+            guard case .marionette(let marionette) = wire else { return nil }
+            return try await marionette.command(method, path, body)
+        }
         let answer = try await Self.send(method, driverURL + "/session/\(sessionID)" + path, body: body)
         if let value = answer["value"] as? [String: Any], let error = value["error"] as? String {
             throw Failure("WebDriver \(method) \(path): \(error): \(value["message"] as? String ?? "")")
