@@ -44,6 +44,8 @@ struct ChannelProxy: Sendable {
     /// Sends downloads from the content volume, when the gateway can read it.
     let files: FileDelivery?
     let logger: Logger
+    /// Whether every request goes on to the router (tracing on: the router's middleware makes each request's span).
+    var leavesAllToRouter = false
 
     /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
     static let ownPrefixes: [Substring] = [
@@ -92,7 +94,7 @@ struct ChannelProxy: Sendable {
 
     /// The plan for `request` from the client connection's `peer`, or `nil` to leave it to the router.
     func plan(for request: HTTPRequest, on eventLoop: any EventLoop, peer: @autoclosure () -> SocketAddress?) -> Plan? {
-        guard request.method == .get, let target = request.path else { return nil }
+        guard request.method == .get, !leavesAllToRouter, let target = request.path else { return nil }
         // One pass over the headers for the few this decision reads.
         var authorization: String?
         var givenRequestID: String?
