@@ -112,8 +112,9 @@ enum PurchaseOutcome: String, Sendable, CaseIterable {
     /// The outcome of an applied purchase.
     static func of(_ outcomes: [TransactionOutcome]) -> PurchaseOutcome {
         let kinds = outcomes.map(\.outcome)
-        if kinds.contains(where: { [.granted, .credited, .transferred, .subscriptionRecorded, .reinstated].contains($0) })
-        {
+        if kinds.contains(where: {
+            [.granted, .credited, .transferred, .subscriptionRecorded, .reinstated].contains($0)
+        }) {
             return .granted
         }
         if !kinds.isEmpty && kinds.allSatisfy({ $0 == .alreadyApplied }) { return .duplicate }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Log timestamps: RFC 3339 in UTC with milliseconds (`2026-05-01T09:41:07.042Z`), written by hand from

@@ -30,11 +30,15 @@ import Testing
             #expect(metrics.value(purchases, ["store": "app_store", "outcome": "granted"]) == 1)
             #expect(metrics.value(purchases, ["store": "app_store", "outcome": "duplicate"]) == 2)
             let receiptCall = ["store": "app_store", "endpoint": "verify_receipt"]
-            #expect((metrics.value("shopkeeper_store_requests_total", receiptCall.merging(["result": "2xx"]) { $1 }) ?? 0) >= 1)
+            #expect(
+                (metrics.value("shopkeeper_store_requests_total", receiptCall.merging(["result": "2xx"]) { $1 }) ?? 0)
+                    >= 1)
             #expect((metrics.value("shopkeeper_store_request_duration_seconds_count", receiptCall) ?? 0) >= 1)
 
             // A forged JWS: refused with a code, counted under that code.
-            let forged = try await shop.purchase(["app_user_id": "alice", "signed_transaction": String(jws.dropLast(4))])
+            let forged = try await shop.purchase([
+                "app_user_id": "alice", "signed_transaction": String(jws.dropLast(4)),
+            ])
             #expect(forged.0 == 422, "\(forged.1)")
             let code = try #require(forged.1["code"] as? String)
             metrics = try await verifier.metrics()
@@ -66,29 +70,70 @@ import Testing
                     _ = try await shop.get("/v1/catalog?platform=app_store")
                     _ = try await shop.get("/v1/catalog?platform=app_store")
                     return try await shop.stack.gateway.metrics(port: shop.stack.gateway.metricsPort)
-                }, until: { ($0.value("shopkeeper_cache_lookups_total", ["cache": "gateway_response", "result": "hit"]) ?? 0) >= 1 })
-            #expect((gatewayMetrics.value("shopkeeper_cache_lookups_total", ["cache": "api_key", "result": "hit"]) ?? 0) >= 1)
-            #expect((gatewayMetrics.value("shopkeeper_cache_lookups_total", ["cache": "gateway_response", "result": "hit"]) ?? 0) >= 1)
+                },
+                until: {
+                    ($0.value("shopkeeper_cache_lookups_total", ["cache": "gateway_response", "result": "hit"]) ?? 0)
+                        >= 1
+                })
+            #expect(
+                (gatewayMetrics.value("shopkeeper_cache_lookups_total", ["cache": "api_key", "result": "hit"]) ?? 0)
+                    >= 1)
+            #expect(
+                (gatewayMetrics.value("shopkeeper_cache_lookups_total", ["cache": "gateway_response", "result": "hit"])
+                    ?? 0) >= 1)
             let entitlementsMetrics = try await NotifiedStoreWorld.eventually(
                 {
                     _ = try await shop.get("/v1/customers/alice")
                     return try await shop.stack.entitlements.metrics()
-                }, until: { ($0.value("shopkeeper_cache_lookups_total", ["cache": "customer_info", "result": "hit"]) ?? 0) >= 1 })
-            #expect((entitlementsMetrics.value("shopkeeper_cache_lookups_total", ["cache": "customer_info", "result": "hit"]) ?? 0) >= 1)
-            #expect((entitlementsMetrics.value("shopkeeper_cache_lookups_total", ["cache": "customer_info", "result": "miss"]) ?? 0) >= 1)
+                },
+                until: {
+                    ($0.value("shopkeeper_cache_lookups_total", ["cache": "customer_info", "result": "hit"]) ?? 0) >= 1
+                })
+            #expect(
+                (entitlementsMetrics.value(
+                    "shopkeeper_cache_lookups_total", ["cache": "customer_info", "result": "hit"]) ?? 0) >= 1)
+            #expect(
+                (entitlementsMetrics.value(
+                    "shopkeeper_cache_lookups_total", ["cache": "customer_info", "result": "miss"]) ?? 0) >= 1)
 
             // The backlog gauges, read from the database every second: every purchase above was applied at once,
             // and no notification or webhook waits.
             let gauges = try await NotifiedStoreWorld.eventually(
                 { try await verifier.metrics() },
-                until: { $0.value("shopkeeper_apply_pending") != nil && $0.value("shopkeeper_notification_backlog") != nil })
+                until: {
+                    $0.value("shopkeeper_apply_pending") != nil && $0.value("shopkeeper_notification_backlog") != nil
+                })
             #expect(gauges.value("shopkeeper_apply_pending") == 0)
             #expect(gauges.value("shopkeeper_notification_backlog") == 0)
             #expect(gauges.value("shopkeeper_notification_backlog_oldest_seconds") == 0)
             let webhooks = try await NotifiedStoreWorld.eventually(
-                { try await shop.stack.entitlements.metrics() }, until: { $0.value("shopkeeper_webhook_backlog") != nil })
+                { try await shop.stack.entitlements.metrics() },
+                until: { $0.value("shopkeeper_webhook_backlog") != nil })
             #expect(webhooks.value("shopkeeper_webhook_backlog") == 0)
+
+            // Every series the Grafana dashboard queries is one these services emit (webhook attempts aside: this
+            // shop has no webhook, so none was attempted).
+            var scraped = gatewayMetrics.names.union(webhooks.names).union(gauges.names)
+            for service in [shop.stack.catalog, shop.stack.subscriptions] {
+                scraped.formUnion(try await service.metrics().names)
+            }
+            let queried = try Self.dashboardMetrics().subtracting(["shopkeeper_webhook_deliveries_total"])
+            #expect(!queried.isEmpty)
+            #expect(queried.subtracting(scraped).isEmpty, "not emitted: \(queried.subtracting(scraped).sorted())")
         }
+    }
+
+    /// The metric names `deploy/grafana/shopkeeper-dashboard.json` queries.
+    static func dashboardMetrics() throws -> Set<String> {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("deploy/grafana/shopkeeper-dashboard.json")
+        let dashboard = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+        let panels = dashboard?["panels"] as? [[String: Any]] ?? []
+        let queries = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        return Set(
+            queries.flatMap { query in
+                query.matches(of: #/\b(?:shopkeeper|hb|http_server)_[a-z0-9_]+/#).map { String($0.output) }
+            })
     }
 
     @Test func oneTraceSpansTheGatewayAndTheServicesBehindIt() async throws {
@@ -140,7 +185,8 @@ import Testing
                 #expect(
                     services.isSuperset(of: ["shopkeeper-gateway", "shopkeeper-verifier", "shopkeeper-entitlements"]),
                     "\(trace)")
-                let verifierSpan = try #require(trace.first { $0.service == "shopkeeper-verifier" && $0.parentSpanID == root?.spanID })
+                let verifierSpan = try #require(
+                    trace.first { $0.service == "shopkeeper-verifier" && $0.parentSpanID == root?.spanID })
                 #expect(verifierSpan.attributes["http.request.header.x_request_id"] == requestID)
             }
         }

@@ -22,7 +22,8 @@ import Testing
         let stamp = LogTimestamp.now()
         let after = Date()
         #expect(stamp.wholeMatch(of: Self.rfc3339Milliseconds) != nil, "\(stamp)")
-        let parsed = try #require(try? Date(stamp, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)))
+        let parsed = try #require(
+            try? Date(stamp, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)))
         #expect(parsed >= before.addingTimeInterval(-0.001) && parsed <= after.addingTimeInterval(0.001))
     }
 
