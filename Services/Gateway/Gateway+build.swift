@@ -53,13 +53,13 @@ func buildApplication(
     let files = settings.contentDirectory.map { directory in
         FileDelivery(root: directory, reporter: reporter, services: [GatewaySettings.contentService])
     }
-    var channelProxy = ChannelProxy(
+    // Spans live in the router's middleware: with tracing on, every request takes the router path.
+    let channelProxy = ChannelProxy(
         routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
         rateLimiter: shared.rateLimiter, limits: settings.rateLimits, clients: shared.clients, cache: shared.cache,
         signature: settings.service.internalSignature, pools: channelPools, corsEnabled: !settings.corsOrigins.isEmpty,
-        bufferLimit: ReverseProxy.defaultBufferLimit, files: files, logger: logger)
-    // Spans live in the router's middleware: with tracing on, every request takes the router path.
-    channelProxy.leavesAllToRouter = settings.service.observability.isTracing
+        bufferLimit: ReverseProxy.defaultBufferLimit, files: files,
+        leavesAllToRouter: settings.service.observability.isTracing, logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         server: .http1(configuration: .init(additionalChannelHandlers: [ChannelProxyHandler(proxy: channelProxy)])),

@@ -1,4 +1,5 @@
 import Metrics
+import PostgresNIO
 import ShopkeeperClients
 import ShopkeeperHTTP
 import ShopkeeperModels
@@ -124,13 +125,13 @@ enum PurchaseOutcome: String, Sendable, CaseIterable {
 
     /// The outcome of a purchase that failed with `error`.
     static func of(_ error: any Error) -> PurchaseOutcome {
-        switch error {
-        case VerifierError.applyPending: .pending
-        case let error as VerifierError: error.isVerdict ? .rejected : .failed
-        case is RemoteProblem: .refused
-        case is RequestError: .invalid
-        default: .failed
+        if let error = error as? VerifierError {
+            if case .applyPending = error { return .pending }
+            return error.isVerdict ? .rejected : .failed
         }
+        if error is RemoteProblem { return .refused }
+        if error is RequestError { return .invalid }
+        return .failed
     }
 }
 

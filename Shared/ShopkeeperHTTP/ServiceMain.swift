@@ -46,7 +46,7 @@ package enum ServiceMain {
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
             // Before `build`: the HTTP clients it makes take the tracer that is bootstrapped when they are made.
-            let exporter =
+            let exporter: (any Service)? =
                 observability.isTracing
                 ? try ServiceTracing.bootstrap(service: service, logger: Logger(label: service)) : nil
             let app = try await build(environment, registry)

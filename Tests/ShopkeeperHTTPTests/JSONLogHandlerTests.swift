@@ -5,7 +5,10 @@ import Testing
 
 /// The log line's shape: operators' log pipelines parse `ts` as RFC 3339 with milliseconds, in UTC.
 @Suite struct JSONLogHandlerTests {
-    static let rfc3339Milliseconds = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/#
+    /// `2026-05-01T09:41:07.042Z`.
+    static func isRFC3339Milliseconds(_ text: String) -> Bool {
+        text.wholeMatch(of: #/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/#) != nil
+    }
 
     @Test(arguments: [
         (0, 0, "1970-01-01T00:00:00.000Z"),
@@ -21,7 +24,7 @@ import Testing
         let before = Date()
         let stamp = LogTimestamp.now()
         let after = Date()
-        #expect(stamp.wholeMatch(of: Self.rfc3339Milliseconds) != nil, "\(stamp)")
+        #expect(Self.isRFC3339Milliseconds(stamp), "\(stamp)")
         let parsed = try #require(
             try? Date(stamp, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)))
         #expect(parsed >= before.addingTimeInterval(-0.001) && parsed <= after.addingTimeInterval(0.001))
@@ -38,7 +41,7 @@ import Testing
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
         let stamp = try #require(object["ts"])
-        #expect(stamp.wholeMatch(of: Self.rfc3339Milliseconds) != nil, "\(stamp)")
+        #expect(Self.isRFC3339Milliseconds(stamp), "\(stamp)")
         #expect(object["level"] == "warning")
         #expect(object["service"] == "verifier")
         #expect(object["msg"] == "store said \"no\"")

@@ -1,4 +1,5 @@
 import Metrics
+import PostgresNIO
 import ShopkeeperHTTP
 
 /// The webhook dispatcher's metrics, declared in one place.

@@ -45,7 +45,7 @@ struct ChannelProxy: Sendable {
     let files: FileDelivery?
     let logger: Logger
     /// Whether every request goes on to the router (tracing on: the router's middleware makes each request's span).
-    var leavesAllToRouter = false
+    let leavesAllToRouter: Bool
 
     /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
     static let ownPrefixes: [Substring] = [
@@ -57,7 +57,7 @@ struct ChannelProxy: Sendable {
         rateLimiter: TokenBucketRateLimiter, limits: RateLimits, clients: ClientAddressResolver,
         cache: ResponseMicroCache,
         signature: InternalSignature, pools: UpstreamChannelPools, corsEnabled: Bool, bufferLimit: Int,
-        files: FileDelivery? = nil, logger: Logger
+        files: FileDelivery? = nil, leavesAllToRouter: Bool = false, logger: Logger
     ) {
         self.entries = routes.map { route in
             Entry(
@@ -76,6 +76,7 @@ struct ChannelProxy: Sendable {
         self.corsEnabled = corsEnabled
         self.bufferLimit = bufferLimit
         self.files = files
+        self.leavesAllToRouter = leavesAllToRouter
         self.logger = logger
     }
 
