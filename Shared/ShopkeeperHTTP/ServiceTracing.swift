@@ -49,7 +49,9 @@ package enum ServiceTracing {
         to router: Router<Context>, settings: ObservabilitySettings
     ) {
         guard settings.isTracing else { return }
-        router.add(middleware: TracingMiddleware<Context>(recordingHeaders: [HTTPField.Name.requestID], redactingQueryParameters: []))
+        router.add(
+            middleware: TracingMiddleware<Context>(
+                recordingHeaders: [HTTPField.Name.requestID], redactingQueryParameters: []))
     }
 
     /// Writes the current span's context (`traceparent`, `tracestate`) into the headers of a request the process
