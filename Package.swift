@@ -54,6 +54,8 @@ extension Target.Dependency {
     static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
     static let asn1 = Target.Dependency.product(name: "SwiftASN1", package: "swift-asn1")
     static let nioFileSystem = Target.Dependency.product(name: "_NIOFileSystem", package: "swift-nio")
+    static let tracing = Target.Dependency.product(name: "Tracing", package: "swift-distributed-tracing")
+    static let otel = Target.Dependency.product(name: "OTel", package: "swift-otel")
 }
 
 let package = Package(
@@ -88,6 +90,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // OTLP/HTTP only: the gRPC exporter's dependencies would double the build for nothing we use.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Shared libraries: written once, linked by every service that needs them.
@@ -98,7 +103,7 @@ let package = Package(
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .hummingbirdCore, .logging,
                 .metrics, .prometheus, .postgresNIO, .nioCore, .nioPosix, .asyncHTTPClient, .serviceLifecycle,
-                .nioConcurrencyHelpers,
+                .nioConcurrencyHelpers, .tracing, .otel,
             ]
         ),
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),

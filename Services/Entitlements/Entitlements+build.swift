@@ -46,7 +46,11 @@ func buildApplication(
             SubscriptionRelayService(
                 relay: SubscriptionChangeRelay(client: database, logger: logger), interval: settings.relayInterval,
                 startup: startup, logger: logger),
-        ] + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger),
+        ]
+            + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger)
+            + ServiceApplication.databaseGauges(
+                WebhookMetrics.backlogGauges, settings: settings.service, database: database, startup: startup,
+                logger: logger),
         startup: startup,
         logger: logger
     )

@@ -53,11 +53,13 @@ func buildApplication(
     let files = settings.contentDirectory.map { directory in
         FileDelivery(root: directory, reporter: reporter, services: [GatewaySettings.contentService])
     }
+    // Spans live in the router's middleware: with tracing on, every request takes the router path.
     let channelProxy = ChannelProxy(
         routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
         rateLimiter: shared.rateLimiter, limits: settings.rateLimits, clients: shared.clients, cache: shared.cache,
         signature: settings.service.internalSignature, pools: channelPools, corsEnabled: !settings.corsOrigins.isEmpty,
-        bufferLimit: ReverseProxy.defaultBufferLimit, files: files, logger: logger)
+        bufferLimit: ReverseProxy.defaultBufferLimit, files: files,
+        leavesAllToRouter: settings.service.observability.isTracing, logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         server: .http1(configuration: .init(additionalChannelHandlers: [ChannelProxyHandler(proxy: channelProxy)])),
@@ -115,6 +117,7 @@ func buildRouter(
     readiness: [ReadinessCheck]
 ) -> Router<GatewayRequestContext> {
     let router = Router(context: GatewayRequestContext.self)
+    ServiceTracing.addMiddleware(to: router, settings: settings.service.observability)
     // One fixed-type stack rather than four existential layers: this runs on every request.
     router.addMiddleware {
         RequestIDMiddleware()
@@ -150,8 +153,9 @@ func buildRouter(
             OperatorController(repository: repository, keys: issuer, boundaries: boundaries, maxBodyBytes: maxBody)
                 .endpoints)
 
-    let proxy = ReverseProxy(
+    var proxy = ReverseProxy(
         signature: settings.service.internalSignature, maxBodyBytes: maxBody, cache: shared.cache)
+    proxy.propagatesTrace = settings.service.observability.isTracing
     let proxies = ProxyController(
         proxy: proxy, routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, pools: pools,
         bodyLimits: settings.bodyLimits)

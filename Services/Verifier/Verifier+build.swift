@@ -44,6 +44,9 @@ func buildApplication(
                 settings: settings, database: database, startup: startup, logger: logger),
             HTTPClientService(client: httpClient),
         ]
+        + ServiceApplication.databaseGauges(
+            VerifierMetrics.backlogGauges, settings: settings.service, database: database, startup: startup,
+            logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
@@ -185,7 +188,7 @@ struct VerifierComponents: Sendable {
             credentials: credentials, client: googleClient, base: settings.applyRetryInterval, logger: logger)
         service = PurchaseService(
             credentials: credentials,
-            transactions: transactions,
+            transactions: MeasuredTransactionRepository(transactions),
             apple: apple,
             google: google,
             projections: projections,

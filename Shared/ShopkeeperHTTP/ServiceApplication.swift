@@ -10,13 +10,15 @@ import ShopkeeperDatabase
 /// Assembles what every service shares: middleware in the right order, health and metrics routes, the database
 /// pool as a lifecycle service, and migrations applied before the server accepts requests.
 package enum ServiceApplication {
-    /// Adds the standard middleware to a service router: request id, problem rendering, metrics, internal auth.
+    /// Adds the standard middleware to a service router: the trace span (when tracing is on), request id, problem
+    /// rendering, metrics, internal auth.
     ///
     /// Call before adding any route, so every route gets them.
     package static func addStandardMiddleware(
         to router: Router<ServiceRequestContext>,
         settings: ServiceSettings
     ) {
+        ServiceTracing.addMiddleware(to: router, settings: settings.observability)
         router.addMiddleware {
             RequestIDMiddleware()
             ProblemMiddleware()

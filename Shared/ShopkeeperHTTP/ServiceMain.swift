@@ -5,9 +5,11 @@ import Metrics
 import NIOCore
 import NIOPosix
 import Prometheus
+import ServiceLifecycle
 import ShopkeeperCore
 
-/// The `main` every service shares: logging and metrics bootstrap, settings, run until SIGTERM/SIGINT.
+/// The `main` every service shares: logging, metrics and (when `SHOPKEEPER_TRACING` asks) tracing bootstrap,
+/// settings, run until SIGTERM/SIGINT.
 ///
 /// A bad setting stops the process with exit status 78 (`EX_CONFIG`) and a message naming the variable; any other
 /// failure to start or run logs the error and exits with 1.
@@ -30,18 +32,29 @@ package enum ServiceMain {
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 
-    /// Bootstraps logging and metrics, builds the application with `build` and runs it.
+    /// Bootstraps logging, metrics and tracing, builds the application with `build` and runs it.
     package static func run<App: ApplicationProtocol>(
         service: String,
         environment: EnvironmentReader = EnvironmentReader(),
         build: @Sendable (EnvironmentReader, PrometheusCollectorRegistry) async throws -> App
     ) async -> Never {
         do {
-            _ = try LoggingSystem.bootstrapJSON(environment: environment)
+            let observability = try ObservabilitySettings.read(from: environment)
+            _ = try LoggingSystem.bootstrapJSON(
+                environment: environment,
+                metadataProvider: observability.isTracing ? ServiceTracing.loggingMetadataProvider : nil)
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            // Before `build`: the HTTP clients it makes take the tracer that is bootstrapped when they are made.
+            let exporter: (any Service)? =
+                observability.isTracing
+                ? try ServiceTracing.bootstrap(service: service, logger: Logger(label: service)) : nil
             let app = try await build(environment, registry)
-            try await app.runService()
+            if let exporter {
+                try await runTraced(app, exporter: exporter, logger: Logger(label: service))
+            } else {
+                try await app.runService()
+            }
             exit(0)
         } catch let error as ConfigurationError {
             Logger(label: service).critical("\(error.description)")
@@ -50,5 +63,19 @@ package enum ServiceMain {
             Logger(label: service).critical("stopped by an error", metadata: ["error": "\(String(reflecting: error))"])
             exit(1)
         }
+    }
+
+    /// Runs `app` beside the span exporter, as `runService()` runs it alone: SIGTERM and SIGINT shut the application
+    /// down gracefully first, then the exporter, which sends the spans it still holds.
+    private static func runTraced(_ app: some ApplicationProtocol, exporter: any Service, logger: Logger) async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: exporter),
+                    .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
     }
 }

@@ -14,6 +14,7 @@ import ShopkeeperDatabase
 /// | `SHOPKEEPER_SIGNATURE_WINDOW_SECONDS` | `60` | how old an internal signature may be |
 /// | `SHOPKEEPER_MAX_BODY_BYTES` | `1048576` | largest JSON body accepted |
 /// | `SHOPKEEPER_DB_START_TIMEOUT_SECONDS` | `60` | how long to wait for the database at start before giving up |
+/// | `SHOPKEEPER_TRACING`, `SHOPKEEPER_BACKLOG_METRICS_INTERVAL_SECONDS` | | see ``ObservabilitySettings`` |
 package struct ServiceSettings: Sendable {
     /// The development-only internal secret; production must set its own.
     package static let developmentInternalSecret = "shopkeeper-development-internal-secret-not-for-production"
@@ -28,6 +29,8 @@ package struct ServiceSettings: Sendable {
     package var maxBodyBytes: Int
     /// How long start-up waits for the database (to apply migrations) before the process gives up.
     package var databaseStartTimeout: Duration
+    /// Tracing and the backlog gauges.
+    package var observability = ObservabilitySettings()
 
     /// Reads and validates the common settings.
     package static func read(
@@ -36,7 +39,7 @@ package struct ServiceSettings: Sendable {
         from environment: EnvironmentReader
     ) throws(ConfigurationError) -> ServiceSettings {
         let deployment = try DeploymentEnvironment.read(from: environment)
-        return ServiceSettings(
+        var settings = ServiceSettings(
             serviceName: service,
             environment: deployment,
             host: environment.string("SHOPKEEPER_HOST", default: "127.0.0.1"),
@@ -59,6 +62,8 @@ package struct ServiceSettings: Sendable {
                 in: 1...3600
             )
         )
+        settings.observability = try ObservabilitySettings.read(from: environment)
+        return settings
     }
 
     /// The signer and checker of internal calls.

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import ShopkeeperHTTP
 
 /// Rendered customer info kept in memory, so a read costs no database work while nothing changed.
 ///
@@ -39,6 +40,8 @@ final class CustomerInfoCache: Sendable {
     /// Longest life of an entry; zero turns the cache off.
     let ttl: TimeInterval
     let maximumEntries: Int
+    /// Lookups while the cache is on: served from memory, or rendered from the database.
+    private let metrics = CacheMetrics(cache: "customer_info")
 
     init(ttl: Duration, maximumEntries: Int) {
         self.ttl = Double(ttl.components.seconds) + Double(ttl.components.attoseconds) / 1e18
@@ -50,10 +53,12 @@ final class CustomerInfoCache: Sendable {
     /// The cached info, if fresh and the listener is connected.
     func lookup(_ key: Key, now: Date = Date()) -> CustomerInfoDocument? {
         guard isEnabled else { return nil }
-        return state.withLockedValue { state in
+        let found = state.withLockedValue { state -> CustomerInfoDocument? in
             guard state.live, let entry = state.entries[key], entry.expires > now else { return nil }
             return entry.document
         }
+        metrics.record(hit: found != nil)
+        return found
     }
 
     /// The ticket a render takes before reading the database.

@@ -1,4 +1,6 @@
 import Metrics
+import PostgresNIO
+import ShopkeeperHTTP
 
 /// The webhook dispatcher's metrics, declared in one place.
 ///
@@ -19,4 +21,21 @@ struct WebhookMetrics: Sendable {
         case .dead: dead
         }
     }
+}
+
+extension WebhookMetrics {
+    /// `shopkeeper_webhook_backlog`: deliveries not finished yet (due now, or waiting for their next attempt); and
+    /// `shopkeeper_webhook_backlog_oldest_seconds`: how long the oldest of them has waited (0 with none). Read
+    /// periodically (``DatabaseGaugeRefresher``), never on a request.
+    static let backlogGauges = [
+        DatabaseGauge(name: "shopkeeper_webhook_backlog") {
+            "SELECT count(*)::float8 FROM entitlements.webhook_deliveries WHERE state = 'pending'"
+        },
+        DatabaseGauge(name: "shopkeeper_webhook_backlog_oldest_seconds") {
+            """
+            SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
+            FROM entitlements.webhook_deliveries WHERE state = 'pending'
+            """
+        },
+    ]
 }

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import ShopkeeperHTTP
 
 /// Turns an API key into its identity, remembering answers for a short time so the hot path rarely reaches the
 /// database. A revoked key stops working within `cacheTTL` on every replica.
@@ -39,6 +40,8 @@ final class APIKeyAuthenticator: Sendable {
     private let cacheTTL: Duration
     private let state = NIOLockedValueBox(State())
     private let maximumEntries = 100_000
+    /// A remembered answer (either path) or a database lookup, started or joined (the router path).
+    private let metrics = CacheMetrics(cache: "api_key")
 
     init(repository: any AppRepository, cacheTTL: Duration) {
         self.repository = repository
@@ -64,8 +67,12 @@ final class APIKeyAuthenticator: Sendable {
             return .lookup(task)
         }
         switch answer {
-        case .cached(let identity): return identity
-        case .lookup(let task): return try await task.value
+        case .cached(let identity):
+            metrics.record(hit: true)
+            return identity
+        case .lookup(let task):
+            metrics.record(hit: false)
+            return try await task.value
         }
     }
 
@@ -93,8 +100,12 @@ final class APIKeyAuthenticator: Sendable {
     func cachedIdentity(of key: String, now: ContinuousClock.Instant = .now) -> KeyIdentity? {
         guard APIKey.kind(of: key) != nil else { return nil }
         let hash = APIKey.hash(key)
-        guard let entry = state.withLockedValue({ $0.entries[hash] }), entry.expires > now else { return nil }
-        return entry.identity
+        guard let entry = state.withLockedValue({ $0.entries[hash] }), entry.expires > now,
+            let identity = entry.identity
+        else { return nil }
+        // Only hits are counted here: a request this path cannot answer goes on to ``identity(of:)``, which counts it.
+        metrics.record(hit: true)
+        return identity
     }
 
     /// How many requests wait on the database lookup of `key` now (0 when none is in flight): what single-flight

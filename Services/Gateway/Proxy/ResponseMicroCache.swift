@@ -57,6 +57,8 @@ final class ResponseMicroCache: Sendable {
     private let entries = NIOLockedValueBox([String: [String: Entry]]())
     private let maximumEntries: Int
     private let maximumTTL: Duration
+    /// Hits (a fresh entry, or a stale one while another request refreshes it) and misses.
+    private let metrics = CacheMetrics(cache: "gateway_response")
 
     init(maximumEntries: Int = 10_000, maximumTTL: Duration = .seconds(1)) {
         self.maximumEntries = maximumEntries
@@ -67,7 +69,7 @@ final class ResponseMicroCache: Sendable {
     /// and the expired entry for the others meanwhile (so that an expiry sends one request to the service, not one per
     /// client connection), until it is too old to serve.
     func lookup(appID: String, uri: String, now: ContinuousClock.Instant = .now) -> Entry? {
-        entries.withLockedValue { entries in
+        let found = entries.withLockedValue { entries -> Entry? in
             guard var entry = entries[appID]?[uri] else { return nil }
             if entry.expires > now { return entry }
             guard entry.staleUntil > now else { return nil }
@@ -76,6 +78,8 @@ final class ResponseMicroCache: Sendable {
             entries[appID]?[uri] = entry
             return nil
         }
+        metrics.record(hit: found != nil)
+        return found
     }
 
     /// Stores a response: fresh for `ttl`, then served while one request refreshes it for as long again; never

@@ -24,6 +24,8 @@ struct ReverseProxy: Sendable {
     /// Responses up to this many bytes (with a `Content-Length`) are buffered rather than streamed.
     var bufferLimit = Self.defaultBufferLimit
     static let defaultBufferLimit = 256 * 1024
+    /// Whether forwarded heads carry the request span's `traceparent` (tracing on: ``ServiceTracing``).
+    var propagatesTrace = false
 
     /// Forwards `request` to `route`'s service. `identity` is `nil` on a keyless route: nothing is cached and the
     /// service sees no app identity. `customer` is the customer a token proved (``CustomerBoundaryGate``): it goes
@@ -54,9 +56,10 @@ struct ReverseProxy: Sendable {
             throw RequestError.bodyTooLarge(limit: maxBodyBytes)
         }
         let hasBody = contentLength.map { $0 > 0 } ?? (request.headers[.transferEncoding] != nil)
-        let head = ProxyHeaders.upstreamRequest(
+        var head = ProxyHeaders.upstreamRequest(
             request.head, identity: identity, customer: customer, requestID: requestID, route: route,
             contentLength: contentLength, hasBody: hasBody, signature: signature)
+        if propagatesTrace { ServiceTracing.injectTraceContext(into: &head.headers) }
 
         var attempt = 0
         while true {

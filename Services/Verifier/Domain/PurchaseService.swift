@@ -15,8 +15,24 @@ struct PurchaseService: Sendable {
     /// Consumes granted Play consumables at once, for apps that ask for it; `nil`: left to the background worker.
     var consumer: GoogleConsumer? = nil
 
-    /// Verifies `request`'s proof, records the transactions once, and answers with them as recorded.
+    /// Verifies `request`'s proof, records the transactions once, and answers with them as recorded; counts the
+    /// purchase by store and outcome (``VerifierMetrics/purchases``).
     func purchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws -> PurchaseResponse {
+        let store = VerifierMetrics.store(of: request.proof)
+        do {
+            let response = try await recordPurchase(request, appID: appID, requestID: requestID)
+            VerifierMetrics.purchase(store: store, outcome: .of(response.outcomes))
+            return response
+        } catch {
+            VerifierMetrics.purchase(store: store, outcome: .of(error))
+            throw error
+        }
+    }
+
+    /// ``purchase(_:appID:requestID:)`` without the count.
+    private func recordPurchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws
+        -> PurchaseResponse
+    {
         let proof = try StoreProof(request.proof)
         if case .appTransaction(let jws) = proof {
             return try await purchaseAppTransaction(jws, request: request, appID: appID, requestID: requestID)

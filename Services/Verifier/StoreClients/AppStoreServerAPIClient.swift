@@ -145,7 +145,8 @@ struct AppStoreServerAPIClient: Sendable {
                 request.headers.add(name: "content-type", value: "application/json")
                 request.body = .bytes(body)
             }
-            let answer = try await http.sendSorted(request, what: "the App Store Server API")
+            let answer = try await http.sendSorted(
+                request, endpoint: .appStoreServerAPI, what: "the App Store Server API")
             if answer.status == 401 {
                 tokens.forget(tokenKey)
                 throw .final(.storeCredentialsRejected(.apple, "Apple refused the App Store Server API key (401)"))

@@ -53,7 +53,8 @@ struct AppleReceiptClient: Sendable {
             request.method = .POST
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
-            let answer = try await http.sendSorted(request, what: "verifyReceipt (\(environment.rawValue))")
+            let answer = try await http.sendSorted(
+                request, endpoint: .verifyReceipt, what: "verifyReceipt (\(environment.rawValue))")
             guard answer.status == 200,
                 let response = try? JSONDecoder().decode(VerifyReceiptResponse.self, from: answer.data)
             else {

@@ -114,7 +114,7 @@ struct GooglePlayClient: Sendable {
                 request.headers.add(name: "content-type", value: "application/json")
                 request.body = .bytes(ByteBuffer(string: body))
             }
-            let answer = try await http.sendSorted(request, what: "the Play Developer API")
+            let answer = try await http.sendSorted(request, endpoint: .playDeveloperAPI, what: "the Play Developer API")
             if answer.status == 401 {
                 tokens.forget(tokenKey)
                 throw .retryable(reason: "Google refused the access token (401)", retryAfter: nil)
@@ -136,7 +136,8 @@ struct GooglePlayClient: Sendable {
                 let form =
                     "grant_type=\(GoogleServiceAccountClaims.grantType.pathSegmentEscaped)&assertion=\(assertion)"
                 request.body = .bytes(ByteBuffer(string: form))
-                let answer = try await http.sendSorted(request, what: "Google's token endpoint")
+                let answer = try await http.sendSorted(
+                    request, endpoint: .googleOAuthToken, what: "Google's token endpoint")
                 guard answer.status == 200,
                     let response = try? JSONDecoder().decode(GoogleTokenResponse.self, from: answer.data)
                 else {

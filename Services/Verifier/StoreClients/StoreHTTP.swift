@@ -27,22 +27,36 @@ struct StoreHTTP: Sendable {
         }
     }
 
-    /// Sends `request`; a transport failure or timeout is ``StoreAttemptError/retryable(reason:retryAfter:)``.
-    func send(_ request: HTTPClientRequest, what: String) async throws(StoreAttemptError) -> Answer {
+    /// Sends `request` to `endpoint`; a transport failure or timeout is
+    /// ``StoreAttemptError/retryable(reason:retryAfter:)``. Every call is counted and timed
+    /// (``VerifierMetrics/storeRequests``).
+    func send(_ request: HTTPClientRequest, endpoint: StoreEndpoint, what: String) async throws(StoreAttemptError)
+        -> Answer
+    {
+        let start = ContinuousClock.now
+        func record(_ result: String) {
+            VerifierMetrics.storeCall(
+                endpoint, result: result, nanoseconds: Int64((ContinuousClock.now - start).nanoseconds))
+        }
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(timeout.nanoseconds))
             let body = try await response.body.collect(upTo: maxResponseBytes)
+            record(VerifierMetrics.result(status: Int(response.status.code)))
             return Answer(status: Int(response.status.code), headers: response.headers, body: body)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            record("timeout")
             throw .retryable(reason: "\(what) timed out", retryAfter: nil)
         } catch {
+            record("unreachable")
             throw .retryable(reason: "\(what) unreachable (\(type(of: error)))", retryAfter: nil)
         }
     }
 
     /// Sends `request` and sorts the answer: 429 and 5xx are retryable, everything else is returned.
-    func sendSorted(_ request: HTTPClientRequest, what: String) async throws(StoreAttemptError) -> Answer {
-        let answer = try await send(request, what: what)
+    func sendSorted(_ request: HTTPClientRequest, endpoint: StoreEndpoint, what: String)
+        async throws(StoreAttemptError) -> Answer
+    {
+        let answer = try await send(request, endpoint: endpoint, what: what)
         if answer.status == 429 {
             throw .retryable(reason: "\(what) rate-limited (429)", retryAfter: answer.retryAfter)
         }

@@ -44,6 +44,8 @@ struct ChannelProxy: Sendable {
     /// Sends downloads from the content volume, when the gateway can read it.
     let files: FileDelivery?
     let logger: Logger
+    /// Whether every request goes on to the router (tracing on: the router's middleware makes each request's span).
+    let leavesAllToRouter: Bool
 
     /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
     static let ownPrefixes: [Substring] = [
@@ -55,7 +57,7 @@ struct ChannelProxy: Sendable {
         rateLimiter: TokenBucketRateLimiter, limits: RateLimits, clients: ClientAddressResolver,
         cache: ResponseMicroCache,
         signature: InternalSignature, pools: UpstreamChannelPools, corsEnabled: Bool, bufferLimit: Int,
-        files: FileDelivery? = nil, logger: Logger
+        files: FileDelivery? = nil, leavesAllToRouter: Bool = false, logger: Logger
     ) {
         self.entries = routes.map { route in
             Entry(
@@ -74,6 +76,7 @@ struct ChannelProxy: Sendable {
         self.corsEnabled = corsEnabled
         self.bufferLimit = bufferLimit
         self.files = files
+        self.leavesAllToRouter = leavesAllToRouter
         self.logger = logger
     }
 
@@ -92,7 +95,7 @@ struct ChannelProxy: Sendable {
 
     /// The plan for `request` from the client connection's `peer`, or `nil` to leave it to the router.
     func plan(for request: HTTPRequest, on eventLoop: any EventLoop, peer: @autoclosure () -> SocketAddress?) -> Plan? {
-        guard request.method == .get, let target = request.path else { return nil }
+        guard request.method == .get, !leavesAllToRouter, let target = request.path else { return nil }
         // One pass over the headers for the few this decision reads.
         var authorization: String?
         var givenRequestID: String?
