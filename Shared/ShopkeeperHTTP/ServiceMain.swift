@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 import Prometheus
 import ShopkeeperCore
+import ShopkeeperDatabase
 
 /// The `main` every service shares: logging and metrics bootstrap, settings, run until SIGTERM/SIGINT.
 ///
@@ -40,6 +41,7 @@ package enum ServiceMain {
             _ = try LoggingSystem.bootstrapJSON(environment: environment)
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            DatabasePooler.bootstrap(try DatabasePooler.read(from: environment))
             let app = try await build(environment, registry)
             try await app.runService()
             exit(0)

@@ -11,15 +11,18 @@ struct GatewayStack {
     let content: ServiceProcess?
     let gateway: ServiceProcess
 
-    /// Starts each service once the ones it calls are ready; `verifierEnvironment` adds to the verifier's (the sandbox
-    /// store's URLs and root, for one), `entitlementsEnvironment` and `gatewayEnvironment` to theirs. With `content`,
-    /// the content service keeps its packs in a new temporary folder that the gateway also reads.
+    /// Starts each service once the ones it calls are ready; `databaseEnvironment` adds to every service's (a pooler's
+    /// settings, for one), `verifierEnvironment` to the verifier's (the sandbox store's URLs and root, for one),
+    /// `entitlementsEnvironment` and `gatewayEnvironment` to theirs. With `content`, the content service keeps its packs
+    /// in a new temporary folder that the gateway also reads.
     static func start(
-        databaseURL: String, operatorKey: String, verifierEnvironment extra: [String: String] = [:],
+        databaseURL: String, operatorKey: String, databaseEnvironment: [String: String] = [:],
+        verifierEnvironment extra: [String: String] = [:],
         entitlementsEnvironment extraEntitlements: [String: String] = [:],
         gatewayEnvironment extraGateway: [String: String] = [:], content withContent: Bool = false
     ) async throws -> GatewayStack {
         let common = ["DATABASE_URL": databaseURL, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret]
+            .merging(databaseEnvironment) { _, new in new }
         let catalog = try ServiceProcess("shopkeeper-catalog", environment: common)
         try await catalog.waitUntilReady()
         let subscriptions = try ServiceProcess("shopkeeper-subscriptions", environment: common)
