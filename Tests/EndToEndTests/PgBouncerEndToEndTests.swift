@@ -47,8 +47,9 @@ import Testing
                     "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
                 ],
                 // Only a change notification can refresh a cached customer within a minute; the gateway keeps none.
-                entitlementsEnvironment: ["SHOPKEEPER_CUSTOMER_CACHE_MS": "60000"],
-                gatewayEnvironment: ["SHOPKEEPER_CUSTOMER_GATEWAY_CACHE_MS": "0"], content: true)
+                entitlementsEnvironment: [
+                    "SHOPKEEPER_CUSTOMER_CACHE_MS": "60000", "SHOPKEEPER_CUSTOMER_GATEWAY_CACHE_MS": "0",
+                ], content: true)
             let gateway = stack.gateway
 
             let envFile = state.appendingPathComponent("local.env")

@@ -2,7 +2,6 @@ import Foundation
 import HummingbirdTesting
 import Logging
 import PostgresNIO
-import ShopkeeperCore
 import ShopkeeperModels
 import ShopkeeperTestSupport
 import Testing
@@ -97,22 +96,6 @@ struct CustomerCacheTests {
             let after = try await Self.eventually(harness, "db-user", replica: 0) { $0.refundCount == 7 }
             #expect(after.refundCount == 7)
         }
-    }
-
-    @Test("Through a transaction pooler, the cache needs DATABASE_DIRECT_URL for its LISTEN, or to be off")
-    func poolerNeedsADirectURL() throws {
-        let pooled = ["SHOPKEEPER_DB_POOLER": "transaction"]
-        #expect {
-            _ = try EntitlementsSettings.read(from: TestEnvironment.reader(pooled))
-        } throws: { error in
-            (error as? ConfigurationError)?.variable == "DATABASE_DIRECT_URL"
-        }
-        let direct = try EntitlementsSettings.read(
-            from: TestEnvironment.reader(pooled.merging(["DATABASE_DIRECT_URL": try TestDatabase.url()]) { $1 }))
-        #expect(direct.service.database.sessionSettings?.maximumConnections == 1)
-        let off = try EntitlementsSettings.read(
-            from: TestEnvironment.reader(pooled.merging(["SHOPKEEPER_CUSTOMER_CACHE_MS": "0"]) { $1 }))
-        #expect(!off.makeCustomerInfoCache().isEnabled)
     }
 
     @Test("The ETag follows the content: a 304 while nothing changed, a new tag after a change")
