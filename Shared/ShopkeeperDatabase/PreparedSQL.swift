@@ -2,7 +2,8 @@ import Logging
 import PostgresNIO
 
 /// The text of a statement that runs on every request of a hot path: PostgreSQL plans it once per connection
-/// instead of once per execution (planning a statement often costs more than running it).
+/// instead of once per execution (planning a statement often costs more than running it). Through a transaction
+/// pooler it is sent unprepared, planned on every execution (``DatabasePooler/transaction``).
 ///
 /// Parameters are `$1`, `$2`... Cast each one to the type of the Swift value bound to it (`$1::text`,
 /// `$2::bigint`, `$3::timestamptz`): the statement is prepared with the types of its first execution, and a cast
@@ -34,7 +35,7 @@ func fnv1a64(_ text: String) -> UInt64 {
 }
 
 extension PostgresConnection {
-    /// Runs `S` with `bindings` and decodes every row with `decode` (``executeStatement(_:logger:)``).
+    /// Runs `S` with `bindings` and decodes every row with `decode` (``executeStatement(_:logger:file:line:)``).
     package func run<S: PreparedSQL, Row>(
         _ statement: S.Type, _ bindings: PostgresBindings, logger: Logger,
         decode: @escaping @Sendable (PostgresRow) throws -> Row
