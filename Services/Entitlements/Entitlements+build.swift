@@ -5,6 +5,7 @@ import PostgresNIO
 import Prometheus
 import ServiceLifecycle
 import ShopkeeperClients
+import ShopkeeperDatabase
 import ShopkeeperHTTP
 import ShopkeeperReports
 
@@ -34,15 +35,21 @@ func buildApplication(
         startup: startup,
         logger: logger
     )
+    // The change listener holds a session in LISTEN: a connection of its own, outside the pool (straight to
+    // PostgreSQL through a transaction pooler). Without one (a transaction pooler and no DATABASE_DIRECT_URL, which
+    // the settings allow only with the cache off) the cache never goes live.
+    let listener: [any Service] =
+        settings.service.database.sessionSettings.map { session in
+            let client = session.makeClient(logger: logger)
+            return [client, CustomerChangeListener(client: client, cache: cache, startup: startup, logger: logger)]
+        } ?? []
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
         database: database,
         migrations: EntitlementsMigrations.runner,
         // Stopped in reverse order: the dispatcher finishes its attempts (each with a client of its own) first.
-        services: [
-            HTTPClientService(client: httpClient), dispatcher,
-            CustomerChangeListener(client: database, cache: cache, startup: startup, logger: logger),
+        services: [HTTPClientService(client: httpClient), dispatcher] + listener + [
             SubscriptionRelayService(
                 relay: SubscriptionChangeRelay(client: database, logger: logger), interval: settings.relayInterval,
                 startup: startup, logger: logger),

@@ -49,6 +49,14 @@ struct EntitlementsSettings: Sendable {
                 reason: "must not be true in production: tenants would reach this server's own network")
         }
         let concurrency = try environment.int("SHOPKEEPER_WEBHOOK_CONCURRENCY", default: 32, in: 1...1024)
+        let cacheMilliseconds = try environment.int("SHOPKEEPER_CUSTOMER_CACHE_MS", default: 1000, in: 0...60_000)
+        if cacheMilliseconds > 0, service.database.sessionSettings == nil {
+            throw ConfigurationError(
+                variable: "DATABASE_DIRECT_URL",
+                reason: "must name PostgreSQL itself when SHOPKEEPER_DB_POOLER=transaction: the customer info cache "
+                    + "learns of changes by LISTEN, which needs a session of its own (or turn the cache off: "
+                    + "SHOPKEEPER_CUSTOMER_CACHE_MS=0)")
+        }
         return EntitlementsSettings(
             service: service,
             webhooks: WebhookSettings(
@@ -67,8 +75,7 @@ struct EntitlementsSettings: Sendable {
             ),
             masterKey: try environment.secret(
                 "SHOPKEEPER_MASTER_KEY", developmentDefault: developmentMasterKey, environment: service.environment),
-            customerCacheTTL: .milliseconds(
-                try environment.int("SHOPKEEPER_CUSTOMER_CACHE_MS", default: 1000, in: 0...60_000)),
+            customerCacheTTL: .milliseconds(cacheMilliseconds),
             customerCacheEntries: try environment.int(
                 "SHOPKEEPER_CUSTOMER_CACHE_ENTRIES", default: 50_000, in: 100...10_000_000),
             customerGatewayCacheTTL: .milliseconds(

@@ -2,7 +2,8 @@ import Logging
 import PostgresNIO
 
 /// The text of a statement that runs on every request of a hot path: PostgreSQL plans it once per connection
-/// instead of once per execution (planning a statement often costs more than running it).
+/// instead of once per execution (planning a statement often costs more than running it). Through a transaction
+/// pooler it is sent unprepared, planned on every execution (``DatabasePooler/transaction``).
 ///
 /// Parameters are `$1`, `$2`... Cast each one to the type of the Swift value bound to it (`$1::text`,
 /// `$2::bigint`, `$3::timestamptz`): the statement is prepared with the types of its first execution, and a cast
@@ -34,21 +35,52 @@ func fnv1a64(_ text: String) -> UInt64 {
 }
 
 extension PostgresConnection {
-    /// Runs `S` with `bindings` and decodes every row with `decode`.
+    /// Runs `S` with `bindings` and decodes every row with `decode` (``executeStatement(_:logger:file:line:)``).
     package func run<S: PreparedSQL, Row>(
         _ statement: S.Type, _ bindings: PostgresBindings, logger: Logger,
         decode: @escaping @Sendable (PostgresRow) throws -> Row
     ) async throws -> [Row] {
-        try requireOpen()
-        let rows = try await execute(PreparedStatement<S, Row>(bindings: bindings, decode: decode), logger: logger)
+        let rows = try await executeStatement(
+            PreparedStatement<S, Row>(bindings: bindings, decode: decode), logger: logger)
         var decoded: [Row] = []
         for try await row in rows { decoded.append(row) }
         return decoded
     }
 
+    /// Runs `statement`: as a named prepared statement (prepared once per connection), or, through a transaction
+    /// pooler (``DatabasePooler/process``), as the unnamed statement, which lives for one exchange and so never
+    /// depends on the server session the pooler lends. Throws ``DatabaseConnectionLost`` on a closed connection.
+    package func executeStatement<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Statement.Row> {
+        try requireOpen()
+        switch DatabasePooler.process {
+        case .none:
+            return try await execute(statement, logger: logger, file: file, line: line)
+        case .transaction:
+            let query = PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
+            return try await self.query(query, logger: logger, file: file, line: line).map(statement.decodeRow)
+        }
+    }
+
     /// Runs `S` with `bindings`, reading its result to the end.
     package func run<S: PreparedSQL>(_ statement: S.Type, _ bindings: PostgresBindings, logger: Logger) async throws {
         _ = try await run(statement, bindings, logger: logger) { _ in () }
+    }
+}
+
+extension PostgresClient {
+    /// ``PostgresConnection/executeStatement(_:logger:file:line:)`` on a pooled connection.
+    package func executeStatement<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Statement.Row> {
+        switch DatabasePooler.process {
+        case .none:
+            return try await execute(statement, logger: logger, file: file, line: line)
+        case .transaction:
+            let query = PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
+            return try await self.query(query, logger: logger, file: file, line: line).map(statement.decodeRow)
+        }
     }
 }
 

@@ -7,6 +7,7 @@ import NIOPosix
 import Prometheus
 import ServiceLifecycle
 import ShopkeeperCore
+import ShopkeeperDatabase
 
 /// The `main` every service shares: logging, metrics and (when `SHOPKEEPER_TRACING` asks) tracing bootstrap,
 /// settings, run until SIGTERM/SIGINT.
@@ -45,6 +46,7 @@ package enum ServiceMain {
                 metadataProvider: observability.isTracing ? ServiceTracing.loggingMetadataProvider : nil)
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            DatabasePooler.bootstrap(try DatabasePooler.read(from: environment))
             // Before `build`: the HTTP clients it makes take the tracer that is bootstrapped when they are made.
             let exporter: (any Service)? =
                 observability.isTracing

@@ -9,7 +9,9 @@ import ShopkeeperDatabase
 /// | `SHOPKEEPER_HOST` | `127.0.0.1` | address to listen on |
 /// | `SHOPKEEPER_PORT` | per service | port to listen on |
 /// | `DATABASE_URL` | `postgres://postgres@127.0.0.1:5432/shopkeeper` | PostgreSQL |
-/// | `SHOPKEEPER_DB_POOL_SIZE` | `10` | most database connections |
+/// | `SHOPKEEPER_DB_POOL_SIZE` | `10` | most database connections of the pool (entitlements adds one for `LISTEN`) |
+/// | `SHOPKEEPER_DB_POOLER` | `none` | `transaction` when `DATABASE_URL` is a pooler in transaction mode (PgBouncer) |
+/// | `DATABASE_DIRECT_URL` | unset | PostgreSQL itself, behind the pooler: entitlements' `LISTEN` connects there |
 /// | `SHOPKEEPER_INTERNAL_SECRET` | a development value | HMAC secret of internal calls, 32+ characters |
 /// | `SHOPKEEPER_SIGNATURE_WINDOW_SECONDS` | `60` | how old an internal signature may be |
 /// | `SHOPKEEPER_MAX_BODY_BYTES` | `1048576` | largest JSON body accepted |

@@ -43,7 +43,7 @@ extension ContentPostgresRepository {
 
     func file(_ pack: PackVersion, path: String) async throws -> ContentFile? {
         let (appID, productID, version) = (pack.appID, pack.productID, pack.version)
-        let rows = try await client.execute(
+        let rows = try await client.executeStatement(
             FileStatement(bindings: try PostgresBindings(appID, productID, version, path)), logger: logger)
         for try await (size, sha256) in rows {
             return ContentFile(path: path, size: size, sha256: sha256)

@@ -6,9 +6,13 @@ import ShopkeeperHTTP
 
 /// Listens for `entitlements_customer_changed` notifications and drops the changed customers' cached info. While it
 /// is not listening the cache is off; after a lost connection it reconnects and starts from an empty cache.
+///
+/// `LISTEN` belongs to a session, which a pooler in transaction mode does not keep: `client` is a pool of one
+/// connection of its own, to `DATABASE_DIRECT_URL` when set (``DatabaseSettings/sessionSettings``).
 struct CustomerChangeListener: Service {
     static let channel = "entitlements_customer_changed"
 
+    /// The listener's own one-connection pool (run as a service before this one).
     let client: PostgresClient
     let cache: CustomerInfoCache
     let startup: StartupGate

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 
 /// Renders why each of a customer's entitlements is active or not, as JSON in one statement.
 ///
@@ -13,7 +14,7 @@ enum CustomerExplanationQuery {
     static func render(appID: String, appUserID: String, on connection: PostgresConnection, logger: Logger)
         async throws -> String?
     {
-        let rows = try await connection.execute(Statement(appID: appID, appUserID: appUserID), logger: logger)
+        let rows = try await connection.executeStatement(Statement(appID: appID, appUserID: appUserID), logger: logger)
         for try await json in rows { return json }
         return nil
     }

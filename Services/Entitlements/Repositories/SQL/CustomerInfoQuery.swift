@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperDatabase
 
 /// Renders a customer's info as JSON in one statement, so reading it costs one round trip and no decoding.
 ///
@@ -24,7 +25,7 @@ enum CustomerInfoQuery {
     static func renderDocument(
         appID: String, appUserID: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> RenderedCustomer? {
-        let rows = try await connection.execute(Statement(appID: appID, appUserID: appUserID), logger: logger)
+        let rows = try await connection.executeStatement(Statement(appID: appID, appUserID: appUserID), logger: logger)
         for try await (json, lastSeen, customerID, nextChange) in rows {
             return RenderedCustomer(json: json, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
         }
