@@ -142,7 +142,8 @@ func buildRouter(
         })
     ConsoleFileController(source: console.files).addRoutes(to: router)
     ConsoleSessionController(
-        sessions: sessions, apps: repository, authenticator: authenticator, rateLimiter: shared.rateLimiter,
+        sessions: sessions, apps: repository, auditLog: console.auditLog, authenticator: authenticator,
+        rateLimiter: shared.rateLimiter,
         clients: shared.clients, operatorKey: settings.operatorKey, maxBodyBytes: maxBody
     ).addRoutes(to: router)
 

@@ -9,7 +9,8 @@ import ShopkeeperHTTP
 /// for the sales), which a request would otherwise spend behind the gateway's timeout. A request still refreshes what
 /// changed since (a few minutes of facts at most: milliseconds).
 ///
-/// Every ``interval``, it lists the apps that have facts (``apps``) and refreshes each summary of each in turn. Replicas
+/// Every ``interval`` (the first time one interval after start), it lists the apps that have facts (``apps``) and
+/// refreshes each summary of each in turn. Replicas
 /// may all run it: a refresh takes the app's summary lock, so a second one waits and then finds nothing to do.
 package struct ReportSummaryRefresher: Service {
     /// The summaries, refreshed in this order for each app.
@@ -51,9 +52,12 @@ package struct ReportSummaryRefresher: Service {
     package func run() async throws {
         await cancelWhenGracefulShutdown {
             await startup.wait()
+            // A round first after one interval: a process that starts and stops again soon (a rollout's replica that
+            // loses its place, a test) does no work for others' reports.
             while !Task.isCancelled {
-                await refreshAll()
                 try? await Task.sleep(for: interval)
+                guard !Task.isCancelled else { break }
+                await refreshAll()
             }
         }
     }

@@ -44,8 +44,11 @@ import Testing
             _ = try await gateway.send(.get, "/v1/customers/erin/history", bearer: app.secretKey.key)
             _ = try await gateway.send(.get, "/v1/customers/erin", bearer: app.publicKey.key)
 
-            // (The harness made the app's keys with the operator key: the oldest two entries.)
-            let entries = Array(try await log(gateway, key: app.secretKey.key).entries.prefix(3))
+            // (The harness made the app's keys with the operator key: the oldest two entries. The console's sign-in is
+            // its own test's.)
+            let entries = Array(
+                try await log(gateway, key: app.secretKey.key).entries.filter { !$0.action.hasPrefix("console.") }
+                    .prefix(3))
             #expect(
                 entries.map(\.action) == [
                     "promotional_grant.revoke", "promotional_grant.revoke", "promotional_grant.create",
@@ -88,7 +91,9 @@ import Testing
                 headers: operatorLogin.change)
             #expect(settings.status == .ok, "\(String(buffer: settings.body))")
 
-            let entries = try await log(gateway, key: app.secretKey.key).entries
+            let entries = try await log(gateway, key: app.secretKey.key).entries.filter {
+                !$0.action.hasPrefix("console.")
+            }
             #expect(
                 entries.map(\.action) == [
                     "settings.update", "key.create", "catalog.import", "key.create", "key.create",
@@ -101,6 +106,38 @@ import Testing
             #expect(entries[2].actor == .secretKey)
             // The harness made the app's first two keys with the operator key.
             #expect(entries[3...].allSatisfy { $0.actor == .operator && $0.sessionID == nil })
+        }
+    }
+
+    @Test func consoleSignInsSwitchesAndSignOutsAreRecorded() async throws {
+        try await GatewayHarness.run { gateway in
+            let a = try await gateway.createApp("Signed A")
+            let b = try await gateway.createApp("Signed B")
+            let login = try await gateway.signIn(key: a.secretKey.key)
+            let out = try await gateway.send(.delete, "/console/api/session", bearer: nil, headers: login.change)
+            #expect(out.status == .noContent)
+            let operatorLogin = try await gateway.signIn(key: GatewayHarness.operatorKey, appID: a.info.appID)
+            let switched = try await gateway.send(
+                .put, "/console/api/session", bearer: nil,
+                json: try TestJSON.encode(ConsoleSwitchAppRequest(appID: b.info.appID)), headers: operatorLogin.change)
+            #expect(switched.status == .ok, "\(String(buffer: switched.body))")
+            // A wrong key names no app: nothing to record in any app's log.
+            #expect(try await gateway.signInAnswer(key: "sk_not_a_key").status == .unauthorized)
+
+            let inA = try await log(gateway, key: a.secretKey.key).entries.filter { $0.action.hasPrefix("console.") }
+            #expect(
+                inA.map(\.action) == ["console.switch_app", "console.sign_in", "console.sign_out", "console.sign_in"])
+            #expect(inA.count == 4)
+            if inA.count == 4 {
+                #expect(inA[3].actor == .secretKey && inA[3].keyID == a.secretKey.info.keyID)
+                #expect(inA[3].sessionID == login.info.sessionID && inA[2].sessionID == login.info.sessionID)
+                #expect(inA[3].status == 201 && inA[2].status == 204)
+                #expect(inA[1].actor == .operator && inA[1].sessionID == operatorLogin.info.sessionID)
+                #expect(inA[0].summary == "Switched the console from \(a.info.appID) to \(b.info.appID)")
+            }
+            let inB = try await log(gateway, key: b.secretKey.key).entries.filter { $0.action.hasPrefix("console.") }
+            #expect(inB.map(\.action) == ["console.switch_app"])
+            #expect(inB.first?.sessionID == operatorLogin.info.sessionID)
         }
     }
 

@@ -9,10 +9,12 @@ import ShopkeeperModels
 /// Signing in trades an app's secret key, or the operator key and an app id, for a session cookie (`HttpOnly`,
 /// `SameSite=Strict`, `Path=/`, `Secure` unless the host is `localhost`); the key goes no further than this request:
 /// the browser keeps only the cookie, the database only the token's hash and the key's id. Attempts are rate limited
-/// per client address, whether they succeed or not.
+/// per client address, whether they succeed or not. Signing in, switching app and signing out are written to the
+/// app's audit log (`console.sign_in`, `console.switch_app`, `console.sign_out`), with the session's id.
 struct ConsoleSessionController: Sendable {
     let sessions: ConsoleSessions
     let apps: any AppRepository
+    let auditLog: any AuditLogRepository
     let authenticator: APIKeyAuthenticator
     let rateLimiter: TokenBucketRateLimiter
     let clients: ClientAddressResolver
@@ -67,6 +69,9 @@ struct ConsoleSessionController: Sendable {
             "console session opened",
             metadata: ["app_id": "\(appID)", "session_id": "\(stored.sessionID)", "key_id": "\(keyID ?? "operator")"])
         let session = ConsoleSession(stored, token: token)
+        await audit(
+            session, action: "console.sign_in", summary: "Signed in to the console", method: "POST", status: 201,
+            context: context)
         let cookie = ConsoleSessionToken.setCookie(
             token, maxAge: sessions.settings.sessionLifetime, secure: Self.secure(request))
         return try JSONBody.response(
@@ -91,8 +96,16 @@ struct ConsoleSessionController: Sendable {
             let stored = try await sessions.repository.switchApp(
                 tokenHash: ConsoleSessionToken.hash(token), appID: app.appID)
         else { throw ConsoleError.sessionExpired }
-        return try JSONBody.response(
-            Self.info(ConsoleSession(stored, token: token), appName: app.name), headers: [.cacheControl: "no-store"])
+        let switched = ConsoleSession(stored, token: token)
+        // In the log of the app it left and of the one it went to.
+        for appID in Set([session.appID, app.appID]) {
+            var entry = switched
+            entry.appID = appID
+            await audit(
+                entry, action: "console.switch_app", summary: "Switched the console from \(session.appID) to \(app.appID)",
+                method: "PUT", status: 200, context: context)
+        }
+        return try JSONBody.response(Self.info(switched, appName: app.name), headers: [.cacheControl: "no-store"])
     }
 
     /// Ends the session and removes the cookie. Without a cookie there is nothing to end: `204` all the same. The
@@ -100,13 +113,37 @@ struct ConsoleSessionController: Sendable {
     @Sendable func signOut(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         if let token = ConsoleSessions.token(of: request) {
             try ConsoleSessions.checkChange(request, csrfToken: ConsoleSessionToken.csrfToken(for: token))
+            let session = try? await sessions.live(token: token)
             try await sessions.repository.delete(tokenHash: ConsoleSessionToken.hash(token))
+            if let session {
+                await audit(
+                    session, action: "console.sign_out", summary: "Signed out of the console", method: "DELETE",
+                    status: 204, context: context)
+            }
         }
         return Response(
             status: .noContent,
             headers: [
                 .setCookie: ConsoleSessionToken.clearCookie(secure: Self.secure(request)), .cacheControl: "no-store",
             ])
+    }
+
+    /// Writes a session's sign-in, switch or sign-out to its app's audit log. As for every audited action, a record
+    /// that cannot be written is logged at `error` and the answer goes out all the same.
+    private func audit(
+        _ session: ConsoleSession, action: String, summary: String, method: String, status: Int,
+        context: GatewayRequestContext
+    ) async {
+        let record = AuditRecord(
+            appID: session.appID, actor: session.actor, keyID: session.keyID, sessionID: session.sessionID,
+            method: method, path: "/console/api/session", action: action, targets: [:], summary: summary,
+            status: status, requestID: context.requestID, idempotencyKey: nil)
+        do {
+            try await auditLog.record(record)
+        } catch {
+            context.logger.error(
+                "could not write the audit log", metadata: ["action": "\(action)", "error": "\(String(reflecting: error))"])
+        }
     }
 
     /// Whether the cookie gets `Secure`: always, unless the browser reached the gateway as `localhost`.
