@@ -32,7 +32,11 @@ bench_pick_port() { # sets PORT_PICKED (call it in the current shell, not a subs
     done
 }
 
-bench_alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
+bench_alive() { # one read of /proc/PID/stat: the process may be reaped between two looks
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    [[ "$stat" != *") Z "* ]]
+}
 
 bench_stop_leftovers() {
     local dir=$1 file pid

@@ -131,7 +131,7 @@ class ReplicaLoad(chaos.Load):
                 if roll < 0.6:
                     kind, path, expected = "customer", f"/v1/customers/{user}", (200,)
                 elif roll < 0.8:
-                    kind, path, expected = "catalog", "/v1/catalog", (200,)
+                    kind, path, expected = "catalog", "/v1/catalog?platform=app_store&app_version=2.0", (200,)
                 else:
                     query = urllib.parse.urlencode({"app_user_id": user, "device_id": f"device-{user}"})
                     kind, path, expected = "content", f"/v1/content/seeds_tulip?{query}", (200, 403)
@@ -235,11 +235,11 @@ class ReplicaCheck(chaos.Check):
             time.sleep(1)
             answer = request(sandbox, "GET", "/sandbox/notifications?store=apple", timeout=60)
             deliveries = answer.json().get("deliveries", []) if answer.status == 200 else deliveries
-        states = {row[0]: row[1] for row in psql(
-            self.db, "SELECT notification_id, state FROM verifier.notifications WHERE store = 'apple'")}
+        states = {row[0].lower(): row[1] for row in psql(
+            self.db, "SELECT notification_id, state FROM verifier.notifications WHERE store = 'app_store'")}
         undelivered = [d for d in deliveries if not d.get("delivered")]
-        missing = [d["id"] for d in deliveries if d.get("delivered") and d["id"] not in states]
-        unprocessed = [f"{i}: {states[i]}" for i in (d["id"] for d in deliveries) if states.get(i) not in
+        missing = [d["id"] for d in deliveries if d.get("delivered") and d["id"].lower() not in states]
+        unprocessed = [f"{i}: {states[i]}" for i in (d["id"].lower() for d in deliveries) if states.get(i) not in
                        (None, "processed")]
         retried = [d for d in deliveries if d.get("attempts", 0) > 1]
         types = {}
