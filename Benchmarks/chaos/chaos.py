@@ -473,6 +473,11 @@ class Check:
         return count, now() - start
 
     def run(self):
+        self.checks()
+        return self.report()
+
+    def checks(self):
+        """Adds the rows of every check (Benchmarks/replicas adds its own before the report)."""
         presentations = [json.loads(line) for line in open(os.path.join(self.outdir, "presentations.jsonl"))]
         consumes = [json.loads(line) for line in open(os.path.join(self.outdir, "consumes.jsonl"))]
         summary = json.load(open(os.path.join(self.outdir, "load-summary.json")))
@@ -811,6 +816,8 @@ class Check:
             slow = [s for s in samples if s[1] != 200]
             self.row("readiness probes not 200 during the run", f"{len(slow)} of {len(samples)}")
 
+    def report(self):
+        """Prints the table and the verdict (and figures.md); 1 when a check failed."""
         width = max(len(r[0]) for r in self.rows)
         print()
         print(f"{'check'.ljust(width)} | {'figure'} | verdict")

@@ -17,9 +17,10 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_GATEWAY_ROUTES` | built from the service URLs | routing table override: `prefix=service@url,...` |
 /// | `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` | `/v1/notifications,/v1/downloads` | comma-separated route prefixes forwarded without an API key (the caller proves itself another way: a store's signature, a signed URL); each must be a prefix of the routing table. The service gets the request signed with no app identity (anonymous), client-sent `x-shopkeeper-*` headers removed, the body streamed; nothing is rate limited or cached |
 /// | `SHOPKEEPER_GATEWAY_BODY_LIMITS` | `/v1/admin/content=68719476736` | comma-separated `prefix=bytes`: prefixes whose request bodies (streamed) may be larger than `SHOPKEEPER_MAX_BODY_BYTES`; each must be a prefix of the routing table |
-/// | `SHOPKEEPER_RATE_LIMIT_PUBLIC` | `1000/2000` | requests per second / burst for each public key, all its clients together (the app-wide ceiling) |
+/// | `SHOPKEEPER_RATE_LIMIT_PUBLIC` | `1000/2000` | requests per second / burst for each public key, all its clients together (the app-wide ceiling), for the whole deployment (see `SHOPKEEPER_GATEWAY_REPLICAS`) |
 /// | `SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT` | `20/40` | the same for each client of a public key: each IPv4 address, each IPv6 /64 (``ClientAddressResolver``); at most the ceiling |
 /// | `SHOPKEEPER_RATE_LIMIT_SECRET` | `100/200` | requests per second / burst for each secret key |
+/// | `SHOPKEEPER_GATEWAY_REPLICAS` | `1` | how many gateway replicas share the rate limits above and the console's sign-in limit: each replica enforces the configured rate and burst divided by it, so the replicas together never admit more than configured (a client whose requests all reach one replica gets 1/N of its limit). Set it to the number of replicas behind the load balancer (with an autoscaler, its maximum keeps the limits; its minimum keeps the clients' full share at the minimum) |
 /// | `SHOPKEEPER_RATE_LIMIT_CLIENTS_MAX` | `100000` | most per-client buckets kept in memory (about 100 bytes each); past it, new clients are held to the ceiling alone |
 /// | `SHOPKEEPER_GATEWAY_TRUSTED_PROXIES` | none | comma-separated addresses or CIDR blocks (`10.0.0.0/8,::1`) of the load balancers in front of the gateway: from them, the client is read from `X-Forwarded-For` |
 /// | `SHOPKEEPER_GATEWAY_METRICS_HOST` | `127.0.0.1` | address of the `/metrics` listener (`0.0.0.0` to let a scraper inside the network reach it; never publish it) |
@@ -40,7 +41,10 @@ struct GatewaySettings: Sendable {
     var keylessPrefixes: Set<String>
     /// Body limits of prefixes of ``routes`` that take more than the service's `maxBodyBytes`.
     var bodyLimits: [String: Int]
+    /// This replica's share of the configured rate limits (``RateLimits/share(ofReplicas:)``).
     var rateLimits: RateLimits
+    /// How many gateway replicas share the rate limits (`SHOPKEEPER_GATEWAY_REPLICAS`).
+    var replicas: Int
     /// The most per-client buckets kept (``TokenBucketRateLimiter``).
     var maximumRateLimitClients: Int
     /// Load balancers whose `X-Forwarded-For` names the client (``ClientAddressResolver``).
@@ -106,6 +110,11 @@ struct GatewaySettings: Sendable {
                 reason: "'\(prefix)' is not a prefix of the routing table (without '*')")
         }
         let bodyLimits = try Self.bodyLimits(environment, routes: routes)
+        let replicas = try environment.int("SHOPKEEPER_GATEWAY_REPLICAS", default: 1, in: 1...1000)
+        let limits = try rateLimits(environment).share(ofReplicas: replicas)
+        var console = try ConsoleSettings.read(environment)
+        console.signInLimit = try console.signInLimit.share(
+            ofReplicas: replicas, variable: "SHOPKEEPER_CONSOLE_SIGN_IN_RATE")
         let origins = (environment.raw("SHOPKEEPER_CORS_ORIGINS") ?? "")
             .split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -124,7 +133,8 @@ struct GatewaySettings: Sendable {
             routes: routes,
             keylessPrefixes: keyless,
             bodyLimits: bodyLimits,
-            rateLimits: try rateLimits(environment),
+            rateLimits: limits,
+            replicas: replicas,
             maximumRateLimitClients: try environment.int(
                 "SHOPKEEPER_RATE_LIMIT_CLIENTS_MAX", default: 100_000, in: 1000...10_000_000),
             trustedProxies: try trustedProxies(environment),
@@ -137,7 +147,7 @@ struct GatewaySettings: Sendable {
                 try environment.int("SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS", default: 30_000, in: 10...600_000)),
             keyCacheTTL: .seconds(try environment.int("SHOPKEEPER_KEY_CACHE_SECONDS", default: 5, in: 0...300)),
             contentDirectory: try contentDirectory(environment, routes: routes),
-            console: try ConsoleSettings.read(environment)
+            console: console
         )
     }
 

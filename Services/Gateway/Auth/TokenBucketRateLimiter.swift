@@ -11,8 +11,9 @@ struct RateLimit: Sendable, Equatable {
 /// Token buckets kept in memory by each gateway replica: one per key (a secret key's limit, a public key's ceiling
 /// for all its clients together), and one per public key and client (``ClientKey``).
 ///
-/// With N replicas behind a load balancer a key gets up to N times its limit; the limits protect the services and
-/// an app's other users from a runaway client, they are not a billing quota.
+/// With N replicas behind a load balancer each enforces 1/N of the configured limits (`SHOPKEEPER_GATEWAY_REPLICAS`,
+/// ``RateLimit/share(ofReplicas:variable:)``), so together they admit what was configured; the limits protect the
+/// services and an app's other users from a runaway client, they are not a billing quota.
 ///
 /// Memory stays bounded whatever addresses callers come from: a client's bucket exists only while it is not full
 /// (a full bucket is the same as none), and only a request that passed both limits takes a token from one, so each

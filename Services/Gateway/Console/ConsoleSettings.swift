@@ -9,7 +9,7 @@ import ShopkeeperCore
 /// | `SHOPKEEPER_CONSOLE_RELOAD` | `false` | read the folder again on every request (while editing the pages); otherwise it is read once, at start |
 /// | `SHOPKEEPER_CONSOLE_SESSION_SECONDS` | `43200` (12 h) | a console session's absolute lifetime |
 /// | `SHOPKEEPER_CONSOLE_IDLE_SECONDS` | `1800` (30 min) | a session unused this long ends; each use extends it, up to the absolute lifetime |
-/// | `SHOPKEEPER_CONSOLE_SIGN_IN_RATE` | `0.1/10` | sign-in attempts per second / burst for each client address (one every 10 s after a burst of 10), whether they succeed or not |
+/// | `SHOPKEEPER_CONSOLE_SIGN_IN_RATE` | `0.1/10` | sign-in attempts per second / burst for each client address (one every 10 s after a burst of 10), whether they succeed or not; for the whole deployment, each gateway replica enforcing its share (`SHOPKEEPER_GATEWAY_REPLICAS`) |
 struct ConsoleSettings: Sendable {
     /// The static files' folder; `nil` when the console's pages are not served.
     var directory: String?
