@@ -52,7 +52,7 @@ func buildApplication(
         services: [HTTPClientService(client: httpClient), dispatcher] + listener + [
             SubscriptionRelayService(
                 relay: SubscriptionChangeRelay(client: database, logger: logger), interval: settings.relayInterval,
-                startup: startup, logger: logger),
+                startup: startup, logger: logger)
         ]
             + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger)
             + ServiceApplication.databaseGauges(

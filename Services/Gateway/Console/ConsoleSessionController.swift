@@ -102,7 +102,8 @@ struct ConsoleSessionController: Sendable {
             var entry = switched
             entry.appID = appID
             await audit(
-                entry, action: "console.switch_app", summary: "Switched the console from \(session.appID) to \(app.appID)",
+                entry, action: "console.switch_app",
+                summary: "Switched the console from \(session.appID) to \(app.appID)",
                 method: "PUT", status: 200, context: context)
         }
         return try JSONBody.response(Self.info(switched, appName: app.name), headers: [.cacheControl: "no-store"])
@@ -142,7 +143,8 @@ struct ConsoleSessionController: Sendable {
             try await auditLog.record(record)
         } catch {
             context.logger.error(
-                "could not write the audit log", metadata: ["action": "\(action)", "error": "\(String(reflecting: error))"])
+                "could not write the audit log",
+                metadata: ["action": "\(action)", "error": "\(String(reflecting: error))"])
         }
     }
 
