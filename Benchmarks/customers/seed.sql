@@ -1,6 +1,7 @@
 -- Many customers of the demo shop, in bulk, for Benchmarks/customers/run:
 --   psql -v app=<app id> -v bundle=<bundle id> -v n=<customers> -f seed.sql
--- Customer i is `bench-<i>` (0 <= i < n), with 1 to 3 App Store purchases of the demo catalog (the gardens and seeds
+-- Customer i is `bench-<i>` (0 <= i < n), last seen a day ago (so a read is an app launch after a while, which
+-- refreshes `last_seen`), with 1 to 3 App Store purchases of the demo catalog (the gardens and seeds
 -- are non-consumables with entitlements, the fertilizer a consumable of 10 doses): written straight into the
 -- entitlements service's tables as its apply path leaves them (customer, alias, purchase, transaction, balance and
 -- ledger line). Deterministic (hashint4 of row numbers), so two runs seed the same customers. Triggers and foreign

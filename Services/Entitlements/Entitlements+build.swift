@@ -38,8 +38,9 @@ func buildApplication(
     // The change listener holds a session in LISTEN: a connection of its own, outside the pool (straight to
     // PostgreSQL through a transaction pooler). Without one (a transaction pooler and no DATABASE_DIRECT_URL, which
     // the settings allow only with the cache off) the cache never goes live.
+    // With the cache off (`SHOPKEEPER_CUSTOMER_CACHE_MS=0`) there is nothing to listen for and no connection is held.
     let listener: [any Service] =
-        settings.service.database.sessionSettings.map { session in
+        (cache.isEnabled ? settings.service.database.sessionSettings : nil).map { session in
             let client = session.makeClient(logger: logger)
             return [client, CustomerChangeListener(client: client, cache: cache, startup: startup, logger: logger)]
         } ?? []

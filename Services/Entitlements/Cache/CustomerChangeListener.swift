@@ -20,7 +20,12 @@ struct CustomerChangeListener: Service {
     var retryDelay: Duration = .seconds(1)
 
     func run() async throws {
-        guard cache.isEnabled else { return }
+        // A service that returns stops the whole application: with the cache off there is nothing to listen for,
+        // but the listener still waits for the shutdown.
+        guard cache.isEnabled else {
+            try? await gracefulShutdown()
+            return
+        }
         await cancelWhenGracefulShutdown {
             await startup.wait()
             while !Task.isCancelled {

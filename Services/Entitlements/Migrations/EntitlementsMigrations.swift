@@ -623,5 +623,24 @@ enum EntitlementsMigrations {
                 CREATE INDEX customers_merged ON entitlements.customers (merged_into) WHERE merged_into IS NOT NULL;
                 """
         ),
+        Migration(
+            "0022_last_seen_notifies_nothing",
+            sql: """
+                -- A customer's `last_seen` is refreshed by reads (an app launch after ten minutes or more) and by every
+                -- write. Alone, that change no longer notifies every replica to drop the customer's cached info: the
+                -- replica that made it renders the info afresh, the others' copies show an older `last_seen` for at
+                -- most the cache's lifetime (SHOPKEEPER_CUSTOMER_CACHE_MS, 1 s), and a NOTIFY per app launch was a
+                -- commit-time lock every read took. Any other change of the row still notifies, as does every change
+                -- of what the info shows (purchases, balances, grants, aliases: their own triggers).
+                DROP TRIGGER customers_changed ON entitlements.customers;
+                CREATE TRIGGER customers_changed AFTER INSERT OR DELETE ON entitlements.customers
+                    FOR EACH ROW EXECUTE FUNCTION entitlements.notify_customer_change();
+                CREATE TRIGGER customers_updated AFTER UPDATE ON entitlements.customers
+                    FOR EACH ROW
+                    WHEN ((OLD.customer_id, OLD.app_id, OLD.first_seen, OLD.refund_count, OLD.merged_into)
+                          IS DISTINCT FROM (NEW.customer_id, NEW.app_id, NEW.first_seen, NEW.refund_count, NEW.merged_into))
+                    EXECUTE FUNCTION entitlements.notify_customer_change();
+                """
+        ),
     ]
 }

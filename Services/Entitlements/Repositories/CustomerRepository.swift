@@ -41,30 +41,22 @@ struct CustomerPostgresRepository: CustomerRepository {
         if let cached = cache.lookup(key) { return cached }
         let ticket = cache.ticket()
         return try await client.withConnection { connection in
-            if let rendered = try await CustomerInfoQuery.renderDocument(
-                appID: appID, appUserID: appUserID, on: connection, logger: logger),
-                Date().timeIntervalSince(rendered.lastSeen) <= lastSeenResolution
-            {
-                let document = CustomerInfoDocument(json: rendered.json)
-                cache.store(
-                    document, for: key, customerID: rendered.customerID, nextChange: rendered.nextChange,
-                    ticket: ticket)
-                return document
-            }
-            // Seen long ago: touch, then render what is now true (cached next time). Unknown: nothing to touch.
+            // An app launch after a while is the usual read: `last_seen` is refreshed first (at most every
+            // `lastSeenResolution`; a read in between writes nothing), so the one rendering shows it. Unknown ids:
+            // nothing is touched, nothing created.
+            try await CustomerRows.touchIfStale(
+                appID: appID, appUserID: appUserID, resolution: lastSeenResolution, on: connection, logger: logger)
             guard
-                let customerID = try await CustomerRows.find(
+                let rendered = try await CustomerInfoQuery.renderDocument(
                     appID: appID, appUserID: appUserID, on: connection, logger: logger)
             else {
                 let empty = try JSONBody.encode(CustomerInfo.unknown(appUserID: appUserID))
                 return CustomerInfoDocument(json: String(decoding: empty, as: UTF8.self))
             }
-            try await CustomerRows.touch(customerID, on: connection, logger: logger)
-            guard
-                let rendered = try await CustomerInfoQuery.renderDocument(
-                    appID: appID, appUserID: appUserID, on: connection, logger: logger)
-            else { throw EntitlementsError.customerNotFound(appUserID) }
-            return CustomerInfoDocument(json: rendered.json)
+            let document = CustomerInfoDocument(json: rendered.json)
+            cache.store(
+                document, for: key, customerID: rendered.customerID, nextChange: rendered.nextChange, ticket: ticket)
+            return document
         }
     }
 }
