@@ -180,6 +180,12 @@ struct SalesReportTests {
             #expect(pages.flatMap(\.rows) == whole.rows)
             #expect(pages[1].total(currency: "USD")?["purchases"] == 3)
 
+            // Rows are counted as the grouping makes them: by day alone (one currency) each day is one row, however
+            // many storefronts its sales came from.
+            let byDay = try await harness.reportDocument(
+                "sales", "from=\(F.name(6))&to=\(F.name(0))&group_by=day&limit=3")
+            #expect(
+                byDay.rows.count == 3 && byDay.nextFrom == F.name(1), "\(byDay.rows), next \(byDay.nextFrom ?? "-")")
             // A day with more rows than the limit is one page; without `day` the limit does not apply.
             let crowded = try await harness.reportDocument(
                 "sales", "from=\(F.name(6))&to=\(F.name(0))&group_by=day,storefront&limit=1")

@@ -18,7 +18,10 @@ struct ReportPostgresRepository: ReportRepository {
         try await ReportRollups.downloads.refresh(appID: appID, client: client, logger: logger)
         try await ReportRollups.devices.refresh(appID: appID, client: client, logger: logger)
         let (request, nextFrom) = try await ReportPaging.firstPage(
-            of: request, summary: ReportRollups.downloads.table, appID: appID, client: client, logger: logger)
+            of: request, summary: ReportRollups.downloads.table,
+            keys: (request.groups(by: "product") || request.groups(by: "version") ? ["product_id"] : [])
+                + (request.groups(by: "version") ? ["version"] : []),
+            appID: appID, client: client, logger: logger)
         let (byDay, byVersion) = (request.groups(by: "day"), request.groups(by: "version"))
         let byProduct = byVersion || request.groups(by: "product")
         let (from, to): (String, String) = (request.from.description, request.to.description)

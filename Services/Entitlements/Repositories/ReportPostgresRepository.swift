@@ -14,7 +14,10 @@ struct ReportPostgresRepository: ReportRepository {
     func sales(appID: String, request: ReportRequest) async throws -> ReportTable {
         try await ReportRollups.sales.refresh(appID: appID, client: client, logger: logger)
         let (request, nextFrom) = try await ReportPaging.firstPage(
-            of: request, summary: ReportRollups.sales.table, appID: appID, client: client, logger: logger)
+            of: request, summary: ReportRollups.sales.table,
+            keys: ["currency"] + Self.productKeys(request) + (request.groups(by: "store") ? ["store"] : [])
+                + (request.groups(by: "storefront") ? ["storefront"] : []),
+            environment: request.environment ?? .production, appID: appID, client: client, logger: logger)
         let environment: String = request.environment?.rawValue ?? "production"
         let byProduct = request.groups(by: "product")
         let query = PostgresQuery(
@@ -46,7 +49,9 @@ struct ReportPostgresRepository: ReportRepository {
     func usage(appID: String, request: ReportRequest) async throws -> ReportTable {
         try await ReportRollups.usage.refresh(appID: appID, client: client, logger: logger)
         let (request, nextFrom) = try await ReportPaging.firstPage(
-            of: request, summary: ReportRollups.usage.table, appID: appID, client: client, logger: logger)
+            of: request, summary: ReportRollups.usage.table,
+            keys: (request.groups(by: "app_version") ? ["app_version"] : []) + Self.productKeys(request),
+            environment: request.environment ?? .production, appID: appID, client: client, logger: logger)
         let environment: String = request.environment?.rawValue ?? "production"
         let byProduct = request.groups(by: "product")
         let query = PostgresQuery(
@@ -73,7 +78,8 @@ struct ReportPostgresRepository: ReportRepository {
     func consumables(appID: String, request: ReportRequest) async throws -> ReportTable {
         try await ReportRollups.consumables.refresh(appID: appID, client: client, logger: logger)
         let (request, nextFrom) = try await ReportPaging.firstPage(
-            of: request, summary: ReportRollups.consumables.table, appID: appID, client: client, logger: logger)
+            of: request, summary: ReportRollups.consumables.table,
+            keys: request.groups(by: "product") ? ["product_id"] : [], appID: appID, client: client, logger: logger)
         let query = PostgresQuery(
             unsafeSQL: Self.consumablesSQL,
             binds: try PostgresBindings(
@@ -91,6 +97,11 @@ struct ReportPostgresRepository: ReportRepository {
             query: query, client: client, logger: logger)
         table.nextFrom = nextFrom
         return table
+    }
+
+    /// The summary's columns that key a row by product: the catalog's product, else the store's.
+    static func productKeys(_ request: ReportRequest) -> [String] {
+        request.groups(by: "product") ? ["product_id", "CASE WHEN product_id IS NULL THEN store_product_id END"] : []
     }
 
     /// `$1` app, `$2`/`$3` the range, `$4` environment, `$5`...`$8` grouping by day, product, store, storefront.

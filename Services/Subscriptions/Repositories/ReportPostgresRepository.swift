@@ -21,7 +21,9 @@ struct ReportPostgresRepository: ReportRepository {
     func subscriptions(appID: String, request: ReportRequest) async throws -> ReportTable {
         let today = try await ReportRollups.days.refresh(appID: appID, client: client, logger: logger)
         let (request, nextFrom) = try await ReportPaging.firstPage(
-            of: request, summary: ReportRollups.days.table, appID: appID, client: client, logger: logger)
+            of: request, summary: ReportRollups.days.table,
+            keys: request.groups(by: "product") ? ["product_id"] : [],
+            environment: request.environment ?? .production, appID: appID, client: client, logger: logger)
         let window = ReportWindow(request, today: today)
         let environment: String = request.environment?.rawValue ?? "production"
         let last: String = min(request.to, today).description
