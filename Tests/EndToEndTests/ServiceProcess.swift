@@ -37,8 +37,12 @@ final class ServiceProcess: @unchecked Sendable {
         self.environment = environment
         self.binPath = binPath
         self.portsGiven = port != nil
-        self.port = try port ?? Self.freePort()
-        self.metricsPort = try metricsPort ?? Self.freePort()
+        let port = try port ?? Self.freePort()
+        self.port = port
+        // Two picks of a free port can be the same port (neither is held): the metrics port must differ.
+        var metrics = try metricsPort ?? Self.freePort()
+        while metrics == port, metricsPort == nil { metrics = try Self.freePort() }
+        self.metricsPort = metrics
         (process, logURL) = try Self.launch(
             executable, binPath: binPath, environment: environment, port: self.port, metricsPort: self.metricsPort)
     }
@@ -82,6 +86,7 @@ final class ServiceProcess: @unchecked Sendable {
                     relaunches += 1
                     port = try Self.freePort()
                     metricsPort = try Self.freePort()
+                    while metricsPort == port { metricsPort = try Self.freePort() }
                     (process, logURL) = try Self.launch(
                         name, binPath: binPath, environment: environment, port: port, metricsPort: metricsPort)
                     continue
