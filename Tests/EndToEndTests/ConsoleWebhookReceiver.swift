@@ -28,28 +28,16 @@ actor ConsoleWebhookReceiver {
 
     /// Runs a broken receiver on 127.0.0.1 for the duration of `body`.
     static func run(_ body: @Sendable (ConsoleWebhookReceiver) async throws -> Void) async throws {
-        let holder = Holder()
-        let router = Router()
-        router.post("/hooks") { request, _ -> Response in
-            _ = try await request.body.collect(upTo: 1 << 20)
-            guard let receiver = await holder.value else { return Response(status: .serviceUnavailable) }
-            let status = await receiver.answer(eventID: request.headers[HTTPField.Name("Shopkeeper-Event-ID")!])
-            return Response(status: status)
-        }
-        var logger = Logger(label: "console-webhook-receiver")
-        logger.logLevel = .warning
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        try await app.test(.live) { client in
-            guard let port = client.port else { throw Browser.Failure("the receiver has no port") }
-            let receiver = ConsoleWebhookReceiver(url: "http://127.0.0.1:\(port)/hooks")
-            await holder.set(receiver)
-            try await body(receiver)
-        }
-    }
-
-    private actor Holder {
-        var value: ConsoleWebhookReceiver?
-        func set(_ receiver: ConsoleWebhookReceiver) { value = receiver }
+        try await LoopbackStub.run(
+            label: "console-webhook-receiver",
+            routes: { router, receiver in
+                router.post("/hooks") { request, _ -> Response in
+                    _ = try await request.body.collect(upTo: 1 << 20)
+                    guard let receiver = await receiver.value else { return Response(status: .serviceUnavailable) }
+                    let status = await receiver.answer(eventID: request.headers[HTTPField.Name("Shopkeeper-Event-ID")!])
+                    return Response(status: status)
+                }
+            },
+            make: { ConsoleWebhookReceiver(url: $0 + "/hooks") }, body)
     }
 }

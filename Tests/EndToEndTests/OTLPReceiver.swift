@@ -60,28 +60,17 @@ actor OTLPReceiver {
 
     /// Runs a receiver on 127.0.0.1 for the duration of `body`.
     static func run(_ body: @Sendable (OTLPReceiver) async throws -> Void) async throws {
-        let holder = Holder()
-        let router = Router()
-        router.post("/v1/traces") { request, _ -> Response in
-            let bytes = try await request.body.collect(upTo: 16 << 20)
-            await holder.value?.receive(Data(bytes.readableBytesView))
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: "{}")))
-        }
-        var logger = Logger(label: "otlp-receiver")
-        logger.logLevel = .warning
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        try await app.test(.live) { client in
-            guard let port = client.port else { throw ServiceProcess.Failure("the receiver has no port") }
-            let receiver = OTLPReceiver(endpoint: "http://127.0.0.1:\(port)")
-            await holder.set(receiver)
-            try await body(receiver)
-        }
-    }
-
-    private actor Holder {
-        var value: OTLPReceiver?
-        func set(_ receiver: OTLPReceiver) { value = receiver }
+        try await LoopbackStub.run(
+            label: "otlp-receiver",
+            routes: { router, receiver in
+                router.post("/v1/traces") { request, _ -> Response in
+                    let bytes = try await request.body.collect(upTo: 16 << 20)
+                    await receiver.value?.receive(Data(bytes.readableBytesView))
+                    return Response(
+                        status: .ok, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: .init(string: "{}")))
+                }
+            },
+            make: { OTLPReceiver(endpoint: $0) }, body)
     }
 }
