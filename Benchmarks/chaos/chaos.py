@@ -326,10 +326,18 @@ class Load:
             thread.start()
             threads.append(thread)
         record = self.present(item, bought, item["buyer"], "buyer")
+        self.after_buyer(item, bought, record)
         if record["final_status"] == 200 and item["product"][3] == "consumable" and item["consume"]:
             self.consume(item, item["buyer"])
         for thread in threads:
             thread.join()
+        self.after_purchase(item, bought, record)
+
+    def after_buyer(self, item, bought, record):
+        """Hook: the buyer's presentation is final (before any consume). Benchmarks/replicas adds its repeats here."""
+
+    def after_purchase(self, item, bought, record):
+        """Hook: every presentation of the purchase is final."""
 
     def progress(self, expected):
         with self.lock:

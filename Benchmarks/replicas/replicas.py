@@ -48,29 +48,11 @@ class ReplicaLoad(chaos.Load):
         self.acknowledged = []  # (item, bought) of purchases answered 200 with nothing else pending on them
         self.stop = threading.Event()
 
-    def purchase(self, item):
-        bought = self.buy(item)
-        if bought is None:
-            with self.lock:
-                self.presentations.append({"index": item["index"], "role": "buyer", "final_status": None,
-                                           "final_code": "not bought at the sandbox store"})
-            return
-        item["transaction_id"] = bought["transaction_id"]
-        threads = []
-        if item["second"]:
-            def second():
-                time.sleep(random.uniform(0, 1.5))
-                self.present(item, bought, item["second"], "second")
-            thread = threading.Thread(target=second, daemon=True)
-            thread.start()
-            threads.append(thread)
-        record = self.present(item, bought, item["buyer"], "buyer")
+    def after_buyer(self, item, bought, record):
         if record["final_status"] == 200 and not item["second"] and self.random.random() < self.repeat_share:
             self.repeat(item, bought)
-        if record["final_status"] == 200 and item["product"][3] == "consumable" and item["consume"]:
-            self.consume(item, item["buyer"])
-        for thread in threads:
-            thread.join()
+
+    def after_purchase(self, item, bought, record):
         if record["final_status"] == 200 and not item["second"]:
             with self.lock:
                 self.acknowledged.append((item, bought))
