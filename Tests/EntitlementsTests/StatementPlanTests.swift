@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperDatabase
+import ShopkeeperTestSupport
+import Testing
+
+@testable import Entitlements
+
+/// The statements on the hot paths (customer info at every app launch, the lookups of every apply) must find each of
+/// their rows through an index, however many customers and purchases the database holds: a scan of a table of every
+/// app's customers costs milliseconds per call at a few hundred thousand rows (the merged customers were read that
+/// way, the whole cost of a read in the many-customers benchmark; the owners of an apply's purchases were hashed
+/// from the whole purchases table, the largest cost of a purchase). Each statement is planned as a prepared statement
+/// settles on after its first executions (a generic plan), on a fresh database, with sequential scans priced out
+/// (`enable_seqscan = off`), so any table read without a usable index still shows as one in the plan.
+@Suite struct StatementPlanTests {
+    @Test("The customer info statement reads every per-customer table through an index")
+    func customerInfoThroughIndexes() async throws {
+        try await EntitlementsHarness.run { harness in
+            _ = try await harness.applied(
+                [EntitlementsFixtures.transaction(product: "garden")], user: "planned", device: "device-1")
+            let plan = try await Self.genericPlan(
+                of: CustomerInfoQuery.Statement.sql, types: "text, text",
+                arguments: "'\(harness.appID)', 'planned'", database: harness.database)
+            #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
+        }
+    }
+
+    @Test("An apply finds the owners of its purchases through the primary key")
+    func purchaseOwnersThroughTheKey() async throws {
+        try await EntitlementsHarness.run { harness in
+            _ = try await harness.applied(
+                [EntitlementsFixtures.transaction(product: "garden")], user: "planned", device: "device-1")
+            let plan = try await Self.genericPlan(
+                of: PurchaseRow.Owners.sql, types: "text[], text[], text",
+                arguments: "ARRAY['app_store'], ARRAY['1000'], '\(harness.appID)'", database: harness.database)
+            #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
+            #expect(!plan.contains { $0.contains("Hash") }, "\(plan.joined(separator: "\n"))")
+        }
+    }
+
+    /// Tables of the catalog and the app's settings are per app and small; these are per customer.
+    static let perCustomerTables = [
+        "customers", "aliases", "purchases", "transactions", "balances", "promotional_grants",
+        "app_transactions", "subscriptions", "trials", "purchase_devices",
+    ]
+
+    static func perCustomerScans(in plan: [String]) -> [String] {
+        plan.filter { line in
+            perCustomerTables.contains { line.contains("Seq Scan on \($0) ") || line.hasSuffix("Seq Scan on \($0)") }
+        }
+    }
+
+    /// The generic plan of `sql` (parameters of `types`) executed with `arguments` (SQL literals: EXPLAIN EXECUTE takes
+    /// no parameters; tests pass their own ids only), sequential scans priced out.
+    static func genericPlan(of sql: String, types: String, arguments: String, database: DatabaseSettings)
+        async throws -> [String]
+    {
+        #expect(!arguments.contains(";"))
+        return try await TestDatabase.withClient(database) { client in
+            let logger = Logger(label: "plan-test")
+            return try await client.withConnection { connection in
+                try await connection.query("SET enable_seqscan = off", logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "PREPARE planned(\(types)) AS " + sql), logger: logger)
+                try await connection.query("SET plan_cache_mode = force_generic_plan", logger: logger)
+                let rows = try await connection.query(
+                    PostgresQuery(unsafeSQL: "EXPLAIN (COSTS OFF) EXECUTE planned(\(arguments))"), logger: logger)
+                var plan: [String] = []
+                for try await line in rows.decode(String.self) { plan.append(line) }
+                try await connection.query("DEALLOCATE planned", logger: logger)
+                return plan
+            }
+        }
+    }
+}
