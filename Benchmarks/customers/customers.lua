@@ -1,8 +1,12 @@
 -- wrk script: GET /v1/customers/bench-<i> for customers spread over CUSTOMERS ids (Benchmarks/customers/seed.sql),
 -- with the public key of KEY. MIX=uniform: every customer alike; MIX=zipf: a skewed mix (Zipf, s = 1: the k-th most
--- asked customer is asked about 1/k as often as the first), the hot ones scattered over the ids.
+-- asked customer is asked about 1/k as often as the first), the hot ones scattered over the ids; MIX=each: every
+-- customer once, in order, then stop (run with one thread: each thread counts on its own).
 local customers = tonumber(os.getenv("CUSTOMERS") or "100000")
 local zipf = os.getenv("MIX") == "zipf"
+local each = os.getenv("MIX") == "each"
+local next_id = 0
+local answered = 0
 local log_n = math.log(customers)
 
 function init(args)
@@ -11,6 +15,10 @@ function init(args)
 end
 
 local function pick()
+    if each then
+        next_id = next_id + 1
+        return (next_id - 1) % customers
+    end
     if zipf then
         -- P(rank <= k) = ln(k) / ln(n) for s = 1, sampled by inversion.
         local rank = math.floor(math.exp(math.random() * log_n)) - 1
@@ -21,4 +29,12 @@ end
 
 function request()
     return wrk.format("GET", "/v1/customers/bench-" .. pick())
+end
+
+-- Only for MIX=each: a response function makes wrk hand every answer to Lua.
+if each then
+    function response(status, headers, body)
+        answered = answered + 1
+        if answered >= customers then wrk.thread:stop() end
+    end
 end

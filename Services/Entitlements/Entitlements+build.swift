@@ -22,8 +22,10 @@ func buildApplication(
     let cache = settings.makeCustomerInfoCache()
     let startup = StartupGate()
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+    let lastSeen = LastSeenRecorder(
+        client: database, resolution: LastSeenRecorder.defaultResolution, startup: startup, logger: logger)
     let router = buildRouter(
-        settings: settings, database: database, metrics: metrics, logger: logger, cache: cache,
+        settings: settings, database: database, metrics: metrics, logger: logger, cache: cache, lastSeen: lastSeen,
         subscriptions: subscriptionsClient(settings: settings, httpClient: httpClient))
     let dispatcher = WebhookDispatcher(
         queue: WebhookDeliveryPostgresQueue(client: database, logger: logger),
@@ -50,7 +52,7 @@ func buildApplication(
         database: database,
         migrations: EntitlementsMigrations.runner,
         // Stopped in reverse order: the dispatcher finishes its attempts (each with a client of its own) first.
-        services: [HTTPClientService(client: httpClient), dispatcher] + listener + [
+        services: [HTTPClientService(client: httpClient), lastSeen, dispatcher] + listener + [
             SubscriptionRelayService(
                 relay: SubscriptionChangeRelay(client: database, logger: logger), interval: settings.relayInterval,
                 startup: startup, logger: logger)
@@ -92,9 +94,15 @@ func buildRouter(
     metrics: PrometheusCollectorRegistry,
     logger: Logger,
     cache: CustomerInfoCache? = nil,
+    lastSeen: LastSeenRecorder? = nil,
     subscriptions: SubscriptionsClient
 ) -> Router<ServiceRequestContext> {
     let cache = cache ?? settings.makeCustomerInfoCache()
+    // (A recorder nobody runs gathers and never writes: routers built alone, for tests of their answers only.)
+    let lastSeen =
+        lastSeen
+        ?? LastSeenRecorder(
+            client: database, resolution: LastSeenRecorder.defaultResolution, startup: nil, logger: logger)
     let router = Router(context: ServiceRequestContext.self)
     ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
     ServiceApplication.addOperationalRoutes(
@@ -104,7 +112,7 @@ func buildRouter(
     )
     router.addMiddleware { CustomerCacheInvalidationMiddleware(cache: cache) }
     let purchases = PurchasePostgresRepository(client: database, cache: cache, logger: logger)
-    let customers = CustomerPostgresRepository(client: database, cache: cache, logger: logger)
+    let customers = CustomerPostgresRepository(client: database, cache: cache, lastSeen: lastSeen, logger: logger)
     ApplyController(purchases: purchases, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
     AppEventController(
         events: AppEventPostgresRepository(client: database, logger: logger),

@@ -21,7 +21,7 @@ import Testing
             _ = try await harness.applied(
                 [EntitlementsFixtures.transaction(product: "garden")], user: "planned", device: "device-1")
             let plan = try await Self.genericPlan(
-                of: CustomerInfoQuery.Statement.sql, types: "text, text",
+                of: CustomerInfoQuery.RenderAndStore.sql, types: "text, text",
                 arguments: "'\(harness.appID)', 'planned'", database: harness.database)
             #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
         }

@@ -70,5 +70,15 @@ enum CatalogMigrations {
                 FROM catalog.products p;
                 """
         ),
+        Migration(
+            "0003_revisions_view",
+            sql: """
+                -- Published for readers that keep what they derive from the catalog (entitlements stores each
+                -- customer's rendered info, which reads products' entitlement ids): the app's catalog revision, raised
+                -- in the transaction of every catalog write. A reader keeps the revision it derived from, and derives
+                -- again when the revision moved.
+                CREATE VIEW catalog.revisions_v1 AS SELECT app_id, revision FROM catalog.revisions;
+                """
+        ),
     ]
 }

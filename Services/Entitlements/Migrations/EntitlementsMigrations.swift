@@ -642,5 +642,72 @@ enum EntitlementsMigrations {
                     EXECUTE FUNCTION entitlements.notify_customer_change();
                 """
         ),
+        Migration(
+            "0023_customer_documents",
+            sql: """
+                -- Each customer's info as last rendered, so that an app launch reads one row instead of rendering from
+                -- every table (`CustomerInfoQuery`). `body` is the document without `app_user_id` and `last_seen` (a
+                -- reader puts in the id it asked by and the time it saw): NULL when something it shows changed since.
+                -- A stored body counts while its app's catalog revision is the one it was rendered with and until
+                -- `valid_until` (the next end or start it shows passing by itself).
+                --
+                -- Every change that notifies a customer's change also forgets the customer's document (and the one
+                -- of the customer it is merged into), giving it a new `version` from a sequence. A render stores its
+                -- body only if the version is still the one its own snapshot saw: a render from before a change that
+                -- committed (or is committing) meanwhile is never stored over the change.
+                CREATE SEQUENCE entitlements.customer_document_versions;
+                CREATE TABLE entitlements.customer_documents (
+                    customer_id uuid PRIMARY KEY,
+                    version bigint NOT NULL,
+                    -- The transaction that forgot it last, until a render stores it: forgotten once per transaction,
+                    -- however many rows of the customer it writes.
+                    forgotten_by xid8,
+                    body text,
+                    catalog_revision bigint,
+                    valid_until timestamptz
+                );
+
+                CREATE FUNCTION entitlements.forget_customer_document(p_customer uuid) RETURNS void
+                LANGUAGE plpgsql AS $$
+                DECLARE
+                    target uuid;
+                BEGIN
+                    FOR target IN
+                        SELECT p_customer
+                        UNION
+                        SELECT merged_into FROM entitlements.customers
+                        WHERE customer_id = p_customer AND merged_into IS NOT NULL
+                    LOOP
+                        INSERT INTO entitlements.customer_documents AS d (customer_id, version, forgotten_by)
+                        VALUES (target, nextval('entitlements.customer_document_versions'), pg_current_xact_id())
+                        ON CONFLICT (customer_id) DO UPDATE
+                            SET version = excluded.version, forgotten_by = excluded.forgotten_by, body = NULL
+                            WHERE d.forgotten_by IS DISTINCT FROM excluded.forgotten_by;
+                    END LOOP;
+                END;
+                $$;
+
+                CREATE OR REPLACE FUNCTION entitlements.notify_customer_change() RETURNS trigger
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP <> 'INSERT' THEN
+                        PERFORM pg_notify('entitlements_customer_changed', OLD.customer_id::text);
+                        IF TG_OP = 'DELETE' AND TG_TABLE_NAME = 'customers' THEN
+                            DELETE FROM entitlements.customer_documents WHERE customer_id = OLD.customer_id;
+                        ELSE
+                            PERFORM entitlements.forget_customer_document(OLD.customer_id);
+                        END IF;
+                    END IF;
+                    IF TG_OP <> 'DELETE' THEN
+                        PERFORM pg_notify('entitlements_customer_changed', NEW.customer_id::text);
+                        IF TG_OP = 'INSERT' OR NEW.customer_id IS DISTINCT FROM OLD.customer_id THEN
+                            PERFORM entitlements.forget_customer_document(NEW.customer_id);
+                        END IF;
+                    END IF;
+                    RETURN NULL;
+                END;
+                $$;
+                """
+        ),
     ]
 }

@@ -28,35 +28,58 @@ protocol CustomerRepository: Sendable {
     func info(appID: String, appUserID: String) async throws -> CustomerInfoDocument
 }
 
-/// ``CustomerRepository`` on PostgreSQL, with rendered info kept in ``CustomerInfoCache``.
+/// ``CustomerRepository`` on PostgreSQL: rendered info kept in ``CustomerInfoCache`` (memory, a second at most) and
+/// in the database (`entitlements.customer_documents`, until something it shows changes), so that the usual read,
+/// an app launch, is one row read.
 struct CustomerPostgresRepository: CustomerRepository {
     let client: PostgresClient
     let cache: CustomerInfoCache
+    /// Writes `last_seen` of customers read from a stored document.
+    let lastSeen: LastSeenRecorder
     let logger: Logger
-    /// How stale `last_seen` may get before a read refreshes it (reads stay read-only in between).
-    var lastSeenResolution: TimeInterval = 600
+    /// How stale `last_seen` may get before a read refreshes it (reads in between write nothing).
+    var lastSeenResolution: TimeInterval { lastSeen.resolution }
 
     func info(appID: String, appUserID: String) async throws -> CustomerInfoDocument {
         let key = CustomerInfoCache.Key(appID: appID, appUserID: appUserID)
         if let cached = cache.lookup(key) { return cached }
         let ticket = cache.ticket()
         return try await client.withConnection { connection in
-            // An app launch after a while is the usual read: `last_seen` is refreshed first (at most every
-            // `lastSeenResolution`; a read in between writes nothing), so the one rendering shows it. Unknown ids:
-            // nothing is touched, nothing created.
-            try await CustomerRows.touchIfStale(
-                appID: appID, appUserID: appUserID, resolution: lastSeenResolution, on: connection, logger: logger)
+            guard
+                let found = try await StoredCustomerInfo.find(
+                    appID: appID, appUserID: appUserID, resolution: lastSeenResolution, on: connection,
+                    logger: logger)
+            else {
+                // Unknown ids: nothing is touched, nothing created.
+                return try Self.unknown(appUserID)
+            }
+            if let json = found.json {
+                // The stored document, showing this read's time when `last_seen` was stale: written in a batch.
+                if found.lastSeenStale { lastSeen.record(found.customerID) }
+                let document = CustomerInfoDocument(json: json)
+                cache.store(
+                    document, for: key, customerID: found.customerID, nextChange: found.validUntil, ticket: ticket)
+                return document
+            }
+            // Nothing stored that still counts: rendered (and stored for the next read), `last_seen` refreshed first
+            // when stale, so the one rendering shows it.
+            if found.lastSeenStale {
+                try await CustomerRows.touchIfStale(
+                    appID: appID, appUserID: appUserID, resolution: lastSeenResolution, on: connection, logger: logger)
+            }
             guard
                 let rendered = try await CustomerInfoQuery.renderDocument(
                     appID: appID, appUserID: appUserID, on: connection, logger: logger)
-            else {
-                let empty = try JSONBody.encode(CustomerInfo.unknown(appUserID: appUserID))
-                return CustomerInfoDocument(json: String(decoding: empty, as: UTF8.self))
-            }
+            else { return try Self.unknown(appUserID) }
             let document = CustomerInfoDocument(json: rendered.json)
             cache.store(
                 document, for: key, customerID: rendered.customerID, nextChange: rendered.nextChange, ticket: ticket)
             return document
         }
+    }
+
+    private static func unknown(_ appUserID: String) throws -> CustomerInfoDocument {
+        let empty = try JSONBody.encode(CustomerInfo.unknown(appUserID: appUserID))
+        return CustomerInfoDocument(json: String(decoding: empty, as: UTF8.self))
     }
 }

@@ -24,7 +24,7 @@ struct HistoryPostgresRepository: HistoryRepository {
                 let customerID = try await CustomerRows.find(
                     appID: appID, appUserID: appUserID, on: connection, logger: logger),
                 let (info, _) = try await CustomerInfoQuery.render(
-                    appID: appID, appUserID: appUserID, on: connection, logger: logger)
+                    appID: appID, appUserID: appUserID, storing: false, on: connection, logger: logger)
             else { throw EntitlementsError.customerNotFound(appUserID) }
             return try await HistoryQuery.render(customerID: customerID, info: info, on: connection, logger: logger)
         }

@@ -10,26 +10,32 @@ import ShopkeeperDatabase
 /// change of a product's entitlement ids applies to purchases already made.
 enum CustomerInfoQuery {
     /// The info of the customer `appUserID` names, and when the customer was last seen; `nil` when no customer has
-    /// that id.
+    /// that id. Stored for the next read unless `storing` is false (a read-only transaction).
     static func render(
-        appID: String, appUserID: String, on connection: PostgresConnection, logger: Logger
+        appID: String, appUserID: String, storing: Bool = true, on connection: PostgresConnection, logger: Logger
     ) async throws -> (json: String, lastSeen: Date)? {
         guard
-            let rendered = try await renderDocument(appID: appID, appUserID: appUserID, on: connection, logger: logger)
+            let rendered = try await renderDocument(
+                appID: appID, appUserID: appUserID, storing: storing, on: connection, logger: logger)
         else { return nil }
         return (rendered.json, rendered.lastSeen)
     }
 
     /// The info of the customer `appUserID` names with what a cache needs to know about it; `nil` when no
-    /// customer has that id.
+    /// customer has that id. Stored for the next read (``RenderAndStore``) unless `storing` is false.
     static func renderDocument(
-        appID: String, appUserID: String, on connection: PostgresConnection, logger: Logger
+        appID: String, appUserID: String, storing: Bool = true, on connection: PostgresConnection, logger: Logger
     ) async throws -> RenderedCustomer? {
-        let rows = try await connection.executeStatement(Statement(appID: appID, appUserID: appUserID), logger: logger)
-        for try await (json, lastSeen, customerID, nextChange) in rows {
+        let bindings = try PostgresBindings(appID, appUserID)
+        let decode: @Sendable (PostgresRow) throws -> RenderedCustomer = { row in
+            let (json, lastSeen, customerID, nextChange) = try row.decode((String, Date, UUID, Date?).self)
             return RenderedCustomer(json: json, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
         }
-        return nil
+        let rows =
+            storing
+            ? try await connection.run(RenderAndStore.self, bindings, logger: logger, decode: decode)
+            : try await connection.run(Render.self, bindings, logger: logger, decode: decode)
+        return rows.first
     }
 
     /// A rendered customer info.
@@ -41,7 +47,7 @@ enum CustomerInfoQuery {
         var nextChange: Date?
     }
 
-    /// Where a customer's info comes from, as the common table expressions both the info (``Statement``) and its
+    /// Where a customer's info comes from, as the common table expressions both the info (``rendering(storing:)``) and its
     /// explanation (``CustomerExplanationQuery``) select from, so that the two can never disagree: `c` (the customer
     /// `$2` names in app `$1`), `ids` (it and the customers merged into it), `subs` (auto-renewable purchases and
     /// their timelines), `nr` and `stacks` (non-renewing purchases stacked per group), `trial` (the app's own trial),
@@ -177,116 +183,142 @@ enum CustomerInfoQuery {
         )
         """
 
+    /// The customer info document from a stored `body` (every field but `app_user_id` and `last_seen`, a JSON object
+    /// as text), the id it is asked by and the time the customer was last seen: SQL expressions all three. Every
+    /// answer is made by this one expression, so the same info reads as the same bytes (and entity tag) whether it
+    /// was rendered or stored.
+    static func assembled(body: String, appUserID: String, lastSeen: String) -> String {
+        """
+        '{"app_user_id":' || to_json(\(appUserID))::text || ',"last_seen":' || to_json(entitlements.iso(\(lastSeen)))::text
+            || ',' || substr(\(body), 2)
+        """
+    }
+
     /// The order of an entitlement's sources, first the one customer info shows: active first, then the one that
     /// lasts longest (no end first), then the earliest.
     static let precedence = "active DESC, expires_at DESC NULLS FIRST, purchase_date"
 
-    /// The statement, prepared once per connection: planning it costs several times more than running it.
-    struct Statement: PostgresPreparedStatement {
-        typealias Row = (String, Date, UUID, Date?)
-
-        static let name = "entitlements_customer_info_v5"
-        static let sql =
-            CustomerInfoQuery.sources + """
-
-                SELECT jsonb_build_object(
-                    'app_user_id', $2::text,
-                    'aliases', coalesce((
-                        SELECT jsonb_agg(a.app_user_id ORDER BY a.created_at, a.app_user_id)
-                        FROM entitlements.aliases a WHERE a.customer_id = c.customer_id), '[]'::jsonb),
-                    'first_seen', entitlements.iso(c.first_seen),
-                    'last_seen', entitlements.iso(c.last_seen),
-                    'refund_count', c.refund_count,
-                    'entitlements', coalesce((
-                        SELECT jsonb_object_agg(b.entitlement_id, jsonb_build_object(
-                            'active', b.active, 'expires_at', entitlements.iso(b.expires_at), 'product_id', b.product_id,
-                            'purchase_date', entitlements.iso(b.purchase_date), 'store', b.store,
-                            'environment', b.environment, 'source', b.source))
-                        FROM best b), '{}'::jsonb),
-                    'subscriptions', coalesce((
-                        SELECT jsonb_agg(x.doc ORDER BY x.started_at, x.original_transaction_id) FROM (
-                            SELECT s.started_at, s.original_transaction_id, jsonb_build_object(
-                                'product_id', s.product_id, 'store_product_id', s.store_product_id,
-                                'type', 'auto_renewable', 'store', s.store, 'environment', s.environment,
-                                'original_transaction_id', s.original_transaction_id, 'state', s.state,
-                                'active', s.active, 'period_type', s.period_type,
-                                'started_at', entitlements.iso(s.started_at), 'expires_at', entitlements.iso(s.expires_at),
-                                'will_renew', s.will_renew, 'renews_into_store_product_id', s.renews_into_store_product_id,
-                                'grace_period_expires_at', entitlements.iso(s.grace_expires_at),
-                                'expiration_reason', s.expiration_reason,
-                                'refunded_at', entitlements.iso(s.refunded_at),
-                                'revoked_at', entitlements.iso(s.revoked_at)) AS doc
-                            FROM subs s
-                            UNION ALL
-                            SELECT st.started_at, st.original_transaction_id, jsonb_build_object(
-                                'product_id', st.product_id, 'store_product_id', st.store_product_id,
-                                'type', 'non_renewing', 'store', st.store, 'environment', st.environment,
-                                'original_transaction_id', st.original_transaction_id,
-                                'state', CASE WHEN st.ends_at > now() THEN 'active' ELSE 'expired' END,
-                                'active', st.ends_at > now(), 'period_type', 'normal',
-                                'started_at', entitlements.iso(st.started_at), 'expires_at', entitlements.iso(st.ends_at),
-                                'will_renew', false, 'renews_into_store_product_id', NULL,
-                                'grace_period_expires_at', NULL, 'expiration_reason', NULL, 'refunded_at', NULL,
-                                'revoked_at', NULL)
-                            FROM stacks st) AS x), '[]'::jsonb),
-                    'trial', coalesce((
-                        SELECT jsonb_build_object(
-                            'state', CASE WHEN t.active THEN 'active' ELSE 'expired' END, 'product_id', t.product_id,
-                            'started_at', entitlements.iso(t.started_at), 'expires_at', entitlements.iso(t.ends_at))
-                        FROM trial t), jsonb_build_object('state', 'none')),
-                    'non_subscription_purchases', coalesce((
-                        SELECT jsonb_agg(jsonb_build_object(
-                            'product_id', p.product_id, 'store_product_id', p.store_product_id, 'type', p.product_type,
-                            'store', p.store, 'environment', p.environment, 'transaction_id', p.latest_transaction_id,
-                            'original_transaction_id', p.original_transaction_id,
-                            'purchase_date', entitlements.iso(p.purchase_date), 'quantity', p.quantity,
-                            'revoked_at', entitlements.iso(p.revoked_at), 'revocation_reason', p.revocation_reason)
-                            ORDER BY p.purchase_date, p.original_transaction_id)
-                        FROM entitlements.purchases p
-                        WHERE p.customer_id = c.customer_id AND p.product_type <> 'auto_renewable'), '[]'::jsonb),
-                    'consumable_balances', coalesce((
-                        SELECT jsonb_object_agg(bal.product_id, bal.balance)
-                        FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb),
-                    'product_grants', coalesce((
-                        SELECT jsonb_agg(jsonb_build_object(
-                            'product_id', o.product_id, 'source', o.source, 'granted_at', entitlements.iso(o.claimed_at))
-                            ORDER BY o.claimed_at, o.product_id)
-                        FROM owned o), '[]'::jsonb)
-                )::text, c.last_seen, c.customer_id, (
-                    -- The next moment the info changes by itself (an end or a start passes): a cache keeps it no longer.
-                    SELECT min(t) FROM (
-                        SELECT p.expires_date FROM entitlements.purchases p
-                        WHERE p.customer_id = c.customer_id AND p.expires_date > now()
-                        UNION ALL
-                        SELECT s.access_until FROM subs s WHERE s.access_until > now()
-                        UNION ALL
-                        SELECT s.expires_at FROM subs s WHERE s.expires_at > now()
-                        UNION ALL
-                        SELECT st.ends_at FROM stacks st WHERE st.ends_at > now()
-                        UNION ALL
-                        SELECT t.ends_at FROM trial t WHERE t.ends_at > now()
-                        UNION ALL
-                        SELECT g.starts_at FROM entitlements.promotional_grants g
-                        WHERE g.customer_id = c.customer_id AND g.starts_at > now()
-                        UNION ALL
-                        SELECT g.expires_at FROM entitlements.promotional_grants g
-                        WHERE g.customer_id = c.customer_id AND g.expires_at > now()
-                    ) AS changes(t))
-                FROM c
-                """
-
-        var appID: String
-        var appUserID: String
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings()
-            bindings.append(appID)
-            bindings.append(appUserID)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row {
-            try row.decode(Row.self)
-        }
+    /// The info rendered and stored (`entitlements.customer_documents`) for the next read, unless something it shows
+    /// changed since this statement's snapshot: then the version moved on and the row stays as the change left it.
+    enum RenderAndStore: PreparedSQL {
+        static let sql = rendering(storing: true)
     }
+
+    /// The info rendered only: for read-only transactions.
+    enum Render: PreparedSQL {
+        static let sql = rendering(storing: false)
+    }
+
+    /// The statement rendering the info as JSON with the customer's `last_seen`, id and next change by itself.
+    static func rendering(storing: Bool) -> String {
+        sources + """
+            , doc AS (
+            SELECT c.customer_id, c.last_seen, jsonb_build_object(
+                'aliases', coalesce((
+                    SELECT jsonb_agg(a.app_user_id ORDER BY a.created_at, a.app_user_id)
+                    FROM entitlements.aliases a WHERE a.customer_id = c.customer_id), '[]'::jsonb),
+                'first_seen', entitlements.iso(c.first_seen),
+                'refund_count', c.refund_count,
+                'entitlements', coalesce((
+                    SELECT jsonb_object_agg(b.entitlement_id, jsonb_build_object(
+                        'active', b.active, 'expires_at', entitlements.iso(b.expires_at), 'product_id', b.product_id,
+                        'purchase_date', entitlements.iso(b.purchase_date), 'store', b.store,
+                        'environment', b.environment, 'source', b.source))
+                    FROM best b), '{}'::jsonb),
+                'subscriptions', coalesce((
+                    SELECT jsonb_agg(x.doc ORDER BY x.started_at, x.original_transaction_id) FROM (
+                        SELECT s.started_at, s.original_transaction_id, jsonb_build_object(
+                            'product_id', s.product_id, 'store_product_id', s.store_product_id,
+                            'type', 'auto_renewable', 'store', s.store, 'environment', s.environment,
+                            'original_transaction_id', s.original_transaction_id, 'state', s.state,
+                            'active', s.active, 'period_type', s.period_type,
+                            'started_at', entitlements.iso(s.started_at), 'expires_at', entitlements.iso(s.expires_at),
+                            'will_renew', s.will_renew, 'renews_into_store_product_id', s.renews_into_store_product_id,
+                            'grace_period_expires_at', entitlements.iso(s.grace_expires_at),
+                            'expiration_reason', s.expiration_reason,
+                            'refunded_at', entitlements.iso(s.refunded_at),
+                            'revoked_at', entitlements.iso(s.revoked_at)) AS doc
+                        FROM subs s
+                        UNION ALL
+                        SELECT st.started_at, st.original_transaction_id, jsonb_build_object(
+                            'product_id', st.product_id, 'store_product_id', st.store_product_id,
+                            'type', 'non_renewing', 'store', st.store, 'environment', st.environment,
+                            'original_transaction_id', st.original_transaction_id,
+                            'state', CASE WHEN st.ends_at > now() THEN 'active' ELSE 'expired' END,
+                            'active', st.ends_at > now(), 'period_type', 'normal',
+                            'started_at', entitlements.iso(st.started_at), 'expires_at', entitlements.iso(st.ends_at),
+                            'will_renew', false, 'renews_into_store_product_id', NULL,
+                            'grace_period_expires_at', NULL, 'expiration_reason', NULL, 'refunded_at', NULL,
+                            'revoked_at', NULL)
+                        FROM stacks st) AS x), '[]'::jsonb),
+                'trial', coalesce((
+                    SELECT jsonb_build_object(
+                        'state', CASE WHEN t.active THEN 'active' ELSE 'expired' END, 'product_id', t.product_id,
+                        'started_at', entitlements.iso(t.started_at), 'expires_at', entitlements.iso(t.ends_at))
+                    FROM trial t), jsonb_build_object('state', 'none')),
+                'non_subscription_purchases', coalesce((
+                    SELECT jsonb_agg(jsonb_build_object(
+                        'product_id', p.product_id, 'store_product_id', p.store_product_id, 'type', p.product_type,
+                        'store', p.store, 'environment', p.environment, 'transaction_id', p.latest_transaction_id,
+                        'original_transaction_id', p.original_transaction_id,
+                        'purchase_date', entitlements.iso(p.purchase_date), 'quantity', p.quantity,
+                        'revoked_at', entitlements.iso(p.revoked_at), 'revocation_reason', p.revocation_reason)
+                        ORDER BY p.purchase_date, p.original_transaction_id)
+                    FROM entitlements.purchases p
+                    WHERE p.customer_id = c.customer_id AND p.product_type <> 'auto_renewable'), '[]'::jsonb),
+                'consumable_balances', coalesce((
+                    SELECT jsonb_object_agg(bal.product_id, bal.balance)
+                    FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb),
+                'product_grants', coalesce((
+                    SELECT jsonb_agg(jsonb_build_object(
+                        'product_id', o.product_id, 'source', o.source, 'granted_at', entitlements.iso(o.claimed_at))
+                        ORDER BY o.claimed_at, o.product_id)
+                    FROM owned o), '[]'::jsonb)
+            )::text AS body, (
+                -- The next moment the info changes by itself (an end or a start passes): a cache keeps it no longer.
+                SELECT min(t) FROM (
+                    SELECT p.expires_date FROM entitlements.purchases p
+                    WHERE p.customer_id = c.customer_id AND p.expires_date > now()
+                    UNION ALL
+                    SELECT s.access_until FROM subs s WHERE s.access_until > now()
+                    UNION ALL
+                    SELECT s.expires_at FROM subs s WHERE s.expires_at > now()
+                    UNION ALL
+                    SELECT s.grace_expires_at FROM subs s WHERE s.grace_expires_at > now()
+                    UNION ALL
+                    SELECT st.ends_at FROM stacks st WHERE st.ends_at > now()
+                    UNION ALL
+                    SELECT t.ends_at FROM trial t WHERE t.ends_at > now()
+                    UNION ALL
+                    SELECT g.starts_at FROM entitlements.promotional_grants g
+                    WHERE g.customer_id = c.customer_id AND g.starts_at > now()
+                    UNION ALL
+                    SELECT g.expires_at FROM entitlements.promotional_grants g
+                    WHERE g.customer_id = c.customer_id AND g.expires_at > now()
+                ) AS changes(t)) AS next_change
+            FROM c
+            )\(storing ? stored : "")
+            SELECT \(CustomerInfoQuery.assembled(body: "doc.body", appUserID: "$2::text", lastSeen: "doc.last_seen")),
+                   doc.last_seen, doc.customer_id, doc.next_change
+            FROM doc
+            """
+    }
+
+    /// Stores the rendered `doc` (see ``RenderAndStore``): its version is the one the statement's snapshot saw
+    /// (0 for none), and an existing row is overwritten only while it still has that version.
+    private static let stored = """
+        , stored AS (
+            INSERT INTO entitlements.customer_documents AS d (
+                customer_id, version, body, catalog_revision, valid_until)
+            SELECT doc.customer_id,
+                   coalesce((SELECT k.version FROM entitlements.customer_documents k
+                             WHERE k.customer_id = doc.customer_id), 0),
+                   doc.body, (SELECT r.revision FROM catalog.revisions_v1 r WHERE r.app_id = $1), doc.next_change
+            FROM doc
+            ON CONFLICT (customer_id) DO UPDATE
+                SET body = excluded.body, catalog_revision = excluded.catalog_revision,
+                    valid_until = excluded.valid_until, forgotten_by = NULL
+                WHERE d.version = excluded.version
+        )
+        """
 }

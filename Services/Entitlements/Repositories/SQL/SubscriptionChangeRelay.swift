@@ -61,6 +61,9 @@ struct SubscriptionChangeRelay: Sendable {
                 try await connection.run(Park.self, try parked.bindings(), logger: logger)
             }
             if !ready.apps.isEmpty {
+                // Emitting forgets the customers' stored info (a row each): their locks first, in the order every
+                // change takes them, so this never waits on a change in a circle.
+                try await CustomerLocks.lock(Set(ready.customers), on: connection, logger: logger)
                 try await connection.run(Emit.self, try ready.bindings(), logger: logger)
             }
             if let last = rows.last {
@@ -137,7 +140,8 @@ struct SubscriptionChangeRelay: Sendable {
             """
     }
 
-    /// Events, in order, with webhook deliveries where the app has a webhook, and a cache invalidation each.
+    /// Events, in order, with webhook deliveries where the app has a webhook, and a cache invalidation each (the
+    /// replicas' memory and the stored info).
     private enum Emit: PreparedSQL {
         static let sql = """
             WITH input AS (
@@ -159,8 +163,9 @@ struct SubscriptionChangeRelay: Sendable {
                 WHERE s.webhook_url IS NOT NULL
             )
             SELECT count(*) FROM (
-                SELECT pg_notify('entitlements_customer_changed', x.customer_id::text)
-                FROM (SELECT DISTINCT customer_id FROM event) AS x) AS notified
+                SELECT pg_notify('entitlements_customer_changed', x.customer_id::text),
+                       entitlements.forget_customer_document(x.customer_id)
+                FROM (SELECT DISTINCT customer_id FROM event ORDER BY customer_id) AS x) AS notified
             """
     }
 }
