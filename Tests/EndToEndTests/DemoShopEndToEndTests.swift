@@ -132,9 +132,9 @@ import Testing
             async let secondReady: Void = second.waitUntilReady()
             _ = try await (firstReady, secondReady)
             try await TestDatabase.withClient(database) { client in
-                // Each of the catalog's two migrations ran once, whichever process ran it.
+                // Each of the catalog's three migrations ran once, whichever process ran it.
                 let rows = try await client.query("SELECT count(*)::int FROM catalog.schema_migrations").collect()
-                #expect(try rows.first?.decode(Int.self) == 2)
+                #expect(try rows.first?.decode(Int.self) == 3)
             }
             try await first.stop()
             try await second.stop()

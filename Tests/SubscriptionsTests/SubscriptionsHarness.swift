@@ -22,6 +22,7 @@ struct SubscriptionsHarness {
     static func run(
         appID: String = TestEnvironment.uniqueAppID(),
         products: [Product] = SubscriptionFixtures.products,
+        entitlementsEnvironment: [String: String] = [:],
         _ body: @Sendable (SubscriptionsHarness) async throws -> Void
     ) async throws {
         let catalogApp = try await Catalog.buildApplication(
@@ -30,7 +31,7 @@ struct SubscriptionsHarness {
             settings: try SubscriptionsSettings.read(from: TestEnvironment.reader(fastEnvironment)))
         try await catalogApp.test(.live) { catalog in
             try await subscriptionsApp.test(.live) { subscriptions in
-                var environment = fastEnvironment
+                var environment = fastEnvironment.merging(entitlementsEnvironment) { $1 }
                 environment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = "http://127.0.0.1:\(subscriptions.port ?? 0)"
                 let entitlementsApp = try await Entitlements.buildApplication(
                     settings: try EntitlementsSettings.read(from: TestEnvironment.reader(environment)))

@@ -55,6 +55,23 @@ import Testing
         }
     }
 
+    @Test("A customer whose info was read (and stored) sees the trial at the next read, without waiting for the relay")
+    func theNextReadShowsAStartedTrial() async throws {
+        // The relay (which also forgets stored info) runs once at start, then not again during the test.
+        try await SubscriptionsHarness.run(entitlementsEnvironment: ["SHOPKEEPER_SUBSCRIPTION_RELAY_MS": "60000"]) {
+            harness in
+            let pass = F.transaction(product: "pass_month", start: Date().addingTimeInterval(5), end: nil)
+            _ = try await harness.apply([pass], user: "fiona", device: "phone")
+            let before = try await harness.info("fiona")
+            #expect(before.trial.state == "none")
+
+            #expect(try await start(harness, user: "fiona", device: "phone").status == .created)
+            let after = try await harness.info("fiona")
+            #expect(after.trial.state == "active")
+            #expect(after.entitlements["pro"]?.source == "trial")
+        }
+    }
+
     @Test("Twenty starts at once for one customer on twenty devices make one trial")
     func concurrentStarts() async throws {
         try await SubscriptionsHarness.run { harness in
