@@ -27,6 +27,19 @@ import Testing
         }
     }
 
+    @Test("An app launch reads the stored info, and what tells it is still good, through indexes")
+    func storedInfoThroughIndexes() async throws {
+        try await EntitlementsHarness.run { harness in
+            _ = try await harness.applied(
+                [EntitlementsFixtures.transaction(product: "garden")], user: "planned", device: "device-1")
+            let plan = try await Self.genericPlan(
+                of: StoredCustomerInfo.Find.sql, types: "text, text, float8",
+                arguments: "'\(harness.appID)', 'planned', 600", database: harness.database)
+            #expect(plan.contains { $0.contains("customer_documents") }, "\(plan.joined(separator: "\n"))")
+            #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
+        }
+    }
+
     @Test("An apply finds the owners of its purchases through the primary key")
     func purchaseOwnersThroughTheKey() async throws {
         try await EntitlementsHarness.run { harness in
@@ -43,13 +56,19 @@ import Testing
     /// Tables of the catalog and the app's settings are per app and small; these are per customer.
     static let perCustomerTables = [
         "customers", "aliases", "purchases", "transactions", "balances", "promotional_grants",
-        "app_transactions", "subscriptions", "trials", "purchase_devices",
+        "app_transactions", "subscriptions", "trials", "purchase_devices", "customer_documents",
     ]
 
+    /// Lines of `plan` that read a per-customer table whole, or every row of the app (an index on `app_id` alone).
     static func perCustomerScans(in plan: [String]) -> [String] {
-        plan.filter { line in
-            perCustomerTables.contains { line.contains("Seq Scan on \($0) ") || line.hasSuffix("Seq Scan on \($0)") }
-        }
+        plan.indices.filter { index in
+            let line = plan[index]
+            let table = perCustomerTables.first { line.hasSuffix(" on \($0)") || line.contains(" on \($0) ") }
+            guard let table, line.contains("Scan") else { return false }
+            if line.contains("Seq Scan on \(table)") { return true }
+            let next = index + 1 < plan.count ? plan[index + 1] : ""
+            return next.hasSuffix("Cond: (app_id = $1)")
+        }.map { plan[$0] }
     }
 
     /// The generic plan of `sql` (parameters of `types`) executed with `arguments` (SQL literals: EXPLAIN EXECUTE takes

@@ -255,5 +255,52 @@ enum SubscriptionsMigrations {
                 CREATE INDEX report_days_by_day ON subscriptions.report_days (app_id, day);
                 """
         ),
+        Migration(
+            "0006_revisions",
+            sql: """
+                -- Published for readers that keep what they derive from subscriptions and trials (entitlements stores
+                -- each customer's rendered info): `revision`, from one sequence, new at every insert and every update
+                -- that changes the row. A reader keeps the sum of the revisions of the rows it derived from; a row
+                -- that changed since makes the sum larger, whatever the order the writers committed in. Rows from
+                -- before this release have 0 until their next change.
+                CREATE SEQUENCE subscriptions.revisions;
+                ALTER TABLE subscriptions.subscriptions ADD COLUMN revision bigint NOT NULL DEFAULT 0;
+                ALTER TABLE subscriptions.subscriptions ALTER COLUMN revision
+                    SET DEFAULT nextval('subscriptions.revisions');
+                ALTER TABLE subscriptions.trials ADD COLUMN revision bigint NOT NULL DEFAULT 0;
+                ALTER TABLE subscriptions.trials ALTER COLUMN revision SET DEFAULT nextval('subscriptions.revisions');
+                CREATE FUNCTION subscriptions.next_revision() RETURNS trigger
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW IS DISTINCT FROM OLD THEN
+                        NEW.revision := nextval('subscriptions.revisions');
+                    END IF;
+                    RETURN NEW;
+                END;
+                $$;
+                CREATE TRIGGER subscriptions_revision BEFORE UPDATE ON subscriptions.subscriptions
+                    FOR EACH ROW EXECUTE FUNCTION subscriptions.next_revision();
+                CREATE TRIGGER trials_revision BEFORE UPDATE ON subscriptions.trials
+                    FOR EACH ROW EXECUTE FUNCTION subscriptions.next_revision();
+
+                -- The published views gain `revision` (a column added at the end: readers are unaffected).
+                CREATE OR REPLACE VIEW subscriptions.subscriptions_v1 AS
+                SELECT s.app_id, s.store, s.original_transaction_id, s.environment, s.product_id, s.store_product_id,
+                       s.group_key, s.period_type, s.started_at, s.expires_at, s.access_until, s.will_renew,
+                       s.renews_into_store_product_id, s.grace_expires_at, s.expiration_reason,
+                       CASE WHEN s.state = 'refunded' THEN s.revoked_at END AS refunded_at,
+                       CASE WHEN s.state = 'revoked' THEN s.revoked_at END AS revoked_at,
+                       s.state IN ('trial', 'active', 'grace_period') AND s.access_until > now() AS active,
+                       CASE WHEN s.state IN ('trial', 'active', 'grace_period') AND s.access_until <= now()
+                            THEN CASE WHEN s.billing_retry THEN 'billing_retry' ELSE 'expired' END
+                            ELSE s.state END AS state,
+                       s.revision
+                FROM subscriptions.subscriptions s;
+                CREATE OR REPLACE VIEW subscriptions.trials_v1 AS
+                SELECT app_id, customer_id, product_id, group_key, started_at, ends_at, ends_at > now() AS active,
+                       revision
+                FROM subscriptions.trials;
+                """
+        ),
     ]
 }

@@ -105,7 +105,7 @@ enum CustomerInfoQuery {
         ), trial AS (
             SELECT t.product_id, t.started_at, t.ends_at, t.active
             FROM subscriptions.trials_v1 t
-            WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
+            WHERE t.app_id = $1 AND t.customer_id = ANY (ARRAY(SELECT customer_id FROM ids))
             ORDER BY t.started_at LIMIT 1
         ), owned AS (
             -- Products owned without a store purchase: free claims (a customer merged into this one may hold
@@ -113,15 +113,16 @@ enum CustomerInfoQuery {
             SELECT DISTINCT ON (x.product_id) x.product_id, x.source, x.claimed_at FROM (
                 SELECT k.product_id, 'free' AS source, k.claimed_at
                 FROM entitlements.content_claims k
-                WHERE k.app_id = $1 AND k.revoked_at IS NULL AND k.customer_id IN (SELECT customer_id FROM ids)
+                WHERE k.app_id = $1 AND k.revoked_at IS NULL AND k.customer_id = ANY (ARRAY(SELECT customer_id FROM ids))
                 UNION ALL
                 SELECT pr.product_id,
                        CASE WHEN t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant
                             THEN 'included' ELSE 'grandfathered' END,
                        t.first_seen
                 FROM entitlements.app_transactions t
-                JOIN catalog.products_v1 pr ON pr.app_id = t.app_id AND pr.type = 'non_consumable'
-                WHERE t.app_id = $1 AND t.customer_id IN (SELECT customer_id FROM ids)
+                JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.type = 'non_consumable'
+                -- (the customers are the app's: by customer alone, so the customer index is the one used)
+                WHERE t.customer_id = ANY (ARRAY(SELECT customer_id FROM ids))
                   AND ((t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant)
                        OR entitlements.version_key(t.original_application_version)
                           < entitlements.version_key(pr.grandfathered_below_version))
@@ -309,16 +310,36 @@ enum CustomerInfoQuery {
     private static let stored = """
         , stored AS (
             INSERT INTO entitlements.customer_documents AS d (
-                customer_id, version, body, catalog_revision, valid_until)
+                customer_id, version, body, catalog_revision, valid_until, subscriptions_stamp)
             SELECT doc.customer_id,
                    coalesce((SELECT k.version FROM entitlements.customer_documents k
                              WHERE k.customer_id = doc.customer_id), 0),
-                   doc.body, (SELECT r.revision FROM catalog.revisions_v1 r WHERE r.app_id = $1), doc.next_change
+                   doc.body, (SELECT r.revision FROM catalog.revisions_v1 r WHERE r.app_id = $1), doc.next_change,
+                   \(subscriptionsStamp(appID: "$1", customer: "doc.customer_id"))
             FROM doc
             ON CONFLICT (customer_id) DO UPDATE
                 SET body = excluded.body, catalog_revision = excluded.catalog_revision,
-                    valid_until = excluded.valid_until, forgotten_by = NULL
+                    valid_until = excluded.valid_until, subscriptions_stamp = excluded.subscriptions_stamp,
+                    forgotten_by = NULL
                 WHERE d.version = excluded.version
         )
         """
+
+    /// An SQL expression: the sum of the revisions of the subscriptions-service rows a render of `customer` (an
+    /// expression) in app `appID` (an expression) reads, the auto-renewable purchases' subscriptions and the trials of
+    /// it and the customers merged into it. Every insert and every change there raises the sum, so stored info whose
+    /// sum is not the one a read sees now is rendered again (``StoredCustomerInfo``); a render stores the sum its own
+    /// snapshot saw, with what it rendered from the same rows.
+    static func subscriptionsStamp(appID: String, customer: String) -> String {
+        """
+        ((SELECT coalesce(sum(s.revision), 0) FROM entitlements.purchases p
+          JOIN subscriptions.subscriptions_v1 s
+              ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
+          WHERE p.customer_id = \(customer) AND p.product_type = 'auto_renewable')
+         + (SELECT coalesce(sum(t.revision), 0) FROM subscriptions.trials_v1 t
+            WHERE t.app_id = \(appID) AND t.customer_id = ANY (ARRAY(
+                SELECT \(customer) UNION ALL
+                SELECT m.customer_id FROM entitlements.customers m WHERE m.merged_into = \(customer)))))
+        """
+    }
 }
