@@ -11,10 +11,12 @@ package struct EntitlementsClient: Sendable {
     }
 
     /// Applies verified, recorded transactions for `appID` and returns what the presenter owns now.
-    package func apply(_ request: ApplyRequest, appID: String, requestID: String?) async throws -> ApplyResponse {
+    package func apply(_ request: ApplyRequest, appID: String, requestID: String?) async throws
+        -> CustomerAnswer<ApplyOutcomes>
+    {
         try await client.post(
             "/internal/v1/apply", body: request, caller: InternalCaller(appID: appID, keyKind: .secret),
-            requestID: requestID, as: ApplyResponse.self)
+            requestID: requestID, decode: CustomerAnswer<ApplyOutcomes>.init(decoding:))
     }
 
     /// Records that a customer presented a verified app transaction; answers what became of it and the customer's

@@ -37,6 +37,16 @@ package struct InternalClient: Sendable {
     package func post<Answer: Decodable>(
         _ path: String, body: some Encodable, caller: InternalCaller?, requestID: String?, as: Answer.Type
     ) async throws -> Answer {
+        try await post(path, body: body, caller: caller, requestID: requestID) { data in
+            try JSONBody.decode(Answer.self, from: data)
+        }
+    }
+
+    /// POSTs `body` as JSON for `caller` and reads a 2xx answer with `decode`.
+    package func post<Answer>(
+        _ path: String, body: some Encodable, caller: InternalCaller?, requestID: String?,
+        decode: (Data) throws -> Answer
+    ) async throws -> Answer {
         let json = try JSONBody.encode(body)
         var request = HTTPClientRequest(url: baseURL.absoluteString + path)
         request.method = .POST
@@ -64,7 +74,7 @@ package struct InternalClient: Sendable {
             throw InternalCallError.unavailable(service: service, reason: "status \(status)")
         }
         do {
-            return try JSONBody.decode(Answer.self, from: data)
+            return try decode(data)
         } catch {
             throw InternalCallError.unavailable(service: service, reason: "unreadable answer")
         }

@@ -67,7 +67,15 @@ package enum JSONBody {
         status: HTTPResponse.Status = .ok,
         headers extra: HTTPFields = [:]
     ) throws -> Response {
-        let data = try encoder.encode(value)
+        response(json: try encoder.encode(value), status: status, headers: extra)
+    }
+
+    /// A response whose body is JSON text encoded already (``EmbeddedJSON``).
+    package static func response(
+        json data: Data,
+        status: HTTPResponse.Status = .ok,
+        headers extra: HTTPFields = [:]
+    ) -> Response {
         var headers = extra
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.contentLength] = String(data.count)

@@ -10,7 +10,7 @@ protocol PurchaseRepository: Sendable {
     /// Applies `request` for `appID` in one database transaction and answers with the presenter's customer info
     /// as committed. Idempotent per (store, transaction id); throws an ``EntitlementsError`` verdict with nothing
     /// written.
-    func apply(_ request: ApplyRequest, appID: String) async throws -> ApplyResponse
+    func apply(_ request: ApplyRequest, appID: String) async throws -> CustomerAnswer<ApplyOutcomes>
 }
 
 /// ``PurchaseRepository`` on PostgreSQL.
@@ -20,7 +20,7 @@ struct PurchasePostgresRepository: PurchaseRepository {
     let cache: CustomerInfoCache
     let logger: Logger
 
-    func apply(_ request: ApplyRequest, appID: String) async throws -> ApplyResponse {
+    func apply(_ request: ApplyRequest, appID: String) async throws -> CustomerAnswer<ApplyOutcomes> {
         // Purchases are locked in one order, whatever order the proof listed them in.
         let order = request.transactions.indices.sorted { a, b in
             let (x, y) = (request.transactions[a], request.transactions[b])
@@ -113,7 +113,7 @@ struct PurchasePostgresRepository: PurchaseRepository {
         // Read-your-writes for this replica's callers, before the change notification arrives: the presenter and,
         // for store news, the owners it changed.
         cache.invalidate(customerIDs: touched.all.union(presenterID.map { [$0] } ?? []))
-        let customer = try info.map { try JSONBody.decode(CustomerInfo.self, from: Data($0.utf8)) }
-        return ApplyResponse(customer: customer, outcomes: outcomes)
+        // The customer as rendered: the verifier passes the text on to the app as it is.
+        return CustomerAnswer(ApplyOutcomes(outcomes: outcomes), customerJSON: info)
     }
 }

@@ -8,13 +8,14 @@ struct FactProjections: Sendable {
     let subscriptions: SubscriptionsClient
     let entitlements: EntitlementsClient
 
-    /// Applies `request`'s transactions (and renewal facts) and returns what entitlements answered. With neither
+    /// Applies `request`'s transactions (and renewal facts) and returns what entitlements answered (its customer as
+    /// the text entitlements rendered). With neither
     /// transactions nor a presenter (a notification that carries only renewal info) entitlements has nothing to
     /// apply and is not called: it would refuse the empty request, and the renewal facts reach customer info through
     /// the subscriptions service's timelines.
     func apply(
         _ request: ApplyRequest, renewals: [SubscriptionRenewalFacts] = [], appID: String, requestID: String?
-    ) async throws -> ApplyResponse {
+    ) async throws -> CustomerAnswer<ApplyOutcomes> {
         let timed = request.transactions.filter(Self.mayBeSubscription)
         if !timed.isEmpty || !renewals.isEmpty {
             _ = try await subscriptions.apply(
@@ -22,7 +23,7 @@ struct FactProjections: Sendable {
                 appID: appID, requestID: requestID)
         }
         guard !request.transactions.isEmpty || request.appUserID != nil else {
-            return ApplyResponse(customer: nil, outcomes: [])
+            return CustomerAnswer(ApplyOutcomes(outcomes: []), customerJSON: nil)
         }
         return try await entitlements.apply(request, appID: appID, requestID: requestID)
     }

@@ -7,13 +7,15 @@ extension PurchaseService {
     /// `POST /v1/purchases` with `signed_app_transaction`: the app transaction presented on its own. The answer's
     /// customer lists the products it proves (`product_grants`).
     func purchaseAppTransaction(_ jws: String, request: PurchaseRequest, appID: String, requestID: String?)
-        async throws -> PurchaseResponse
+        async throws -> CustomerAnswer<PurchaseResponse>
     {
         let (facts, answer) = try await presentAppTransaction(
             jws, appUserID: request.appUserID, source: .purchase, appID: appID, requestID: requestID)
-        return PurchaseResponse(
-            transactions: [], outcomes: [], customer: answer.customer,
-            appTransaction: AppTransactionResult(facts: facts, outcome: answer.outcome))
+        return CustomerAnswer(
+            PurchaseResponse(
+                transactions: [], outcomes: [],
+                appTransaction: AppTransactionResult(facts: facts, outcome: answer.outcome)),
+            customerJSON: try answer.customerJSON())
     }
 
     /// Verifies an app transaction, logs the attempt, and has entitlements keep it with the presenting customer

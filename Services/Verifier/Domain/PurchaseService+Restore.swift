@@ -12,19 +12,21 @@ extension PurchaseService {
     /// cannot answer fails the whole restore with 503 (nothing is lost: what was recorded is applied on retry).
     /// An app transaction is presented first, so that the answer's customer shows what it proves as well.
     func restore(_ request: RestoreRequest, appUserID: String, appID: String, requestID: String?) async throws
-        -> RestoreResponse
+        -> CustomerAnswer<RestoreResponse>
     {
         let proofs = try Self.proofs(of: request)
         let presenter = Presenter(appUserID: appUserID, deviceID: request.deviceID)
         var recorded: [StoreTransaction] = []
         var rejected: [RejectedProof] = []
         var consumes = false
-        var appTransaction: (result: AppTransactionResult, customer: CustomerInfo)?
+        var appTransaction: (result: AppTransactionResult, customerJSON: String)?
         if let jws = request.signedAppTransaction {
             do {
                 let (facts, answer) = try await presentAppTransaction(
                     jws, appUserID: appUserID, source: .restore, appID: appID, requestID: requestID)
-                appTransaction = (AppTransactionResult(facts: facts, outcome: answer.outcome), answer.customer)
+                appTransaction = (
+                    AppTransactionResult(facts: facts, outcome: answer.outcome), try answer.customerJSON()
+                )
             } catch let error as VerifierError where error.isVerdict {
                 rejected.append(
                     RejectedProof(pointer: "/signed_app_transaction", code: error.code, detail: error.detail))
@@ -55,16 +57,20 @@ extension PurchaseService {
         var seen: Set<String> = []
         let unique = recorded.filter { seen.insert("\($0.store.rawValue)/\($0.transactionID)").inserted }
         if unique.isEmpty, let appTransaction {
-            return RestoreResponse(
-                transactions: [], outcomes: [], rejected: rejected, customer: appTransaction.customer,
-                appTransaction: appTransaction.result)
+            return CustomerAnswer(
+                RestoreResponse(
+                    transactions: [], outcomes: [], rejected: rejected, customer: nil,
+                    appTransaction: appTransaction.result),
+                customerJSON: appTransaction.customerJSON)
         }
         let applied = try await apply(
             unique, appID: appID, presenter: presenter, source: .restore, requestID: requestID)
         if consumes { await consumer?.consumeNow(unique, appID: appID) }
-        return RestoreResponse(
-            transactions: unique, outcomes: applied.outcomes, rejected: rejected, customer: applied.customer,
-            appTransaction: appTransaction?.result)
+        return CustomerAnswer(
+            RestoreResponse(
+                transactions: unique, outcomes: applied.response.outcomes, rejected: rejected, customer: nil,
+                appTransaction: appTransaction?.result),
+            customerJSON: applied.customerJSON)
     }
 
     /// The request's proofs, each with the JSON pointer it came from.

@@ -17,11 +17,13 @@ struct PurchaseService: Sendable {
 
     /// Verifies `request`'s proof, records the transactions once, and answers with them as recorded; counts the
     /// purchase by store and outcome (``VerifierMetrics/purchases``).
-    func purchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws -> PurchaseResponse {
+    func purchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws
+        -> CustomerAnswer<PurchaseResponse>
+    {
         let store = VerifierMetrics.store(of: request.proof)
         do {
             let response = try await recordPurchase(request, appID: appID, requestID: requestID)
-            VerifierMetrics.purchase(store: store, outcome: .of(response.outcomes))
+            VerifierMetrics.purchase(store: store, outcome: .of(response.response.outcomes))
             return response
         } catch {
             VerifierMetrics.purchase(store: store, outcome: .of(error))
@@ -31,7 +33,7 @@ struct PurchaseService: Sendable {
 
     /// ``purchase(_:appID:requestID:)`` without the count.
     private func recordPurchase(_ request: PurchaseRequest, appID: String, requestID: String?) async throws
-        -> PurchaseResponse
+        -> CustomerAnswer<PurchaseResponse>
     {
         let proof = try StoreProof(request.proof)
         if case .appTransaction(let jws) = proof {
@@ -62,7 +64,9 @@ struct PurchaseService: Sendable {
             requestID: requestID)
         // Granted: a consumable may now be consumed at Google, so the customer can buy it again.
         if consumes { await consumer?.consumeNow(recorded, appID: appID) }
-        return PurchaseResponse(transactions: recorded, outcomes: applied.outcomes, customer: applied.customer)
+        return CustomerAnswer(
+            PurchaseResponse(transactions: recorded, outcomes: applied.response.outcomes),
+            customerJSON: applied.customerJSON)
     }
 
     /// Hands recorded facts to the subscriptions and entitlements services and records how that went. A verdict (device limit,
@@ -72,7 +76,7 @@ struct PurchaseService: Sendable {
     func apply(
         _ recorded: [StoreTransaction], appID: String, presenter: Presenter, source: ApplySource,
         appVersion: String? = nil, requestID: String?
-    ) async throws -> ApplyResponse {
+    ) async throws -> CustomerAnswer<ApplyOutcomes> {
         let request = ApplyRequest(
             appUserID: presenter.appUserID, deviceID: presenter.deviceID, source: source, transactions: recorded,
             appVersion: appVersion)

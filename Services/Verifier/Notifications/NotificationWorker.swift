@@ -92,7 +92,7 @@ struct NotificationWorker: Service {
                     ApplyRequest(appUserID: nil, deviceID: nil, source: .notification, transactions: recorded),
                     renewals: renewals, appID: appID, requestID: nil)
                 await transactions.markApplied(recorded, appID: appID, for: nil)
-                outcomes = applied.outcomes
+                outcomes = applied.response.outcomes
             }
             // App-level facts (consent rescinded, external purchase tokens): one event per notification, however
             // often this runs.
