@@ -34,6 +34,9 @@ struct TrialController {
         let answer = try await subscriptions.startTrial(
             InternalTrialRequest(customer: customer, deviceID: body.deviceID, productID: body.productID),
             appID: caller.appID, requestID: context.requestID)
+        if answer.started, let customerID = customer.customerID {
+            try await customers.trialStarted(customerID: customerID)
+        }
         return try JSONBody.response(answer.trial, status: answer.started ? .created : .ok)
     }
 

@@ -712,10 +712,10 @@ enum EntitlementsMigrations {
         Migration(
             "0024_customer_documents_subscriptions_stamp",
             sql: """
-                -- What a stored body shows of the subscriptions service (its subscriptions and trials change without a
-                -- write here): the sum of the revisions (`subscriptions.subscriptions_v1`, `trials_v1`) of the rows
-                -- the render read (`CustomerInfoQuery.subscriptionsStamp`). A read whose own sum differs renders again.
-                -- NULL (bodies stored before this release) never matches.
+                -- What a stored body shows of the subscriptions service (its subscriptions change without a write
+                -- here): the sum of the revisions (`subscriptions.subscriptions_v1`) of the customer's subscriptions
+                -- the render read, -1 for a customer without any (`CustomerInfoQuery.subscriptionsStamp`). A read whose
+                -- own sum differs renders again. NULL (bodies stored before this release) never matches.
                 ALTER TABLE entitlements.customer_documents ADD COLUMN subscriptions_stamp numeric;
                 """
         ),

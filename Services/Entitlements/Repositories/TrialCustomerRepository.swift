@@ -9,6 +9,10 @@ import ShopkeeperModels
 protocol TrialCustomerRepository: Sendable {
     /// The customer `appUserID` names, created on first sight when `create` is set; `nil` when there is none.
     func resolve(appID: String, appUserID: String, create: Bool) async throws -> TrialCustomer?
+
+    /// Forgets the customer's stored and cached info once the subscriptions service started its trial, so that the
+    /// caller's next read shows the trial (the subscription change relay does the same later, for every replica).
+    func trialStarted(customerID: UUID) async throws
 }
 
 struct TrialCustomerPostgresRepository: TrialCustomerRepository {
@@ -35,6 +39,18 @@ struct TrialCustomerPostgresRepository: TrialCustomerRepository {
             return TrialCustomer(
                 customerID: customerID, customerIDs: [customerID] + merged, purchases: purchases.compactMap { $0 })
         }
+    }
+
+    func trialStarted(customerID: UUID) async throws {
+        try await client.withConnection { connection in
+            try await connection.run(ForgetInfo.self, try PostgresBindings(customerID), logger: logger)
+        }
+    }
+
+    private enum ForgetInfo: PreparedSQL {
+        static let sql = """
+            SELECT pg_notify('entitlements_customer_changed', $1::text), entitlements.forget_customer_document($1::uuid)
+            """
     }
 
     private enum Merged: PreparedSQL {

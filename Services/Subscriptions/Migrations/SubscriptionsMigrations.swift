@@ -258,17 +258,15 @@ enum SubscriptionsMigrations {
         Migration(
             "0006_revisions",
             sql: """
-                -- Published for readers that keep what they derive from subscriptions and trials (entitlements stores
-                -- each customer's rendered info): `revision`, from one sequence, new at every insert and every update
-                -- that changes the row. A reader keeps the sum of the revisions of the rows it derived from; a row
-                -- that changed since makes the sum larger, whatever the order the writers committed in. Rows from
-                -- before this release have 0 until their next change.
+                -- Published for readers that keep what they derive from subscriptions (entitlements stores each
+                -- customer's rendered info): `revision`, from a sequence, new at every insert and every update that
+                -- changes the row. A reader keeps the sum of the revisions of the rows it derived from; a row that
+                -- changed since makes the sum larger, whatever the order the writers committed in. Rows from before
+                -- this release have 0 until their next change.
                 CREATE SEQUENCE subscriptions.revisions;
                 ALTER TABLE subscriptions.subscriptions ADD COLUMN revision bigint NOT NULL DEFAULT 0;
                 ALTER TABLE subscriptions.subscriptions ALTER COLUMN revision
                     SET DEFAULT nextval('subscriptions.revisions');
-                ALTER TABLE subscriptions.trials ADD COLUMN revision bigint NOT NULL DEFAULT 0;
-                ALTER TABLE subscriptions.trials ALTER COLUMN revision SET DEFAULT nextval('subscriptions.revisions');
                 CREATE FUNCTION subscriptions.next_revision() RETURNS trigger
                 LANGUAGE plpgsql AS $$
                 BEGIN
@@ -280,10 +278,8 @@ enum SubscriptionsMigrations {
                 $$;
                 CREATE TRIGGER subscriptions_revision BEFORE UPDATE ON subscriptions.subscriptions
                     FOR EACH ROW EXECUTE FUNCTION subscriptions.next_revision();
-                CREATE TRIGGER trials_revision BEFORE UPDATE ON subscriptions.trials
-                    FOR EACH ROW EXECUTE FUNCTION subscriptions.next_revision();
 
-                -- The published views gain `revision` (a column added at the end: readers are unaffected).
+                -- The published view gains `revision` (a column added at the end: readers are unaffected).
                 CREATE OR REPLACE VIEW subscriptions.subscriptions_v1 AS
                 SELECT s.app_id, s.store, s.original_transaction_id, s.environment, s.product_id, s.store_product_id,
                        s.group_key, s.period_type, s.started_at, s.expires_at, s.access_until, s.will_renew,
@@ -296,10 +292,6 @@ enum SubscriptionsMigrations {
                             ELSE s.state END AS state,
                        s.revision
                 FROM subscriptions.subscriptions s;
-                CREATE OR REPLACE VIEW subscriptions.trials_v1 AS
-                SELECT app_id, customer_id, product_id, group_key, started_at, ends_at, ends_at > now() AS active,
-                       revision
-                FROM subscriptions.trials;
                 """
         ),
     ]

@@ -103,9 +103,11 @@ enum CustomerInfoQuery {
             FROM nr
             ORDER BY group_key, purchase_date DESC, original_transaction_id DESC
         ), trial AS (
+            -- A lookup by the key (app, customer) per customer id (one trial each at most), never the app's trials.
             SELECT t.product_id, t.started_at, t.ends_at, t.active
-            FROM subscriptions.trials_v1 t
-            WHERE t.app_id = $1 AND t.customer_id = ANY (ARRAY(SELECT customer_id FROM ids))
+            FROM ids CROSS JOIN LATERAL (
+                SELECT * FROM subscriptions.trials_v1 t WHERE t.app_id = $1 AND t.customer_id = ids.customer_id
+                LIMIT 1) t
             ORDER BY t.started_at LIMIT 1
         ), owned AS (
             -- Products owned without a store purchase: free claims (a customer merged into this one may hold
@@ -315,7 +317,7 @@ enum CustomerInfoQuery {
                    coalesce((SELECT k.version FROM entitlements.customer_documents k
                              WHERE k.customer_id = doc.customer_id), 0),
                    doc.body, (SELECT r.revision FROM catalog.revisions_v1 r WHERE r.app_id = $1), doc.next_change,
-                   \(subscriptionsStamp(appID: "$1", customer: "doc.customer_id"))
+                   \(subscriptionsStamp(customer: "doc.customer_id"))
             FROM doc
             ON CONFLICT (customer_id) DO UPDATE
                 SET body = excluded.body, catalog_revision = excluded.catalog_revision,
@@ -325,21 +327,19 @@ enum CustomerInfoQuery {
         )
         """
 
-    /// An SQL expression: the sum of the revisions of the subscriptions-service rows a render of `customer` (an
-    /// expression) in app `appID` (an expression) reads, the auto-renewable purchases' subscriptions and the trials of
-    /// it and the customers merged into it. Every insert and every change there raises the sum, so stored info whose
-    /// sum is not the one a read sees now is rendered again (``StoredCustomerInfo``); a render stores the sum its own
-    /// snapshot saw, with what it rendered from the same rows.
-    static func subscriptionsStamp(appID: String, customer: String) -> String {
+    /// An SQL expression: the sum of the revisions of the subscriptions a render of `customer` (an expression) reads,
+    /// those of its auto-renewable purchases (a purchase the subscriptions service has not applied yet counts 0), or
+    /// -1 when it has no auto-renewable purchase. The subscriptions service changes them without a write here (a
+    /// renewal fact, auto-renew switched off, a grace period); every insert and every change there raises the sum, so
+    /// stored info whose sum is not the one a read sees now is rendered again (``StoredCustomerInfo``). With -1 the
+    /// read looks no further: a customer's first auto-renewable purchase is a write here, which forgets the info.
+    static func subscriptionsStamp(customer: String) -> String {
         """
-        ((SELECT coalesce(sum(s.revision), 0) FROM entitlements.purchases p
-          JOIN subscriptions.subscriptions_v1 s
-              ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
-          WHERE p.customer_id = \(customer) AND p.product_type = 'auto_renewable')
-         + (SELECT coalesce(sum(t.revision), 0) FROM subscriptions.trials_v1 t
-            WHERE t.app_id = \(appID) AND t.customer_id = ANY (ARRAY(
-                SELECT \(customer) UNION ALL
-                SELECT m.customer_id FROM entitlements.customers m WHERE m.merged_into = \(customer)))))
+        (SELECT CASE WHEN count(*) = 0 THEN -1 ELSE coalesce(sum(s.revision), 0) END
+         FROM entitlements.purchases p
+         LEFT JOIN subscriptions.subscriptions_v1 s
+             ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
+         WHERE p.customer_id = \(customer) AND p.product_type = 'auto_renewable')
         """
     }
 }

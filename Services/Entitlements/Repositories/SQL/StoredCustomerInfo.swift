@@ -4,14 +4,14 @@ import PostgresNIO
 import ShopkeeperDatabase
 
 /// Reads a customer's stored info (`entitlements.customer_documents`): the usual app launch, one row found by three
-/// primary keys (and the revisions of the customer's subscriptions and trial, to tell a change there) instead of a
+/// primary keys (and the revisions of the customer's subscriptions, to tell a change there) instead of a
 /// rendering from every table (``CustomerInfoQuery``, which stores what it renders).
 enum StoredCustomerInfo {
     /// What a read of the customer `appUserID` names found.
     struct Found: Sendable {
         var customerID: UUID
         /// The info, when a stored document still counts (nothing it shows changed, neither did the catalog nor the
-        /// customer's subscriptions and trial, no end or start passed since); `nil` when it must be rendered.
+        /// customer's subscriptions, no end or start passed since); `nil` when it must be rendered.
         var json: String?
         /// Whether `last_seen` was older than the resolution: the read showed the time of the read instead, and the
         /// caller records that the customer was seen (``LastSeenRecorder``).
@@ -49,8 +49,9 @@ enum StoredCustomerInfo {
                 AND (d.valid_until IS NULL OR d.valid_until > now())
                 AND d.catalog_revision IS NOT DISTINCT FROM (
                     SELECT r.revision FROM catalog.revisions_v1 r WHERE r.app_id = $1::text)
-                AND d.subscriptions_stamp = \(
-                    CustomerInfoQuery.subscriptionsStamp(appID: "$1::text", customer: "a.customer_id"))
+                AND CASE WHEN d.subscriptions_stamp = -1 THEN true
+                         ELSE d.subscriptions_stamp = \(CustomerInfoQuery.subscriptionsStamp(customer: "a.customer_id"))
+                    END
             WHERE a.app_id = $1::text AND a.app_user_id = $2::text
             """
     }
