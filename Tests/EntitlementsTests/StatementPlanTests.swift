@@ -17,24 +17,18 @@ import Testing
 @Suite struct StatementPlanTests {
     @Test("The customer info statement reads every per-customer table through an index")
     func customerInfoThroughIndexes() async throws {
-        try await EntitlementsHarness.run { harness in
-            _ = try await harness.applied(
-                [EntitlementsFixtures.transaction(product: "garden")], user: "planned", device: "device-1")
-            let plan = try await Self.genericPlan(
-                of: CustomerInfoQuery.RenderAndStore.sql, types: "text, text",
-                arguments: "'\(harness.appID)', 'planned'", database: harness.database)
+        try await Self.planAfterAPurchase(
+            of: CustomerInfoQuery.RenderAndStore.sql, types: "text, text", arguments: { "'\($0)', 'planned'" }
+        ) { plan in
             #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
         }
     }
 
     @Test("An app launch reads the stored info, and what tells it is still good, through indexes")
     func storedInfoThroughIndexes() async throws {
-        try await EntitlementsHarness.run { harness in
-            _ = try await harness.applied(
-                [EntitlementsFixtures.transaction(product: "garden")], user: "planned", device: "device-1")
-            let plan = try await Self.genericPlan(
-                of: StoredCustomerInfo.Find.sql, types: "text, text, float8",
-                arguments: "'\(harness.appID)', 'planned', 600", database: harness.database)
+        try await Self.planAfterAPurchase(
+            of: StoredCustomerInfo.Find.sql, types: "text, text, float8", arguments: { "'\($0)', 'planned', 600" }
+        ) { plan in
             #expect(plan.contains { $0.contains("customer_documents") }, "\(plan.joined(separator: "\n"))")
             #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
         }
@@ -42,14 +36,27 @@ import Testing
 
     @Test("An apply finds the owners of its purchases through the primary key")
     func purchaseOwnersThroughTheKey() async throws {
+        try await Self.planAfterAPurchase(
+            of: PurchaseRow.Owners.sql, types: "text[], text[], text",
+            arguments: { "ARRAY['app_store'], ARRAY['1000'], '\($0)'" }
+        ) { plan in
+            #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
+            #expect(!plan.contains { $0.contains("Hash") }, "\(plan.joined(separator: "\n"))")
+        }
+    }
+
+    /// Checks the generic plan of `sql` (see ``genericPlan(of:types:arguments:database:)``; `arguments` from the app
+    /// id) in an app whose customer `planned` bought a product.
+    static func planAfterAPurchase(
+        of sql: String, types: String, arguments: @escaping @Sendable (String) -> String,
+        _ check: @escaping @Sendable ([String]) -> Void
+    ) async throws {
         try await EntitlementsHarness.run { harness in
             _ = try await harness.applied(
                 [EntitlementsFixtures.transaction(product: "garden")], user: "planned", device: "device-1")
-            let plan = try await Self.genericPlan(
-                of: PurchaseRow.Owners.sql, types: "text[], text[], text",
-                arguments: "ARRAY['app_store'], ARRAY['1000'], '\(harness.appID)'", database: harness.database)
-            #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
-            #expect(!plan.contains { $0.contains("Hash") }, "\(plan.joined(separator: "\n"))")
+            check(
+                try await genericPlan(
+                    of: sql, types: types, arguments: arguments(harness.appID), database: harness.database))
         }
     }
 
