@@ -1,4 +1,5 @@
 import Foundation
+import ShopkeeperCore
 
 /// JSON members passed on as the text they arrived as, not decoded and encoded again on the way.
 ///
@@ -17,7 +18,7 @@ package enum EmbeddedJSON {
         }
         var added = Data()
         for case let (name, text?) in members {
-            added.append(try JSONBody.encode(name))
+            added.append(contentsOf: JSONString.quoted(name).utf8)
             added.append(UInt8(ascii: ":"))
             added.append(contentsOf: text.utf8)
             added.append(UInt8(ascii: ","))
