@@ -103,7 +103,7 @@ let package = Package(
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .hummingbirdCore, .logging,
                 .metrics, .prometheus, .postgresNIO, .nioCore, .nioPosix, .asyncHTTPClient, .serviceLifecycle,
-                .nioConcurrencyHelpers, .tracing, .otel,
+                .nioConcurrencyHelpers, .tracing, .otel, .crypto,
             ]
         ),
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),

@@ -53,22 +53,31 @@ func buildApplication(
     let files = settings.contentDirectory.map { directory in
         FileDelivery(root: directory, reporter: reporter, services: [GatewaySettings.contentService])
     }
+    // App launches answered from the info the entitlements service stored; `last_seen` written in batches.
+    let lastSeen = LastSeenRecorder(
+        client: database, resolution: LastSeenRecorder.defaultResolution, startup: nil, logger: logger)
+    let storedReads = StoredCustomerReads(
+        database: settings.service.database, connectionsPerLoop: settings.storedReadConnections, lastSeen: lastSeen,
+        observe: hooks.storedReads, logger: logger)
     // Spans live in the router's middleware: with tracing on, every request takes the router path.
     let channelProxy = ChannelProxy(
         routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
         rateLimiter: shared.rateLimiter, limits: settings.rateLimits, clients: shared.clients, cache: shared.cache,
         signature: settings.service.internalSignature, pools: channelPools, corsEnabled: !settings.corsOrigins.isEmpty,
         bufferLimit: ReverseProxy.defaultBufferLimit, files: files,
-        leavesAllToRouter: settings.service.observability.isTracing, logger: logger)
+        leavesAllToRouter: settings.service.observability.isTracing,
+        storedReads: settings.storedReadConnections > 0 ? storedReads : nil, logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         server: .http1(configuration: .init(additionalChannelHandlers: [ChannelProxyHandler(proxy: channelProxy)])),
         settings: settings.service,
         database: database,
         migrations: GatewayMigrations.runner,
-        // Shut down in reverse: the pools once the server has drained, then the reports of the last downloads, then
-        // the client that sends them; the metrics listener last, so the final counts can still be scraped.
-        services: [metricsListener, HTTPClientService(client: httpClient), reporter] + pools.services + [channelPools],
+        // Shut down in reverse: the pools and the stored reads' connections once the server has drained, then the
+        // last `last_seen` batch, the reports of the last downloads, then the client that sends them; the metrics
+        // listener last, so the final counts can still be scraped.
+        services: [metricsListener, HTTPClientService(client: httpClient), reporter, lastSeen] + pools.services
+            + [channelPools, storedReads],
         logger: logger
     )
 }
@@ -97,6 +106,8 @@ struct GatewayHooks: Sendable {
     var built: @Sendable (GatewayShared) -> Void = { _ in }
     /// Called with the metrics listener's port once it listens (a test's is any free port).
     var metricsListening: @Sendable (Int) async -> Void = { _ in }
+    /// Called for every customer info read taken up from the stored info: whether it answered it (``StoredCustomerReads``).
+    var storedReads: @Sendable (_ answered: Bool) -> Void = { _ in }
 }
 
 /// What the console adds to the gateway: its sessions, the audit log of admin actions, and its static files.

@@ -116,14 +116,28 @@ package struct DatabaseSettings: Sendable {
         )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
-        if pooler == .none {
-            configuration.options.additionalStartupParameters = [
-                ("lock_timeout", "\(lockTimeoutMilliseconds)ms"),
-                ("statement_timeout", "\(statementTimeoutMilliseconds)ms"),
-                ("idle_in_transaction_session_timeout", "\(idleInTransactionTimeoutMilliseconds)ms"),
-            ]
-        }
+        configuration.options.additionalStartupParameters = startupParameters
         return configuration
+    }
+
+    /// The configuration of a connection made outside the pool (the gateway's stored customer reads), with the same
+    /// session settings.
+    package var connectionConfiguration: PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = startupParameters
+        return configuration
+    }
+
+    /// Every session's timeouts; none through a transaction pooler (see ``clientConfiguration``).
+    private var startupParameters: [(String, String)] {
+        guard pooler == .none else { return [] }
+        return [
+            ("lock_timeout", "\(lockTimeoutMilliseconds)ms"),
+            ("statement_timeout", "\(statementTimeoutMilliseconds)ms"),
+            ("idle_in_transaction_session_timeout", "\(idleInTransactionTimeoutMilliseconds)ms"),
+        ]
     }
 
     /// A pool; it must be run (as a lifecycle service) before use.

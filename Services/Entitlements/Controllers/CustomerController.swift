@@ -18,7 +18,7 @@ struct CustomerController {
         let caller = try context.requireCaller()
         let id = try CustomerID.from(context)
         let document = try await customers.info(appID: caller.appID, appUserID: id)
-        var headers: HTTPFields = [.eTag: document.etag, .cacheControl: "private, no-cache"]
+        var headers: HTTPFields = [.eTag: document.etag, .cacheControl: CustomerInfoText.cacheControl]
         if gatewayCacheTTL > .zero {
             headers[Self.cacheTTLHeader] = String(gatewayCacheTTL.milliseconds)
         }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -15,8 +14,7 @@ struct CustomerInfoDocument: Sendable {
 
     init(json: String) {
         self.json = json
-        let digest = SHA256.hash(data: Data(json.utf8))
-        self.etag = "\"" + Data(digest.prefix(12)).hexString + "\""
+        self.etag = CustomerInfoText.etag(of: json)
     }
 }
 
@@ -34,7 +32,7 @@ protocol CustomerRepository: Sendable {
 struct CustomerPostgresRepository: CustomerRepository {
     let client: PostgresClient
     let cache: CustomerInfoCache
-    /// Writes `last_seen` of customers read from a stored document.
+    /// Writes `last_seen` of customers read from a stored document (the gateway's reads have their own).
     let lastSeen: LastSeenRecorder
     let logger: Logger
     /// How stale `last_seen` may get before a read refreshes it (reads in between write nothing).

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ShopkeeperDatabase
+import ShopkeeperHTTP
 
 /// Renders a customer's info as JSON in one statement, so reading it costs one round trip and no decoding.
 ///
@@ -28,7 +29,9 @@ enum CustomerInfoQuery {
     ) async throws -> RenderedCustomer? {
         let bindings = try PostgresBindings(appID, appUserID)
         let decode: @Sendable (PostgresRow) throws -> RenderedCustomer = { row in
-            let (json, lastSeen, customerID, nextChange) = try row.decode((String, Date, UUID, Date?).self)
+            let (body, lastSeen, customerID, nextChange) = try row.decode((String, Date, UUID, Date?).self)
+            // Completed as a stored read completes it (``StoredCustomerInfoRead``): the same info, the same bytes.
+            let json = CustomerInfoText.assemble(body: body, appUserID: appUserID, lastSeen: lastSeen)
             return RenderedCustomer(json: json, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
         }
         let rows =
@@ -186,17 +189,6 @@ enum CustomerInfoQuery {
         )
         """
 
-    /// The customer info document from a stored `body` (every field but `app_user_id` and `last_seen`, a JSON object
-    /// as text), the id it is asked by and the time the customer was last seen: SQL expressions all three. Every
-    /// answer is made by this one expression, so the same info reads as the same bytes (and entity tag) whether it
-    /// was rendered or stored.
-    static func assembled(body: String, appUserID: String, lastSeen: String) -> String {
-        """
-        '{"app_user_id":' || to_json(\(appUserID))::text || ',"last_seen":' || to_json(entitlements.iso(\(lastSeen)))::text
-            || ',' || substr(\(body), 2)
-        """
-    }
-
     /// The order of an entitlement's sources, first the one customer info shows: active first, then the one that
     /// lasts longest (no end first), then the earliest.
     static let precedence = "active DESC, expires_at DESC NULLS FIRST, purchase_date"
@@ -212,7 +204,8 @@ enum CustomerInfoQuery {
         static let sql = rendering(storing: false)
     }
 
-    /// The statement rendering the info as JSON with the customer's `last_seen`, id and next change by itself.
+    /// The statement rendering the info's body (the JSON object without `app_user_id` and `last_seen`, which the
+    /// reader puts in: ``CustomerInfoText``) with the customer's `last_seen`, id and next change by itself.
     static func rendering(storing: Bool) -> String {
         sources + """
             , doc AS (
@@ -301,8 +294,7 @@ enum CustomerInfoQuery {
                 ) AS changes(t)) AS next_change
             FROM c
             )\(storing ? stored : "")
-            SELECT \(CustomerInfoQuery.assembled(body: "doc.body", appUserID: "$2::text", lastSeen: "doc.last_seen")),
-                   doc.last_seen, doc.customer_id, doc.next_change
+            SELECT doc.body, doc.last_seen, doc.customer_id, doc.next_change
             FROM doc
             """
     }
@@ -333,6 +325,9 @@ enum CustomerInfoQuery {
     /// renewal fact, auto-renew switched off, a grace period); every insert and every change there raises the sum, so
     /// stored info whose sum is not the one a read sees now is rendered again (``StoredCustomerInfo``). With -1 the
     /// read looks no further: a customer's first auto-renewable purchase is a write here, which forgets the info.
+    ///
+    /// `entitlements.stored_customer_info_v1` (migration 0025) compares with the same expression, written out: a
+    /// change here needs a new migration replacing that function, or no stored info of a subscriber would count.
     static func subscriptionsStamp(customer: String) -> String {
         """
         (SELECT CASE WHEN count(*) = 0 THEN -1 ELSE coalesce(sum(s.revision), 0) END

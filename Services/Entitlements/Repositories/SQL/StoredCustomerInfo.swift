@@ -2,10 +2,11 @@ import Foundation
 import Logging
 import PostgresNIO
 import ShopkeeperDatabase
+import ShopkeeperHTTP
 
-/// Reads a customer's stored info (`entitlements.customer_documents`): the usual app launch, one row found by three
-/// primary keys (and the revisions of the customer's subscriptions, to tell a change there) instead of a
-/// rendering from every table (``CustomerInfoQuery``, which stores what it renders).
+/// Reads a customer's stored info (``StoredCustomerInfoRead``, the statement the gateway reads it with too): the
+/// usual app launch, one row found by primary keys instead of a rendering from every table (``CustomerInfoQuery``,
+/// which stores what it renders).
 enum StoredCustomerInfo {
     /// What a read of the customer `appUserID` names found.
     struct Found: Sendable {
@@ -25,34 +26,12 @@ enum StoredCustomerInfo {
     static func find(
         appID: String, appUserID: String, resolution: TimeInterval, on connection: PostgresConnection, logger: Logger
     ) async throws -> Found? {
-        try await connection.run(Find.self, try PostgresBindings(appID, appUserID, resolution), logger: logger) {
-            let (customerID, json, stale, validUntil) = try $0.decode((UUID, String?, Bool, Date?).self)
-            return Found(customerID: customerID, json: json, lastSeenStale: stale, validUntil: validUntil)
+        let bindings = try StoredCustomerInfoRead.bindings(appID: appID, appUserID: appUserID, resolution: resolution)
+        return try await connection.run(StoredCustomerInfoRead.self, bindings, logger: logger) {
+            let found = try StoredCustomerInfoRead.Found($0)
+            return Found(
+                customerID: found.customerID, json: found.json(appUserID: appUserID),
+                lastSeenStale: found.lastSeenStale, validUntil: found.validUntil)
         }.first
-    }
-
-    enum Find: PreparedSQL {
-        static let sql = """
-            SELECT a.customer_id,
-                   CASE WHEN d.customer_id IS NOT NULL THEN \(
-                       CustomerInfoQuery.assembled(
-                           body: "d.body", appUserID: "$2::text",
-                           lastSeen: """
-                               CASE WHEN cu.last_seen < now() - make_interval(secs => $3::float8) THEN now()
-                                    ELSE cu.last_seen END
-                               """)) END,
-                   cu.last_seen < now() - make_interval(secs => $3::float8),
-                   d.valid_until
-            FROM entitlements.aliases a
-            JOIN entitlements.customers cu ON cu.customer_id = a.customer_id
-            LEFT JOIN entitlements.customer_documents d ON d.customer_id = a.customer_id AND d.body IS NOT NULL
-                AND (d.valid_until IS NULL OR d.valid_until > now())
-                AND d.catalog_revision IS NOT DISTINCT FROM (
-                    SELECT r.revision FROM catalog.revisions_v1 r WHERE r.app_id = $1::text)
-                AND CASE WHEN d.subscriptions_stamp = -1 THEN true
-                         ELSE d.subscriptions_stamp = \(CustomerInfoQuery.subscriptionsStamp(customer: "a.customer_id"))
-                    END
-            WHERE a.app_id = $1::text AND a.app_user_id = $2::text
-            """
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Logging
 import NIOCore
@@ -46,6 +47,8 @@ struct ChannelProxy: Sendable {
     let logger: Logger
     /// Whether every request goes on to the router (tracing on: the router's middleware makes each request's span).
     let leavesAllToRouter: Bool
+    /// Answers customer info reads from the stored info, when configured.
+    let storedReads: StoredCustomerReads?
 
     /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
     static let ownPrefixes: [Substring] = [
@@ -57,7 +60,8 @@ struct ChannelProxy: Sendable {
         rateLimiter: TokenBucketRateLimiter, limits: RateLimits, clients: ClientAddressResolver,
         cache: ResponseMicroCache,
         signature: InternalSignature, pools: UpstreamChannelPools, corsEnabled: Bool, bufferLimit: Int,
-        files: FileDelivery? = nil, leavesAllToRouter: Bool = false, logger: Logger
+        files: FileDelivery? = nil, leavesAllToRouter: Bool = false, storedReads: StoredCustomerReads? = nil,
+        logger: Logger
     ) {
         self.entries = routes.map { route in
             Entry(
@@ -77,6 +81,7 @@ struct ChannelProxy: Sendable {
         self.bufferLimit = bufferLimit
         self.files = files
         self.leavesAllToRouter = leavesAllToRouter
+        self.storedReads = storedReads
         self.logger = logger
     }
 
@@ -91,6 +96,15 @@ struct ChannelProxy: Sendable {
         var metricsRoute: String
         /// Whether the service may hand a download off to the gateway (``FileHandoff``).
         var offersFileDelivery: Bool
+        /// A customer info read the gateway tries to answer from the stored info first.
+        var storedRead: StoredRead?
+    }
+
+    /// A customer info read answered from the stored info when it counts (``StoredCustomerReads``).
+    struct StoredRead {
+        var reads: StoredCustomerReads
+        var connections: StoredReadConnections
+        var appUserID: String
     }
 
     /// The plan for `request` from the client connection's `peer`, or `nil` to leave it to the router.
@@ -138,7 +152,20 @@ struct ChannelProxy: Sendable {
             pathSegments.count == entry.route.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
         return Plan(
             route: entry.route, identity: identity, pool: pool, requestID: requestID, metricsRoute: metricsRoute,
-            offersFileDelivery: entry.offersFileDelivery)
+            offersFileDelivery: entry.offersFileDelivery,
+            storedRead: identity == nil
+                ? nil : storedRead(target: target, path: path, route: entry.route, on: eventLoop))
+    }
+
+    /// The stored read of a keyed request to `target`, when ``StoredCustomerReads`` may answer it.
+    private func storedRead(target: String, path: Substring, route: UpstreamRoute, on eventLoop: any EventLoop)
+        -> StoredRead?
+    {
+        guard let storedReads, route.service == StoredCustomerReads.service, path.utf8.count == target.utf8.count,
+            let appUserID = StoredCustomerReads.appUserID(in: path),
+            let connections = storedReads.connections(on: eventLoop)
+        else { return nil }
+        return StoredRead(reads: storedReads, connections: connections, appUserID: String(appUserID))
     }
 
     /// Whether `path` is `prefix` or lies below it.

@@ -22,6 +22,8 @@ final class ProxyExchange: UpstreamResponseReceiver {
     private let started = ProxyMetrics.now()
 
     private enum State {
+        /// The customer's stored info being read (``StoredCustomerReads``).
+        case readingStored
         case waitingForConnection
         case waitingForHead(UpstreamChannel)
         /// A response of known, small length being collected.
@@ -60,7 +62,53 @@ final class ProxyExchange: UpstreamResponseReceiver {
             let (status, fields, body) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
             return respond(status: status, fields: fields, body: body)
         }
+        if let storedRead = plan.storedRead, let identity = plan.identity {
+            return readStored(storedRead, appID: identity.appID)
+        }
         lease()
+    }
+
+    /// Answers from the customer's stored info when it counts; otherwise (unknown id, nothing stored, no connection
+    /// ready, a failed read) asks the entitlements service, which answers every case.
+    private func readStored(_ read: ChannelProxy.StoredRead, appID: String) {
+        guard
+            let reading = read.connections.read(
+                appID: appID, appUserID: read.appUserID, resolution: read.reads.resolution)
+        else {
+            read.reads.record(answered: false)
+            return lease()
+        }
+        state = .readingStored
+        reading.hop(to: context.eventLoop).assumeIsolated().whenComplete { [self] result in
+            guard case .readingStored = state else { return }  // the client left meanwhile
+            var json: String?
+            switch result {
+            case .success(let found?):
+                json = found.json(appUserID: read.appUserID)
+                if json != nil, found.lastSeenStale { read.reads.lastSeen.record(found.customerID) }
+            case .success(nil):
+                break
+            case .failure(let error):
+                log(error, reading: "the stored customer info")
+            }
+            read.reads.record(answered: json != nil)
+            guard let json else { return lease() }
+            answerStored(json)
+        }
+    }
+
+    /// The entitlements service's answer to a customer info read, from the stored info: the same document, entity
+    /// tag and headers (`If-None-Match` answered as for any buffered response).
+    private func answerStored(_ json: String) {
+        let body = ByteBuffer(string: json)
+        let fields: HTTPFields = [
+            .eTag: CustomerInfoText.etag(of: json), .cacheControl: CustomerInfoText.cacheControl,
+            .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes),
+        ]
+        let entry = ResponseMicroCache.Entry(status: .ok, headers: fields, body: body)
+        let (status, answerFields, answer) = ProxyHeaders.answer(
+            entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
+        respond(status: status, fields: answerFields, body: answer)
     }
 
     private func lease() {
@@ -146,7 +194,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
         switch state {
         case .waitingForHead(let connection), .buffering(let connection, _, _), .streaming(let connection, _):
             plan.pool.release(connection, reusable: false)
-        case .waitingForConnection, .openingFile, .sendingFile, .done:
+        case .readingStored, .waitingForConnection, .openingFile, .sendingFile, .done:
             break
         }
         state = .done
@@ -249,7 +297,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
             }
         case .buffering(let connection, _, _):
             plan.pool.release(connection, reusable: false)
-        case .waitingForConnection:
+        case .readingStored, .waitingForConnection:
             break
         }
         log(error)
@@ -259,11 +307,18 @@ final class ProxyExchange: UpstreamResponseReceiver {
         respond(status: problem.status, fields: fields, body: body)
     }
 
-    private func log(_ error: any Error) {
+    private func log(_ error: any Error, reading what: String? = nil) {
         var logger = proxy.logger
         logger[metadataKey: "request_id"] = .string(plan.requestID)
         if let identity = plan.identity { logger[metadataKey: "app_id"] = .string(identity.appID) }
-        logger.warning("upstream call failed", metadata: ["service": "\(plan.route.service)", "error": "\(error)"])
+        if let what {
+            logger.warning(
+                "could not read \(what); the service answers instead",
+                metadata: ["error": "\(String(reflecting: error))"])
+        } else {
+            logger.warning(
+                "upstream call failed", metadata: ["service": "\(plan.route.service)", "error": "\(error)"])
+        }
     }
 
     private func respond(status: HTTPResponse.Status, fields: HTTPFields, body: ByteBuffer?) {

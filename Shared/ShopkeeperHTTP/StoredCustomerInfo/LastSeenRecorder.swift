@@ -7,29 +7,31 @@ import ShopkeeperCore
 import ShopkeeperDatabase
 import ShopkeeperHTTP
 
-/// Writes the `last_seen` of customers whose info was read from a stored document, in batches.
+/// Writes the `last_seen` of customers whose info was read from a stored document, in batches, through the entitlements
+/// service's published `entitlements.customers_seen_v1` (the entitlements service and the gateway both read stored
+/// info, ``StoredCustomerInfoRead``).
 ///
 /// An app launch after a while (`last_seen` older than the resolution) is the usual read. Its answer shows the time
 /// of the read; the write is gathered here and made with the others of the last ``interval`` in one statement, so a
 /// read stays one row read instead of a row written (and a commit) per launch. `last_seen` is bookkeeping, never
 /// money: what a replica had gathered when it died is lost, and the customer's next read gathers it again (its
 /// `last_seen` is still old). A graceful stop writes what is gathered.
-final class LastSeenRecorder: Service, Sendable {
-    let client: PostgresClient
+package final class LastSeenRecorder: Service, Sendable {
+    package let client: PostgresClient
     /// How old `last_seen` may be before a read refreshes it.
-    let resolution: TimeInterval
+    package let resolution: TimeInterval
     /// How often gathered reads are written.
-    let interval: Duration
+    package let interval: Duration
     /// The most customers gathered between two writes; reads beyond it are not gathered (their next read is).
-    let capacity: Int
-    let startup: StartupGate?
-    let logger: Logger
+    package let capacity: Int
+    package let startup: StartupGate?
+    package let logger: Logger
     private let pending = NIOLockedValueBox(Set<UUID>())
 
     /// Ten minutes: `last_seen` is kept to that resolution.
-    static let defaultResolution: TimeInterval = 600
+    package static let defaultResolution: TimeInterval = 600
 
-    init(
+    package init(
         client: PostgresClient, resolution: TimeInterval, interval: Duration = .seconds(1), capacity: Int = 100_000,
         startup: StartupGate?, logger: Logger
     ) {
@@ -42,13 +44,13 @@ final class LastSeenRecorder: Service, Sendable {
     }
 
     /// Gathers that `customerID` was seen now.
-    func record(_ customerID: UUID) {
+    package func record(_ customerID: UUID) {
         pending.withLockedValue { pending in
             if pending.count < capacity { pending.insert(customerID) }
         }
     }
 
-    func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             await self.startup?.wait()
             while !Task.isCancelled {
@@ -61,7 +63,7 @@ final class LastSeenRecorder: Service, Sendable {
     }
 
     /// Writes what is gathered (nothing when the database does not answer: logged, and dropped).
-    func flush() async {
+    package func flush() async {
         let customers = pending.withLockedValue { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return Array(pending)
@@ -79,18 +81,8 @@ final class LastSeenRecorder: Service, Sendable {
         }
     }
 
-    /// Rows a change holds are skipped: that change writes `last_seen` itself (every write does), and skipping
-    /// them takes row locks without waiting, so this batch can never be part of a deadlock.
+    /// Skips customers a change holds (see the function in entitlements' migration 0025).
     private enum Touch: PreparedSQL {
-        static let sql = """
-            UPDATE entitlements.customers cu SET last_seen = now()
-            FROM (
-                SELECT customer_id FROM entitlements.customers
-                WHERE customer_id = ANY($1::uuid[]) AND last_seen < now() - make_interval(secs => $2::float8)
-                ORDER BY customer_id
-                FOR UPDATE SKIP LOCKED
-            ) AS seen
-            WHERE cu.customer_id = seen.customer_id
-            """
+        static let sql = "SELECT entitlements.customers_seen_v1($1::uuid[], $2::float8)"
     }
 }
