@@ -57,7 +57,7 @@ func buildApplication(
     let lastSeen = LastSeenRecorder(
         client: database, resolution: LastSeenRecorder.defaultResolution, startup: nil, logger: logger)
     let storedReads = StoredCustomerReads(
-        database: settings.service.database, connectionsPerLoop: settings.storedReadConnections, lastSeen: lastSeen,
+        database: settings.service.database, connections: settings.storedReadConnections, lastSeen: lastSeen,
         observe: hooks.storedReads, logger: logger)
     // Spans live in the router's middleware: with tracing on, every request takes the router path.
     let channelProxy = ChannelProxy(

@@ -93,19 +93,23 @@ final class ProxyExchange: UpstreamResponseReceiver {
             }
             read.reads.record(answered: json != nil)
             guard let json else { return lease() }
-            answerStored(json)
+            answerStored(json, cacheTTL: read.reads.cacheTTL)
         }
     }
 
     /// The entitlements service's answer to a customer info read, from the stored info: the same document, entity
-    /// tag and headers (`If-None-Match` answered as for any buffered response).
-    private func answerStored(_ json: String) {
+    /// tag and headers (`If-None-Match` answered as for any buffered response), kept in the micro-cache as long as
+    /// the service's own answers are.
+    private func answerStored(_ json: String, cacheTTL: Duration) {
         let body = ByteBuffer(string: json)
         let fields: HTTPFields = [
             .eTag: CustomerInfoText.etag(of: json), .cacheControl: CustomerInfoText.cacheControl,
             .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes),
         ]
         let entry = ResponseMicroCache.Entry(status: .ok, headers: fields, body: body)
+        if cacheTTL > .zero, let identity = plan.identity {
+            proxy.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: cacheTTL)
+        }
         let (status, answerFields, answer) = ProxyHeaders.answer(
             entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
         respond(status: status, fields: answerFields, body: answer)
@@ -268,6 +272,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
         }
         // As the router's path does: the gateway evaluates If-None-Match, and may keep the response.
         let entry = ResponseMicroCache.Entry(status: downstream.status, headers: downstream.fields, body: body)
+        if downstream.status == .ok, let read = plan.storedRead { read.reads.learnCacheTTL(downstream.cacheTTL) }
         if downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero, let identity = plan.identity {
             proxy.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
         }

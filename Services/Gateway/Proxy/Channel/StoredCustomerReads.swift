@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -27,26 +28,29 @@ struct StoredCustomerReads: Service, Sendable {
     /// service answered.
     private let metrics = CacheMetrics(cache: "stored_customer_info")
     private let observe: @Sendable (_ answered: Bool) -> Void
+    /// How long the entitlements service last let the gateway keep a customer info answer
+    /// (`SHOPKEEPER_CUSTOMER_GATEWAY_CACHE_MS`): answers made here are kept as long, so that one setting rules both.
+    private let serviceCacheTTL = NIOLockedValueBox<Duration>(.zero)
 
-    /// `connectionsPerLoop` database connections on each event loop of `eventLoopGroup` (none: nothing answered here).
-    /// `observe` learns of every read this path took up, whether it answered it (a test watches).
+    /// `connections` database connections spread over the event loops of `eventLoopGroup` (none: nothing answered
+    /// here; a loop left without one sends its reads to the service). `observe` learns of every read this path took
+    /// up, whether it answered it (a test watches).
     init(
-        database: DatabaseSettings, connectionsPerLoop: Int, lastSeen: LastSeenRecorder,
+        database: DatabaseSettings, connections: Int, lastSeen: LastSeenRecorder,
         eventLoopGroup: MultiThreadedEventLoopGroup = .singleton,
         observe: @escaping @Sendable (Bool) -> Void = { _ in },
         logger: Logger
     ) {
         self.lastSeen = lastSeen
         self.observe = observe
-        guard connectionsPerLoop > 0 else {
-            self.loops = []
-            return
-        }
         let configuration = database.connectionConfiguration
-        self.loops = eventLoopGroup.makeIterator().map { loop in
-            NIOLoopBoundBox.makeBoxSendingValue(
+        let loops = Array(eventLoopGroup.makeIterator())
+        self.loops = loops.enumerated().compactMap { index, loop in
+            let share = connections / loops.count + (index < connections % loops.count ? 1 : 0)
+            guard share > 0 else { return nil }
+            return NIOLoopBoundBox.makeBoxSendingValue(
                 StoredReadConnections(
-                    eventLoop: loop, configuration: configuration, connections: connectionsPerLoop, logger: logger),
+                    eventLoop: loop, configuration: configuration, connections: share, logger: logger),
                 eventLoop: loop)
         }
     }
@@ -58,6 +62,14 @@ struct StoredCustomerReads: Service, Sendable {
 
     /// How old `last_seen` may be before a read shows (and records) the time of the read.
     var resolution: TimeInterval { lastSeen.resolution }
+
+    /// How long an answer made here may be kept in the micro-cache: as long as the service's last answer was.
+    var cacheTTL: Duration { serviceCacheTTL.withLockedValue { $0 } }
+
+    /// Learns from a customer info answer of the service how long it lets the gateway keep one.
+    func learnCacheTTL(_ ttl: Duration?) {
+        serviceCacheTTL.withLockedValue { $0 = ttl ?? .zero }
+    }
 
     /// Counts a read taken up here: `answered` from the stored info, or sent to the service.
     func record(answered: Bool) {
