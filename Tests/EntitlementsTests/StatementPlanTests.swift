@@ -37,6 +37,18 @@ import Testing
         }
     }
 
+    @Test("The gateway's batched launches read the stored info through indexes, the published function inlined")
+    func storedInfoBatchThroughIndexes() async throws {
+        try await Self.planAfterAPurchase(
+            of: StoredCustomerInfoRead.Batch.sql, types: "text[], text[], float8",
+            arguments: { "ARRAY['\($0)', '\($0)'], ARRAY['planned', 'other'], 600" }
+        ) { plan in
+            #expect(!plan.contains { $0.contains("stored_customer_info_v1") }, "\(plan.joined(separator: "\n"))")
+            #expect(plan.contains { $0.contains("customer_documents") }, "\(plan.joined(separator: "\n"))")
+            #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
+        }
+    }
+
     @Test("An apply finds the owners of its purchases through the primary key")
     func purchaseOwnersThroughTheKey() async throws {
         try await Self.planAfterAPurchase(

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperHTTP
 import ShopkeeperModels
 import ShopkeeperTestSupport
 import Testing
@@ -29,6 +30,38 @@ import Testing
         var count = 0
         for try await _ in marked.decode(UUID.self) { count += 1 }
         try #require(count == 1, "no stored info of \(user)")
+    }
+
+    @Test("A batched read answers each read by its position: its own customer, nothing for an unknown id")
+    func batchedReadsByPosition() async throws {
+        try await EntitlementsHarness.run(environment: Self.noCache) { harness in
+            for index in 0..<3 {
+                _ = try await harness.applied([EntitlementsFixtures.transaction()], user: "batch-\(index)")
+            }
+            let keys = [
+                (harness.appID, "batch-2"), (harness.appID, "nobody"), (harness.appID, "batch-0"),
+                ("another-app", "batch-1"), (harness.appID, "batch-1"), (harness.appID, "batch-2"),
+            ].map { (appID: $0.0, appUserID: $0.1) }
+            try await TestDatabase.withClient(harness.database) { client in
+                try await client.withConnection { connection in
+                    let found = try await StoredCustomerInfoRead.Batch.read(
+                        keys, resolution: 600, on: connection, logger: Self.logger)
+                    try #require(found.count == keys.count)
+                    #expect(found[1] == nil)
+                    #expect(found[3] == nil, "another app's key reads this app's customer")
+                    for index in [0, 2, 4, 5] {
+                        let key = keys[index]
+                        let json = try #require(found[index]?.json(appUserID: key.appUserID), "\(key)")
+                        let info = try TestJSON.decode(CustomerInfo.self, Data(json.utf8))
+                        #expect(info.appUserID == key.appUserID)
+                        // The stored body is the customer's own (its aliases), not another read's.
+                        #expect(info.aliases == [key.appUserID], "\(key)")
+                    }
+                    #expect(found[0]?.customerID == found[5]?.customerID)
+                    #expect(found[0]?.customerID != found[2]?.customerID)
+                }
+            }
+        }
     }
 
     @Test("A purchase stores the info; reads use it until the customer's next change")

@@ -115,6 +115,41 @@ import Testing
         }
     }
 
+    @Test("Many launches at once each get their own customer, whichever path answers them")
+    func concurrentLaunchesGetTheirOwnCustomer() async throws {
+        try await Self.run { gateway, app, outcomes in
+            let customers = (0..<8).map { "many-\($0)" }
+            for (index, customer) in customers.enumerated() {
+                let granted = try await gateway.send(
+                    .post, "/v1/customers/\(customer)/grants", bearer: app.secretKey.key,
+                    json: Data(#"{"entitlement_id":"e\#(index)","expires_at":"2099-01-01T00:00:00Z"}"#.utf8))
+                #expect(granted.status == .created)
+            }
+            _ = try await Self.storedAnswer(
+                gateway, "/v1/customers/\(customers[0])", bearer: app.publicKey.key, outcomes: outcomes)
+            let answeredBefore = outcomes.answered
+            let asked = (0..<96).map { $0 % 10 < 8 ? customers[$0 % 10] : "nobody-\($0 % 10)" }
+            try await withThrowingTaskGroup(of: (String, TestResponse).self) { group in
+                for customer in asked {
+                    group.addTask {
+                        (customer, try await gateway.send(.get, "/v1/customers/\(customer)", bearer: app.publicKey.key))
+                    }
+                }
+                for try await (customer, response) in group {
+                    #expect(response.status == .ok)
+                    let info = try TestJSON.decode(CustomerInfo.self, response.body.readableBytesView)
+                    #expect(info.appUserID == customer)
+                    if let index = customers.firstIndex(of: customer) {
+                        #expect(Set(info.entitlements.keys) == ["e\(index)"], "\(customer)")
+                    } else {
+                        #expect(info.entitlements.isEmpty, "\(customer)")
+                    }
+                }
+            }
+            #expect(outcomes.answered > answeredBefore)
+        }
+    }
+
     @Test("An unknown id, another app's customer and an escaped id are the service's to answer")
     func whatTheServiceAnswers() async throws {
         try await Self.run { gateway, app, outcomes in

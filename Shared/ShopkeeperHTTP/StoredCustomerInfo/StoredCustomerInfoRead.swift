@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 import PostgresNIO
 import ShopkeeperCore
 import ShopkeeperDatabase
@@ -19,6 +20,41 @@ package enum StoredCustomerInfoRead: PreparedSQL {
                valid_until
         FROM entitlements.stored_customer_info_v1($1::text, $2::text)
         """
+
+    /// Several reads in one statement (the gateway's, under load): `$1` the app ids, `$2` the app user ids (arrays of
+    /// the same length), `$3` the resolution. Each row starts with the 1-based position of its read; a read whose id
+    /// no customer has has no row.
+    package enum Batch: PreparedSQL {
+        package static let sql = """
+            SELECT r.n, f.customer_id, f.body,
+                   CASE WHEN f.last_seen < now() - make_interval(secs => $3::float8) THEN now() ELSE f.last_seen END,
+                   f.last_seen < now() - make_interval(secs => $3::float8),
+                   f.valid_until
+            FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(app_id, app_user_id, n)
+            CROSS JOIN LATERAL entitlements.stored_customer_info_v1(r.app_id, r.app_user_id) AS f
+            """
+
+        /// The reads of `keys` (app id, app user id), by position: `nil` where no customer has the id.
+        package static func read(
+            _ keys: [(appID: String, appUserID: String)], resolution: TimeInterval, on connection: PostgresConnection,
+            logger: Logger
+        ) async throws -> [Found?] {
+            let bindings = try PostgresBindings(keys.map(\.appID), keys.map(\.appUserID), resolution)
+            var found = [Found?](repeating: nil, count: keys.count)
+            let rows = try await connection.run(Batch.self, bindings, logger: logger) { row in
+                let (position, customerID, body, lastSeen, stale, validUntil) = try row.decode(
+                    (Int64, UUID, String?, Date, Bool, Date?).self)
+                return (
+                    Int(position) - 1,
+                    Found(
+                        customerID: customerID, body: body, lastSeen: lastSeen, lastSeenStale: stale,
+                        validUntil: validUntil)
+                )
+            }
+            for (index, row) in rows where found.indices.contains(index) { found[index] = row }
+            return found
+        }
+    }
 
     /// The bindings of one read.
     package static func bindings(appID: String, appUserID: String, resolution: TimeInterval) throws
@@ -43,6 +79,12 @@ package enum StoredCustomerInfoRead: PreparedSQL {
         package init(_ row: PostgresRow) throws {
             (customerID, body, lastSeen, lastSeenStale, validUntil) = try row.decode(
                 (UUID, String?, Date, Bool, Date?).self)
+        }
+
+        package init(customerID: UUID, body: String?, lastSeen: Date, lastSeenStale: Bool, validUntil: Date?) {
+            (self.customerID, self.body, self.lastSeen, self.lastSeenStale, self.validUntil) = (
+                customerID, body, lastSeen, lastSeenStale, validUntil
+            )
         }
 
         /// The info as JSON, for a read by `appUserID`, when a stored body counts.

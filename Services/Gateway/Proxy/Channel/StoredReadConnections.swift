@@ -8,21 +8,27 @@ import ShopkeeperHTTP
 /// One event loop's database connections for the gateway's stored customer reads (``StoredCustomerReads``), made on
 /// that loop, so that a read never leaves the client connection's thread.
 ///
-/// Every method must be called on ``eventLoop``. A read takes the connection with the fewest reads in flight (a
-/// connection runs its reads one after the other). A connection is made when a read first needs it and again, at
-/// most once a second, after it failed; meanwhile ``read(appID:appUserID:resolution:)`` returns `nil` and the
-/// request goes to the entitlements service, which answers everything this path answers.
+/// Every method must be called on ``eventLoop``. A connection runs one statement at a time; reads that arrive while
+/// every connection is busy wait here and go together, up to ``batchLimit``, in the next statement
+/// (``StoredCustomerInfoRead/Batch``): under load one round trip answers many launches, and an idle gateway adds no
+/// wait at all. A connection is made when a read first needs it and again, at most once a second, after it failed;
+/// while none is ready ``read(appID:appUserID:resolution:)`` returns `nil` and the request goes to the entitlements
+/// service, which answers everything this path answers. A failed statement fails its reads (they go to the service).
 final class StoredReadConnections {
+    /// The most reads one statement answers.
+    static let batchLimit = 32
+
     let eventLoop: any EventLoop
     private let configuration: PostgresConnection.Configuration
     private let reader: LoopReader
     private let logger: Logger
     private var slots: [Slot]
+    private var waiting = CircularBuffer<Waiting>()
     private var closed = false
 
     private struct Slot {
         var state = State.idle
-        var readsInFlight = 0
+        var busy = false
 
         enum State {
             case idle
@@ -31,6 +37,14 @@ final class StoredReadConnections {
             /// Failed: made again on a read after this time.
             case failed(retryAfter: NIODeadline)
         }
+    }
+
+    /// A read waiting for a connection.
+    private struct Waiting {
+        var appID: String
+        var appUserID: String
+        var resolution: TimeInterval
+        var promise: EventLoopPromise<StoredCustomerInfoRead.Found?>
     }
 
     init(eventLoop: any EventLoop, configuration: PostgresConnection.Configuration, connections: Int, logger: Logger) {
@@ -47,24 +61,11 @@ final class StoredReadConnections {
         -> EventLoopFuture<StoredCustomerInfoRead.Found?>?
     {
         eventLoop.preconditionInEventLoop()
-        guard !closed, let index = readySlot(), case .ready(let connection) = slots[index].state else { return nil }
-        slots[index].readsInFlight += 1
+        guard !closed, anyReady() else { return nil }
         let promise = eventLoop.makePromise(of: StoredCustomerInfoRead.Found?.self)
-        let reader = self.reader
-        // Started on this thread, and isolated to this loop (``LoopReader``): the exchange with the database never
-        // waits for another thread.
-        Task.immediate {
-            do {
-                promise.succeed(
-                    try await reader.read(appID: appID, appUserID: appUserID, resolution: resolution, on: connection))
-            } catch {
-                promise.fail(error)
-            }
-        }
-        return promise.futureResult.assumeIsolated().always { [self] result in
-            slots[index].readsInFlight -= 1
-            if case .failure(let error) = result { failed(index, connection, error) }
-        }.nonisolated()
+        waiting.append(Waiting(appID: appID, appUserID: appUserID, resolution: resolution, promise: promise))
+        dispatch()
+        return promise.futureResult
     }
 
     /// Closes every connection and makes no more (at shutdown, after the server has drained).
@@ -75,20 +76,21 @@ final class StoredReadConnections {
             if case .ready(let connection) = slots[index].state { connection.close().whenComplete { _ in } }
             slots[index].state = .idle
         }
+        while let read = waiting.popFirst() { read.promise.fail(StoredReadsClosed()) }
     }
 
-    /// The ready slot with the fewest reads in flight; starts making a connection where one is due.
-    private func readySlot() -> Int? {
-        var best: Int?
+    /// Whether a connection is ready (busy or not); starts making one wherever one is due.
+    private func anyReady() -> Bool {
+        var ready = false
         let now = NIODeadline.now()
         for index in slots.indices {
             switch slots[index].state {
             case .ready(let connection):
-                guard !connection.isClosed else {
+                if connection.isClosed, !slots[index].busy {
                     connect(index)
-                    continue
+                } else if !connection.isClosed {
+                    ready = true
                 }
-                if best.map({ slots[index].readsInFlight < slots[$0].readsInFlight }) ?? true { best = index }
             case .idle:
                 connect(index)
             case .failed(let retryAfter) where retryAfter <= now:
@@ -97,7 +99,50 @@ final class StoredReadConnections {
                 continue
             }
         }
-        return best
+        return ready
+    }
+
+    /// Sends the waiting reads, a batch per idle ready connection.
+    private func dispatch() {
+        for index in slots.indices where !waiting.isEmpty && !slots[index].busy {
+            guard case .ready(let connection) = slots[index].state, !connection.isClosed else { continue }
+            var batch: [Waiting] = []
+            batch.reserveCapacity(min(waiting.count, Self.batchLimit))
+            // One resolution per statement (it is the same for every read of a gateway).
+            let resolution = waiting.first?.resolution ?? 0
+            while batch.count < Self.batchLimit, let next = waiting.first, next.resolution == resolution {
+                batch.append(next)
+                waiting.removeFirst()
+            }
+            run(batch, resolution: resolution, on: connection, slot: index)
+        }
+    }
+
+    private func run(_ batch: [Waiting], resolution: TimeInterval, on connection: PostgresConnection, slot: Int) {
+        slots[slot].busy = true
+        let done = eventLoop.makePromise(of: [StoredCustomerInfoRead.Found?].self)
+        let reader = self.reader
+        let keys = batch.map { (appID: $0.appID, appUserID: $0.appUserID) }
+        // Started on this thread, and isolated to this loop (``LoopReader``): the exchange with the database never
+        // waits for another thread.
+        Task.immediate {
+            do {
+                done.succeed(try await reader.read(keys, resolution: resolution, on: connection))
+            } catch {
+                done.fail(error)
+            }
+        }
+        done.futureResult.assumeIsolated().whenComplete { [self] result in
+            slots[slot].busy = false
+            switch result {
+            case .success(let found):
+                for (read, found) in zip(batch, found) { read.promise.succeed(found) }
+            case .failure(let error):
+                for read in batch { read.promise.fail(error) }
+                failed(slot, connection, error)
+            }
+            dispatch()
+        }
     }
 
     private func connect(_ index: Int) {
@@ -111,6 +156,7 @@ final class StoredReadConnections {
                         return
                     }
                     slots[index].state = .ready(connection)
+                    dispatch()
                 case .failure(let error):
                     slots[index].state = .failed(retryAfter: .now() + .seconds(1))
                     logger.warning(
@@ -130,6 +176,9 @@ final class StoredReadConnections {
     }
 }
 
+/// The gateway stopped while a read waited for a connection.
+struct StoredReadsClosed: Error {}
+
 /// Runs reads on the event loop's own executor: PostgresNIO's async API (named prepared statements, prepared once
 /// per connection) without a hop to another thread and back.
 private actor LoopReader {
@@ -141,12 +190,19 @@ private actor LoopReader {
         self.logger = logger
     }
 
-    func read(appID: String, appUserID: String, resolution: TimeInterval, on connection: PostgresConnection)
-        async throws -> StoredCustomerInfoRead.Found?
-    {
-        let bindings = try StoredCustomerInfoRead.bindings(appID: appID, appUserID: appUserID, resolution: resolution)
-        return try await connection.run(StoredCustomerInfoRead.self, bindings, logger: logger) {
-            try StoredCustomerInfoRead.Found($0)
-        }.first
+    /// One read alone, as the entitlements service reads it; several in one statement.
+    func read(
+        _ keys: [(appID: String, appUserID: String)], resolution: TimeInterval, on connection: PostgresConnection
+    ) async throws -> [StoredCustomerInfoRead.Found?] {
+        if keys.count == 1, let key = keys.first {
+            let bindings = try StoredCustomerInfoRead.bindings(
+                appID: key.appID, appUserID: key.appUserID, resolution: resolution)
+            let found = try await connection.run(StoredCustomerInfoRead.self, bindings, logger: logger) {
+                try StoredCustomerInfoRead.Found($0)
+            }
+            return [found.first]
+        }
+        return try await StoredCustomerInfoRead.Batch.read(
+            keys, resolution: resolution, on: connection, logger: logger)
     }
 }
