@@ -53,9 +53,11 @@ func buildApplication(
     let files = settings.contentDirectory.map { directory in
         FileDelivery(root: directory, reporter: reporter, services: [GatewaySettings.contentService])
     }
-    // App launches answered from the info the entitlements service stored; `last_seen` written in batches.
+    // App launches answered from the info the entitlements service stored; `last_seen` written in batches, four a
+    // second: the gateway answers most launches, and smaller batches keep each update short.
     let lastSeen = LastSeenRecorder(
-        client: database, resolution: LastSeenRecorder.defaultResolution, startup: nil, logger: logger)
+        client: database, resolution: LastSeenRecorder.defaultResolution, interval: .milliseconds(250), startup: nil,
+        logger: logger)
     let storedReads = StoredCustomerReads(
         database: settings.service.database, connections: settings.storedReadConnections, lastSeen: lastSeen,
         observe: hooks.storedReads, logger: logger)
