@@ -62,8 +62,9 @@ import Testing
                         == metrics.value("shopkeeper_store_request_duration_seconds_count", call), "\(endpoint)")
             }
 
-            // The caches: a customer read twice within the entitlements cache's second, the catalog twice within the
-            // gateway's micro-cache; the key was remembered after the first request.
+            // The caches: a customer launch answered by the gateway from the stored info, the catalog twice within the
+            // gateway's micro-cache, a customer read twice within the entitlements cache's second (with a query
+            // string: the service's to answer); the key was remembered after the first request.
             let gatewayMetrics = try await NotifiedStoreWorld.eventually(
                 {
                     _ = try await shop.get("/v1/customers/alice")
@@ -75,6 +76,9 @@ import Testing
                 until: {
                     ($0.value("shopkeeper_cache_lookups_total", ["cache": "gateway_response", "result": "hit"]) ?? 0)
                         >= 1
+                        && ($0.value(
+                            "shopkeeper_cache_lookups_total", ["cache": "stored_customer_info", "result": "hit"]) ?? 0)
+                            >= 1
                 })
             #expect(
                 (gatewayMetrics.value("shopkeeper_cache_lookups_total", ["cache": "api_key", "result": "hit"]) ?? 0)
@@ -84,7 +88,8 @@ import Testing
                     ?? 0) >= 1)
             let entitlementsMetrics = try await NotifiedStoreWorld.eventually(
                 {
-                    _ = try await shop.get("/v1/customers/alice")
+                    _ = try await shop.get("/v1/customers/alice?from=service")
+                    _ = try await shop.get("/v1/customers/alice?from=service")
                     return try await shop.stack.entitlements.metrics()
                 },
                 until: {
