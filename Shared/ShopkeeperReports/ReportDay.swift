@@ -1,4 +1,5 @@
 import Foundation
+import ShopkeeperCore
 
 /// A UTC calendar day, as the reports name them: `2025-03-01`. Every report counts in UTC days.
 package struct ReportDay: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -49,26 +50,13 @@ package struct ReportDay: Sendable, Hashable, Comparable, CustomStringConvertibl
         }
     }
 
-    /// Days since 1970-01-01 of a Gregorian date (Howard Hinnant's `days_from_civil`).
+    /// Days since 1970-01-01 of a Gregorian date.
     static func ordinal(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        CivilDate.daysSince1970(year: year, month: month, day: day)
     }
 
-    /// The Gregorian date of a day ordinal (Howard Hinnant's `civil_from_days`).
+    /// The Gregorian date of a day ordinal.
     static func civil(_ ordinal: Int) -> (year: Int, month: Int, day: Int) {
-        let z = ordinal + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        CivilDate.date(daysSince1970: ordinal)
     }
 }

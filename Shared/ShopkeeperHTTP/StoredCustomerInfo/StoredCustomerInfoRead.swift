@@ -125,14 +125,14 @@ package enum CustomerInfoText {
         let seconds = microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civilDate(daysSince1970: days)
+        let (year, month, day) = CivilDate.date(daysSince1970: Int(days))
         var text = ""
         text.reserveCapacity(20)
-        append(year, width: 4, to: &text)
+        append(Int64(year), width: 4, to: &text)
         text += "-"
-        append(month, width: 2, to: &text)
+        append(Int64(month), width: 2, to: &text)
         text += "-"
-        append(day, width: 2, to: &text)
+        append(Int64(day), width: 2, to: &text)
         text += "T"
         append(secondOfDay / 3600, width: 2, to: &text)
         text += ":"
@@ -141,19 +141,6 @@ package enum CustomerInfoText {
         append(secondOfDay % 60, width: 2, to: &text)
         text += "Z"
         return text
-    }
-
-    /// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    private static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func append(_ value: Int64, width: Int, to text: inout String) {

@@ -1,4 +1,5 @@
 import Foundation
+import ShopkeeperCore
 
 /// The date formats of Apple's receipts, computed with integer arithmetic on milliseconds since 1970 so
 /// that formatting is exact, locale-free and safe to call from any thread.
@@ -123,15 +124,8 @@ enum ReceiptDate {
             second = (rest / 1000) % 60
             minute = (rest / 60_000) % 60
             hour = rest / 3_600_000
-            let z = days + 719_468
-            let era = (z >= 0 ? z : z - 146_096) / 146_097
-            let dayOfEra = z - era * 146_097
-            let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-            let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-            let shiftedMonth = (5 * dayOfYear + 2) / 153
-            day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-            month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-            year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+            let date = CivilDate.date(daysSince1970: Int(days))
+            (year, month, day) = (Int64(date.year), Int64(date.month), Int64(date.day))
         }
 
         var dateAndTime: String {

@@ -93,23 +93,20 @@ final class ProxyExchange: UpstreamResponseReceiver {
             }
             read.reads.record(answered: json != nil)
             guard let json else { return lease() }
-            answerStored(json, cacheTTL: read.reads.cacheTTL)
+            answerStored(json)
         }
     }
 
     /// The entitlements service's answer to a customer info read, from the stored info: the same document, entity
-    /// tag and headers (`If-None-Match` answered as for any buffered response), kept in the micro-cache as long as
-    /// the service's own answers are.
-    private func answerStored(_ json: String, cacheTTL: Duration) {
+    /// tag and headers (`If-None-Match` answered as for any buffered response). Not kept in the micro-cache: a read
+    /// here costs about what a cached answer does, and it shows a change the store made (a refund) at once.
+    private func answerStored(_ json: String) {
         let body = ByteBuffer(string: json)
         let fields: HTTPFields = [
             .eTag: CustomerInfoText.etag(of: json), .cacheControl: CustomerInfoText.cacheControl,
             .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes),
         ]
         let entry = ResponseMicroCache.Entry(status: .ok, headers: fields, body: body)
-        if cacheTTL > .zero, let identity = plan.identity {
-            proxy.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: cacheTTL)
-        }
         let (status, answerFields, answer) = ProxyHeaders.answer(
             entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
         respond(status: status, fields: answerFields, body: answer)
@@ -272,7 +269,6 @@ final class ProxyExchange: UpstreamResponseReceiver {
         }
         // As the router's path does: the gateway evaluates If-None-Match, and may keep the response.
         let entry = ResponseMicroCache.Entry(status: downstream.status, headers: downstream.fields, body: body)
-        if downstream.status == .ok, let read = plan.storedRead { read.reads.learnCacheTTL(downstream.cacheTTL) }
         if downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero, let identity = plan.identity {
             proxy.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
         }

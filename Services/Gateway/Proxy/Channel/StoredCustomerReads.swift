@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -28,9 +27,6 @@ struct StoredCustomerReads: Service, Sendable {
     /// service answered.
     private let metrics = CacheMetrics(cache: "stored_customer_info")
     private let observe: @Sendable (_ answered: Bool) -> Void
-    /// How long the entitlements service last let the gateway keep a customer info answer
-    /// (`SHOPKEEPER_CUSTOMER_GATEWAY_CACHE_MS`): answers made here are kept as long, so that one setting rules both.
-    private let serviceCacheTTL = NIOLockedValueBox<Duration>(.zero)
 
     /// `connections` database connections spread over the event loops of `eventLoopGroup` (none: nothing answered
     /// here; a loop left without one sends its reads to the service). `observe` learns of every read this path took
@@ -62,14 +58,6 @@ struct StoredCustomerReads: Service, Sendable {
 
     /// How old `last_seen` may be before a read shows (and records) the time of the read.
     var resolution: TimeInterval { lastSeen.resolution }
-
-    /// How long an answer made here may be kept in the micro-cache: as long as the service's last answer was.
-    var cacheTTL: Duration { serviceCacheTTL.withLockedValue { $0 } }
-
-    /// Learns from a customer info answer of the service how long it lets the gateway keep one.
-    func learnCacheTTL(_ ttl: Duration?) {
-        serviceCacheTTL.withLockedValue { $0 = ttl ?? .zero }
-    }
 
     /// Counts a read taken up here: `answered` from the stored info, or sent to the service.
     func record(answered: Bool) {
