@@ -44,14 +44,14 @@ struct CustomerPostgresRepository: CustomerRepository {
         let ticket = cache.ticket()
         return try await client.withConnection { connection in
             guard
-                let found = try await StoredCustomerInfo.find(
+                let found = try await StoredCustomerInfoRead.find(
                     appID: appID, appUserID: appUserID, resolution: lastSeenResolution, on: connection,
                     logger: logger)
             else {
                 // Unknown ids: nothing is touched, nothing created.
                 return try Self.unknown(appUserID)
             }
-            if let json = found.json {
+            if let json = found.json(appUserID: appUserID) {
                 // The stored document, showing this read's time when `last_seen` was stale: written in a batch.
                 if found.lastSeenStale { lastSeen.record(found.customerID) }
                 let document = CustomerInfoDocument(json: json)

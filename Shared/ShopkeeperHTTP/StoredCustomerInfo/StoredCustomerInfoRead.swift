@@ -56,6 +56,16 @@ package enum StoredCustomerInfoRead: PreparedSQL {
         }
     }
 
+    /// The customer `appUserID` names in app `appID`, with its stored body if it still counts; `nil` for an id no
+    /// customer has. `resolution`: how old `last_seen` may be before the read shows (and the caller records) the
+    /// read's time.
+    package static func find(
+        appID: String, appUserID: String, resolution: TimeInterval, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Found? {
+        let bindings = try bindings(appID: appID, appUserID: appUserID, resolution: resolution)
+        return try await connection.run(Self.self, bindings, logger: logger) { try Found($0) }.first
+    }
+
     /// The bindings of one read.
     package static func bindings(appID: String, appUserID: String, resolution: TimeInterval) throws
         -> PostgresBindings

@@ -323,7 +323,7 @@ enum CustomerInfoQuery {
     /// those of its auto-renewable purchases (a purchase the subscriptions service has not applied yet counts 0), or
     /// -1 when it has no auto-renewable purchase. The subscriptions service changes them without a write here (a
     /// renewal fact, auto-renew switched off, a grace period); every insert and every change there raises the sum, so
-    /// stored info whose sum is not the one a read sees now is rendered again (``StoredCustomerInfo``). With -1 the
+    /// stored info whose sum is not the one a read sees now is rendered again (``StoredCustomerInfoRead``). With -1 the
     /// read looks no further: a customer's first auto-renewable purchase is a write here, which forgets the info.
     ///
     /// `entitlements.stored_customer_info_v1` (migration 0025) compares with the same expression, written out: a

@@ -195,12 +195,10 @@ private actor LoopReader {
         _ keys: [(appID: String, appUserID: String)], resolution: TimeInterval, on connection: PostgresConnection
     ) async throws -> [StoredCustomerInfoRead.Found?] {
         if keys.count == 1, let key = keys.first {
-            let bindings = try StoredCustomerInfoRead.bindings(
-                appID: key.appID, appUserID: key.appUserID, resolution: resolution)
-            let found = try await connection.run(StoredCustomerInfoRead.self, bindings, logger: logger) {
-                try StoredCustomerInfoRead.Found($0)
-            }
-            return [found.first]
+            return [
+                try await StoredCustomerInfoRead.find(
+                    appID: key.appID, appUserID: key.appUserID, resolution: resolution, on: connection, logger: logger)
+            ]
         }
         return try await StoredCustomerInfoRead.Batch.read(
             keys, resolution: resolution, on: connection, logger: logger)
