@@ -156,7 +156,9 @@ import Testing
                 #expect(read.requestID != nil)
                 let spans = try await NotifiedStoreWorld.eventually(
                     { await receiver.spans.filter { $0.traceID == callerTrace } },
-                    until: { spans in spans.contains { $0.service == "shopkeeper-entitlements" } })
+                    until: { spans in
+                        Set(spans.map(\.service)).isSuperset(of: ["shopkeeper-gateway", "shopkeeper-entitlements"])
+                    })
                 let gatewaySpan = try #require(spans.first { $0.service == "shopkeeper-gateway" }, "\(spans)")
                 let entitlementsSpan = try #require(spans.first { $0.service == "shopkeeper-entitlements" })
                 #expect(gatewaySpan.parentSpanID == "00f067aa0ba902b7")

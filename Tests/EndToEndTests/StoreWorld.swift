@@ -157,6 +157,12 @@ struct StoreWorld {
         (try await sandbox(.GET, "/sandbox/calls")["calls"] as? [String: Int]) ?? [:]
     }
 
+    /// How many different access tokens the sandbox's Play Developer API accepted: only this world's verifier calls
+    /// it, while other tests' verifiers polling every app's voided purchases also ask this sandbox for tokens.
+    func googleAccessTokensPresented() async throws -> Int? {
+        try await sandbox(.GET, "/sandbox/calls")["google_access_tokens_presented"] as? Int
+    }
+
     private static func send(_ method: HTTPMethod, _ url: String, body: [String: Any]?, headers: [(String, String)])
         async throws -> Answer
     {

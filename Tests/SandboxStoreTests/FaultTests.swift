@@ -64,6 +64,13 @@ import Testing
             #expect(try sandbox.decode(GoogleErrorResponse.self, limited).error.status == "RESOURCE_EXHAUSTED")
             #expect(try await sandbox.send(.get, path, bearer: token.accessToken).status == .ok)
             #expect(try await calls(sandbox)["google.token"] == 2)
+            // One token was accepted by the Play Developer API (the rate-limited call never reached the check).
+            let counts = try sandbox.decode(CallCounts.self, try await sandbox.send(.get, "/sandbox/calls"))
+            #expect(counts.googleAccessTokensPresented == 1)
+            #expect(try await sandbox.send(.delete, "/sandbox/calls").status == .noContent)
+            #expect(
+                try sandbox.decode(CallCounts.self, try await sandbox.send(.get, "/sandbox/calls"))
+                    .googleAccessTokensPresented == 0)
         }
     }
 

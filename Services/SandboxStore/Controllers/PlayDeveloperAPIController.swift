@@ -87,9 +87,11 @@ struct PlayDeveloperAPIController {
         let packageName = context.parameters.get("packageName") ?? ""
         guard let authorization = request.headers[.authorization], authorization.count > 7,
             authorization.prefix(7).lowercased() == "bearer ",
-            let account = await store.accountForAccessToken(String(authorization.dropFirst(7)), at: Date())
+            case let accessToken = String(authorization.dropFirst(7)),
+            let account = await store.accountForAccessToken(accessToken, at: Date())
         else { throw GoogleAPIError.unauthenticated }
         guard account.packageName == packageName else { throw GoogleAPIError.permissionDenied }
+        await traffic.presented(accessToken: accessToken)
         return packageName
     }
 

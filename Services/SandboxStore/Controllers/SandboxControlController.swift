@@ -25,7 +25,12 @@ struct SandboxControlController {
             await traffic.clearFaults()
             return Response(status: .noContent)
         }
-        routes.get("calls") { _, _ in try JSONBody.response(CallCounts(calls: await traffic.callCounts())) }
+        routes.get("calls") { _, _ in
+            try JSONBody.response(
+                CallCounts(
+                    calls: await traffic.callCounts(),
+                    googleAccessTokensPresented: await traffic.presentedAccessTokenCount()))
+        }
         routes.delete("calls") { _, _ in
             await traffic.resetCounts()
             return Response(status: .noContent)
@@ -113,4 +118,11 @@ struct FaultList: Codable, Sendable {
 /// `GET /sandbox/calls`: calls per endpoint name since start or the last `DELETE /sandbox/calls`.
 struct CallCounts: Codable, Sendable {
     var calls: [String: Int]
+    /// Different access tokens the Play Developer API accepted in that time.
+    var googleAccessTokensPresented: Int
+
+    enum CodingKeys: String, CodingKey {
+        case calls
+        case googleAccessTokensPresented = "google_access_tokens_presented"
+    }
 }

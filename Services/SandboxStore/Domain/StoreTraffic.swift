@@ -27,6 +27,9 @@ struct FaultAction: Sendable, Equatable {
 actor StoreTraffic {
     private var counts: [StoreEndpoint: Int] = [:]
     private var faults: [Fault] = []
+    /// The access tokens the Play Developer API accepted, so a test can tell whether a client reused its token (the
+    /// token endpoint's count also holds requests from other clients of the same service account).
+    private var presentedAccessTokens: Set<String> = []
 
     /// Counts a call to `endpoint` and consumes the first fault that applies to it.
     func record(_ endpoint: StoreEndpoint) -> FaultAction? {
@@ -58,7 +61,18 @@ actor StoreTraffic {
         Dictionary(uniqueKeysWithValues: StoreEndpoint.allCases.map { ($0.rawValue, counts[$0, default: 0]) })
     }
 
+    /// Notes an access token the Play Developer API accepted.
+    func presented(accessToken: String) {
+        presentedAccessTokens.insert(accessToken)
+    }
+
+    /// How many different access tokens the Play Developer API accepted since start (or the last reset).
+    func presentedAccessTokenCount() -> Int {
+        presentedAccessTokens.count
+    }
+
     func resetCounts() {
         counts.removeAll()
+        presentedAccessTokens.removeAll()
     }
 }
