@@ -16,10 +16,12 @@ import Testing
 /// settles on after its first executions (a generic plan), on a fresh database, with sequential scans priced out
 /// (`enable_seqscan = off`), so any table read without a usable index still shows as one in the plan.
 @Suite struct StatementPlanTests {
-    @Test("The customer info statement reads every per-customer table through an index")
-    func customerInfoThroughIndexes() async throws {
+    @Test(
+        "The customer info statements read every per-customer table through an index",
+        arguments: [CustomerInfoQuery.RenderAndStore.sql, CustomerInfoQuery.TouchRenderAndStore.sql])
+    func customerInfoThroughIndexes(sql: String) async throws {
         try await Self.planAfterAPurchase(
-            of: CustomerInfoQuery.RenderAndStore.sql, types: "text, text", arguments: { "'\($0)', 'planned'" }
+            of: sql, types: "text, text", arguments: { "'\($0)', 'planned'" }
         ) { plan in
             #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
         }
@@ -49,11 +51,11 @@ import Testing
         }
     }
 
-    @Test("An apply finds the owners of its purchases through the primary key")
+    @Test("An apply finds the owners of its purchases through the primary key, and their products by key")
     func purchaseOwnersThroughTheKey() async throws {
         try await Self.planAfterAPurchase(
-            of: PurchaseRow.Owners.sql, types: "text[], text[], text",
-            arguments: { "ARRAY['app_store'], ARRAY['1000'], '\($0)'" }
+            of: ApplyStart.Statement.sql, types: "text, text, text, text, text",
+            arguments: { "'\($0)', 'planned', 'app_store', '1000', 'com.test.garden'" }
         ) { plan in
             #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
             #expect(!plan.contains { $0.contains("Hash") }, "\(plan.joined(separator: "\n"))")

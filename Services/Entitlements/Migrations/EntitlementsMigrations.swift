@@ -720,5 +720,5 @@ enum EntitlementsMigrations {
                     ALTER TABLE entitlements.customer_documents ADD COLUMN subscriptions_stamp numeric;
                     """
             ),
-        ] + storedCustomerInfoForReaders
+        ] + storedCustomerInfoForReaders + fewerRoundTrips
 }

@@ -90,10 +90,9 @@ struct ConsumablePostgresRepository: ConsumableRepository {
         try await EventOutbox.append(
             .consumed, payload: payload, appID: request.appID, customerID: customerID, appUserID: request.appUserID,
             on: connection, logger: logger)
-        try await CustomerRows.touch(customerID, on: connection, logger: logger)
         guard
             let (info, _) = try await CustomerInfoQuery.render(
-                appID: request.appID, appUserID: request.appUserID, on: connection, logger: logger)
+                appID: request.appID, appUserID: request.appUserID, touching: true, on: connection, logger: logger)
         else { throw EntitlementsError.customerNotFound(request.appUserID) }
         let body = JSONText.object([
             "product_id": JSONText.string(request.productID),

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
 import ShopkeeperDatabase
+import ShopkeeperHTTP
 import ShopkeeperModels
 
 /// Applies verified transactions inside one database transaction that holds the locks of the presenter's customer
@@ -27,18 +28,19 @@ struct PurchaseApplier {
     /// Every customer whose purchase an apply touched, for the info cache to drop once the transaction commits.
     var touched = TouchedCustomers()
 
-    /// Inserts the purchase for `customerID` (the presenter's) unless it exists, or, for store news, finds it; locked
-    /// either way until the transaction ends. `nil` when there is no such purchase of this app.
-    func lockPurchase(_ transaction: StoreTransaction, product: CatalogProduct?, for customerID: UUID?) async throws
-        -> PurchaseRow?
-    {
+    /// Inserts the purchase for `customerID` (the presenter's, presenting from `deviceID`) unless it exists, or, for
+    /// store news, finds it; locked either way until the transaction ends. `nil` when there is no such purchase of
+    /// this app. A new purchase is inserted with its transaction and device (``PurchaseRow/insertOrLock``).
+    func lockPurchase(
+        _ transaction: StoreTransaction, product: CatalogProduct?, for customerID: UUID?, deviceID: String?
+    ) async throws -> PurchaseRow? {
         guard let customerID else {
             return try await PurchaseRow.lock(
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
                 on: connection, logger: logger)
         }
         return try await PurchaseRow.insertOrLock(
-            transaction, appID: appID, customerID: customerID, product: product,
+            transaction, appID: appID, customerID: customerID, deviceID: deviceID, product: product,
             type: product?.type ?? transaction.type?.rawValue ?? "unknown", appVersion: appVersion, on: connection,
             logger: logger)
     }
@@ -69,10 +71,13 @@ struct PurchaseApplier {
         let owner = row.customerID
         touched.insert(owner)
         let ownerUserID = presenter?.appUserID
-        if let presenter, let device = presenter.deviceID {
-            try await bind(device: device, to: row, transaction: transaction, customerID: presenter.customerID)
+        // A purchase inserted by this apply came with its transaction and device (``PurchaseRow/insertOrLock``).
+        if !row.inserted {
+            if let presenter, let device = presenter.deviceID {
+                try await bind(device: device, to: row, transaction: transaction, customerID: presenter.customerID)
+            }
+            try await recordTransaction(transaction, customerID: owner)
         }
-        try await recordTransaction(transaction, customerID: owner)
         if !row.inserted, try await refresh(&row, with: transaction, product: product),
             row.productType == "non_consumable", result == .alreadyApplied
         {
@@ -164,6 +169,9 @@ struct PurchaseApplier {
         }
         row.previousOwners.append(previous)
         row.customerID = presenter.customerID
+        // The customer it left changed too: this replica's cached info of it is dropped at once, not when the change
+        // notification arrives (a read right after the transfer saw the purchase still there).
+        touched.insert(previous)
     }
 
     /// Counts the device against the purchase's limit; throws when a new device would pass it.
@@ -367,16 +375,16 @@ struct PurchaseApplier {
     ) async throws {
         let units = quantity * Int64(max(1, transaction.quantity))
         let store: String = row.store.rawValue
-        try await connection.run(
-            SQL.Credit.self, try PostgresBindings(units, store, row.originalTransactionID), logger: logger)
         var payload = Self.payload(transaction, productID: productID)
         payload.quantity = units
-        payload.balance = try await Ledger.post(
-            units, reason: .purchase, appID: appID, customerID: row.customerID, productID: productID, store: store,
-            transactionID: transaction.transactionID, on: connection, logger: logger)
-        try await EventOutbox.append(
-            .consumablePurchase, payload: payload, appID: appID, customerID: row.customerID, appUserID: appUserID,
-            on: connection, logger: logger)
+        // The event's balance is the one the ledger line leads to: the statement puts it in.
+        let document = String(decoding: try JSONBody.encode(payload), as: UTF8.self)
+        try await connection.run(
+            SQL.Credit.self,
+            try PostgresBindings(
+                units, store, row.originalTransactionID, appID, row.customerID, productID, transaction.transactionID,
+                appUserID, transaction.environment.rawValue, document),
+            logger: logger)
         row.credited = units
     }
 
@@ -434,10 +442,23 @@ extension PurchaseApplier {
                 """
         }
 
+        /// A consumable purchase's units credited once, in one statement: the purchase marked credited, the ledger
+        /// line and balance (``Ledger``), and the `consumable_purchase` event (``EventOutbox``) with the new balance.
         enum Credit: PreparedSQL {
             static let sql = """
-                UPDATE entitlements.purchases SET credited = $1::bigint, updated_at = now()
-                WHERE store = $2::text AND original_transaction_id = $3::text
+                WITH credited AS (
+                    UPDATE entitlements.purchases SET credited = $1::bigint, updated_at = now()
+                    WHERE store = $2::text AND original_transaction_id = $3::text
+                ), \(Ledger.posting(
+                    app: "$4::text", customer: "$5::uuid", product: "$6::text", delta: "$1::bigint",
+                    reason: "'\(Ledger.Reason.purchase.rawValue)'", store: "$2::text", transaction: "$7::text",
+                    key: "NULL")), \(EventOutbox.appending(
+                    """
+                    SELECT $4::text, $5::uuid, $8::text, '\(EventType.consumablePurchase.rawValue)', $9::text,
+                           $10::text::jsonb || jsonb_build_object('balance', balance.balance)
+                    FROM balance
+                    """))
+                SELECT balance FROM balance
                 """
         }
     }

@@ -29,45 +29,31 @@ struct PurchasePostgresRepository: PurchaseRepository {
         }
         let touched = TouchedCustomers()
         let (outcomes, info, presenterID) = try await client.transaction(logger: logger, attempts: 8) { connection in
-            let settings = try await SettingsRows.read(appID: appID, on: connection, logger: logger)
+            // The settings, the presenter's customer, the purchases' owners and the catalog's products, at once.
+            let start = try await ApplyStart.read(
+                appID: appID, appUserID: request.appUserID, transactions: request.transactions, on: connection,
+                logger: logger)
+            let named = start.customerID
             // One writer per customer (``CustomerLocks``): before any row is locked or written, the apply takes the
             // locks of the presenter's customer and of the purchases' current owners, together and in one order.
-            var named: UUID?
-            if let user = request.appUserID {
-                named = try await CustomerRows.customerFor(
-                    appID: appID, appUserID: user, on: connection, logger: logger)
+            let involved = start.owners + (named.map { [$0] } ?? [])
+            // Read again under the lock: an id merged into another customer meanwhile names its new customer.
+            let now = try await CustomerLocks.lockThenFind(
+                involved, appID: appID, appUserID: request.appUserID, on: connection, logger: logger)
+            guard now == named else {
+                throw TransactionRestart(reason: "the customer was merged into another while the apply waited")
             }
-            let owners = try await PurchaseRow.owners(
-                of: request.transactions, appID: appID, on: connection, logger: logger)
-            let involved = owners + (named.map { [$0] } ?? [])
-            try await CustomerLocks.lock(involved, on: connection, logger: logger)
             let locked = LockedCustomers(involved)
-            if let user = request.appUserID {
-                // Read again under the lock: an id merged into another customer meanwhile names its new customer.
-                let now = try await CustomerRows.find(appID: appID, appUserID: user, on: connection, logger: logger)
-                guard now == named else {
-                    throw TransactionRestart(reason: "the customer was merged into another while the apply waited")
-                }
-            }
             let applier = PurchaseApplier(
-                connection: connection, logger: logger, appID: appID, settings: settings, source: request.source,
-                appVersion: request.appVersion, touched: touched)
-            // Each store product is looked up once per apply: a batch of store notifications is mostly one product.
-            var products: [String: CatalogProduct?] = [:]
+                connection: connection, logger: logger, appID: appID, settings: start.settings,
+                source: request.source, appVersion: request.appVersion, touched: touched)
             var productOf = [CatalogProduct?](repeating: nil, count: request.transactions.count)
             var rows = [PurchaseRow?](repeating: nil, count: request.transactions.count)
             for index in order {
                 let transaction = request.transactions[index]
-                let productKey = "\(transaction.store.rawValue) \(transaction.storeProductID)"
-                if let known = products[productKey] {
-                    productOf[index] = known
-                } else {
-                    productOf[index] = try await CatalogLookup.product(
-                        appID: appID, store: transaction.store, storeProductID: transaction.storeProductID,
-                        on: connection, logger: logger)
-                    products[productKey] = .some(productOf[index])
-                }
-                rows[index] = try await applier.lockPurchase(transaction, product: productOf[index], for: named)
+                productOf[index] = start.products[ApplyStart.productKey(transaction)] ?? nil
+                rows[index] = try await applier.lockPurchase(
+                    transaction, product: productOf[index], for: named, deviceID: request.deviceID)
                 // A purchase someone else inserted or moved since the owners were read: its owner is locked now
                 // if that needs no waiting, else the apply starts again with every lock taken in order.
                 if let owner = rows[index]?.customerID {
@@ -104,9 +90,9 @@ struct PurchasePostgresRepository: PurchaseRepository {
             }
             var info: String?
             if let presenter {
-                try await CustomerRows.touch(presenter.customerID, on: connection, logger: logger)
                 info = try await CustomerInfoQuery.render(
-                    appID: appID, appUserID: presenter.appUserID, on: connection, logger: logger)?.json
+                    appID: appID, appUserID: presenter.appUserID, touching: true, on: connection, logger: logger)?
+                    .json
             }
             return (outcomes.compactMap { $0 }, info, presenter?.customerID)
         }

@@ -13,29 +13,6 @@ struct CatalogProduct: Sendable, Equatable {
 
 /// Reads the catalog's published views (`catalog.products_v1`, `catalog.store_products_v1`).
 enum CatalogLookup {
-    /// The product a store product id is sold as, or `nil` when the catalog does not know it.
-    static func product(
-        appID: String, store: StorePlatform, storeProductID: String, on connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> CatalogProduct? {
-        let platform: String = store.rawValue
-        let rows = try await connection.run(
-            ByStoreProduct.self, try PostgresBindings(appID, platform, storeProductID), logger: logger
-        ) { try $0.decode((String, String, Int?).self) }
-        return rows.first.map { id, type, quantity in
-            CatalogProduct(productID: id, type: type, consumableQuantity: quantity.map(Int64.init))
-        }
-    }
-
-    private enum ByStoreProduct: PreparedSQL {
-        static let sql = """
-            SELECT p.product_id, p.type, p.consumable_quantity
-            FROM catalog.store_products_v1 s
-            JOIN catalog.products_v1 p ON p.app_id = s.app_id AND p.product_id = s.product_id
-            WHERE s.app_id = $1::text AND s.platform = $2::text AND s.store_product_id = $3::text
-            """
-    }
-
     /// The product with this catalog id, or `nil`.
     static func product(appID: String, productID: String, on connection: PostgresConnection, logger: Logger)
         async throws -> CatalogProduct?

@@ -12,12 +12,17 @@ import ShopkeeperHTTP
 enum CustomerInfoQuery {
     /// The info of the customer `appUserID` names, and when the customer was last seen; `nil` when no customer has
     /// that id. Stored for the next read unless `storing` is false (a read-only transaction).
+    ///
+    /// `touching`: the customer is seen now as well (its `last_seen` set to the transaction's time, as
+    /// ``CustomerRows/touch(_:on:logger:)`` does), in the same statement; for writes, which store what they render.
     static func render(
-        appID: String, appUserID: String, storing: Bool = true, on connection: PostgresConnection, logger: Logger
+        appID: String, appUserID: String, storing: Bool = true, touching: Bool = false,
+        on connection: PostgresConnection, logger: Logger
     ) async throws -> (json: String, lastSeen: Date)? {
         guard
             let rendered = try await renderDocument(
-                appID: appID, appUserID: appUserID, storing: storing, on: connection, logger: logger)
+                appID: appID, appUserID: appUserID, storing: storing, touching: touching, on: connection,
+                logger: logger)
         else { return nil }
         return (rendered.json, rendered.lastSeen)
     }
@@ -25,7 +30,8 @@ enum CustomerInfoQuery {
     /// The info of the customer `appUserID` names with what a cache needs to know about it; `nil` when no
     /// customer has that id. Stored for the next read (``RenderAndStore``) unless `storing` is false.
     static func renderDocument(
-        appID: String, appUserID: String, storing: Bool = true, on connection: PostgresConnection, logger: Logger
+        appID: String, appUserID: String, storing: Bool = true, touching: Bool = false,
+        on connection: PostgresConnection, logger: Logger
     ) async throws -> RenderedCustomer? {
         let bindings = try PostgresBindings(appID, appUserID)
         let decode: @Sendable (PostgresRow) throws -> RenderedCustomer = { row in
@@ -34,10 +40,16 @@ enum CustomerInfoQuery {
             let json = CustomerInfoText.assemble(body: body, appUserID: appUserID, lastSeen: lastSeen)
             return RenderedCustomer(json: json, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
         }
-        let rows =
-            storing
-            ? try await connection.run(RenderAndStore.self, bindings, logger: logger, decode: decode)
-            : try await connection.run(Render.self, bindings, logger: logger, decode: decode)
+        let rows: [RenderedCustomer]
+        switch (storing, touching) {
+        case (true, true):
+            rows = try await connection.run(TouchRenderAndStore.self, bindings, logger: logger, decode: decode)
+        case (true, false):
+            rows = try await connection.run(RenderAndStore.self, bindings, logger: logger, decode: decode)
+        case (false, _):
+            precondition(!touching, "a read-only render touches nothing")
+            rows = try await connection.run(Render.self, bindings, logger: logger, decode: decode)
+        }
         return rows.first
     }
 
@@ -50,19 +62,36 @@ enum CustomerInfoQuery {
         var nextChange: Date?
     }
 
-    /// Where a customer's info comes from, as the common table expressions both the info (``rendering(storing:)``) and its
+    /// Where a customer's info comes from, as the common table expressions both the info (``rendering(storing:touching:)``) and its
     /// explanation (``CustomerExplanationQuery``) select from, so that the two can never disagree: `c` (the customer
     /// `$2` names in app `$1`), `ids` (it and the customers merged into it), `subs` (auto-renewable purchases and
     /// their timelines), `nr` and `stacks` (non-renewing purchases stacked per group), `trial` (the app's own trial),
     /// `owned` (products owned without a purchase), `grants` (every source of every entitlement, active or not, with
     /// the `reference` (purchase's original transaction id, promotional grant's id) and `state` that explain it) and
     /// `best` (the one source per entitlement that customer info shows).
-    static let sources = """
+    static let sources = sources(touching: false)
+
+    /// ``sources``; `touching`: the customer is seen now, its `last_seen` written and read as `now()`.
+    static func sources(touching: Bool) -> String {
+        """
         WITH c AS (
-            SELECT cu.customer_id, cu.first_seen, cu.last_seen, cu.refund_count
+            SELECT cu.customer_id, cu.first_seen, \(touching ? "now() AS last_seen" : "cu.last_seen"), cu.refund_count
             FROM entitlements.aliases a JOIN entitlements.customers cu ON cu.customer_id = a.customer_id
             WHERE a.app_id = $1 AND a.app_user_id = $2
-        ), ids AS (
+        ), \(touching ? touched : "")ids AS (
+        \(sourcesAfterCustomer)
+        """
+    }
+
+    /// The customer seen now (a change of `last_seen` alone forgets no stored info: migration 0022).
+    private static let touched = """
+        touched AS (
+            UPDATE entitlements.customers SET last_seen = now() WHERE customer_id = (SELECT customer_id FROM c)
+        ),\u{20}
+        """
+
+    private static let sourcesAfterCustomer = """
+
             SELECT c.customer_id FROM c
             UNION ALL
             SELECT m.customer_id FROM c JOIN entitlements.customers m ON m.merged_into = c.customer_id
@@ -199,6 +228,11 @@ enum CustomerInfoQuery {
         static let sql = rendering(storing: true)
     }
 
+    /// ``RenderAndStore`` for a write that has the customer seen now: one statement for both.
+    enum TouchRenderAndStore: PreparedSQL {
+        static let sql = rendering(storing: true, touching: true)
+    }
+
     /// The info rendered only: for read-only transactions.
     enum Render: PreparedSQL {
         static let sql = rendering(storing: false)
@@ -206,8 +240,8 @@ enum CustomerInfoQuery {
 
     /// The statement rendering the info's body (the JSON object without `app_user_id` and `last_seen`, which the
     /// reader puts in: ``CustomerInfoText``) with the customer's `last_seen`, id and next change by itself.
-    static func rendering(storing: Bool) -> String {
-        sources + """
+    static func rendering(storing: Bool, touching: Bool = false) -> String {
+        sources(touching: touching) + """
             , doc AS (
             SELECT c.customer_id, c.last_seen, jsonb_build_object(
                 'aliases', coalesce((

@@ -23,6 +23,21 @@ enum CustomerLocks {
         try await connection.run(Lock.self, try PostgresBindings(Array(customerIDs)), logger: logger)
     }
 
+    /// Takes the locks of `customerIDs` (``lock(_:on:logger:)``) and then reads which customer `appUserID` names now,
+    /// in one round trip (`entitlements.lock_customers_then_find`): the read sees what committed while the locks were
+    /// waited for (an id merged into another customer meanwhile names its new customer). `nil` without an id, or for
+    /// an id no customer has.
+    static func lockThenFind(
+        _ customerIDs: some Collection<UUID>, appID: String, appUserID: String?, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> UUID? {
+        if customerIDs.isEmpty, appUserID == nil { return nil }
+        let rows = try await connection.run(
+            LockThenFind.self, try PostgresBindings(Array(customerIDs), appID, appUserID), logger: logger
+        ) { try $0.decode(UUID?.self) }
+        return rows.first ?? nil
+    }
+
     /// Takes the locks of `customerIDs` only if none has to be waited for; throws ``TransactionRestart`` otherwise
     /// (some may be held until the rollback: the rerun takes them in order).
     static func tryLock(_ customerIDs: some Collection<UUID>, on connection: PostgresConnection, logger: Logger)
@@ -39,6 +54,10 @@ enum CustomerLocks {
 
     private enum Lock: PreparedSQL {
         static let sql = "SELECT entitlements.lock_customers($1::uuid[])"
+    }
+
+    private enum LockThenFind: PreparedSQL {
+        static let sql = "SELECT entitlements.lock_customers_then_find($1::uuid[], $2::text, $3::text)"
     }
 
     private enum TryLock: PreparedSQL {

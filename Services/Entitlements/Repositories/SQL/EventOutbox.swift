@@ -63,15 +63,27 @@ enum EventOutbox {
 
     private enum Append: PreparedSQL {
         static let sql = """
-            WITH event AS (
-                INSERT INTO entitlements.events (app_id, customer_id, app_user_id, type, environment, payload)
-                VALUES ($1::text, $2::uuid, $3::text, $4::text, $5::text, $6::text::jsonb)
-                RETURNING event_id, app_id
-            )
+            WITH \(appending(
+                "SELECT $1::text, $2::uuid, $3::text, $4::text, $5::text, $6::text::jsonb"))
+            SELECT count(*) FROM event
+            """
+    }
+
+    /// An event and its webhook delivery as two common table expressions, `event` and `delivery`, for a statement that
+    /// appends along with other writes: `values` is a query of the event's app id, customer id, app user id, type,
+    /// environment and payload (`jsonb`).
+    static func appending(_ values: String) -> String {
+        """
+        event AS (
+            INSERT INTO entitlements.events (app_id, customer_id, app_user_id, type, environment, payload)
+            \(values)
+            RETURNING event_id, app_id
+        ), delivery AS (
             INSERT INTO entitlements.webhook_deliveries (event_id, app_id)
             SELECT event.event_id, event.app_id FROM event
             JOIN entitlements.app_settings s ON s.app_id = event.app_id
             WHERE s.webhook_url IS NOT NULL
-            """
+        )
+        """
     }
 }

@@ -57,15 +57,30 @@ enum Ledger {
 
     private enum Post: PreparedSQL {
         static let sql = """
-            WITH line AS (
-                INSERT INTO entitlements.ledger (
-                    app_id, customer_id, product_id, delta, reason, store, transaction_id, idempotency_key)
-                VALUES ($1::text, $2::uuid, $3::text, $4::bigint, $5::text, $6::text, $7::text, $8::text)
-            )
+            WITH \(posting(
+                app: "$1::text", customer: "$2::uuid", product: "$3::text", delta: "$4::bigint", reason: "$5::text",
+                store: "$6::text", transaction: "$7::text", key: "$8::text"))
+            SELECT balance FROM balance
+            """
+    }
+
+    /// A line and its balance as two common table expressions, `line` and `balance` (`RETURNING balance`), for a
+    /// statement that posts along with other writes; each argument is an SQL expression.
+    static func posting(
+        app: String, customer: String, product: String, delta: String, reason: String, store: String,
+        transaction: String, key: String
+    ) -> String {
+        """
+        line AS (
+            INSERT INTO entitlements.ledger (
+                app_id, customer_id, product_id, delta, reason, store, transaction_id, idempotency_key)
+            VALUES (\(app), \(customer), \(product), \(delta), \(reason), \(store), \(transaction), \(key))
+        ), balance AS (
             INSERT INTO entitlements.balances AS b (customer_id, product_id, app_id, balance)
-            VALUES ($2::uuid, $3::text, $1::text, $4::bigint)
+            VALUES (\(customer), \(product), \(app), \(delta))
             ON CONFLICT (customer_id, product_id) DO UPDATE SET balance = b.balance + excluded.balance, updated_at = now()
             RETURNING balance
-            """
+        )
+        """
     }
 }

@@ -35,9 +35,13 @@ struct PurchaseRow: Sendable {
 extension PurchaseRow {
     /// Inserts the purchase for `customerID` unless it exists; returns the row, locked either way (a new row is
     /// locked by its insert). `nil` when the purchase exists for another app.
+    ///
+    /// A new purchase is recorded whole by the same statement: its first store transaction, and `deviceID` as the
+    /// first device it was presented from (``PurchaseRow/inserted`` says so; an existing purchase leaves both to the
+    /// caller). One round trip instead of three for every first purchase.
     static func insertOrLock(
-        _ transaction: StoreTransaction, appID: String, customerID: UUID, product: CatalogProduct?, type: String,
-        appVersion: String?, on connection: PostgresConnection, logger: Logger
+        _ transaction: StoreTransaction, appID: String, customerID: UUID, deviceID: String?, product: CatalogProduct?,
+        type: String, appVersion: String?, on connection: PostgresConnection, logger: Logger
     ) async throws -> PurchaseRow? {
         let store: String = transaction.store.rawValue
         let environment: String = transaction.environment.rawValue
@@ -49,7 +53,8 @@ extension PurchaseRow {
         let bindings = try PostgresBindings(
             store, transaction.originalTransactionID, appID, customerID, transaction.storeProductID, productID, type,
             environment, ownership, purchaseDate, transaction.transactionID, transaction.quantity,
-            transaction.expiresDate, transaction.revocationDate, reason, appVersion)
+            transaction.expiresDate, transaction.revocationDate, reason, appVersion, transaction.purchaseDate,
+            transaction.priceMilliunits, transaction.currency, transaction.storefront, deviceID)
         let inserted = try await connection.run(Insert.self, bindings, logger: logger) { try $0.decode(UUID.self) }
         if !inserted.isEmpty {
             return PurchaseRow(
@@ -82,30 +87,35 @@ extension PurchaseRow {
         return nil
     }
 
-    /// The current owners of the purchases these transactions belong to (read without locks: the caller takes
-    /// their customers' locks, then locks the purchases and checks the owners again).
-    static func owners(
-        of transactions: [StoreTransaction], appID: String, on connection: PostgresConnection, logger: Logger
-    ) async throws -> [UUID] {
-        guard !transactions.isEmpty else { return [] }
-        let stores: [String] = transactions.map(\.store.rawValue)
-        let originals: [String] = transactions.map(\.originalTransactionID)
-        return try await connection.run(Owners.self, try PostgresBindings(stores, originals, appID), logger: logger) {
-            try $0.decode(UUID.self)
-        }
-    }
-
+    /// The purchase, and when it is new its transaction (`$17`-`$20`: the transaction's own purchase date, price,
+    /// currency, storefront) and its first device (`$21`, none when NULL).
     private enum Insert: PreparedSQL {
         static let sql = """
-            INSERT INTO entitlements.purchases (
-                store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
-                environment, ownership_type, purchase_date, latest_transaction_id, quantity, expires_date,
-                revoked_at, revocation_reason, app_version)
-            VALUES (
-                $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, $7::text, $8::text, $9::text,
-                $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text, $16::text)
-            ON CONFLICT (store, original_transaction_id) DO NOTHING
-            RETURNING customer_id
+            WITH purchase AS (
+                INSERT INTO entitlements.purchases (
+                    store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
+                    environment, ownership_type, purchase_date, latest_transaction_id, quantity, expires_date,
+                    revoked_at, revocation_reason, app_version)
+                VALUES (
+                    $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, $7::text, $8::text, $9::text,
+                    $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text, $16::text)
+                ON CONFLICT (store, original_transaction_id) DO NOTHING
+                RETURNING customer_id
+            ), recorded AS (
+                INSERT INTO entitlements.transactions (
+                    store, transaction_id, original_transaction_id, app_id, customer_id, environment, store_product_id,
+                    quantity, purchase_date, expires_date, price_milliunits, currency, storefront, ownership_type)
+                SELECT $1::text, $11::text, $2::text, $3::text, purchase.customer_id, $8::text, $5::text, $12::bigint,
+                       $17::timestamptz, $13::timestamptz, $18::bigint, $19::text, $20::text, $9::text
+                FROM purchase
+                ON CONFLICT (store, transaction_id) DO NOTHING
+            ), device AS (
+                INSERT INTO entitlements.purchase_devices (store, original_transaction_id, device_id, customer_id)
+                SELECT $1::text, $2::text, $21::text, purchase.customer_id FROM purchase WHERE $21::text IS NOT NULL
+                ON CONFLICT (store, original_transaction_id, device_id)
+                DO UPDATE SET last_seen = now(), customer_id = excluded.customer_id
+            )
+            SELECT customer_id FROM purchase
             """
     }
 
@@ -116,22 +126,6 @@ extension PurchaseRow {
             FROM entitlements.purchases
             WHERE store = $1::text AND original_transaction_id = $2::text AND app_id = $3::text
             FOR UPDATE
-            """
-    }
-
-    /// A lookup per key through the primary key, whatever the table's size: as a plain join, the generic plan a
-    /// prepared statement settles on while the table is small (a fresh database) hashes the whole table, and kept
-    /// doing so at every purchase as it grew (1.5 ms a call after a few thousand purchases, the largest cost of an
-    /// apply). `LIMIT 1` keeps the lateral lookup a nested loop the planner does not flatten into that join.
-    enum Owners: PreparedSQL {
-        static let sql = """
-            SELECT DISTINCT p.customer_id
-            FROM unnest($1::text[], $2::text[]) AS k(store, original_transaction_id)
-            CROSS JOIN LATERAL (
-                SELECT o.customer_id FROM entitlements.purchases o
-                WHERE o.store = k.store AND o.original_transaction_id = k.original_transaction_id AND o.app_id = $3::text
-                LIMIT 1
-            ) AS p
             """
     }
 }

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ShopkeeperDatabase
+import ShopkeeperModels
+
+/// What an apply reads before it takes any lock: the app's settings, the presenter's customer (created on first
+/// sight: `entitlements.customer_for`), the current owners of the purchases the transactions belong to (read without
+/// locks: the apply takes their customers' locks, then locks the purchases and checks the owners again), and the
+/// catalog product each store product is sold as. One round trip for an apply of one transaction (a purchase), one
+/// more for each further purchase or store product of a batch.
+struct ApplyStart: Sendable {
+    var settings: AppEntitlementSettings
+    /// The presenter's customer; `nil` without a presenter (store news).
+    var customerID: UUID?
+    var owners: [UUID]
+    /// Per store product (``productKey(_:)``), the catalog's product or `nil` when the catalog does not know it.
+    var products: [String: CatalogProduct?]
+
+    /// The key of a transaction's store product in ``products``.
+    static func productKey(_ transaction: StoreTransaction) -> String {
+        "\(transaction.store.rawValue) \(transaction.storeProductID)"
+    }
+
+    static func read(
+        appID: String, appUserID: String?, transactions: [StoreTransaction], on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> ApplyStart {
+        // Each purchase and each store product is looked up once, the first with the settings and the customer.
+        var purchases: Set<String> = []
+        var storeProducts: Set<String> = []
+        var lookups: [StoreTransaction?] = []
+        for transaction in transactions {
+            let purchase = "\(transaction.store.rawValue) \(transaction.originalTransactionID)"
+            let product = productKey(transaction)
+            guard !purchases.contains(purchase) || !storeProducts.contains(product) else { continue }
+            purchases.insert(purchase)
+            storeProducts.insert(product)
+            lookups.append(transaction)
+        }
+        if lookups.isEmpty { lookups = [nil] }
+
+        var start = ApplyStart(settings: .defaults, customerID: nil, owners: [], products: [:])
+        for (index, transaction) in lookups.enumerated() {
+            let first = index == 0
+            let store: String? = transaction?.store.rawValue
+            let bindings = try PostgresBindings(
+                appID, first ? appUserID : nil, store, transaction?.originalTransactionID,
+                transaction?.storeProductID)
+            let rows = try await connection.run(Statement.self, bindings, logger: logger) {
+                try $0.decode((String?, Int?, Bool?, String?, UUID?, UUID?, String?, String?, Int?).self)
+            }
+            guard let (policy, limit, sandbox, webhook, customerID, owner, productID, type, quantity) = rows.first
+            else { throw CustomerRowsError.notCreated }
+            if first {
+                if let policy, let limit, let sandbox {
+                    start.settings = AppEntitlementSettings(
+                        transferPolicy: TransferPolicy(rawValue: policy) ?? .transfer, deviceLimit: limit,
+                        acceptSandbox: sandbox, webhookURL: webhook)
+                }
+                if appUserID != nil, customerID == nil { throw CustomerRowsError.notCreated }
+                start.customerID = customerID
+            }
+            if let owner, !start.owners.contains(owner) { start.owners.append(owner) }
+            if let transaction {
+                start.products[productKey(transaction)] = .some(
+                    productID.map { id in
+                        CatalogProduct(productID: id, type: type ?? "", consumableQuantity: quantity.map(Int64.init))
+                    })
+            }
+        }
+        return start
+    }
+
+    /// `$1` app, `$2` app user id (NULL: no presenter, or not the first lookup), `$3`/`$4` a purchase's store and
+    /// original transaction id, `$5` a store product id of that store (NULL keys: nothing to look up). Scalar keys,
+    /// each looked up through its key's index: with arrays of keys (`unnest`) the generic plan a prepared statement
+    /// settles on counts 100 rows for them, and PostgreSQL planned the statement afresh at every call (0.4 ms).
+    enum Statement: PreparedSQL {
+        static let sql = """
+            SELECT s.transfer_policy, s.device_limit, s.accept_sandbox, s.webhook_url,
+                   CASE WHEN $2::text IS NOT NULL THEN entitlements.customer_for($1::text, $2::text) END,
+                   (SELECT o.customer_id FROM entitlements.purchases o
+                    WHERE o.store = $3::text AND o.original_transaction_id = $4::text AND o.app_id = $1::text),
+                   p.product_id, p.type, p.consumable_quantity
+            FROM (VALUES (1)) AS one (n)
+            LEFT JOIN entitlements.app_settings s ON s.app_id = $1::text
+            LEFT JOIN catalog.store_products_v1 sp
+                ON sp.app_id = $1::text AND sp.platform = $3::text AND sp.store_product_id = $5::text
+            LEFT JOIN catalog.products_v1 p ON p.app_id = sp.app_id AND p.product_id = sp.product_id
+            """
+    }
+}
