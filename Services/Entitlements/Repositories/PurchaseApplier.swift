@@ -31,18 +31,37 @@ struct PurchaseApplier {
     /// Inserts the purchase for `customerID` (the presenter's, presenting from `deviceID`) unless it exists, or, for
     /// store news, finds it; locked either way until the transaction ends. `nil` when there is no such purchase of
     /// this app. A new purchase is inserted with its transaction and device (``PurchaseRow/insertOrLock``).
+    /// A consumable's first purchase is credited by the insert as well (what ``apply(_:product:presenter:row:)``
+    /// would do next), unless the store reports it revoked or reinstated: those take the steps below.
     func lockPurchase(
-        _ transaction: StoreTransaction, product: CatalogProduct?, for customerID: UUID?, deviceID: String?
+        _ transaction: StoreTransaction, product: CatalogProduct?, for customerID: UUID?, appUserID: String?,
+        deviceID: String?
     ) async throws -> PurchaseRow? {
         guard let customerID else {
             return try await PurchaseRow.lock(
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
                 on: connection, logger: logger)
         }
+        var credit: PurchaseRow.InsertCredit?
+        if let product, product.type == "consumable", transaction.revocationDate == nil,
+            transaction.revocationReversedAt == nil
+        {
+            let units = Self.units(of: transaction, product: product)
+            var payload = Self.payload(transaction, productID: product.productID)
+            payload.quantity = units
+            credit = PurchaseRow.InsertCredit(
+                units: units, appUserID: appUserID,
+                eventPayload: String(decoding: try JSONBody.encode(payload), as: UTF8.self))
+        }
         return try await PurchaseRow.insertOrLock(
             transaction, appID: appID, customerID: customerID, deviceID: deviceID, product: product,
-            type: product?.type ?? transaction.type?.rawValue ?? "unknown", appVersion: appVersion, on: connection,
-            logger: logger)
+            type: product?.type ?? transaction.type?.rawValue ?? "unknown", appVersion: appVersion, credit: credit,
+            on: connection, logger: logger)
+    }
+
+    /// The units a consumable purchase credits: the product's quantity for each one bought.
+    static func units(of transaction: StoreTransaction, product: CatalogProduct?) -> Int64 {
+        (product?.consumableQuantity ?? 1) * Int64(max(1, transaction.quantity))
     }
 
     /// Applies one transaction of `product` (the catalog's, `nil` when it does not know the store product) to its
@@ -102,8 +121,8 @@ struct PurchaseApplier {
         }
         if row.productType == "consumable", row.revokedAt == nil, row.credited == nil, let productID = row.productID {
             try await credit(
-                &row, productID: productID, quantity: product?.consumableQuantity ?? 1, transaction: transaction,
-                appUserID: ownerUserID)
+                &row, productID: productID, units: Self.units(of: transaction, product: product),
+                transaction: transaction, appUserID: ownerUserID)
             return outcome(transaction, product, result == .transferred ? .transferred : .credited)
         }
         return outcome(transaction, product, result)
@@ -370,10 +389,9 @@ struct PurchaseApplier {
 
     /// Credits a consumable purchase's units once: `credited` is set in the same transaction as the ledger line.
     private func credit(
-        _ row: inout PurchaseRow, productID: String, quantity: Int64, transaction: StoreTransaction,
+        _ row: inout PurchaseRow, productID: String, units: Int64, transaction: StoreTransaction,
         appUserID: String?
     ) async throws {
-        let units = quantity * Int64(max(1, transaction.quantity))
         let store: String = row.store.rawValue
         var payload = Self.payload(transaction, productID: productID)
         payload.quantity = units

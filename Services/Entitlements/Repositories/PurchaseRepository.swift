@@ -53,7 +53,8 @@ struct PurchasePostgresRepository: PurchaseRepository {
                 let transaction = request.transactions[index]
                 productOf[index] = start.products[ApplyStart.productKey(transaction)] ?? nil
                 rows[index] = try await applier.lockPurchase(
-                    transaction, product: productOf[index], for: named, deviceID: request.deviceID)
+                    transaction, product: productOf[index], for: named, appUserID: request.appUserID,
+                    deviceID: request.deviceID)
                 // A purchase someone else inserted or moved since the owners were read: its owner is locked now
                 // if that needs no waiting, else the apply starts again with every lock taken in order.
                 if let owner = rows[index]?.customerID {

@@ -65,19 +65,22 @@ enum Ledger {
     }
 
     /// A line and its balance as two common table expressions, `line` and `balance` (`RETURNING balance`), for a
-    /// statement that posts along with other writes; each argument is an SQL expression.
+    /// statement that posts along with other writes; each argument is an SQL expression. `source` (a `FROM ...
+    /// WHERE ...` clause) makes the line depend on rows of another expression: none there, no line and no balance.
     static func posting(
         app: String, customer: String, product: String, delta: String, reason: String, store: String,
-        transaction: String, key: String
+        transaction: String, key: String, source: String = ""
     ) -> String {
         """
         line AS (
             INSERT INTO entitlements.ledger (
                 app_id, customer_id, product_id, delta, reason, store, transaction_id, idempotency_key)
-            VALUES (\(app), \(customer), \(product), \(delta), \(reason), \(store), \(transaction), \(key))
+            SELECT \(app), \(customer), \(product), \(delta), \(reason), \(store), \(transaction), \(key)
+            \(source)
+            RETURNING customer_id, product_id, app_id, delta
         ), balance AS (
             INSERT INTO entitlements.balances AS b (customer_id, product_id, app_id, balance)
-            VALUES (\(customer), \(product), \(app), \(delta))
+            SELECT customer_id, product_id, app_id, delta FROM line
             ON CONFLICT (customer_id, product_id) DO UPDATE SET balance = b.balance + excluded.balance, updated_at = now()
             RETURNING balance
         )

@@ -39,9 +39,12 @@ extension PurchaseRow {
     /// A new purchase is recorded whole by the same statement: its first store transaction, and `deviceID` as the
     /// first device it was presented from (``PurchaseRow/inserted`` says so; an existing purchase leaves both to the
     /// caller). One round trip instead of three for every first purchase.
+    ///
+    /// With `credit` (a consumable's first purchase, not revoked), the same statement credits its units too: the
+    /// ledger line, the balance and the `consumable_purchase` event (``PurchaseRow/credited`` is set).
     static func insertOrLock(
         _ transaction: StoreTransaction, appID: String, customerID: UUID, deviceID: String?, product: CatalogProduct?,
-        type: String, appVersion: String?, on connection: PostgresConnection, logger: Logger
+        type: String, appVersion: String?, credit: InsertCredit?, on connection: PostgresConnection, logger: Logger
     ) async throws -> PurchaseRow? {
         let store: String = transaction.store.rawValue
         let environment: String = transaction.environment.rawValue
@@ -54,13 +57,14 @@ extension PurchaseRow {
             store, transaction.originalTransactionID, appID, customerID, transaction.storeProductID, productID, type,
             environment, ownership, purchaseDate, transaction.transactionID, transaction.quantity,
             transaction.expiresDate, transaction.revocationDate, reason, appVersion, transaction.purchaseDate,
-            transaction.priceMilliunits, transaction.currency, transaction.storefront, deviceID)
+            transaction.priceMilliunits, transaction.currency, transaction.storefront, deviceID, credit?.units,
+            credit?.appUserID, credit?.eventPayload)
         let inserted = try await connection.run(Insert.self, bindings, logger: logger) { try $0.decode(UUID.self) }
         if !inserted.isEmpty {
             return PurchaseRow(
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID,
                 customerID: customerID, productID: productID, productType: type, environment: environment,
-                expiresDate: transaction.expiresDate, credited: nil, revokedAt: transaction.revocationDate,
+                expiresDate: transaction.expiresDate, credited: credit?.units, revokedAt: transaction.revocationDate,
                 revocationReversedAt: nil, clawedBack: nil, previousOwners: [], inserted: true)
         }
         return try await lock(
@@ -87,18 +91,29 @@ extension PurchaseRow {
         return nil
     }
 
+    /// The units a consumable's first purchase is credited with by its insert.
+    struct InsertCredit: Sendable {
+        var units: Int64
+        /// The presenter's app user id, for the event.
+        var appUserID: String?
+        /// The `consumable_purchase` event's payload (JSON) without the balance, which the statement puts in.
+        var eventPayload: String
+    }
+
     /// The purchase, and when it is new its transaction (`$17`-`$20`: the transaction's own purchase date, price,
-    /// currency, storefront) and its first device (`$21`, none when NULL).
+    /// currency, storefront), its first device (`$21`, none when NULL) and its credit (`$22` units, none when NULL;
+    /// `$23` app user id and `$24` payload of the event).
     private enum Insert: PreparedSQL {
         static let sql = """
             WITH purchase AS (
                 INSERT INTO entitlements.purchases (
                     store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
                     environment, ownership_type, purchase_date, latest_transaction_id, quantity, expires_date,
-                    revoked_at, revocation_reason, app_version)
+                    revoked_at, revocation_reason, app_version, credited)
                 VALUES (
                     $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, $7::text, $8::text, $9::text,
-                    $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text, $16::text)
+                    $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text, $16::text,
+                    $22::bigint)
                 ON CONFLICT (store, original_transaction_id) DO NOTHING
                 RETURNING customer_id
             ), recorded AS (
@@ -114,7 +129,15 @@ extension PurchaseRow {
                 SELECT $1::text, $2::text, $21::text, purchase.customer_id FROM purchase WHERE $21::text IS NOT NULL
                 ON CONFLICT (store, original_transaction_id, device_id)
                 DO UPDATE SET last_seen = now(), customer_id = excluded.customer_id
-            )
+            ), \(Ledger.posting(
+                app: "$3::text", customer: "$4::uuid", product: "$6::text", delta: "$22::bigint",
+                reason: "'\(Ledger.Reason.purchase.rawValue)'", store: "$1::text", transaction: "$11::text",
+                key: "NULL", source: "FROM purchase WHERE $22::bigint IS NOT NULL")), \(EventOutbox.appending(
+                """
+                SELECT $3::text, $4::uuid, $23::text, '\(EventType.consumablePurchase.rawValue)', $8::text,
+                       $24::text::jsonb || jsonb_build_object('balance', balance.balance)
+                FROM balance
+                """))
             SELECT customer_id FROM purchase
             """
     }
