@@ -1,7 +1,7 @@
 import ShopkeeperDatabase
 
 extension EntitlementsMigrations {
-    /// Functions that let an apply do in one round trip what took several.
+    /// Functions that let an apply do in one round trip what took several, and cost less in every statement.
     static let fewerRoundTrips: [Migration] = [
         Migration(
             "0026_lock_customers_then_find",
@@ -28,6 +28,20 @@ extension EntitlementsMigrations {
                 END;
                 $$;
                 """
-        )
+        ),
+        Migration(
+            "0027_iso_inlined",
+            sql: """
+                -- `entitlements.iso` was declared IMMUTABLE around `to_char`, which is STABLE: PostgreSQL does not
+                -- inline a function whose body is more volatile than declared, so every call ran the SQL function
+                -- executor, and parsed its body again in every statement that used it (an eighth of a customer info
+                -- render's time). Declared STABLE, like its body, it is inlined into the calling statement. No index
+                -- or generated column uses it (those would need IMMUTABLE).
+                CREATE OR REPLACE FUNCTION entitlements.iso(t timestamptz) RETURNS text
+                LANGUAGE sql STABLE AS $$
+                    SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+                $$;
+                """
+        ),
     ]
 }
