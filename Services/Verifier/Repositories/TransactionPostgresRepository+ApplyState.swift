@@ -28,22 +28,28 @@ extension TransactionPostgresRepository {
         let applied: Bool = state == "applied"
         do {
             try await client.withConnection { connection in
-                // Planned for each call with its ids (not prepared): a generic plan cached while the table was
-                // small walked `transactions_by_original`, every fact of the app, for each batch.
+                // Each fact is found by its key (`store`, `transaction_id` = ANY) and its applied row in entitlements
+                // by that table's key; the app is compared with `IS NOT DISTINCT FROM`, which no index serves, so the
+                // planner cannot pick `transactions_by_original` (every fact of the app) instead. With a join on
+                // `app_id = ...`, statistics from when the app had few facts made it scan them all for each batch
+                // (7 ms a call at 6,000 facts, growing with the app; `Benchmarks/purchases/run`).
+                let known = """
+                    (SELECT e.applied_at FROM entitlements.applied_transactions_v1 e
+                     WHERE e.store = t.store AND e.transaction_id = t.transaction_id
+                       AND e.app_id IS NOT DISTINCT FROM t.app_id)
+                    """
                 for (store, facts) in byStore {
                     let ids: [String] = facts.map(\.transactionID)
                     try await connection.checkedQuery(
                         """
                         UPDATE verifier.transactions t SET
-                            apply_state = CASE WHEN \(applied) OR a.transaction_id IS NOT NULL
+                            apply_state = CASE WHEN \(applied) OR \(unescaped: known) IS NOT NULL
                                 THEN 'applied' ELSE \(state) END,
                             apply_error = \(error),
-                            applied_at = CASE WHEN \(applied) OR a.transaction_id IS NOT NULL
-                                THEN coalesce(a.applied_at, now()) ELSE t.applied_at END
-                        FROM unnest(\(ids)::text[]) AS k(transaction_id)
-                        LEFT JOIN entitlements.applied_transactions_v1 a
-                            ON a.app_id = \(appID) AND a.store = \(store) AND a.transaction_id = k.transaction_id
-                        WHERE t.store = \(store) AND t.transaction_id = k.transaction_id AND t.app_id = \(appID)
+                            applied_at = CASE WHEN \(applied) OR \(unescaped: known) IS NOT NULL
+                                THEN coalesce(\(unescaped: known), now()) ELSE t.applied_at END
+                        WHERE t.store = \(store) AND t.transaction_id = ANY (\(ids)::text[])
+                          AND t.app_id IS NOT DISTINCT FROM \(appID)
                           AND (t.apply_as = 'owner' OR t.app_user_id IS NOT DISTINCT FROM \(appUserID))
                         """,
                         logger: logger)
