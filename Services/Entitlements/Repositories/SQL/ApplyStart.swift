@@ -53,11 +53,7 @@ struct ApplyStart: Sendable {
             guard let (policy, limit, sandbox, webhook, customerID, owner, productID, type, quantity) = rows.first
             else { throw CustomerRowsError.notCreated }
             if first {
-                if let policy, let limit, let sandbox {
-                    start.settings = AppEntitlementSettings(
-                        transferPolicy: TransferPolicy(rawValue: policy) ?? .transfer, deviceLimit: limit,
-                        acceptSandbox: sandbox, webhookURL: webhook)
-                }
+                start.settings = SettingsRows.settings(policy: policy, limit: limit, sandbox: sandbox, webhook: webhook)
                 if appUserID != nil, customerID == nil { throw CustomerRowsError.notCreated }
                 start.customerID = customerID
             }

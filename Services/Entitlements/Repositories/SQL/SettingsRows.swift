@@ -10,12 +10,16 @@ enum SettingsRows {
         let rows = try await connection.run(Select.self, try PostgresBindings(appID), logger: logger) {
             try $0.decode((String, Int, Bool, String?).self)
         }
-        for (policy, limit, sandbox, webhook) in rows {
-            return AppEntitlementSettings(
-                transferPolicy: TransferPolicy(rawValue: policy) ?? .transfer, deviceLimit: limit,
-                acceptSandbox: sandbox, webhookURL: webhook)
-        }
-        return .defaults
+        return rows.first.map { settings(policy: $0.0, limit: $0.1, sandbox: $0.2, webhook: $0.3) } ?? .defaults
+    }
+
+    /// The settings of an `app_settings` row's columns; ``AppEntitlementSettings/defaults`` when the app has no row
+    /// (a left join's NULLs).
+    static func settings(policy: String?, limit: Int?, sandbox: Bool?, webhook: String?) -> AppEntitlementSettings {
+        guard let policy, let limit, let sandbox else { return .defaults }
+        return AppEntitlementSettings(
+            transferPolicy: TransferPolicy(rawValue: policy) ?? .transfer, deviceLimit: limit, acceptSandbox: sandbox,
+            webhookURL: webhook)
     }
 
     private enum Select: PreparedSQL {
