@@ -18,7 +18,10 @@ import Testing
 @Suite struct StatementPlanTests {
     @Test(
         "The customer info statements read every per-customer table through an index",
-        arguments: [CustomerInfoQuery.RenderAndStore.sql, CustomerInfoQuery.TouchRenderAndStore.sql])
+        arguments: [
+            CustomerInfoQuery.RenderAndStore.sql, CustomerInfoQuery.TouchRenderAndStore.sql,
+            CustomerInfoQuery.PlainTouchRenderAndStore.sql,
+        ])
     func customerInfoThroughIndexes(sql: String) async throws {
         try await Self.planAfterAPurchase(
             of: sql, types: "text, text", arguments: { "'\($0)', 'planned'" }

@@ -92,7 +92,8 @@ struct ConsumablePostgresRepository: ConsumableRepository {
             on: connection, logger: logger)
         guard
             let (info, _) = try await CustomerInfoQuery.render(
-                appID: request.appID, appUserID: request.appUserID, touching: true, on: connection, logger: logger)
+                appID: request.appID, appUserID: request.appUserID, touching: true, plainFirst: true, on: connection,
+                logger: logger)
         else { throw EntitlementsError.customerNotFound(request.appUserID) }
         let body = JSONText.object([
             "product_id": JSONText.string(request.productID),

@@ -91,9 +91,15 @@ struct PurchasePostgresRepository: PurchaseRepository {
             }
             var info: String?
             if let presenter {
+                // A customer that buys consumables and non-consumables only is plain (and most are): its shorter
+                // render is tried first, which checks that for itself.
+                let periodic = request.transactions.indices.contains { index in
+                    let type = productOf[index]?.type ?? request.transactions[index].type?.rawValue
+                    return type == ProductType.autoRenewable.rawValue || type == ProductType.nonRenewing.rawValue
+                }
                 info = try await CustomerInfoQuery.render(
-                    appID: appID, appUserID: presenter.appUserID, touching: true, on: connection, logger: logger)?
-                    .json
+                    appID: appID, appUserID: presenter.appUserID, touching: true, plainFirst: !periodic,
+                    on: connection, logger: logger)?.json
             }
             return (outcomes.compactMap { $0 }, info, presenter?.customerID)
         }

@@ -15,14 +15,16 @@ enum CustomerInfoQuery {
     ///
     /// `touching`: the customer is seen now as well (its `last_seen` set to the transaction's time, as
     /// ``CustomerRows/touch(_:on:logger:)`` does), in the same statement; for writes, which store what they render.
+    /// `plainFirst` (with `touching`): tries the plain customer's shorter render first (``PlainTouchRenderAndStore``);
+    /// for writes that leave the customer plain if it was (consumables, non-consumables).
     static func render(
-        appID: String, appUserID: String, storing: Bool = true, touching: Bool = false,
+        appID: String, appUserID: String, storing: Bool = true, touching: Bool = false, plainFirst: Bool = false,
         on connection: PostgresConnection, logger: Logger
     ) async throws -> (json: String, lastSeen: Date)? {
         guard
             let rendered = try await renderDocument(
-                appID: appID, appUserID: appUserID, storing: storing, touching: touching, on: connection,
-                logger: logger)
+                appID: appID, appUserID: appUserID, storing: storing, touching: touching, plainFirst: plainFirst,
+                on: connection, logger: logger)
         else { return nil }
         return (rendered.json, rendered.lastSeen)
     }
@@ -30,17 +32,25 @@ enum CustomerInfoQuery {
     /// The info of the customer `appUserID` names with what a cache needs to know about it; `nil` when no
     /// customer has that id. Stored for the next read (``RenderAndStore``) unless `storing` is false.
     static func renderDocument(
-        appID: String, appUserID: String, storing: Bool = true, touching: Bool = false,
+        appID: String, appUserID: String, storing: Bool = true, touching: Bool = false, plainFirst: Bool = false,
         on connection: PostgresConnection, logger: Logger
     ) async throws -> RenderedCustomer? {
         let bindings = try PostgresBindings(appID, appUserID)
-        let decode: @Sendable (PostgresRow) throws -> RenderedCustomer = { row in
-            let (body, lastSeen, customerID, nextChange) = try row.decode((String, Date, UUID, Date?).self)
+        // A NULL body only comes from the plain render, for a customer that is not plain.
+        let decode: @Sendable (PostgresRow) throws -> RenderedCustomer? = { row in
+            let (body, lastSeen, customerID, nextChange) = try row.decode((String?, Date, UUID, Date?).self)
+            guard let body else { return nil }
             // Completed as a stored read completes it (``StoredCustomerInfoRead``): the same info, the same bytes.
             let json = CustomerInfoText.assemble(body: body, appUserID: appUserID, lastSeen: lastSeen)
             return RenderedCustomer(json: json, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
         }
-        let rows: [RenderedCustomer]
+        if plainFirst, storing, touching {
+            let rows = try await connection.run(PlainTouchRenderAndStore.self, bindings, logger: logger, decode: decode)
+            // No row: no such customer. A row without a body: not plain, rendered in full below.
+            guard let row = rows.first else { return nil }
+            if let rendered = row { return rendered }
+        }
+        let rows: [RenderedCustomer?]
         switch (storing, touching) {
         case (true, true):
             rows = try await connection.run(TouchRenderAndStore.self, bindings, logger: logger, decode: decode)
@@ -50,7 +60,7 @@ enum CustomerInfoQuery {
             precondition(!touching, "a read-only render touches nothing")
             rows = try await connection.run(Render.self, bindings, logger: logger, decode: decode)
         }
-        return rows.first
+        return rows.first ?? nil
     }
 
     /// A rendered customer info.
@@ -163,19 +173,7 @@ enum CustomerInfoQuery {
             ) x
             ORDER BY x.product_id, x.claimed_at
         ), grants AS (
-            SELECT e.entitlement_id,
-                   p.revoked_at IS NULL AND (p.expires_date IS NULL OR p.expires_date > now()) AS active,
-                   coalesce(p.revoked_at, p.expires_date) AS expires_at,
-                   p.product_id, p.purchase_date, p.store, p.environment, 'purchase' AS source,
-                   p.original_transaction_id AS reference,
-                   CASE WHEN p.revoked_at IS NOT NULL THEN 'revoked'
-                        WHEN p.expires_date IS NOT NULL AND p.expires_date <= now() THEN 'expired'
-                        ELSE 'owned' END AS state
-            FROM c
-            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'non_consumable'
-            JOIN catalog.products_v1 pr ON pr.app_id = p.app_id AND pr.product_id = p.product_id
-            CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
-                AS e(entitlement_id)
+        \(Sections.purchaseGrants)
             UNION ALL
             SELECT e.entitlement_id, s.active, s.access_until, s.product_id, s.purchase_date, s.store,
                    s.environment, 'subscription', s.original_transaction_id, s.state
@@ -212,10 +210,7 @@ enum CustomerInfoQuery {
                    CASE WHEN g.revoked_at IS NOT NULL THEN 'revoked' WHEN g.starts_at > now() THEN 'scheduled'
                         WHEN g.expires_at <= now() THEN 'expired' ELSE 'active' END
             FROM c JOIN entitlements.promotional_grants g ON g.customer_id = c.customer_id
-        ), best AS (
-            SELECT DISTINCT ON (entitlement_id) * FROM grants
-            ORDER BY entitlement_id, \(precedence)
-        )
+        ), \(Sections.best)
         """
 
     /// The order of an entitlement's sources, first the one customer info shows: active first, then the one that
@@ -244,17 +239,7 @@ enum CustomerInfoQuery {
         sources(touching: touching) + """
             , doc AS (
             SELECT c.customer_id, c.last_seen, jsonb_build_object(
-                'aliases', coalesce((
-                    SELECT jsonb_agg(a.app_user_id ORDER BY a.created_at, a.app_user_id)
-                    FROM entitlements.aliases a WHERE a.customer_id = c.customer_id), '[]'::jsonb),
-                'first_seen', entitlements.iso(c.first_seen),
-                'refund_count', c.refund_count,
-                'entitlements', coalesce((
-                    SELECT jsonb_object_agg(b.entitlement_id, jsonb_build_object(
-                        'active', b.active, 'expires_at', entitlements.iso(b.expires_at), 'product_id', b.product_id,
-                        'purchase_date', entitlements.iso(b.purchase_date), 'store', b.store,
-                        'environment', b.environment, 'source', b.source))
-                    FROM best b), '{}'::jsonb),
+                \(Sections.customerFields),
                 'subscriptions', coalesce((
                     SELECT jsonb_agg(x.doc ORDER BY x.started_at, x.original_transaction_id) FROM (
                         SELECT s.started_at, s.original_transaction_id, jsonb_build_object(
@@ -286,19 +271,7 @@ enum CustomerInfoQuery {
                         'state', CASE WHEN t.active THEN 'active' ELSE 'expired' END, 'product_id', t.product_id,
                         'started_at', entitlements.iso(t.started_at), 'expires_at', entitlements.iso(t.ends_at))
                     FROM trial t), jsonb_build_object('state', 'none')),
-                'non_subscription_purchases', coalesce((
-                    SELECT jsonb_agg(jsonb_build_object(
-                        'product_id', p.product_id, 'store_product_id', p.store_product_id, 'type', p.product_type,
-                        'store', p.store, 'environment', p.environment, 'transaction_id', p.latest_transaction_id,
-                        'original_transaction_id', p.original_transaction_id,
-                        'purchase_date', entitlements.iso(p.purchase_date), 'quantity', p.quantity,
-                        'revoked_at', entitlements.iso(p.revoked_at), 'revocation_reason', p.revocation_reason)
-                        ORDER BY p.purchase_date, p.original_transaction_id)
-                    FROM entitlements.purchases p
-                    WHERE p.customer_id = c.customer_id AND p.product_type <> 'auto_renewable'), '[]'::jsonb),
-                'consumable_balances', coalesce((
-                    SELECT jsonb_object_agg(bal.product_id, bal.balance)
-                    FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb),
+                \(Sections.purchaseFields),
                 'product_grants', coalesce((
                     SELECT jsonb_agg(jsonb_build_object(
                         'product_id', o.product_id, 'source', o.source, 'granted_at', entitlements.iso(o.claimed_at))
@@ -307,8 +280,7 @@ enum CustomerInfoQuery {
             )::text AS body, (
                 -- The next moment the info changes by itself (an end or a start passes): a cache keeps it no longer.
                 SELECT min(t) FROM (
-                    SELECT p.expires_date FROM entitlements.purchases p
-                    WHERE p.customer_id = c.customer_id AND p.expires_date > now()
+                    \(Sections.purchaseEnds)
                     UNION ALL
                     SELECT s.access_until FROM subs s WHERE s.access_until > now()
                     UNION ALL
@@ -327,15 +299,17 @@ enum CustomerInfoQuery {
                     WHERE g.customer_id = c.customer_id AND g.expires_at > now()
                 ) AS changes(t)) AS next_change
             FROM c
-            )\(storing ? stored : "")
+            )\(storing ? stored(subscriptionsStamp: subscriptionsStamp(customer: "doc.customer_id")) : "")
             SELECT doc.body, doc.last_seen, doc.customer_id, doc.next_change
             FROM doc
             """
     }
 
-    /// Stores the rendered `doc` (see ``RenderAndStore``): its version is the one the statement's snapshot saw
-    /// (0 for none), and an existing row is overwritten only while it still has that version.
-    private static let stored = """
+    /// Stores the rendered `doc` (see ``RenderAndStore``) unless its body is NULL: its version is the one the
+    /// statement's snapshot saw (0 for none), and an existing row is overwritten only while it still has that version.
+    /// `subscriptionsStamp`: the expression of the stamp stored with it (``subscriptionsStamp(customer:)``).
+    static func stored(subscriptionsStamp: String) -> String {
+        """
         , stored AS (
             INSERT INTO entitlements.customer_documents AS d (
                 customer_id, version, body, catalog_revision, valid_until, subscriptions_stamp)
@@ -343,8 +317,8 @@ enum CustomerInfoQuery {
                    coalesce((SELECT k.version FROM entitlements.customer_documents k
                              WHERE k.customer_id = doc.customer_id), 0),
                    doc.body, (SELECT r.revision FROM catalog.revisions_v1 r WHERE r.app_id = $1), doc.next_change,
-                   \(subscriptionsStamp(customer: "doc.customer_id"))
-            FROM doc
+                   \(subscriptionsStamp)
+            FROM doc WHERE doc.body IS NOT NULL
             ON CONFLICT (customer_id) DO UPDATE
                 SET body = excluded.body, catalog_revision = excluded.catalog_revision,
                     valid_until = excluded.valid_until, subscriptions_stamp = excluded.subscriptions_stamp,
@@ -352,6 +326,7 @@ enum CustomerInfoQuery {
                 WHERE d.version = excluded.version
         )
         """
+    }
 
     /// An SQL expression: the sum of the revisions of the subscriptions a render of `customer` (an expression) reads,
     /// those of its auto-renewable purchases (a purchase the subscriptions service has not applied yet counts 0), or
