@@ -66,7 +66,8 @@ func buildApplication(
         routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
         rateLimiter: shared.rateLimiter, limits: settings.rateLimits, clients: shared.clients, cache: shared.cache,
         signature: settings.service.internalSignature, pools: channelPools, corsEnabled: !settings.corsOrigins.isEmpty,
-        bufferLimit: ReverseProxy.defaultBufferLimit, files: files,
+        bufferLimit: ReverseProxy.defaultBufferLimit, maxBodyBytes: settings.service.maxBodyBytes,
+        bodyLimits: settings.bodyLimits, files: files,
         leavesAllToRouter: settings.service.observability.isTracing,
         storedReads: settings.storedReadConnections > 0 ? storedReads : nil, logger: logger)
     return ServiceApplication.make(

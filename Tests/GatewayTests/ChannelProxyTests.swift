@@ -8,6 +8,7 @@ import NIOPosix
 import ShopkeeperCore
 import ShopkeeperModels
 import ShopkeeperTestSupport
+import Synchronization
 import Testing
 
 @testable import Gateway
@@ -45,6 +46,27 @@ import Testing
         }
         router.post("/v1/catalog/echo") { request, _ in
             String(buffer: try await request.body.collect(upTo: 1 << 20))
+        }
+        // What a write was sent: the identity headers, the length and the body.
+        router.post("/v1/catalog/write") { request, _ in
+            var seen: [String: String] = [:]
+            for field in request.headers where field.name.canonicalName.hasPrefix("x-") {
+                seen[field.name.canonicalName] = field.value
+            }
+            seen["authorization"] = request.headers[.authorization]
+            seen["content-length"] = request.headers[.contentLength]
+            seen["body"] = String(buffer: try await request.body.collect(upTo: 1 << 20))
+            let body = try JSONSerialization.data(withJSONObject: seen, options: [.sortedKeys])
+            return Response(
+                status: .created, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        // Kept by the micro-cache for a second, counting how often the service was asked.
+        let counted = CallCounter()
+        router.get("/v1/catalog/counted") { _, _ in
+            Response(
+                status: .ok, headers: [HTTPField.Name(ResponseMicroCache.ttlHeader)!: "1000"],
+                body: .init(byteBuffer: ByteBuffer(string: "\(counted.next())")))
         }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
@@ -128,9 +150,25 @@ import Testing
                     try await plan(.get, "/v1/customers/ann", key: signed.secretKey.key) == "entitlements \(signedID)")
                 // Keyless prefixes need no key and carry no identity.
                 #expect(try await plan(.get, "/v1/downloads/abc?sig=1", key: nil) == "content -")
-                // Left to the router: writes, bodies, HEAD, CORS callers, unknown or missing keys, the gateway's own
-                // routes, paths no prefix covers.
+                // The app's own writes: a public key's POST with a body of known length within the route's limit.
+                let length: HTTPFields = [.contentLength: "4096"]
+                #expect(try await plan(.post, "/v1/purchases", key: key, length) == "verifier \(id)")
+                #expect(try await plan(.post, "/v1/customers/ann/restore", key: key, length) == "verifier \(id)")
+                #expect(try await plan(.post, "/v1/purchases", key: key) == "verifier \(id)")
+                // Left to the router: other writes, bodies of unknown or excessive length, a client waiting for
+                // `100 Continue`, secret keys (audited), a path with an encoded NUL, a signed app's customer paths.
                 #expect(try await plan(.post, "/v1/catalog", key: key) == nil)
+                #expect(try await plan(.put, "/v1/customers/ann", key: key, length) == nil)
+                #expect(try await plan(.post, "/v1/purchases", key: key, [.transferEncoding: "chunked"]) == nil)
+                #expect(try await plan(.post, "/v1/purchases", key: key, [.contentLength: "\(2 << 20)"]) == nil)
+                #expect(try await plan(.post, "/v1/purchases", key: key, [.contentLength: "-1"]) == nil)
+                #expect(try await plan(.post, "/v1/purchases", key: key, [.expect: "100-continue"]) == nil)
+                #expect(try await plan(.post, "/v1/purchases", key: app.secretKey.key, length) == nil)
+                #expect(try await plan(.post, "/v1/customers/a%00b/restore", key: key, length) == nil)
+                #expect(try await plan(.post, "/v1/purchases", key: signedKey, length) == nil)
+                #expect(try await plan(.post, "/v1/notifications/apple", key: nil, length) == nil)
+                // Left to the router: bodies of GETs, HEAD, CORS callers, unknown or missing keys, the gateway's own
+                // routes, paths no prefix covers.
                 #expect(try await plan(.head, "/v1/catalog", key: key) == nil)
                 #expect(try await plan(.get, "/v1/catalog", key: key, [.contentLength: "5"]) == nil)
                 #expect(try await plan(.get, "/v1/catalog", key: key, [.transferEncoding: "chunked"]) == nil)
@@ -204,6 +242,48 @@ import Testing
         }
     }
 
+    @Test func aWriteIsForwardedWholeAndDropsTheAppsCachedAnswers() async throws {
+        try await Self.upstream().test(.live) { upstream in
+            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
+            try await GatewayHarness.run(environment: Self.rememberKeys, upstreamURL: url) { gateway in
+                let app = try await gateway.createApp("Writes")
+                let key = app.publicKey.key
+                // The first request remembers the key (the router's path); the cached GET is the service's first answer.
+                #expect(try await gateway.send(.get, "/v1/catalog/counted", bearer: key).status == .ok)
+                let first = try await gateway.send(.get, "/v1/catalog/counted", bearer: key)
+                #expect(try await gateway.send(.get, "/v1/catalog/counted", bearer: key).body == first.body)
+
+                let payload = String(repeating: "{\"proof\":\"x\"}", count: 400)
+                for _ in 0..<2 {
+                    let written = try await gateway.send(
+                        .post, "/v1/catalog/write", bearer: key, json: Data(payload.utf8),
+                        headers: [.requestID: "write-1", HTTPField.Name("x-shopkeeper-app-id")!: "someone-else"])
+                    #expect(written.status == .created)
+                    #expect(written.headers[.requestID] == "write-1")
+                    let seen = try #require(
+                        try JSONSerialization.jsonObject(with: Data(written.body.readableBytesView))
+                            as? [String: String])
+                    #expect(seen["body"] == payload)
+                    #expect(seen["content-length"] == "\(payload.utf8.count)")
+                    #expect(seen["x-shopkeeper-app-id"] == app.info.appID)
+                    #expect(seen["x-shopkeeper-key-kind"] == "public")
+                    #expect(seen["x-shopkeeper-signature"] != nil)
+                    #expect(seen["x-request-id"] == "write-1")
+                    #expect(seen["authorization"] == nil)
+                }
+                // The write dropped the app's cached answers: the next GET asks the service again.
+                let after = try await gateway.send(.get, "/v1/catalog/counted", bearer: key)
+                #expect(after.status == .ok)
+                #expect(after.body != first.body)
+                // A body over the limit is refused as on the router's path, before anything is forwarded.
+                let tooLarge = try await gateway.send(
+                    .post, "/v1/catalog/write", bearer: key, json: Data(repeating: 0x20, count: (1 << 20) + 1))
+                #expect(tooLarge.status == .contentTooLarge)
+                #expect(tooLarge.headers[.contentType] == "application/problem+json")
+            }
+        }
+    }
+
     @Test func aDeadOrSlowServiceGivesTheSameProblemsOnBothPaths() async throws {
         try await GatewayHarness.run(environment: Self.rememberKeys, upstreamURL: "http://127.0.0.1:9") { gateway in
             let app = try await gateway.createApp("Dead")
@@ -216,6 +296,13 @@ import Testing
                 #expect(problem["code"] as? String == "upstream_unavailable")
                 #expect(problem["request_id"] as? String == "dead-1")
             }
+            // A write too (on the channel path once the key is remembered).
+            let written = try await gateway.send(
+                .post, "/v1/purchases", bearer: app.publicKey.key, json: Data(#"{"proof":{}}"#.utf8),
+                headers: [.requestID: "dead-2"])
+            #expect(written.status == .badGateway)
+            #expect(written.headers[.contentType] == "application/problem+json")
+            #expect(try TestJSON.object(written.body.readableBytesView)["request_id"] as? String == "dead-2")
         }
         let router = Router()
         router.get("/v1/catalog") { _, _ -> String in
@@ -250,14 +337,29 @@ import Testing
                 func get(_ n: Int) -> String {
                     "GET /v1/catalog/small/\(n) HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n\r\n"
                 }
-                let post =
+                let chunked =
                     "POST /v1/catalog/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n"
-                    + "Content-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"
-                // Channel, router, channel, channel, router, channel: all written at once.
-                let text = get(1) + post + get(2) + get(3) + post + get(4)
-                let bodies = try await RawHTTP.exchange(port: gateway.client.port ?? 0, text, responses: 6)
-                #expect(bodies == ["small 1", "hello", "small 2", "small 3", "hello", "small 4"])
+                    + "Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+                let sized =
+                    "POST /v1/catalog/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n"
+                    + "Content-Type: text/plain\r\nContent-Length: 5\r\n\r\nthere"
+                // Channel, router, channel, channel (a write), channel, router, channel: all written at once.
+                let text = get(1) + chunked + get(2) + sized + get(3) + chunked + get(4)
+                let bodies = try await RawHTTP.exchange(port: gateway.client.port ?? 0, text, responses: 7)
+                #expect(bodies == ["small 1", "hello", "small 2", "there", "small 3", "hello", "small 4"])
             }
+        }
+    }
+}
+
+/// Counts the calls of a test upstream.
+final class CallCounter: Sendable {
+    private let value = Mutex(0)
+
+    func next() -> Int {
+        value.withLock { value in
+            value += 1
+            return value
         }
     }
 }

@@ -8,11 +8,13 @@ import ShopkeeperHTTP
 /// The gateway's fast proxy path: what every connection's ``ChannelProxyHandler`` shares, and the decision of which
 /// requests it answers itself.
 ///
-/// It takes the common case whole, inside the connection's channel pipeline: a `GET` without a body to a proxied
+/// It takes the common cases whole, inside the connection's channel pipeline: a `GET` without a body to a proxied
 /// prefix, whose API key is remembered as valid and within its rate limit (or a keyless prefix), from a caller
-/// without an `Origin` when CORS is configured. Everything else (writes and their bodies, unknown or refused keys,
-/// CORS, the gateway's own routes) goes on to the router and ``ReverseProxy``, which render every refusal; both paths
-/// build heads with ``ProxyHeaders`` and share the micro-cache, so a client cannot tell them apart.
+/// without an `Origin` when CORS is configured; and the app's own writes, a public key's `POST` with a body of known
+/// length within the route's limit (a purchase). Everything else (other writes, bodies of unknown or excessive
+/// length, unknown or refused keys, CORS, the gateway's own routes) goes on to the router and ``ReverseProxy``, which
+/// render every refusal; both paths build heads with ``ProxyHeaders`` and share the micro-cache, so a client cannot
+/// tell them apart.
 struct ChannelProxy: Sendable {
     /// One routing-table entry, with what each request needs of it worked out once.
     struct Entry: Sendable {
@@ -41,6 +43,10 @@ struct ChannelProxy: Sendable {
     let corsEnabled: Bool
     /// Responses up to this many bytes (with a `Content-Length`) are buffered rather than streamed.
     let bufferLimit: Int
+    /// The largest request body taken here, unless ``bodyLimits`` has the route's (as ``ReverseProxy`` applies them).
+    let maxBodyBytes: Int
+    /// Body limits of prefixes that take more than ``maxBodyBytes``.
+    let bodyLimits: [String: Int]
     let metrics = ProxyMetrics()
     /// Sends downloads from the content volume, when the gateway can read it.
     let files: FileDelivery?
@@ -60,7 +66,8 @@ struct ChannelProxy: Sendable {
         rateLimiter: TokenBucketRateLimiter, limits: RateLimits, clients: ClientAddressResolver,
         cache: ResponseMicroCache,
         signature: InternalSignature, pools: UpstreamChannelPools, corsEnabled: Bool, bufferLimit: Int,
-        files: FileDelivery? = nil, leavesAllToRouter: Bool = false, storedReads: StoredCustomerReads? = nil,
+        maxBodyBytes: Int = 1 << 20, bodyLimits: [String: Int] = [:], files: FileDelivery? = nil,
+        leavesAllToRouter: Bool = false, storedReads: StoredCustomerReads? = nil,
         logger: Logger
     ) {
         self.entries = routes.map { route in
@@ -79,6 +86,8 @@ struct ChannelProxy: Sendable {
         self.pools = pools
         self.corsEnabled = corsEnabled
         self.bufferLimit = bufferLimit
+        self.maxBodyBytes = maxBodyBytes
+        self.bodyLimits = bodyLimits
         self.files = files
         self.leavesAllToRouter = leavesAllToRouter
         self.storedReads = storedReads
@@ -98,6 +107,8 @@ struct ChannelProxy: Sendable {
         var offersFileDelivery: Bool
         /// A customer info read the gateway tries to answer from the stored info first.
         var storedRead: StoredRead?
+        /// The length of the body a `POST` forwards; `nil` for a `GET` (whose body, if any, is dropped).
+        var bodyLength: Int?
     }
 
     /// A customer info read answered from the stored info when it counts (``StoredCustomerReads``).
@@ -109,16 +120,22 @@ struct ChannelProxy: Sendable {
 
     /// The plan for `request` from the client connection's `peer`, or `nil` to leave it to the router.
     func plan(for request: HTTPRequest, on eventLoop: any EventLoop, peer: @autoclosure () -> SocketAddress?) -> Plan? {
-        guard request.method == .get, !leavesAllToRouter, let target = request.path else { return nil }
+        let isWrite = request.method == .post
+        guard request.method == .get || isWrite, !leavesAllToRouter, let target = request.path else { return nil }
         // One pass over the headers for the few this decision reads.
         var authorization: String?
+        var bodyLength: Int?
         var givenRequestID: String?
         var forwardedFor: [String] = []
         let readsForwardedFor = clients.readsForwardedFor
         for field in request.headerFields {
             switch field.name {
+            case .contentLength where isWrite:
+                guard bodyLength == nil, let length = Int(field.value), length >= 0 else { return nil }
+                bodyLength = length
             case .contentLength: if field.value != "0" { return nil }
-            case .transferEncoding: return nil
+            // A chunked body, or a client waiting for `100 Continue`: the router's.
+            case .transferEncoding, .expect: return nil
             case .origin: if corsEnabled { return nil }
             case .authorization: authorization = field.value
             case .requestID: givenRequestID = field.value
@@ -130,15 +147,23 @@ struct ChannelProxy: Sendable {
         let pathSegments = path.split(separator: "/")
         guard let entry = entries.first(where: { $0.route.matches(segments: pathSegments) }) else { return nil }
         if entry.coversOwnPaths && Self.ownPrefixes.contains(where: { Self.isBelow(path, $0) }) { return nil }
-        // A GET the API does not document here is answered 405 by the router path.
-        if let allowed = PublicRoutes.shopkeeper.allowedMethods(for: String(path)), !allowed.contains(.get) {
+        // A method the API does not document here is answered 405 by the router path.
+        if let allowed = PublicRoutes.shopkeeper.allowedMethods(for: String(path)), !allowed.contains(request.method) {
             return nil
+        }
+        if isWrite {
+            // The router renders the refusals: a body over the route's limit (413), an encoded NUL in the path.
+            guard !entry.keyless, (bodyLength ?? 0) <= bodyLimits[entry.route.prefix] ?? maxBodyBytes,
+                !target.contains("%00")
+            else { return nil }
         }
         guard let pool = entry.pools.first(where: { $0.eventLoop === eventLoop })?.value else { return nil }
         var identity: KeyIdentity?
         if !entry.keyless {
             guard let key = APIKeyMiddleware.bearerToken(authorization),
                 let known = authenticator.cachedIdentity(of: key),
+                // Writes of secret keys are admin actions, audited on the router path.
+                !isWrite || known.kind == .public,
                 // A customer token is checked on the router path (it renders the refusal), before any cache.
                 !CustomerBoundaryGate.applies(to: known, path: path),
                 rateLimiter.acquire(
@@ -152,9 +177,10 @@ struct ChannelProxy: Sendable {
             pathSegments.count == entry.route.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
         return Plan(
             route: entry.route, identity: identity, pool: pool, requestID: requestID, metricsRoute: metricsRoute,
-            offersFileDelivery: entry.offersFileDelivery,
-            storedRead: identity == nil
-                ? nil : storedRead(target: target, path: path, route: entry.route, on: eventLoop))
+            offersFileDelivery: entry.offersFileDelivery && !isWrite,
+            storedRead: identity == nil || isWrite
+                ? nil : storedRead(target: target, path: path, route: entry.route, on: eventLoop),
+            bodyLength: isWrite ? bodyLength ?? 0 : nil)
     }
 
     /// The stored read of a keyed request to `target`, when ``StoredCustomerReads`` may answer it.

@@ -17,8 +17,17 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let proxy: ChannelProxy
     /// The request being answered here.
     private var exchange: ProxyExchange?
-    /// Whether the body of a request answered here is still arriving (it is discarded: a `GET` body means nothing).
-    private var discardingRequestBody = false
+    /// What happens to the body of a request answered here while it arrives.
+    private enum RequestBody {
+        /// No request answered here is arriving.
+        case none
+        /// Dropped: a `GET` body means nothing.
+        case discarding
+        /// Handed to the exchange that forwards it (a `POST`).
+        case forwarding
+    }
+
+    private var requestBody = RequestBody.none
     /// Requests handed to the router whose responses have not ended.
     private var routerResponsesOpen = 0
     /// Parts that arrived while a request was answered here, in order.
@@ -33,19 +42,31 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard discardingRequestBody || (exchange == nil && held.isEmpty) else { return held.append(data) }
+        guard requestBody != .none || (exchange == nil && held.isEmpty) else { return held.append(data) }
         take(context: context, data)
     }
 
-    /// Drops the rest of a request answered here; dispatches anything else. Returns whether it dispatched.
+    /// Passes the rest of a request answered here to its exchange, or drops it; dispatches anything else. Returns
+    /// whether it dispatched.
     @discardableResult
     private func take(context: ChannelHandlerContext, _ data: NIOAny) -> Bool {
-        if discardingRequestBody {
-            if case .end = unwrapInboundIn(data) { discardingRequestBody = false }
-            return false
+        switch requestBody {
+        case .none:
+            dispatch(context: context, data)
+            return true
+        case .discarding:
+            if case .end = unwrapInboundIn(data) { requestBody = .none }
+        case .forwarding:
+            switch unwrapInboundIn(data) {
+            case .body(let part): exchange?.requestBodyReceived(part)
+            case .end:
+                requestBody = .none
+                exchange?.requestBodyEnded()
+            case .head:
+                requestBody = .none  // cannot happen: the codec ends each request before the next head
+            }
         }
-        dispatch(context: context, data)
-        return true
+        return false
     }
 
     private func dispatch(context: ChannelHandlerContext, _ data: NIOAny) {
@@ -54,7 +75,7 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 let plan = proxy.plan(
                     for: request, on: context.eventLoop, peer: context.channel.remoteAddress)
             {
-                discardingRequestBody = true
+                requestBody = plan.bodyLength == nil ? .discarding : .forwarding
                 let exchange = ProxyExchange(
                     request: request, plan: plan, proxy: proxy, handler: self, context: context)
                 self.exchange = exchange

@@ -8,7 +8,8 @@ import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// One request the channel path answers: from the micro-cache, or through a pooled upstream connection, with the
+/// One request the channel path answers: from the micro-cache, or through a pooled upstream connection (a `POST`'s
+/// body read whole first, at most the route's limit, which ``ChannelProxy`` checked against its length), with the
 /// response buffered (small, with a length: it may be cached and `If-None-Match` is answered here) or streamed
 /// (reads from the service paused while the client cannot take more), or, for a download the content service hands
 /// off (``FileHandoff``), sent from the content volume with `sendfile(2)`. Lives on the client connection's event
@@ -22,6 +23,8 @@ final class ProxyExchange: UpstreamResponseReceiver {
     private let started = ProxyMetrics.now()
 
     private enum State {
+        /// A `POST`'s body arriving from the client.
+        case receivingBody
         /// The customer's stored info being read (``StoredCustomerReads``).
         case readingStored
         case waitingForConnection
@@ -38,6 +41,8 @@ final class ProxyExchange: UpstreamResponseReceiver {
     }
 
     private var state = State.waitingForConnection
+    /// A `POST`'s body, as received so far.
+    private var requestBody: ByteBuffer?
     private var attempts = 0
     /// Whether the request offers the service to hand a download off (until the volume turns out unreadable).
     private var offersFileDelivery: Bool
@@ -57,6 +62,13 @@ final class ProxyExchange: UpstreamResponseReceiver {
     }
 
     func start() {
+        if let length = plan.bodyLength {
+            // A write: what the micro-cache keeps of the app may be stale once it lands (as on the router's path).
+            if let identity = plan.identity { proxy.cache.invalidate(appID: identity.appID) }
+            requestBody = context.channel.allocator.buffer(capacity: length)
+            state = .receivingBody
+            return
+        }
         let uri = request.path ?? "/"
         if let identity = plan.identity, let entry = proxy.cache.lookup(appID: identity.appID, uri: uri) {
             let (status, fields, body) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
@@ -112,6 +124,18 @@ final class ProxyExchange: UpstreamResponseReceiver {
         respond(status: status, fields: answerFields, body: answer)
     }
 
+    /// A part of a `POST`'s body.
+    func requestBodyReceived(_ part: ByteBuffer) {
+        guard case .receivingBody = state else { return }
+        requestBody?.writeImmutableBuffer(part)
+    }
+
+    /// The `POST`'s body is whole (its length is the `Content-Length` the codec framed it by): forward it.
+    func requestBodyEnded() {
+        guard case .receivingBody = state else { return }
+        lease()
+    }
+
     private func lease() {
         attempts += 1
         state = .waitingForConnection
@@ -132,9 +156,13 @@ final class ProxyExchange: UpstreamResponseReceiver {
         state = .waitingForHead(connection)
         connection.router.receiver = self
         let head = ProxyHeaders.upstreamRequest(
-            request, identity: plan.identity, requestID: plan.requestID, route: plan.route, contentLength: nil,
-            hasBody: false, signature: proxy.signature, offersFileDelivery: offersFileDelivery)
+            request, identity: plan.identity, requestID: plan.requestID, route: plan.route,
+            contentLength: plan.bodyLength, hasBody: plan.bodyLength != nil, signature: proxy.signature,
+            offersFileDelivery: offersFileDelivery)
         connection.channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        if let requestBody, requestBody.readableBytes > 0 {
+            connection.channel.write(HTTPClientRequestPart.body(.byteBuffer(requestBody)), promise: nil)
+        }
         connection.channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
     }
 
@@ -195,7 +223,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
         switch state {
         case .waitingForHead(let connection), .buffering(let connection, _, _), .streaming(let connection, _):
             plan.pool.release(connection, reusable: false)
-        case .readingStored, .waitingForConnection, .openingFile, .sendingFile, .done:
+        case .receivingBody, .readingStored, .waitingForConnection, .openingFile, .sendingFile, .done:
             break
         }
         state = .done
@@ -269,7 +297,9 @@ final class ProxyExchange: UpstreamResponseReceiver {
         }
         // As the router's path does: the gateway evaluates If-None-Match, and may keep the response.
         let entry = ResponseMicroCache.Entry(status: downstream.status, headers: downstream.fields, body: body)
-        if downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero, let identity = plan.identity {
+        if request.method == .get, downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero,
+            let identity = plan.identity
+        {
             proxy.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
         }
         let (status, fields, answer) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
@@ -290,15 +320,16 @@ final class ProxyExchange: UpstreamResponseReceiver {
             return
         case .waitingForHead(let connection):
             plan.pool.release(connection, reusable: false)
-            // A keep-alive connection the service had already closed: once more on another, as nothing was lost.
-            if connection.completedRequests > 0, attempts == 1,
+            // A keep-alive connection the service had already closed: once more on another, as nothing was lost. Not
+            // a `POST`, which the service may have taken before it closed (as on the router's path).
+            if connection.completedRequests > 0, attempts == 1, plan.bodyLength == nil,
                 error is UpstreamConnectionClosed || error is UpstreamConnectionFailed
             {
                 return lease()
             }
         case .buffering(let connection, _, _):
             plan.pool.release(connection, reusable: false)
-        case .readingStored, .waitingForConnection:
+        case .receivingBody, .readingStored, .waitingForConnection:
             break
         }
         log(error)
@@ -346,7 +377,9 @@ final class ProxyExchange: UpstreamResponseReceiver {
 
     private func finish(status: HTTPResponse.Status) {
         state = .done
-        proxy.metrics.record(route: plan.metricsRoute, status: status, nanoseconds: ProxyMetrics.now() - started)
+        proxy.metrics.record(
+            route: plan.metricsRoute, method: request.method, status: status,
+            nanoseconds: ProxyMetrics.now() - started)
         handler.exchangeFinished(context: context)
     }
 }

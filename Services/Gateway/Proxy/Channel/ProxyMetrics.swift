@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 final class ProxyMetrics: Sendable {
     private struct Key: Hashable {
         var route: String
+        var method: HTTPRequest.Method
         var status: Int
     }
 
@@ -18,13 +19,14 @@ final class ProxyMetrics: Sendable {
 
     private let instruments = NIOLockedValueBox([Key: Instruments]())
 
-    /// Records one `GET` answered with `status` after `nanoseconds`.
-    func record(route: String, status: HTTPResponse.Status, nanoseconds: UInt64) {
-        let key = Key(route: route, status: status.code)
+    /// Records one request answered with `status` after `nanoseconds`.
+    func record(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, nanoseconds: UInt64) {
+        let key = Key(route: route, method: method, status: status.code)
         let found = instruments.withLockedValue { instruments in
             if let found = instruments[key] { return found }
             let dimensions = [
-                ("http.route", route), ("http.request.method", "GET"), ("http.response.status_code", "\(status.code)"),
+                ("http.route", route), ("http.request.method", method.rawValue),
+                ("http.response.status_code", "\(status.code)"),
             ]
             let made = Instruments(
                 requests: Counter(label: "hb.requests", dimensions: dimensions),
