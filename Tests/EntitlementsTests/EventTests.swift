@@ -53,6 +53,38 @@ struct EventTests {
         }
     }
 
+    @Test("A new purchase is announced once, however often and however many at once present it")
+    func newPurchasesAreAnnouncedOnce() async throws {
+        try await EntitlementsHarness.run { harness in
+            // A store purchase of each kind (the catalog's, and one it does not know), presented 5 times at once.
+            let expiring = Date().addingTimeInterval(3_600)
+            let purchases = [
+                EntitlementsFixtures.transaction(product: "garden"),
+                EntitlementsFixtures.transaction(product: "seeds"),
+                EntitlementsFixtures.transaction(product: "pro_year"),
+                EntitlementsFixtures.transaction(product: "unknown_thing"),
+                EntitlementsFixtures.transaction(product: "pro_monthly", expires: expiring),
+            ]
+            for purchase in purchases {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<5 {
+                        group.addTask { Int(try await harness.apply([purchase], atOnce: true).status.code) }
+                    }
+                    for try await status in group { #expect(status == 200) }
+                }
+            }
+            let listed = try harness.json(try await harness.send(.get, "/v1/admin/events?limit=50"))
+            let types = (listed["events"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+            // Newest first; an auto-renewable's events are the subscriptions service's.
+            #expect(types == ["initial_purchase", "non_renewing_purchase", "consumable_purchase", "initial_purchase"])
+            let credited = try harness.json(
+                try await harness.send(.get, "/v1/admin/events?type=consumable_purchase"))
+            let payload = (credited["events"] as? [[String: Any]])?.first?["data"] as? [String: Any]
+            #expect(payload?["quantity"] as? Int == 5)
+            #expect(payload?["balance"] as? Int == 5)
+        }
+    }
+
     @Test(
         "Bad queries are 400 invalid_query",
         arguments: ["limit=0", "limit=201", "limit=ten", "type=purchase", "before=nope", "before=", "before=a%00"])

@@ -32,7 +32,8 @@ struct PurchaseApplier {
     /// store news, finds it; locked either way until the transaction ends. `nil` when there is no such purchase of
     /// this app. A new purchase is inserted with its transaction and device (``PurchaseRow/insertOrLock``).
     /// A consumable's first purchase is credited by the insert as well (what ``apply(_:product:presenter:row:)``
-    /// would do next), unless the store reports it revoked or reinstated: those take the steps below.
+    /// would do next), unless the store reports it revoked or reinstated: those take the steps below. The insert also
+    /// writes the new purchase's event, as ``announceNew(_:transaction:customerID:appUserID:)`` would.
     func lockPurchase(
         _ transaction: StoreTransaction, product: CatalogProduct?, for customerID: UUID?, appUserID: String?,
         deviceID: String?
@@ -42,20 +43,25 @@ struct PurchaseApplier {
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
                 on: connection, logger: logger)
         }
-        var credit: PurchaseRow.InsertCredit?
+        let type = product?.type ?? transaction.type?.rawValue ?? "unknown"
+        var credit: Int64?
+        var payload = Self.payload(transaction, productID: product?.productID)
+        var event = Self.announcement(ofNew: product == nil ? "unknown" : type)
         if let product, product.type == "consumable", transaction.revocationDate == nil,
             transaction.revocationReversedAt == nil
         {
-            let units = Self.units(of: transaction, product: product)
-            var payload = Self.payload(transaction, productID: product.productID)
-            payload.quantity = units
-            credit = PurchaseRow.InsertCredit(
-                units: units, appUserID: appUserID,
-                eventPayload: String(decoding: try JSONBody.encode(payload), as: UTF8.self))
+            credit = Self.units(of: transaction, product: product)
+            payload.quantity = credit
+            event = .consumablePurchase
         }
         return try await PurchaseRow.insertOrLock(
-            transaction, appID: appID, customerID: customerID, deviceID: deviceID, product: product,
-            type: product?.type ?? transaction.type?.rawValue ?? "unknown", appVersion: appVersion, credit: credit,
+            transaction, appID: appID, customerID: customerID, deviceID: deviceID, product: product, type: type,
+            appVersion: appVersion, credit: credit,
+            event: try event.map { type in
+                PurchaseRow.InsertEvent(
+                    type: type, appUserID: appUserID,
+                    payload: String(decoding: try JSONBody.encode(payload), as: UTF8.self))
+            },
             on: connection, logger: logger)
     }
 
@@ -264,21 +270,16 @@ struct PurchaseApplier {
     private func announceNew(_ row: PurchaseRow, transaction: StoreTransaction, customerID: UUID, appUserID: String?)
         async throws -> ApplyOutcome
     {
-        let event: EventType?
+        let kind = row.productID == nil ? "unknown" : row.productType
         let result: ApplyOutcome
-        switch row.productID == nil ? "unknown" : row.productType {
-        case "consumable":
-            return .credited  // the credit writes its own event
-        case "non_consumable":
-            (event, result) = (.initialPurchase, .granted)
-        case "non_renewing":
-            (event, result) = (.nonRenewingPurchase, .subscriptionRecorded)
-        case "auto_renewable":
-            (event, result) = (nil, .subscriptionRecorded)
-        default:
-            (event, result) = (.initialPurchase, .unknownProduct)
+        switch kind {
+        case "consumable": return .credited  // the credit writes its own event
+        case "non_consumable": result = .granted
+        case "non_renewing", "auto_renewable": result = .subscriptionRecorded
+        default: result = .unknownProduct
         }
-        if let event {
+        // The insert wrote it, unless the purchase was inserted without (``lockPurchase``).
+        if let event = Self.announcement(ofNew: kind), !row.announced {
             try await EventOutbox.append(
                 event, payload: Self.payload(transaction, productID: row.productID), appID: appID,
                 customerID: customerID, appUserID: appUserID, on: connection, logger: logger)
@@ -293,6 +294,16 @@ struct PurchaseApplier {
                 customerID: customerID, appUserID: appUserID, on: connection, logger: logger)
         }
         return result
+    }
+
+    /// The event a new purchase of `kind` (a product type, `unknown` when the catalog does not know the product) is
+    /// announced with; `nil` for a consumable (its credit's event) and an auto-renewable (the subscriptions service's).
+    static func announcement(ofNew kind: String) -> EventType? {
+        switch kind {
+        case "consumable", "auto_renewable": nil
+        case "non_renewing": .nonRenewingPurchase
+        default: .initialPurchase
+        }
     }
 
     /// Ends the purchase's grants, takes back what is left of its credited units (never more than the owner's

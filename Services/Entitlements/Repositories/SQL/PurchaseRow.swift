@@ -23,6 +23,8 @@ struct PurchaseRow: Sendable {
     var previousOwners: [UUID]
     /// Whether this transaction just created the row.
     var inserted: Bool
+    /// Whether its insert wrote the new purchase's event as well (``PurchaseRow/InsertEvent``).
+    var announced = false
 
     /// Whether the owner has something in force from it: not revoked, and not past its end.
     func isActive(now: Date = Date()) -> Bool {
@@ -41,10 +43,12 @@ extension PurchaseRow {
     /// caller). One round trip instead of three for every first purchase.
     ///
     /// With `credit` (a consumable's first purchase, not revoked), the same statement credits its units too: the
-    /// ledger line, the balance and the `consumable_purchase` event (``PurchaseRow/credited`` is set).
+    /// ledger line and the balance (``PurchaseRow/credited`` is set). With `event`, it writes the new purchase's event
+    /// (``PurchaseRow/announced`` is set): a credit's `consumable_purchase` gets the balance put in.
     static func insertOrLock(
         _ transaction: StoreTransaction, appID: String, customerID: UUID, deviceID: String?, product: CatalogProduct?,
-        type: String, appVersion: String?, credit: InsertCredit?, on connection: PostgresConnection, logger: Logger
+        type: String, appVersion: String?, credit: Int64?, event: InsertEvent?, on connection: PostgresConnection,
+        logger: Logger
     ) async throws -> PurchaseRow? {
         let store: String = transaction.store.rawValue
         let environment: String = transaction.environment.rawValue
@@ -57,15 +61,16 @@ extension PurchaseRow {
             store, transaction.originalTransactionID, appID, customerID, transaction.storeProductID, productID, type,
             environment, ownership, purchaseDate, transaction.transactionID, transaction.quantity,
             transaction.expiresDate, transaction.revocationDate, reason, appVersion, transaction.purchaseDate,
-            transaction.priceMilliunits, transaction.currency, transaction.storefront, deviceID, credit?.units,
-            credit?.appUserID, credit?.eventPayload)
+            transaction.priceMilliunits, transaction.currency, transaction.storefront, deviceID, credit,
+            event?.appUserID, event?.payload, event?.type.rawValue)
         let inserted = try await connection.run(Insert.self, bindings, logger: logger) { try $0.decode(UUID.self) }
         if !inserted.isEmpty {
             return PurchaseRow(
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID,
                 customerID: customerID, productID: productID, productType: type, environment: environment,
-                expiresDate: transaction.expiresDate, credited: credit?.units, revokedAt: transaction.revocationDate,
-                revocationReversedAt: nil, clawedBack: nil, previousOwners: [], inserted: true)
+                expiresDate: transaction.expiresDate, credited: credit, revokedAt: transaction.revocationDate,
+                revocationReversedAt: nil, clawedBack: nil, previousOwners: [], inserted: true,
+                announced: event != nil)
         }
         return try await lock(
             store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
@@ -91,18 +96,18 @@ extension PurchaseRow {
         return nil
     }
 
-    /// The units a consumable's first purchase is credited with by its insert.
-    struct InsertCredit: Sendable {
-        var units: Int64
-        /// The presenter's app user id, for the event.
+    /// The event a new purchase's insert writes.
+    struct InsertEvent: Sendable {
+        var type: EventType
+        /// The presenter's app user id.
         var appUserID: String?
-        /// The `consumable_purchase` event's payload (JSON) without the balance, which the statement puts in.
-        var eventPayload: String
+        /// The payload (JSON); a credit's balance is put in by the statement.
+        var payload: String
     }
 
     /// The purchase, and when it is new its transaction (`$17`-`$20`: the transaction's own purchase date, price,
-    /// currency, storefront), its first device (`$21`, none when NULL) and its credit (`$22` units, none when NULL;
-    /// `$23` app user id and `$24` payload of the event).
+    /// currency, storefront), its first device (`$21`, none when NULL), its credit (`$22` units, none when NULL) and
+    /// its event (`$25` type, none when NULL; `$23` app user id, `$24` payload).
     private enum Insert: PreparedSQL {
         static let sql = """
             WITH purchase AS (
@@ -134,9 +139,10 @@ extension PurchaseRow {
                 reason: "'\(Ledger.Reason.purchase.rawValue)'", store: "$1::text", transaction: "$11::text",
                 key: "NULL", source: "FROM purchase WHERE $22::bigint IS NOT NULL")), \(EventOutbox.appending(
                 """
-                SELECT $3::text, $4::uuid, $23::text, '\(EventType.consumablePurchase.rawValue)', $8::text,
-                       $24::text::jsonb || jsonb_build_object('balance', balance.balance)
-                FROM balance
+                SELECT $3::text, $4::uuid, $23::text, $25::text, $8::text,
+                       $24::text::jsonb
+                       || coalesce((SELECT jsonb_build_object('balance', b.balance) FROM balance b), '{}'::jsonb)
+                FROM purchase WHERE $25::text IS NOT NULL
                 """))
             SELECT customer_id FROM purchase
             """
