@@ -54,10 +54,12 @@ import Testing
         }
     }
 
-    @Test("An apply finds the owners of its purchases through the primary key, and their products by key")
-    func purchaseOwnersThroughTheKey() async throws {
+    @Test(
+        "An apply finds the owners of its purchases through the primary key, and their products by key",
+        arguments: [ApplyStart.Statement.sql, ApplyStart.StatementThenLock.sql])
+    func purchaseOwnersThroughTheKey(sql: String) async throws {
         try await Self.planAfterAPurchase(
-            of: ApplyStart.Statement.sql, types: "text, text, text, text, text",
+            of: sql, types: "text, text, text, text, text",
             arguments: { "'\($0)', 'planned', 'app_store', '1000', 'com.test.garden'" }
         ) { plan in
             #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")

@@ -37,9 +37,15 @@ struct PurchasePostgresRepository: PurchaseRepository {
             // One writer per customer (``CustomerLocks``): before any row is locked or written, the apply takes the
             // locks of the presenter's customer and of the purchases' current owners, together and in one order.
             let involved = start.owners + (named.map { [$0] } ?? [])
-            // Read again under the lock: an id merged into another customer meanwhile names its new customer.
-            let now = try await CustomerLocks.lockThenFind(
-                involved, appID: appID, appUserID: request.appUserID, on: connection, logger: logger)
+            // Read again under the lock: an id merged into another customer meanwhile names its new customer. An
+            // apply of one transaction took the locks with its first read.
+            let now: UUID?
+            if let locked = start.locked {
+                now = locked.customerID
+            } else {
+                now = try await CustomerLocks.lockThenFind(
+                    involved, appID: appID, appUserID: request.appUserID, on: connection, logger: logger)
+            }
             guard now == named else {
                 throw TransactionRestart(reason: "the customer was merged into another while the apply waited")
             }

@@ -7,8 +7,9 @@ import ShopkeeperModels
 /// What an apply reads before it takes any lock: the app's settings, the presenter's customer (created on first
 /// sight: `entitlements.customer_for`), the current owners of the purchases the transactions belong to (read without
 /// locks: the apply takes their customers' locks, then locks the purchases and checks the owners again), and the
-/// catalog product each store product is sold as. One round trip for an apply of one transaction (a purchase), one
-/// more for each further purchase or store product of a batch.
+/// catalog product each store product is sold as. One round trip for an apply of one transaction (a purchase), which
+/// also takes the customer locks (``locked``); one more for each further purchase or store product of a batch, which
+/// takes them afterwards.
 struct ApplyStart: Sendable {
     var settings: AppEntitlementSettings
     /// The presenter's customer; `nil` without a presenter (store news).
@@ -16,6 +17,15 @@ struct ApplyStart: Sendable {
     var owners: [UUID]
     /// Per store product (``productKey(_:)``), the catalog's product or `nil` when the catalog does not know it.
     var products: [String: CatalogProduct?]
+    /// Set when the read took the locks of ``customerID`` and ``owners`` too (an apply of one transaction): the
+    /// presenter's customer read again once they were held (``CustomerLocks/lockThenFind``). `nil`: no lock was taken.
+    var locked: Locked?
+
+    /// What a read that took the locks found once they were held.
+    struct Locked: Sendable {
+        /// The customer the presenter's id names now (`nil`: no presenter).
+        var customerID: UUID?
+    }
 
     /// The key of a transaction's store product in ``products``.
     static func productKey(_ transaction: StoreTransaction) -> String {
@@ -41,17 +51,34 @@ struct ApplyStart: Sendable {
         if lookups.isEmpty { lookups = [nil] }
 
         var start = ApplyStart(settings: .defaults, customerID: nil, owners: [], products: [:])
+        // One lookup: the same round trip takes the locks.
+        let locking = lookups.count == 1
         for (index, transaction) in lookups.enumerated() {
             let first = index == 0
             let store: String? = transaction?.store.rawValue
             let bindings = try PostgresBindings(
                 appID, first ? appUserID : nil, store, transaction?.originalTransactionID,
                 transaction?.storeProductID)
-            let rows = try await connection.run(Statement.self, bindings, logger: logger) {
-                try $0.decode((String?, Int?, Bool?, String?, UUID?, UUID?, String?, String?, Int?).self)
+            let found: (Columns, Locked?)?
+            if locking {
+                found = try await connection.run(StatementThenLock.self, bindings, logger: logger) { row in
+                    // Its last column: the presenter's customer once the locks were held.
+                    let (policy, limit, sandbox, webhook, customer, owner, product, type, quantity, now) =
+                        try row.decode(
+                            (String?, Int?, Bool?, String?, UUID?, UUID?, String?, String?, Int?, UUID?).self)
+                    return (
+                        (policy, limit, sandbox, webhook, customer, owner, product, type, quantity),
+                        Locked?.some(Locked(customerID: now))
+                    )
+                }.first
+            } else {
+                found = try await connection.run(Statement.self, bindings, logger: logger) { row in
+                    (try row.decode(Columns.self), Locked?.none)
+                }.first
             }
-            guard let (policy, limit, sandbox, webhook, customerID, owner, productID, type, quantity) = rows.first
+            guard let ((policy, limit, sandbox, webhook, customerID, owner, productID, type, quantity), locked) = found
             else { throw CustomerRowsError.notCreated }
+            start.locked = locked
             if first {
                 start.settings = SettingsRows.settings(policy: policy, limit: limit, sandbox: sandbox, webhook: webhook)
                 if appUserID != nil, customerID == nil { throw CustomerRowsError.notCreated }
@@ -68,6 +95,9 @@ struct ApplyStart: Sendable {
         return start
     }
 
+    /// ``Statement``'s columns: the settings, the presenter's customer, the purchase's owner, the catalog product.
+    private typealias Columns = (String?, Int?, Bool?, String?, UUID?, UUID?, String?, String?, Int?)
+
     /// `$1` app, `$2` app user id (NULL: no presenter, or not the first lookup), `$3`/`$4` a purchase's store and
     /// original transaction id, `$5` a store product id of that store (NULL keys: nothing to look up). Scalar keys,
     /// each looked up through its key's index: with arrays of keys (`unnest`) the generic plan a prepared statement
@@ -75,15 +105,30 @@ struct ApplyStart: Sendable {
     enum Statement: PreparedSQL {
         static let sql = """
             SELECT s.transfer_policy, s.device_limit, s.accept_sandbox, s.webhook_url,
-                   CASE WHEN $2::text IS NOT NULL THEN entitlements.customer_for($1::text, $2::text) END,
+                   CASE WHEN $2::text IS NOT NULL THEN entitlements.customer_for($1::text, $2::text) END AS customer,
                    (SELECT o.customer_id FROM entitlements.purchases o
-                    WHERE o.store = $3::text AND o.original_transaction_id = $4::text AND o.app_id = $1::text),
+                    WHERE o.store = $3::text AND o.original_transaction_id = $4::text AND o.app_id = $1::text) AS owner,
                    p.product_id, p.type, p.consumable_quantity
             FROM (VALUES (1)) AS one (n)
             LEFT JOIN entitlements.app_settings s ON s.app_id = $1::text
             LEFT JOIN catalog.store_products_v1 sp
                 ON sp.app_id = $1::text AND sp.platform = $3::text AND sp.store_product_id = $5::text
             LEFT JOIN catalog.products_v1 p ON p.app_id = sp.app_id AND p.product_id = sp.product_id
+            """
+    }
+
+    /// ``Statement``, then the locks of the presenter's customer and the purchase's owner and the presenter's customer
+    /// read again once they are held (`entitlements.lock_customers_then_find`, whose read takes a snapshot of its own):
+    /// what an apply of one transaction does first, in one round trip. The owner is read before the locks, as with
+    /// ``Statement``: the apply locks the purchase and takes its owner's lock again if it changed meanwhile.
+    enum StatementThenLock: PreparedSQL {
+        static let sql = """
+            WITH start AS MATERIALIZED (
+            \(Statement.sql)
+            )
+            SELECT start.*, entitlements.lock_customers_then_find(
+                       array_remove(ARRAY[start.owner, start.customer], NULL), $1::text, $2::text)
+            FROM start
             """
     }
 }
