@@ -11,10 +11,11 @@ extension CustomerAnswer where Response: Encodable {
 }
 
 extension CustomerAnswer where Response: Decodable {
-    /// Reads an answer: `Response` decodes the members but `customer`, which is kept as its text.
+    /// Reads an answer: `Response` decodes the members but `customer`, which is kept as its text and never given to
+    /// the decoder (it would read all of it: the customer is most of the answer, and grows with every purchase).
     package init(decoding data: Data) throws {
-        self.init(
-            try JSONBody.decode(Response.self, from: data), customerJSON: try EmbeddedJSON.member("customer", in: data))
+        let (customer, rest) = try EmbeddedJSON.split("customer", in: data)
+        self.init(try JSONBody.decode(Response.self, from: rest), customerJSON: customer)
     }
 }
 

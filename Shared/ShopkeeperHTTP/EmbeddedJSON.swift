@@ -41,33 +41,49 @@ package enum EmbeddedJSON {
     /// Throws ``MalformedJSON`` when `data` is not a JSON object. Only the structure is read (strings, nesting);
     /// the member's text is returned as it is, for a caller that passes it on.
     package static func member(_ name: String, in data: Data) throws(MalformedJSON) -> String? {
+        try split(name, in: data).member
+    }
+
+    /// ``member(_:in:)``, and the object without that member: so that a decoder given the rest does not read the
+    /// member's text (JSONDecoder reads the whole document it is given, whichever members its type decodes). `rest`
+    /// is `data` itself when there is no such member.
+    package static func split(_ name: String, in data: Data) throws(MalformedJSON) -> (member: String?, rest: Data) {
         let bytes = [UInt8](data)
         var scanner = Scanner(bytes: bytes)
         scanner.skipWhitespace()
         try scanner.expect(UInt8(ascii: "{"))
         scanner.skipWhitespace()
-        if scanner.peek() == UInt8(ascii: "}") { return nil }
+        if scanner.peek() == UInt8(ascii: "}") { return (nil, data) }
         let wanted = Array(name.utf8)
+        // Where the comma before the current member is, if it has one.
+        var commaBefore: Int?
         while true {
             scanner.skipWhitespace()
+            let memberStart = scanner.index
             let key = try scanner.string()
             scanner.skipWhitespace()
             try scanner.expect(UInt8(ascii: ":"))
             scanner.skipWhitespace()
             let start = scanner.index
             try scanner.skipValue()
+            let end = scanner.index
+            scanner.skipWhitespace()
+            let commaAfter = scanner.peek() == UInt8(ascii: ",") ? scanner.index : nil
             // Member names are compared as written: the names looked for need no escapes.
             if bytes[key].elementsEqual(wanted) {
-                let text = String(decoding: bytes[start..<scanner.index], as: UTF8.self)
-                return text == "null" ? nil : text
+                let text = String(decoding: bytes[start..<end], as: UTF8.self)
+                // The member with the comma after it, or (the last member) the one before it.
+                let cut = commaAfter.map { memberStart..<($0 + 1) } ?? (commaBefore ?? memberStart)..<end
+                var rest = bytes
+                rest.removeSubrange(cut)
+                return (text == "null" ? nil : text, Data(rest))
             }
-            scanner.skipWhitespace()
-            if scanner.peek() == UInt8(ascii: ",") {
-                scanner.index += 1
-                continue
+            guard let commaAfter else {
+                try scanner.expect(UInt8(ascii: "}"))
+                return (nil, data)
             }
-            try scanner.expect(UInt8(ascii: "}"))
-            return nil
+            commaBefore = commaAfter
+            scanner.index = commaAfter + 1
         }
     }
 

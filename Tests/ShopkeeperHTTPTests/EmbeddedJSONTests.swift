@@ -48,6 +48,30 @@ import Testing
     }
 
     @Test(
+        "Split off, the member leaves the same object without it, whatever its place",
+        arguments: [
+            (#"{"customer":{"a":1}}"#, "{}"),
+            (#"{"customer":{"a":1},"b":2}"#, #"{"b":2}"#),
+            (#"{"a":1,"customer":[1,{"customer":2}],"b":"customer"}"#, #"{"a":1,"b":"customer"}"#),
+            (#" { "a" : 1 , "customer" : "x \" , " } "#, #" { "a" : 1  } "#),
+            (#"{"a":1,"customer":null}"#, #"{"a":1}"#),
+            (#"{"a":{"customer":1}}"#, #"{"a":{"customer":1}}"#),
+            ("{}", "{}"),
+        ] as [(String, String)])
+    func splitLeavesTheRest(json: String, rest expected: String) throws {
+        let (member, rest) = try EmbeddedJSON.split("customer", in: Data(json.utf8))
+        #expect(String(decoding: rest, as: UTF8.self) == expected)
+        #expect(member == (try EmbeddedJSON.member("customer", in: Data(json.utf8))))
+        // The rest is still a JSON object, with every other member as it was.
+        var others = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        others["customer"] = nil
+        let left = try #require(try JSONSerialization.jsonObject(with: rest) as? [String: Any])
+        #expect(
+            try JSONSerialization.data(withJSONObject: left, options: .sortedKeys)
+                == JSONSerialization.data(withJSONObject: others, options: .sortedKeys))
+    }
+
+    @Test(
         "What is not a JSON object is refused, never read past its end",
         arguments: [
             "", "[]", #""customer""#, #"{"customer""#, #"{"customer":"#, #"{"a":1 "customer":2}"#,
@@ -55,5 +79,6 @@ import Testing
         ])
     func malformedIsRefused(json: String) {
         #expect(throws: EmbeddedJSON.MalformedJSON.self) { try EmbeddedJSON.member("customer", in: Data(json.utf8)) }
+        #expect(throws: EmbeddedJSON.MalformedJSON.self) { try EmbeddedJSON.split("customer", in: Data(json.utf8)) }
     }
 }
