@@ -24,11 +24,7 @@ import Testing
     static func upstream() -> Application<RouterResponder<BasicRequestContext>> {
         let router = Router()
         router.get("/v1/catalog/seen") { request, _ in
-            var seen: [String: String] = [:]
-            for field in request.headers where field.name.canonicalName.hasPrefix("x-") {
-                seen[field.name.canonicalName] = field.value
-            }
-            seen["authorization"] = request.headers[.authorization]
+            var seen = Self.identityHeaders(of: request)
             seen["if-none-match"] = request.headers[.ifNoneMatch]
             seen["path"] = request.uri.description
             let body = try JSONSerialization.data(withJSONObject: seen, options: [.sortedKeys])
@@ -49,11 +45,7 @@ import Testing
         }
         // What a write was sent: the identity headers, the length and the body.
         router.post("/v1/catalog/write") { request, _ in
-            var seen: [String: String] = [:]
-            for field in request.headers where field.name.canonicalName.hasPrefix("x-") {
-                seen[field.name.canonicalName] = field.value
-            }
-            seen["authorization"] = request.headers[.authorization]
+            var seen = Self.identityHeaders(of: request)
             seen["content-length"] = request.headers[.contentLength]
             seen["body"] = String(buffer: try await request.body.collect(upTo: 1 << 20))
             let body = try JSONSerialization.data(withJSONObject: seen, options: [.sortedKeys])
@@ -69,6 +61,26 @@ import Testing
                 body: .init(byteBuffer: ByteBuffer(string: "\(counted.next())")))
         }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    /// The headers a request reached the upstream with that say who sent it: `x-*` and `authorization`.
+    static func identityHeaders(of request: Request) -> [String: String] {
+        var seen: [String: String] = [:]
+        for field in request.headers where field.name.canonicalName.hasPrefix("x-") {
+            seen[field.name.canonicalName] = field.value
+        }
+        seen["authorization"] = request.headers[.authorization]
+        return seen
+    }
+
+    /// Runs `body` with a gateway that remembers keys in front of ``upstream()`` (every route goes to it).
+    static func withGatewayBeforeUpstream(_ body: @Sendable @escaping (GatewayHarness) async throws -> Void)
+        async throws
+    {
+        try await upstream().test(.live) { upstream in
+            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
+            try await GatewayHarness.run(environment: rememberKeys, upstreamURL: url, body)
+        }
     }
 
     static let bigBody = (0..<(2 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
@@ -188,99 +200,93 @@ import Testing
     }
 
     @Test func answersAsTheRouterWould() async throws {
-        try await Self.upstream().test(.live) { upstream in
-            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
-            try await GatewayHarness.run(environment: Self.rememberKeys, upstreamURL: url) { gateway in
-                let app = try await gateway.createApp("Channel")
-                let forged: HTTPFields = [
-                    .requestID: "trace-7", HTTPField.Name("x-shopkeeper-app-id")!: "someone-else",
-                    .ifNoneMatch: "\"stale\"",
-                ]
-                // The first request reaches the database for the key (the router's path); the rest do not.
-                var answers: [[String: String]] = []
-                for _ in 0..<3 {
-                    let response = try await gateway.send(
-                        .get, "/v1/catalog/seen?x=1", bearer: app.publicKey.key, headers: forged)
-                    #expect(response.status == .ok)
-                    #expect(response.headers[.requestID] == "trace-7")
-                    #expect(response.headers[.eTag] == "\"seen-1\"")
-                    answers.append(
-                        try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
-                            as? [String: String]
-                            ?? [:])
-                }
-                for seen in answers {
-                    #expect(seen["x-request-id"] == "trace-7")
-                    #expect(seen["x-shopkeeper-app-id"] == app.info.appID)
-                    #expect(seen["x-shopkeeper-key-kind"] == "public")
-                    #expect(seen["x-shopkeeper-signature"] != nil)
-                    #expect(seen["authorization"] == nil)
-                    #expect(seen["if-none-match"] == nil)
-                    #expect(seen["path"] == "/v1/catalog/seen?x=1")
-                }
-                // If-None-Match is answered by the gateway.
-                let unchanged = try await gateway.send(
-                    .get, "/v1/catalog/seen?x=1", bearer: app.publicKey.key, headers: [.ifNoneMatch: "\"seen-1\""])
-                #expect(unchanged.status == .notModified)
-                #expect(unchanged.body.readableBytes == 0)
-                #expect(unchanged.headers[.requestID] != nil)
-
-                // Larger than the buffer limit: streamed, whole.
-                for _ in 0..<2 {
-                    let big = try await gateway.send(.get, "/v1/catalog/big", bearer: app.publicKey.key)
-                    #expect(big.status == .ok)
-                    #expect(big.body.readableBytes == Self.bigBody.count)
-                    #expect(Array(big.body.readableBytesView) == Self.bigBody)
-                }
-                // Each remembered key carries its own app.
-                let other = try await gateway.createApp("Other")
-                let theirs = try await gateway.send(.get, "/v1/catalog/seen", bearer: other.publicKey.key)
-                let seen =
-                    try JSONSerialization.jsonObject(with: Data(theirs.body.readableBytesView)) as? [String: String]
-                #expect(seen?["x-shopkeeper-app-id"] == other.info.appID)
+        try await Self.withGatewayBeforeUpstream { gateway in
+            let app = try await gateway.createApp("Channel")
+            let forged: HTTPFields = [
+                .requestID: "trace-7", HTTPField.Name("x-shopkeeper-app-id")!: "someone-else",
+                .ifNoneMatch: "\"stale\"",
+            ]
+            // The first request reaches the database for the key (the router's path); the rest do not.
+            var answers: [[String: String]] = []
+            for _ in 0..<3 {
+                let response = try await gateway.send(
+                    .get, "/v1/catalog/seen?x=1", bearer: app.publicKey.key, headers: forged)
+                #expect(response.status == .ok)
+                #expect(response.headers[.requestID] == "trace-7")
+                #expect(response.headers[.eTag] == "\"seen-1\"")
+                answers.append(
+                    try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+                        as? [String: String]
+                        ?? [:])
             }
+            for seen in answers {
+                #expect(seen["x-request-id"] == "trace-7")
+                #expect(seen["x-shopkeeper-app-id"] == app.info.appID)
+                #expect(seen["x-shopkeeper-key-kind"] == "public")
+                #expect(seen["x-shopkeeper-signature"] != nil)
+                #expect(seen["authorization"] == nil)
+                #expect(seen["if-none-match"] == nil)
+                #expect(seen["path"] == "/v1/catalog/seen?x=1")
+            }
+            // If-None-Match is answered by the gateway.
+            let unchanged = try await gateway.send(
+                .get, "/v1/catalog/seen?x=1", bearer: app.publicKey.key, headers: [.ifNoneMatch: "\"seen-1\""])
+            #expect(unchanged.status == .notModified)
+            #expect(unchanged.body.readableBytes == 0)
+            #expect(unchanged.headers[.requestID] != nil)
+
+            // Larger than the buffer limit: streamed, whole.
+            for _ in 0..<2 {
+                let big = try await gateway.send(.get, "/v1/catalog/big", bearer: app.publicKey.key)
+                #expect(big.status == .ok)
+                #expect(big.body.readableBytes == Self.bigBody.count)
+                #expect(Array(big.body.readableBytesView) == Self.bigBody)
+            }
+            // Each remembered key carries its own app.
+            let other = try await gateway.createApp("Other")
+            let theirs = try await gateway.send(.get, "/v1/catalog/seen", bearer: other.publicKey.key)
+            let seen =
+                try JSONSerialization.jsonObject(with: Data(theirs.body.readableBytesView)) as? [String: String]
+            #expect(seen?["x-shopkeeper-app-id"] == other.info.appID)
         }
     }
 
     @Test func aWriteIsForwardedWholeAndDropsTheAppsCachedAnswers() async throws {
-        try await Self.upstream().test(.live) { upstream in
-            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
-            try await GatewayHarness.run(environment: Self.rememberKeys, upstreamURL: url) { gateway in
-                let app = try await gateway.createApp("Writes")
-                let key = app.publicKey.key
-                // The first request remembers the key (the router's path); the cached GET is the service's first answer.
-                #expect(try await gateway.send(.get, "/v1/catalog/counted", bearer: key).status == .ok)
-                let first = try await gateway.send(.get, "/v1/catalog/counted", bearer: key)
-                #expect(try await gateway.send(.get, "/v1/catalog/counted", bearer: key).body == first.body)
+        try await Self.withGatewayBeforeUpstream { gateway in
+            let app = try await gateway.createApp("Writes")
+            let key = app.publicKey.key
+            // The first request remembers the key (the router's path); the cached GET is the service's first answer.
+            #expect(try await gateway.send(.get, "/v1/catalog/counted", bearer: key).status == .ok)
+            let first = try await gateway.send(.get, "/v1/catalog/counted", bearer: key)
+            #expect(try await gateway.send(.get, "/v1/catalog/counted", bearer: key).body == first.body)
 
-                let payload = String(repeating: "{\"proof\":\"x\"}", count: 400)
-                for _ in 0..<2 {
-                    let written = try await gateway.send(
-                        .post, "/v1/catalog/write", bearer: key, json: Data(payload.utf8),
-                        headers: [.requestID: "write-1", HTTPField.Name("x-shopkeeper-app-id")!: "someone-else"])
-                    #expect(written.status == .created)
-                    #expect(written.headers[.requestID] == "write-1")
-                    let seen = try #require(
-                        try JSONSerialization.jsonObject(with: Data(written.body.readableBytesView))
-                            as? [String: String])
-                    #expect(seen["body"] == payload)
-                    #expect(seen["content-length"] == "\(payload.utf8.count)")
-                    #expect(seen["x-shopkeeper-app-id"] == app.info.appID)
-                    #expect(seen["x-shopkeeper-key-kind"] == "public")
-                    #expect(seen["x-shopkeeper-signature"] != nil)
-                    #expect(seen["x-request-id"] == "write-1")
-                    #expect(seen["authorization"] == nil)
-                }
-                // The write dropped the app's cached answers: the next GET asks the service again.
-                let after = try await gateway.send(.get, "/v1/catalog/counted", bearer: key)
-                #expect(after.status == .ok)
-                #expect(after.body != first.body)
-                // A body over the limit is refused as on the router's path, before anything is forwarded.
-                let tooLarge = try await gateway.send(
-                    .post, "/v1/catalog/write", bearer: key, json: Data(repeating: 0x20, count: (1 << 20) + 1))
-                #expect(tooLarge.status == .contentTooLarge)
-                #expect(tooLarge.headers[.contentType] == "application/problem+json")
+            let payload = String(repeating: "{\"proof\":\"x\"}", count: 400)
+            for _ in 0..<2 {
+                let written = try await gateway.send(
+                    .post, "/v1/catalog/write", bearer: key, json: Data(payload.utf8),
+                    headers: [.requestID: "write-1", HTTPField.Name("x-shopkeeper-app-id")!: "someone-else"])
+                #expect(written.status == .created)
+                #expect(written.headers[.requestID] == "write-1")
+                let seen = try #require(
+                    try JSONSerialization.jsonObject(with: Data(written.body.readableBytesView))
+                        as? [String: String])
+                #expect(seen["body"] == payload)
+                #expect(seen["content-length"] == "\(payload.utf8.count)")
+                #expect(seen["x-shopkeeper-app-id"] == app.info.appID)
+                #expect(seen["x-shopkeeper-key-kind"] == "public")
+                #expect(seen["x-shopkeeper-signature"] != nil)
+                #expect(seen["x-request-id"] == "write-1")
+                #expect(seen["authorization"] == nil)
             }
+            // The write dropped the app's cached answers: the next GET asks the service again.
+            let after = try await gateway.send(.get, "/v1/catalog/counted", bearer: key)
+            #expect(after.status == .ok)
+            #expect(after.body != first.body)
+            // A body over the limit is refused as on the router's path, before anything is forwarded.
+            let tooLarge = try await gateway.send(
+                .post, "/v1/catalog/write", bearer: key, json: Data(repeating: 0x20, count: (1 << 20) + 1))
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect(tooLarge.headers[.contentType] == "application/problem+json")
         }
     }
 
@@ -328,26 +334,23 @@ import Testing
     }
 
     @Test func pipelinedRequestsOfBothPathsAreAnsweredInOrder() async throws {
-        try await Self.upstream().test(.live) { upstream in
-            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
-            try await GatewayHarness.run(environment: Self.rememberKeys, upstreamURL: url) { gateway in
-                let app = try await gateway.createApp("Pipelined")
-                let key = app.publicKey.key
-                #expect(try await gateway.send(.get, "/v1/catalog/small/0", bearer: key).status == .ok)
-                func get(_ n: Int) -> String {
-                    "GET /v1/catalog/small/\(n) HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n\r\n"
-                }
-                let chunked =
-                    "POST /v1/catalog/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n"
-                    + "Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
-                let sized =
-                    "POST /v1/catalog/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n"
-                    + "Content-Type: text/plain\r\nContent-Length: 5\r\n\r\nthere"
-                // Channel, router, channel, channel (a write), channel, router, channel: all written at once.
-                let text = get(1) + chunked + get(2) + sized + get(3) + chunked + get(4)
-                let bodies = try await RawHTTP.exchange(port: gateway.client.port ?? 0, text, responses: 7)
-                #expect(bodies == ["small 1", "hello", "small 2", "there", "small 3", "hello", "small 4"])
+        try await Self.withGatewayBeforeUpstream { gateway in
+            let app = try await gateway.createApp("Pipelined")
+            let key = app.publicKey.key
+            #expect(try await gateway.send(.get, "/v1/catalog/small/0", bearer: key).status == .ok)
+            func get(_ n: Int) -> String {
+                "GET /v1/catalog/small/\(n) HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n\r\n"
             }
+            let chunked =
+                "POST /v1/catalog/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n"
+                + "Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+            let sized =
+                "POST /v1/catalog/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n"
+                + "Content-Type: text/plain\r\nContent-Length: 5\r\n\r\nthere"
+            // Channel, router, channel, channel (a write), channel, router, channel: all written at once.
+            let text = get(1) + chunked + get(2) + sized + get(3) + chunked + get(4)
+            let bodies = try await RawHTTP.exchange(port: gateway.client.port ?? 0, text, responses: 7)
+            #expect(bodies == ["small 1", "hello", "small 2", "there", "small 3", "hello", "small 4"])
         }
     }
 }
