@@ -266,23 +266,18 @@ struct PurchaseApplier {
         return resolves
     }
 
-    /// The event of a first-seen purchase, and what it did.
+    /// What a first-seen purchase did, and its trial's conversion (its own event was written by its insert:
+    /// ``lockPurchase(_:product:for:appUserID:deviceID:)``).
     private func announceNew(_ row: PurchaseRow, transaction: StoreTransaction, customerID: UUID, appUserID: String?)
         async throws -> ApplyOutcome
     {
         let kind = row.productID == nil ? "unknown" : row.productType
         let result: ApplyOutcome
         switch kind {
-        case "consumable": return .credited  // the credit writes its own event
+        case "consumable": return .credited
         case "non_consumable": result = .granted
         case "non_renewing", "auto_renewable": result = .subscriptionRecorded
         default: result = .unknownProduct
-        }
-        // The insert wrote it, unless the purchase was inserted without (``lockPurchase``).
-        if let event = Self.announcement(ofNew: kind), !row.announced {
-            try await EventOutbox.append(
-                event, payload: Self.payload(transaction, productID: row.productID), appID: appID,
-                customerID: customerID, appUserID: appUserID, on: connection, logger: logger)
         }
         if result == .subscriptionRecorded, let productID = row.productID,
             try await TrialConversion.record(

@@ -23,8 +23,6 @@ struct PurchaseRow: Sendable {
     var previousOwners: [UUID]
     /// Whether this transaction just created the row.
     var inserted: Bool
-    /// Whether its insert wrote the new purchase's event as well (``PurchaseRow/InsertEvent``).
-    var announced = false
 
     /// Whether the owner has something in force from it: not revoked, and not past its end.
     func isActive(now: Date = Date()) -> Bool {
@@ -44,7 +42,7 @@ extension PurchaseRow {
     ///
     /// With `credit` (a consumable's first purchase, not revoked), the same statement credits its units too: the
     /// ledger line and the balance (``PurchaseRow/credited`` is set). With `event`, it writes the new purchase's event
-    /// (``PurchaseRow/announced`` is set): a credit's `consumable_purchase` gets the balance put in.
+    /// (a credit's `consumable_purchase` gets the balance put in).
     static func insertOrLock(
         _ transaction: StoreTransaction, appID: String, customerID: UUID, deviceID: String?, product: CatalogProduct?,
         type: String, appVersion: String?, credit: Int64?, event: InsertEvent?, on connection: PostgresConnection,
@@ -69,8 +67,7 @@ extension PurchaseRow {
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID,
                 customerID: customerID, productID: productID, productType: type, environment: environment,
                 expiresDate: transaction.expiresDate, credited: credit, revokedAt: transaction.revocationDate,
-                revocationReversedAt: nil, clawedBack: nil, previousOwners: [], inserted: true,
-                announced: event != nil)
+                revocationReversedAt: nil, clawedBack: nil, previousOwners: [], inserted: true)
         }
         return try await lock(
             store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
