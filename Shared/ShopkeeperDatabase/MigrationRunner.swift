@@ -8,22 +8,26 @@ import PostgresNIO
 /// and found applied by the others. Each migration runs in its own transaction with its bookkeeping row, so a crash
 /// leaves either all of it or none, and the lock goes with the transaction: nothing here needs a session of its own,
 /// so migrations run unchanged through a pooler in transaction mode (``DatabasePooler``). A migration already applied
-/// whose SQL has since changed stops the start: migrations are forward only.
+/// whose SQL has since changed stops the start: migrations are forward only. The service's ``Routine``s are installed
+/// after its migrations, those missing under the same lock.
 package struct MigrationRunner: Sendable {
     /// Lock key shared by every Shopkeeper service, so schema changes never interleave.
     static let advisoryLockKey: Int64 = 0x5348_4F50_4B45_4550
 
     package let schema: String
     package let migrations: [Migration]
+    /// Functions the service's statements call, each named after its definition (``Routine``).
+    package let routines: [Routine]
 
     /// - Parameter schema: the service's schema, lowercase letters and `_` only (it is written into DDL).
-    package init(schema: String, migrations: [Migration]) {
+    package init(schema: String, migrations: [Migration], routines: [Routine] = []) {
         precondition(
             !schema.isEmpty && schema.allSatisfy { $0.isLowercase || $0 == "_" },
             "schema names are constants of lowercase letters"
         )
         self.schema = schema
         self.migrations = migrations
+        self.routines = routines
     }
 
     /// Applies every missing migration, in order.
@@ -42,6 +46,38 @@ package struct MigrationRunner: Sendable {
                 try await applyUnderLock(migration, client: client, logger: logger)
             }
         }
+        try await installRoutines(client: client, logger: logger)
+    }
+
+    /// Creates the routines the database does not have yet. Read first without the lock, like the migrations; a
+    /// routine's name changes with its definition, so one that exists is the one this code means.
+    private func installRoutines(client: PostgresClient, logger: Logger) async throws {
+        guard !routines.isEmpty else { return }
+        guard try await !missingRoutines(on: client, logger: logger).isEmpty else { return }
+        try await client.transaction(logger: logger) { connection in
+            try await connection.run("SET LOCAL lock_timeout = 0", logger: logger)
+            try await connection.run("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
+            for routine in try await missingRoutines(on: connection, logger: logger) {
+                logger.info("installing routine", metadata: ["routine": "\(routine.name)"])
+                try await connection.run(PostgresQuery(unsafeSQL: routine.definition), logger: logger)
+            }
+        }
+    }
+
+    private func missingRoutines(on client: PostgresClient, logger: Logger) async throws -> [Routine] {
+        try await client.withConnection { try await missingRoutines(on: $0, logger: logger) }
+    }
+
+    private func missingRoutines(on connection: PostgresConnection, logger: Logger) async throws -> [Routine] {
+        let rows = try await connection.checkedQuery(
+            """
+            SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE n.nspname = \(schema)
+            """,
+            logger: logger)
+        var present: Set<String> = []
+        for try await name in rows.decode(String.self) { present.insert(name) }
+        return routines.filter { !present.contains($0.unqualifiedName) }
     }
 
     /// Applies `migration` unless another replica has since: one transaction that first takes the lock.

@@ -2,7 +2,8 @@ import ShopkeeperDatabase
 
 /// The entitlements service's schema changes, oldest first. Forward only: never edit a released one, add a new one.
 enum EntitlementsMigrations {
-    static let runner = MigrationRunner(schema: "entitlements", migrations: all)
+    static let runner = MigrationRunner(
+        schema: "entitlements", migrations: all, routines: NewPurchaseApply.routines)
 
     static let all: [Migration] =
         [

@@ -30,10 +30,9 @@ struct PurchaseApplier {
 
     /// Inserts the purchase for `customerID` (the presenter's, presenting from `deviceID`) unless it exists, or, for
     /// store news, finds it; locked either way until the transaction ends. `nil` when there is no such purchase of
-    /// this app. A new purchase is inserted with its transaction and device (``PurchaseRow/insertOrLock``).
-    /// A consumable's first purchase is credited by the insert as well (what ``apply(_:product:presenter:row:)``
-    /// would do next), unless the store reports it revoked or reinstated: those take the steps below. The insert also
-    /// writes the new purchase's event, as ``announceNew(_:transaction:customerID:appUserID:)`` would.
+    /// this app. A new purchase is inserted with its transaction, device, units and event (``PurchaseRow/Insert``,
+    /// which decides its type, credit and event): what ``apply(_:product:presenter:row:)`` would do next for it,
+    /// except what a revocation or reinstatement the store reports takes.
     func lockPurchase(
         _ transaction: StoreTransaction, product: CatalogProduct?, for customerID: UUID?, appUserID: String?,
         deviceID: String?
@@ -43,26 +42,15 @@ struct PurchaseApplier {
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
                 on: connection, logger: logger)
         }
-        let type = product?.type ?? transaction.type?.rawValue ?? "unknown"
-        var credit: Int64?
-        var payload = Self.payload(transaction, productID: product?.productID)
-        var event = Self.announcement(ofNew: product == nil ? "unknown" : type)
-        if let product, product.type == "consumable", transaction.revocationDate == nil,
-            transaction.revocationReversedAt == nil
-        {
-            credit = Self.units(of: transaction, product: product)
-            payload.quantity = credit
-            event = .consumablePurchase
-        }
         return try await PurchaseRow.insertOrLock(
-            transaction, appID: appID, customerID: customerID, deviceID: deviceID, product: product, type: type,
-            appVersion: appVersion, credit: credit,
-            event: try event.map { type in
-                PurchaseRow.InsertEvent(
-                    type: type, appUserID: appUserID,
-                    payload: String(decoding: try JSONBody.encode(payload), as: UTF8.self))
-            },
+            transaction, appID: appID, customerID: customerID, deviceID: deviceID, product: product,
+            appVersion: appVersion, appUserID: appUserID, payload: try Self.eventPayloadOfNew(transaction),
             on: connection, logger: logger)
+    }
+
+    /// The payload of a new purchase's event as its insert takes it: the statement adds the product and the units.
+    static func eventPayloadOfNew(_ transaction: StoreTransaction) throws -> String {
+        String(decoding: try JSONBody.encode(payload(transaction, productID: nil)), as: UTF8.self)
     }
 
     /// The units a consumable purchase credits: the product's quantity for each one bought.
@@ -271,14 +259,7 @@ struct PurchaseApplier {
     private func announceNew(_ row: PurchaseRow, transaction: StoreTransaction, customerID: UUID, appUserID: String?)
         async throws -> ApplyOutcome
     {
-        let kind = row.productID == nil ? "unknown" : row.productType
-        let result: ApplyOutcome
-        switch kind {
-        case "consumable": return .credited
-        case "non_consumable": result = .granted
-        case "non_renewing", "auto_renewable": result = .subscriptionRecorded
-        default: result = .unknownProduct
-        }
+        let result = Self.outcomeOfNew(productID: row.productID, type: row.productType)
         if result == .subscriptionRecorded, let productID = row.productID,
             try await TrialConversion.record(
                 appID: appID, customerID: customerID, productID: productID, transactionID: transaction.transactionID,
@@ -291,13 +272,14 @@ struct PurchaseApplier {
         return result
     }
 
-    /// The event a new purchase of `kind` (a product type, `unknown` when the catalog does not know the product) is
-    /// announced with; `nil` for a consumable (its credit's event) and an auto-renewable (the subscriptions service's).
-    static func announcement(ofNew kind: String) -> EventType? {
-        switch kind {
-        case "consumable", "auto_renewable": nil
-        case "non_renewing": .nonRenewingPurchase
-        default: .initialPurchase
+    /// What applying a purchase seen for the first time did, by its catalog product (`nil`: the catalog does not know
+    /// the store product) and the type it was recorded with.
+    static func outcomeOfNew(productID: String?, type: String) -> ApplyOutcome {
+        switch productID == nil ? "unknown" : type {
+        case "consumable": .credited
+        case "non_consumable": .granted
+        case "non_renewing", "auto_renewable": .subscriptionRecorded
+        default: .unknownProduct
         }
     }
 

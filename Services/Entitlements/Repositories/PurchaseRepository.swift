@@ -21,6 +21,13 @@ struct PurchasePostgresRepository: PurchaseRepository {
     let logger: Logger
 
     func apply(_ request: ApplyRequest, appID: String) async throws -> CustomerAnswer<ApplyOutcomes> {
+        // A purchase seen for the first time (most of them) in one round trip; whatever that declines, in full below.
+        if NewPurchaseApply.handles(request),
+            let applied = try await NewPurchaseApply.run(request, appID: appID, client: client, logger: logger)
+        {
+            cache.invalidate(customerIDs: [applied.customerID])
+            return CustomerAnswer(ApplyOutcomes(outcomes: [applied.outcome]), customerJSON: applied.info)
+        }
         // Purchases are locked in one order, whatever order the proof listed them in.
         let order = request.transactions.indices.sorted { a, b in
             let (x, y) = (request.transactions[a], request.transactions[b])

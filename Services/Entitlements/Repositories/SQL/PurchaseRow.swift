@@ -36,38 +36,30 @@ extension PurchaseRow {
     /// Inserts the purchase for `customerID` unless it exists; returns the row, locked either way (a new row is
     /// locked by its insert). `nil` when the purchase exists for another app.
     ///
-    /// A new purchase is recorded whole by the same statement: its first store transaction, and `deviceID` as the
-    /// first device it was presented from (``PurchaseRow/inserted`` says so; an existing purchase leaves both to the
-    /// caller). One round trip instead of three for every first purchase.
-    ///
-    /// With `credit` (a consumable's first purchase, not revoked), the same statement credits its units too: the
-    /// ledger line and the balance (``PurchaseRow/credited`` is set). With `event`, it writes the new purchase's event
-    /// (a credit's `consumable_purchase` gets the balance put in).
+    /// A new purchase is recorded whole by the same statement (``Insert``): its first store transaction, `deviceID`
+    /// as the first device it was presented from (``PurchaseRow/inserted`` says so; an existing purchase leaves both
+    /// to the caller), a consumable's units credited (the ledger line and the balance; ``PurchaseRow/credited`` is
+    /// set) unless the store reports it revoked or reinstated, and its event (`payload`: the part every purchase
+    /// event carries; the statement adds the product, the units and the balance). One round trip for every first
+    /// purchase.
     static func insertOrLock(
         _ transaction: StoreTransaction, appID: String, customerID: UUID, deviceID: String?, product: CatalogProduct?,
-        type: String, appVersion: String?, credit: Int64?, event: InsertEvent?, on connection: PostgresConnection,
-        logger: Logger
+        appVersion: String?, appUserID: String?, payload: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> PurchaseRow? {
-        let store: String = transaction.store.rawValue
-        let environment: String = transaction.environment.rawValue
-        let ownership: String = transaction.ownershipType.rawValue
-        let purchaseDate: Date = transaction.originalPurchaseDate ?? transaction.purchaseDate
-        let productID: String? = product?.productID
-        let reason: String? =
-            transaction.revocationReason?.rawValue ?? (transaction.revocationDate != nil ? "other" : nil)
-        let bindings = try PostgresBindings(
-            store, transaction.originalTransactionID, appID, customerID, transaction.storeProductID, productID, type,
-            environment, ownership, purchaseDate, transaction.transactionID, transaction.quantity,
-            transaction.expiresDate, transaction.revocationDate, reason, appVersion, transaction.purchaseDate,
-            transaction.priceMilliunits, transaction.currency, transaction.storefront, deviceID, credit,
-            event?.appUserID, event?.payload, event?.type.rawValue)
-        let inserted = try await connection.run(Insert.self, bindings, logger: logger) { try $0.decode(UUID.self) }
-        if !inserted.isEmpty {
+        let rows = try await connection.run(
+            Insert.self,
+            try Insert.bindings(
+                transaction, appID: appID, customerID: customerID, deviceID: deviceID, product: product,
+                appVersion: appVersion, appUserID: appUserID, payload: payload),
+            logger: logger
+        ) { try $0.decode((UUID, String, Int64?).self) }
+        if let (_, type, credited) = rows.first {
             return PurchaseRow(
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID,
-                customerID: customerID, productID: productID, productType: type, environment: environment,
-                expiresDate: transaction.expiresDate, credited: credit, revokedAt: transaction.revocationDate,
-                revocationReversedAt: nil, clawedBack: nil, previousOwners: [], inserted: true)
+                customerID: customerID, productID: product?.productID, productType: type,
+                environment: transaction.environment.rawValue, expiresDate: transaction.expiresDate,
+                credited: credited, revokedAt: transaction.revocationDate, revocationReversedAt: nil, clawedBack: nil,
+                previousOwners: [], inserted: true)
         }
         return try await lock(
             store: transaction.store, originalTransactionID: transaction.originalTransactionID, appID: appID,
@@ -93,31 +85,63 @@ extension PurchaseRow {
         return nil
     }
 
-    /// The event a new purchase's insert writes.
-    struct InsertEvent: Sendable {
-        var type: EventType
-        /// The presenter's app user id.
-        var appUserID: String?
-        /// The payload (JSON); a credit's balance is put in by the statement.
-        var payload: String
+    /// The type a new purchase is recorded with, as an SQL expression of the catalog's product id and type (`NULL`:
+    /// the catalog does not know the store product) and the store's own type of the transaction: the catalog's when it
+    /// knows the product, else the store's, else `unknown`.
+    static func typeDecision(productID: String, catalogType: String, storeType: String) -> String {
+        "CASE WHEN \(productID) IS NULL THEN coalesce(\(storeType), 'unknown') ELSE coalesce(\(catalogType), '') END"
     }
 
-    /// The purchase, and when it is new its transaction (`$17`-`$20`: the transaction's own purchase date, price,
-    /// currency, storefront), its first device (`$21`, none when NULL), its credit (`$22` units, none when NULL) and
-    /// its event (`$25` type, none when NULL; `$23` app user id, `$24` payload).
-    private enum Insert: PreparedSQL {
+    /// The purchase, and when it is new its transaction, its first device, its credit and its event, deciding its
+    /// type, units and event from the catalog's product (`$6` id, `$7` type, `$22` consumable quantity; NULL when the
+    /// catalog does not know it) and the store's type of the transaction (`$25`). A consumable is credited only when
+    /// `$26` (the store reports it neither revoked nor reinstated: those take the apply's own steps). The event is a
+    /// credit's `consumable_purchase` (with the units and the balance), a non-renewing purchase's
+    /// `non_renewing_purchase`, none for an auto-renewable one (the subscriptions service announces it) or an
+    /// uncredited consumable, and `initial_purchase` for anything else; `$24` is its payload without the product.
+    /// Answers the new row's customer, type and credited units; no row when the purchase existed.
+    enum Insert: PreparedSQL {
+        static func bindings(
+            _ transaction: StoreTransaction, appID: String, customerID: UUID, deviceID: String?,
+            product: CatalogProduct?, appVersion: String?, appUserID: String?, payload: String
+        ) throws -> PostgresBindings {
+            let reason: String? =
+                transaction.revocationReason?.rawValue ?? (transaction.revocationDate != nil ? "other" : nil)
+            let credits = transaction.revocationDate == nil && transaction.revocationReversedAt == nil
+            return try PostgresBindings(
+                transaction.store.rawValue, transaction.originalTransactionID, appID, customerID,
+                transaction.storeProductID, product?.productID, product?.type, transaction.environment.rawValue,
+                transaction.ownershipType.rawValue, transaction.originalPurchaseDate ?? transaction.purchaseDate,
+                transaction.transactionID, transaction.quantity, transaction.expiresDate, transaction.revocationDate,
+                reason, appVersion, transaction.purchaseDate, transaction.priceMilliunits, transaction.currency,
+                transaction.storefront, deviceID, product?.consumableQuantity, appUserID, payload,
+                transaction.type?.rawValue, credits)
+        }
+
         static let sql = """
-            WITH purchase AS (
+            WITH decided AS (
+                SELECT kind.type, units.credit,
+                       CASE WHEN units.credit IS NOT NULL THEN 'consumable_purchase'
+                            WHEN $6::text IS NULL THEN 'initial_purchase'
+                            WHEN kind.type IN ('consumable', 'auto_renewable') THEN NULL
+                            WHEN kind.type = 'non_renewing' THEN 'non_renewing_purchase'
+                            ELSE 'initial_purchase' END AS event
+                FROM (SELECT \(typeDecision(productID: "$6::text", catalogType: "$7::text", storeType: "$25::text")))
+                    AS kind (type)
+                CROSS JOIN LATERAL (
+                    SELECT CASE WHEN $6::text IS NOT NULL AND kind.type = 'consumable' AND $26::boolean
+                                THEN coalesce($22::bigint, 1) * greatest(1, $12::bigint) END) AS units (credit)
+            ), purchase AS (
                 INSERT INTO entitlements.purchases (
                     store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
                     environment, ownership_type, purchase_date, latest_transaction_id, quantity, expires_date,
                     revoked_at, revocation_reason, app_version, credited)
-                VALUES (
-                    $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, $7::text, $8::text, $9::text,
-                    $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text, $16::text,
-                    $22::bigint)
+                SELECT $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, decided.type, $8::text, $9::text,
+                       $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text,
+                       $16::text, decided.credit
+                FROM decided
                 ON CONFLICT (store, original_transaction_id) DO NOTHING
-                RETURNING customer_id
+                RETURNING customer_id, product_type, credited
             ), recorded AS (
                 INSERT INTO entitlements.transactions (
                     store, transaction_id, original_transaction_id, app_id, customer_id, environment, store_product_id,
@@ -132,16 +156,17 @@ extension PurchaseRow {
                 ON CONFLICT (store, original_transaction_id, device_id)
                 DO UPDATE SET last_seen = now(), customer_id = excluded.customer_id
             ), \(Ledger.posting(
-                app: "$3::text", customer: "$4::uuid", product: "$6::text", delta: "$22::bigint",
+                app: "$3::text", customer: "$4::uuid", product: "$6::text", delta: "purchase.credited",
                 reason: "'\(Ledger.Reason.purchase.rawValue)'", store: "$1::text", transaction: "$11::text",
-                key: "NULL", source: "FROM purchase WHERE $22::bigint IS NOT NULL")), \(EventOutbox.appending(
+                key: "NULL", source: "FROM purchase WHERE purchase.credited IS NOT NULL")), \(EventOutbox.appending(
                 """
-                SELECT $3::text, $4::uuid, $23::text, $25::text, $8::text,
+                SELECT $3::text, $4::uuid, $23::text, decided.event, $8::text,
                        $24::text::jsonb
+                       || jsonb_strip_nulls(jsonb_build_object('product_id', $6::text, 'quantity', purchase.credited))
                        || coalesce((SELECT jsonb_build_object('balance', b.balance) FROM balance b), '{}'::jsonb)
-                FROM purchase WHERE $25::text IS NOT NULL
+                FROM purchase CROSS JOIN decided WHERE decided.event IS NOT NULL
                 """))
-            SELECT customer_id FROM purchase
+            SELECT customer_id, product_type, credited FROM purchase
             """
     }
 
