@@ -89,6 +89,32 @@ struct ApplyTests {
         }
     }
 
+    @Test("A consumable the catalog learns after its purchase is credited once when presented again, by its quantity")
+    func unknownConsumableCreditedLater() async throws {
+        try await EntitlementsHarness.run { harness in
+            let purchase = EntitlementsFixtures.transaction(product: "fertilizer", quantity: 2)
+            #expect(try await harness.applied([purchase]).outcomes.map(\.outcome) == [.unknownProduct])
+            let products =
+                EntitlementsFixtures.products + [
+                    EntitlementsFixtures.product("fertilizer", type: .consumable, quantity: 4)
+                ]
+            #expect(try await harness.importCatalog(products).status == .ok)
+            let again = try await harness.applied([purchase])
+            #expect(again.outcomes.map(\.outcome) == [.credited])
+            #expect(again.customer?.consumableBalances == ["fertilizer": 8])
+            #expect(try await harness.applied([purchase]).outcomes.map(\.outcome) == [.alreadyApplied])
+            #expect(try await harness.ledgerLines("user-1", product: "fertilizer", reason: "purchase") == [8])
+            let credited = try harness.json(
+                try await harness.send(.get, "/v1/admin/events?type=consumable_purchase"))
+            let payloads = (credited["events"] as? [[String: Any]])?.compactMap { $0["data"] as? [String: Any] }
+            #expect(payloads?.count == 1)
+            #expect(payloads?.first?["quantity"] as? Int == 8)
+            #expect(payloads?.first?["balance"] as? Int == 8)
+            #expect(payloads?.first?["product_id"] as? String == "fertilizer")
+            #expect(try await harness.ledgerMismatches() == [])
+        }
+    }
+
     @Test("A refund ends grants, claws back units, may leave the balance negative and counts a refund")
     func refundClawsBack() async throws {
         try await EntitlementsHarness.run { harness in

@@ -53,11 +53,6 @@ struct PurchaseApplier {
         String(decoding: try JSONBody.encode(payload(transaction, productID: nil)), as: UTF8.self)
     }
 
-    /// The units a consumable purchase credits: the product's quantity for each one bought.
-    static func units(of transaction: StoreTransaction, product: CatalogProduct?) -> Int64 {
-        (product?.consumableQuantity ?? 1) * Int64(max(1, transaction.quantity))
-    }
-
     /// Applies one transaction of `product` (the catalog's, `nil` when it does not know the store product) to its
     /// purchase `row` (from ``lockPurchase(_:product:for:)``, its owner locked); throws an ``EntitlementsError``
     /// verdict that must roll everything back.
@@ -115,8 +110,7 @@ struct PurchaseApplier {
         }
         if row.productType == "consumable", row.revokedAt == nil, row.credited == nil, let productID = row.productID {
             try await credit(
-                &row, productID: productID, units: Self.units(of: transaction, product: product),
-                transaction: transaction, appUserID: ownerUserID)
+                &row, productID: productID, product: product, transaction: transaction, appUserID: ownerUserID)
             return outcome(transaction, product, result == .transferred ? .transferred : .credited)
         }
         return outcome(transaction, product, result)
@@ -375,23 +369,25 @@ struct PurchaseApplier {
         return true
     }
 
-    /// Credits a consumable purchase's units once: `credited` is set in the same transaction as the ledger line.
+    /// Credits a consumable purchase's units once (``PurchaseRow/unitsDecision(consumableQuantity:quantity:)``, as a
+    /// new purchase's insert credits them): `credited` is set in the same transaction as the ledger line.
     private func credit(
-        _ row: inout PurchaseRow, productID: String, units: Int64, transaction: StoreTransaction,
+        _ row: inout PurchaseRow, productID: String, product: CatalogProduct?, transaction: StoreTransaction,
         appUserID: String?
     ) async throws {
         let store: String = row.store.rawValue
-        var payload = Self.payload(transaction, productID: productID)
-        payload.quantity = units
-        // The event's balance is the one the ledger line leads to: the statement puts it in.
-        let document = String(decoding: try JSONBody.encode(payload), as: UTF8.self)
-        try await connection.run(
+        // The event's units and balance are the ones the statement credits and leads to: it puts them in.
+        let document = String(
+            decoding: try JSONBody.encode(Self.payload(transaction, productID: productID)), as: UTF8.self)
+        let credited = try await connection.run(
             SQL.Credit.self,
             try PostgresBindings(
-                units, store, row.originalTransactionID, appID, row.customerID, productID, transaction.transactionID,
-                appUserID, transaction.environment.rawValue, document),
-            logger: logger)
-        row.credited = units
+                product?.consumableQuantity, store, row.originalTransactionID, appID, row.customerID, productID,
+                transaction.transactionID, appUserID, transaction.environment.rawValue, document,
+                Int64(transaction.quantity)),
+            logger: logger
+        ) { try $0.decode(Int64.self) }
+        row.credited = credited.first
     }
 
     // MARK: - Helpers
@@ -449,22 +445,26 @@ extension PurchaseApplier {
         }
 
         /// A consumable purchase's units credited once, in one statement: the purchase marked credited, the ledger
-        /// line and balance (``Ledger``), and the `consumable_purchase` event (``EventOutbox``) with the new balance.
+        /// line and balance (``Ledger``), and the `consumable_purchase` event (``EventOutbox``) with the units and the
+        /// new balance. `$1` the catalog's consumable quantity (NULL: none), `$11` the transaction's quantity; answers
+        /// the units credited.
         enum Credit: PreparedSQL {
             static let sql = """
-                WITH credited AS (
-                    UPDATE entitlements.purchases SET credited = $1::bigint, updated_at = now()
+                WITH units AS (
+                    SELECT \(PurchaseRow.unitsDecision(consumableQuantity: "$1::bigint", quantity: "$11::bigint")) AS n
+                ), credited AS (
+                    UPDATE entitlements.purchases SET credited = (SELECT n FROM units), updated_at = now()
                     WHERE store = $2::text AND original_transaction_id = $3::text
                 ), \(Ledger.posting(
-                    app: "$4::text", customer: "$5::uuid", product: "$6::text", delta: "$1::bigint",
+                    app: "$4::text", customer: "$5::uuid", product: "$6::text", delta: "units.n",
                     reason: "'\(Ledger.Reason.purchase.rawValue)'", store: "$2::text", transaction: "$7::text",
-                    key: "NULL")), \(EventOutbox.appending(
+                    key: "NULL", source: "FROM units")), \(EventOutbox.appending(
                     """
                     SELECT $4::text, $5::uuid, $8::text, '\(EventType.consumablePurchase.rawValue)', $9::text,
-                           $10::text::jsonb || jsonb_build_object('balance', balance.balance)
-                    FROM balance
+                           $10::text::jsonb || jsonb_build_object('quantity', units.n, 'balance', balance.balance)
+                    FROM balance CROSS JOIN units
                     """))
-                SELECT balance FROM balance
+                SELECT n FROM units
                 """
         }
     }

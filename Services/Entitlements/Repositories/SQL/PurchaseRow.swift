@@ -92,6 +92,12 @@ extension PurchaseRow {
         "CASE WHEN \(productID) IS NULL THEN coalesce(\(storeType), 'unknown') ELSE coalesce(\(catalogType), '') END"
     }
 
+    /// The units a consumable purchase credits, as an SQL expression of the catalog's consumable quantity (NULL: 1)
+    /// and the transaction's quantity: the product's quantity for each one bought.
+    static func unitsDecision(consumableQuantity: String, quantity: String) -> String {
+        "coalesce(\(consumableQuantity), 1) * greatest(1, \(quantity))"
+    }
+
     /// The purchase, and when it is new its transaction, its first device, its credit and its event, deciding its
     /// type, units and event from the catalog's product (`$6` id, `$7` type, `$22` consumable quantity; NULL when the
     /// catalog does not know it) and the store's type of the transaction (`$25`). A consumable is credited only when
@@ -130,7 +136,8 @@ extension PurchaseRow {
                     AS kind (type)
                 CROSS JOIN LATERAL (
                     SELECT CASE WHEN $6::text IS NOT NULL AND kind.type = 'consumable' AND $26::boolean
-                                THEN coalesce($22::bigint, 1) * greatest(1, $12::bigint) END) AS units (credit)
+                                THEN \(unitsDecision(consumableQuantity: "$22::bigint", quantity: "$12::bigint")) END)
+                    AS units (credit)
             ), purchase AS (
                 INSERT INTO entitlements.purchases (
                     store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
