@@ -135,11 +135,15 @@ package struct MigrationRunner: Sendable {
         ).collect().first?.decode(Bool.self) ?? false
     }
 
-    /// Names of the migrations this code knows that the database has not applied (empty when up to date).
+    /// Names of the migrations this code knows that the database has not applied, and of the routines it does not
+    /// have (empty when up to date): a service whose statements call a routine that is gone is not ready.
     package func pending(client: PostgresClient, logger: Logger) async throws -> [String] {
-        guard try await tableExists(client: client, logger: logger) else { return migrations.map(\.name) }
+        guard try await tableExists(client: client, logger: logger) else {
+            return migrations.map(\.name) + routines.map(\.name)
+        }
         let applied = try await appliedChecksums(client: client, logger: logger)
-        return migrations.map(\.name).filter { applied[$0] == nil }
+        let missing = routines.isEmpty ? [] : try await missingRoutines(on: client, logger: logger)
+        return migrations.map(\.name).filter { applied[$0] == nil } + missing.map(\.name)
     }
 
     private func appliedChecksums(client: PostgresClient, logger: Logger) async throws -> [String: String] {

@@ -89,14 +89,14 @@ package enum ServiceApplication {
 }
 
 extension ReadinessCheck {
-    /// The database answers and every migration this build knows is applied.
+    /// The database answers, every migration this build knows is applied and every routine it calls is there.
     package static func database(_ client: PostgresClient, migrations: MigrationRunner, logger: Logger)
         -> ReadinessCheck
     {
         ReadinessCheck(name: "database") {
             let pending = try await migrations.pending(client: client, logger: logger)
             guard pending.isEmpty else {
-                throw ReadinessFailure("migrations pending: \(pending.joined(separator: ", "))")
+                throw ReadinessFailure("schema changes pending: \(pending.joined(separator: ", "))")
             }
         }
     }

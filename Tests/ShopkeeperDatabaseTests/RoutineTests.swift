@@ -73,6 +73,14 @@ import Testing
                     """
                 ).collect()
                 #expect(try names.first?.decode(Int.self) == 2)
+
+                // A routine that is gone makes the service unready until a start installs it again.
+                let logger = Logger(label: "test")
+                #expect(try await runner.pending(client: client, logger: logger).isEmpty)
+                try await client.query("DROP FUNCTION \(unescaped: Self.upsert.name)").collect()
+                #expect(try await runner.pending(client: client, logger: logger) == [Self.upsert.name])
+                try await runner.run(client: client, logger: logger)
+                #expect(try await runner.pending(client: client, logger: logger).isEmpty)
             }
         }
     }
