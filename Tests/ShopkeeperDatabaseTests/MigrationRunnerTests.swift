@@ -18,19 +18,24 @@ import Testing
         Migration("0002_more", sql: "ALTER TABLE mig_test.things ADD COLUMN size integer;"),
     ]
 
+    /// Runs `runner` as six replicas starting at once would, each with a client of its own.
+    static func runAtOnce(_ runner: MigrationRunner, settings: DatabaseSettings) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    try await TestDatabase.withClient(settings) { client in
+                        try await runner.run(client: client, logger: Logger(label: "test"))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test func replicasMigratingAtOnceApplyEachMigrationOnce() async throws {
         try await TestDatabase.withFreshDatabase { settings in
             let runner = MigrationRunner(schema: "mig_test", migrations: Self.migrations)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<6 {
-                    group.addTask {
-                        try await TestDatabase.withClient(settings) { client in
-                            try await runner.run(client: client, logger: Logger(label: "test"))
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
+            try await Self.runAtOnce(runner, settings: settings)
             try await TestDatabase.withClient(settings) { client in
                 let rows = try await client.query("SELECT count(*)::int FROM mig_test.schema_migrations").collect()
                 #expect(try rows.first?.decode(Int.self) == 2)

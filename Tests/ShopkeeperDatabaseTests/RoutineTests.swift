@@ -53,16 +53,7 @@ import Testing
             let runner = MigrationRunner(
                 schema: "mig_test", migrations: MigrationRunnerTests.migrations,
                 routines: [Self.upsert, Self.twiceUpserted])
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<6 {
-                    group.addTask {
-                        try await TestDatabase.withClient(settings) { client in
-                            try await runner.run(client: client, logger: Logger(label: "test"))
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
+            try await MigrationRunnerTests.runAtOnce(runner, settings: settings)
             try await TestDatabase.withClient(settings) { client in
                 let notes = try await client.query("SELECT * FROM \(unescaped: Self.twiceUpserted.name)(7)").collect()
                 #expect(try notes.map { try $0.decode(String.self) } == ["b2b"])
