@@ -418,10 +418,7 @@ extension PurchaseApplier {
             // The count is taken before this statement's insert is visible: the devices that presented it before.
             static let sql = """
                 WITH seen AS (
-                    INSERT INTO entitlements.purchase_devices AS d (store, original_transaction_id, device_id, customer_id)
-                    VALUES ($1::text, $2::text, $3::text, $4::uuid)
-                    ON CONFLICT (store, original_transaction_id, device_id)
-                    DO UPDATE SET last_seen = now(), customer_id = excluded.customer_id
+                \(devicePresented("VALUES ($1::text, $2::text, $3::text, $4::uuid)"))
                     RETURNING (xmax = 0) AS new
                 )
                 SELECT seen.new, (
@@ -433,15 +430,38 @@ extension PurchaseApplier {
 
         enum RecordTransaction: PreparedSQL {
             static let sql = """
-                INSERT INTO entitlements.transactions (
-                    store, transaction_id, original_transaction_id, app_id, customer_id, environment, store_product_id,
-                    quantity, purchase_date, expires_date, price_milliunits, currency, storefront, ownership_type)
+                \(transactionRecorded(
+                """
                 VALUES (
                     $1::text, $2::text, $3::text, $4::text, $5::uuid, $6::text, $7::text, $8::bigint,
                     $9::timestamptz, $10::timestamptz, $11::bigint, $12::text, $13::text, $14::text)
-                ON CONFLICT (store, transaction_id) DO NOTHING
+                """))
                 RETURNING 1
                 """
+        }
+
+        /// A device presenting a purchase, counted once (its `last_seen` and customer the latest presentation's):
+        /// the insert of `values` (store, original transaction id, device id, customer), for a statement to extend.
+        static func devicePresented(_ values: String) -> String {
+            """
+            INSERT INTO entitlements.purchase_devices AS d (store, original_transaction_id, device_id, customer_id)
+            \(values)
+            ON CONFLICT (store, original_transaction_id, device_id)
+            DO UPDATE SET last_seen = now(), customer_id = excluded.customer_id
+            """
+        }
+
+        /// A store transaction recorded once: the insert of `values` (store, transaction id, original transaction id,
+        /// app, customer, environment, store product id, quantity, purchase date, expiry, price, currency, storefront,
+        /// ownership), for a statement to extend.
+        static func transactionRecorded(_ values: String) -> String {
+            """
+            INSERT INTO entitlements.transactions (
+                store, transaction_id, original_transaction_id, app_id, customer_id, environment, store_product_id,
+                quantity, purchase_date, expires_date, price_milliunits, currency, storefront, ownership_type)
+            \(values)
+            ON CONFLICT (store, transaction_id) DO NOTHING
+            """
         }
 
         /// A consumable purchase's units credited once, in one statement: the purchase marked credited, the ledger

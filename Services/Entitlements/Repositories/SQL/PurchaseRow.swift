@@ -150,18 +150,15 @@ extension PurchaseRow {
                 ON CONFLICT (store, original_transaction_id) DO NOTHING
                 RETURNING customer_id, product_type, credited
             ), recorded AS (
-                INSERT INTO entitlements.transactions (
-                    store, transaction_id, original_transaction_id, app_id, customer_id, environment, store_product_id,
-                    quantity, purchase_date, expires_date, price_milliunits, currency, storefront, ownership_type)
+            \(PurchaseApplier.SQL.transactionRecorded(
+                """
                 SELECT $1::text, $11::text, $2::text, $3::text, purchase.customer_id, $8::text, $5::text, $12::bigint,
                        $17::timestamptz, $13::timestamptz, $18::bigint, $19::text, $20::text, $9::text
                 FROM purchase
-                ON CONFLICT (store, transaction_id) DO NOTHING
+                """))
             ), device AS (
-                INSERT INTO entitlements.purchase_devices (store, original_transaction_id, device_id, customer_id)
-                SELECT $1::text, $2::text, $21::text, purchase.customer_id FROM purchase WHERE $21::text IS NOT NULL
-                ON CONFLICT (store, original_transaction_id, device_id)
-                DO UPDATE SET last_seen = now(), customer_id = excluded.customer_id
+            \(PurchaseApplier.SQL.devicePresented(
+                "SELECT $1::text, $2::text, $21::text, purchase.customer_id FROM purchase WHERE $21::text IS NOT NULL"))
             ), \(Ledger.posting(
                 app: "$3::text", customer: "$4::uuid", product: "$6::text", delta: "purchase.credited",
                 reason: "'\(Ledger.Reason.purchase.rawValue)'", store: "$1::text", transaction: "$11::text",
