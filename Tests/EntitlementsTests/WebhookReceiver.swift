@@ -157,14 +157,3 @@ actor WebhookReceiver {
         }
     }
 }
-
-/// Polls `condition` until it holds; fails the test with `message` after `timeout`.
-func eventually(
-    timeout: Duration = .seconds(30), _ message: String, _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw HarnessError("timed out: \(message)") }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-}

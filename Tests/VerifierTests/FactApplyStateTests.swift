@@ -93,6 +93,43 @@ struct FactApplyStateTests {
     }
 }
 
+extension FactApplyStateTests {
+    @Test("A purchase the request applied is never applied again by the background retry, even once it is due")
+    func appliedFactsAreNotClaimedAgain() async throws {
+        try await VerifierHarness.run { harness in
+            #expect(try await harness.configureApple().status == .ok)
+            let id = "2000" + UUID().uuidString.prefix(12)
+            let jws = try harness.signedTransaction(id: id, productID: "com.example.garden.seeds", type: .consumable)
+            #expect(try await harness.purchase(signedTransaction: jws, user: "buyer").status == .ok)
+            try await TestDatabase.withClient { client in
+                // Due before a sweep marked it applied: the background retry's claim comes right after a sweep, and
+                // facts come due in between.
+                try await client.query(
+                    """
+                    UPDATE verifier.transactions SET next_apply_at = now() - interval '1 second'
+                    WHERE app_id = \(harness.appID) AND transaction_id = \(id) AND apply_state = 'pending'
+                    """
+                ).collect()
+                let repository = TransactionPostgresRepository(client: client, logger: Logger(label: "test"))
+                let claimed = try await repository.claimPending(limit: 10_000, base: .seconds(1))
+                #expect(!claimed.contains { $0.transaction.transactionID == id })
+                try await eventually("the sweep marks it applied") {
+                    _ = try await repository.sweepApplied()
+                    return try await Self.recorded(id, appID: harness.appID).2 == "applied"
+                }
+                // No worker (this test's or the harness's own) claimed it to apply it again.
+                let attempts = try await client.query(
+                    """
+                    SELECT apply_attempts FROM verifier.transactions
+                    WHERE app_id = \(harness.appID) AND transaction_id = \(id)
+                    """
+                ).collect()
+                #expect(try attempts.first?.decode(Int.self) == 0)
+            }
+        }
+    }
+}
+
 /// A failed precondition of a verifier test.
 struct VerifierTestError: Error, CustomStringConvertible {
     var description: String

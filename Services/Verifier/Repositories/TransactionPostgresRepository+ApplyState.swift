@@ -91,9 +91,14 @@ extension TransactionPostgresRepository {
                 next_apply_at = now() + least(
                     make_interval(secs => \(baseSeconds) * power(2, least(t.apply_attempts, 12))), interval '1 hour')
             FROM (
-                SELECT store, transaction_id FROM verifier.transactions
-                WHERE apply_state = 'pending' AND next_apply_at <= now()
-                ORDER BY next_apply_at
+                -- A presenter's fact the entitlements service has applied since the sweep before this statement looked
+                -- (it came due meanwhile) is left for the next sweep to mark, not applied again.
+                SELECT v.store, v.transaction_id FROM verifier.transactions v
+                WHERE v.apply_state = 'pending' AND v.next_apply_at <= now()
+                  AND NOT (v.apply_as = 'presenter' AND EXISTS (
+                      SELECT 1 FROM entitlements.applied_transactions_v1 a
+                      WHERE a.store = v.store AND a.transaction_id = v.transaction_id AND a.app_id = v.app_id))
+                ORDER BY v.next_apply_at
                 LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED) AS due
             WHERE t.store = due.store AND t.transaction_id = due.transaction_id
