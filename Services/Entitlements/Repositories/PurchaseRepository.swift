@@ -22,9 +22,7 @@ struct PurchasePostgresRepository: PurchaseRepository {
 
     func apply(_ request: ApplyRequest, appID: String) async throws -> CustomerAnswer<ApplyOutcomes> {
         // A purchase seen for the first time (most of them) in one round trip; whatever that declines, in full below.
-        if NewPurchaseApply.handles(request),
-            let applied = try await NewPurchaseApply.run(request, appID: appID, client: client, logger: logger)
-        {
+        if let applied = try await NewPurchaseApply.run(request, appID: appID, client: client, logger: logger) {
             cache.invalidate(customerIDs: [applied.customerID])
             return CustomerAnswer(ApplyOutcomes(outcomes: [applied.outcome]), customerJSON: applied.info)
         }
