@@ -232,7 +232,10 @@ let package = Package(
         .tests("ShopkeeperModelsTests", dependencies: ["ShopkeeperModels"]),
         .tests(
             "ShopkeeperHTTPTests",
-            dependencies: ["ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperTestSupport", .hummingbirdTesting]
+            dependencies: [
+                "ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperTestSupport", .hummingbirdTesting,
+                .logging,
+            ]
         ),
         .tests(
             "ShopkeeperDatabaseTests",

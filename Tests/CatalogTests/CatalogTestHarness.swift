@@ -19,7 +19,7 @@ struct CatalogHarness {
     ) async throws {
         let settings = try CatalogSettings.read(from: TestEnvironment.reader(environment))
         let app = try await buildApplication(settings: settings)
-        try await app.test(.live) { client in
+        try await app.testLive { client in
             try await body(CatalogHarness(client: client, appID: appID))
         }
     }

@@ -27,7 +27,7 @@ import Testing
                 ]))
             #expect(settings.keylessPrefixes == ["/v1/notifications", "/v1/downloads"])
             let gatewayApp = try await Gateway.buildApplication(settings: settings)
-            try await gatewayApp.test(.live) { gateway in
+            try await gatewayApp.testLive { gateway in
                 func send(
                     _ method: HTTPRequest.Method, _ uri: String, bearer: String?, body: Data? = nil,
                     headers extra: HTTPFields = [:]

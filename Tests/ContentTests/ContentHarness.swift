@@ -37,14 +37,14 @@ struct ContentHarness {
             settings: try CatalogSettings.read(from: TestEnvironment.reader()))
         let subscriptionsApp = try await Subscriptions.buildApplication(
             settings: try SubscriptionsSettings.read(from: TestEnvironment.reader()))
-        try await catalogApp.test(.live) { catalog in
-            try await subscriptionsApp.test(.live) { subscriptions in
+        try await catalogApp.testLive { catalog in
+            try await subscriptionsApp.testLive { subscriptions in
                 let entitlementsApp = try await Entitlements.buildApplication(
                     settings: try EntitlementsSettings.read(
                         from: TestEnvironment.reader([
                             "SHOPKEEPER_SUBSCRIPTIONS_URL": "http://127.0.0.1:\(subscriptions.port ?? 0)"
                         ])))
-                try await entitlementsApp.test(.live) { entitlements in
+                try await entitlementsApp.testLive { entitlements in
                     var values = [
                         "SHOPKEEPER_ENTITLEMENTS_URL": "http://127.0.0.1:\(entitlements.port ?? 0)",
                         "SHOPKEEPER_CONTENT_DIR": directory,
@@ -53,7 +53,7 @@ struct ContentHarness {
                     values.merge(environment) { _, new in new }
                     let contentApp = try await Content.buildApplication(
                         settings: try ContentSettings.read(from: TestEnvironment.reader(values)))
-                    try await contentApp.test(.live) { content in
+                    try await contentApp.testLive { content in
                         let harness = ContentHarness(
                             content: content, entitlements: entitlements, catalog: catalog, appID: appID,
                             storageDirectory: directory)

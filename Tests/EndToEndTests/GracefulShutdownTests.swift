@@ -24,7 +24,7 @@ import Testing
         router.get("/v1/catalog/quick") { _, _ in "quick" }
         router.get("/health/ready") { _, _ in "ok" }
         let upstream = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await upstream.test(.live) { upstreamClient in
+        try await upstream.testLive { upstreamClient in
             try await TestDatabase.withFreshDatabase { database in
                 let gateway = try ServiceProcess(
                     "shopkeeper-gateway",

@@ -40,8 +40,8 @@ struct EntitlementsHarness {
         let database =
             try environment["DATABASE_URL"].map { try DatabaseSettings.parse($0, variable: "DATABASE_URL") }
             ?? TestDatabase.settings()
-        try await catalogApp.test(.live) { catalog in
-            try await subscriptionsApp.test(.live) { subscriptions in
+        try await catalogApp.testLive { catalog in
+            try await subscriptionsApp.testLive { subscriptions in
                 var environment = environment
                 environment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = "http://127.0.0.1:\(subscriptions.port ?? 0)"
                 try await withReplicas(
@@ -70,7 +70,7 @@ struct EntitlementsHarness {
         guard started.count < count else { return try await body(started) }
         let settings = try EntitlementsSettings.read(from: TestEnvironment.reader(environment))
         let app = try await Entitlements.buildApplication(settings: settings, webhookResolver: resolver)
-        try await app.test(.live) { client in
+        try await app.testLive { client in
             try await withReplicas(
                 count, environment: environment, resolver: resolver, started: started + [client], body)
         }

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func theServiceConnectionOfASlowlyReadStreamIsReadableWhenReused() async throws {
-        try await Self.upstream().test(.live) { upstream in
+        try await Self.upstream().testLive { upstream in
             try await GatewayHarness.run(
                 environment: ["SHOPKEEPER_KEY_CACHE_SECONDS": "60", "SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS": "3000"],
                 upstreamURL: "http://127.0.0.1:\(upstream.port ?? 0)"

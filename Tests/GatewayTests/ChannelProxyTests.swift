@@ -77,7 +77,7 @@ import Testing
     static func withGatewayBeforeUpstream(_ body: @Sendable @escaping (GatewayHarness) async throws -> Void)
         async throws
     {
-        try await upstream().test(.live) { upstream in
+        try await upstream().testLive { upstream in
             let url = "http://127.0.0.1:\(upstream.port ?? 0)"
             try await GatewayHarness.run(environment: rememberKeys, upstreamURL: url, body)
         }
@@ -316,7 +316,7 @@ import Testing
             return "late"
         }
         let slow = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await slow.test(.live) { slowClient in
+        try await slow.testLive { slowClient in
             let environment = Self.rememberKeys.merging(["SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS": "300"]) { $1 }
             try await GatewayHarness.run(
                 environment: environment, upstreamURL: "http://127.0.0.1:\(slowClient.port ?? 0)"

@@ -37,13 +37,13 @@ struct GatewayHarness {
         let catalog = try await Catalog.buildApplication(settings: catalogSettings)
         let subscriptions = try await Subscriptions.buildApplication(
             settings: try Subscriptions.SubscriptionsSettings.read(from: TestEnvironment.reader()))
-        try await catalog.test(.live) { catalogClient in
-            try await subscriptions.test(.live) { subscriptionsClient in
+        try await catalog.testLive { catalogClient in
+            try await subscriptions.testLive { subscriptionsClient in
                 let subscriptionsURL = "http://127.0.0.1:\(subscriptionsClient.port ?? 0)"
                 let entitlementsSettings = try Entitlements.EntitlementsSettings.read(
                     from: TestEnvironment.reader(["SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL]))
                 let entitlements = try await Entitlements.buildApplication(settings: entitlementsSettings)
-                try await entitlements.test(.live) { entitlementsClient in
+                try await entitlements.testLive { entitlementsClient in
                     let entitlementsURL = "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
                     let verifierSettings = try Verifier.VerifierSettings.read(
                         from: TestEnvironment.reader(
@@ -52,7 +52,7 @@ struct GatewayHarness {
                                 "SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL,
                             ].merging(verifierEnvironment) { _, new in new }))
                     let verifier = try await Verifier.buildApplication(settings: verifierSettings)
-                    try await verifier.test(.live) { verifierClient in
+                    try await verifier.testLive { verifierClient in
                         var values = [
                             "SHOPKEEPER_OPERATOR_KEY": operatorKey,
                             "SHOPKEEPER_CATALOG_URL": upstreamURL ?? "http://127.0.0.1:\(catalogClient.port ?? 0)",
@@ -65,12 +65,12 @@ struct GatewayHarness {
                         let settings = try GatewaySettings.read(from: TestEnvironment.reader(values))
                         let gateway = try await Gateway.buildApplication(
                             settings: settings, metrics: metrics, hooks: hooks)
-                        try await gateway.test(.live) { client in
+                        try await gateway.testLive { client in
                             guard replicas > 1 else {
                                 return try await body(GatewayHarness(client: client, replica: client))
                             }
                             let second = try await Gateway.buildApplication(settings: settings)
-                            try await second.test(.live) { other in
+                            try await second.testLive { other in
                                 try await body(GatewayHarness(client: client, replica: other))
                             }
                         }

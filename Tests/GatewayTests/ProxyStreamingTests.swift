@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func streamsLargeBodiesBothWaysAndAnswersHead() async throws {
-        try await Self.upstream().test(.live) { upstream in
+        try await Self.upstream().testLive { upstream in
             let url = "http://127.0.0.1:\(upstream.port ?? 0)"
             try await GatewayHarness.run(environment: ["SHOPKEEPER_MAX_BODY_BYTES": "8388608"], upstreamURL: url) {
                 gateway in
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func manyConcurrentRequestsShareThePool() async throws {
-        try await Self.upstream().test(.live) { upstream in
+        try await Self.upstream().testLive { upstream in
             let url = "http://127.0.0.1:\(upstream.port ?? 0)"
             try await GatewayHarness.run(upstreamURL: url) { gateway in
                 let app = try await gateway.createApp("Concurrent")

@@ -71,7 +71,7 @@ import Testing
             return "late"
         }
         let slow = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await slow.test(.live) { slowClient in
+        try await slow.testLive { slowClient in
             let url = "http://127.0.0.1:\(slowClient.port ?? 0)"
             try await GatewayHarness.run(environment: ["SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS": "300"], upstreamURL: url)
             { gateway in

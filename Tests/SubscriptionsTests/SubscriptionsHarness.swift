@@ -29,13 +29,13 @@ struct SubscriptionsHarness {
             settings: try CatalogSettings.read(from: TestEnvironment.reader()))
         let subscriptionsApp = try await Subscriptions.buildApplication(
             settings: try SubscriptionsSettings.read(from: TestEnvironment.reader(fastEnvironment)))
-        try await catalogApp.test(.live) { catalog in
-            try await subscriptionsApp.test(.live) { subscriptions in
+        try await catalogApp.testLive { catalog in
+            try await subscriptionsApp.testLive { subscriptions in
                 var environment = fastEnvironment.merging(entitlementsEnvironment) { $1 }
                 environment["SHOPKEEPER_SUBSCRIPTIONS_URL"] = "http://127.0.0.1:\(subscriptions.port ?? 0)"
                 let entitlementsApp = try await Entitlements.buildApplication(
                     settings: try EntitlementsSettings.read(from: TestEnvironment.reader(environment)))
-                try await entitlementsApp.test(.live) { entitlements in
+                try await entitlementsApp.testLive { entitlements in
                     let harness = SubscriptionsHarness(
                         catalog: catalog, subscriptions: subscriptions, entitlements: entitlements, appID: appID)
                     let path = "/v1/admin/catalog"
@@ -134,13 +134,7 @@ struct SubscriptionsHarness {
     func eventTypes(
         timeout: Duration = .seconds(30), until condition: @Sendable ([String]) -> Bool
     ) async throws -> [String] {
-        let deadline = ContinuousClock.now + timeout
-        var types = try await eventTypes()
-        while !condition(types) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            types = try await eventTypes()
-        }
-        return types
+        try await eventually(timeout: timeout, { try await eventTypes() }, until: condition)
     }
 }
 

@@ -58,21 +58,21 @@ struct VerifierHarness {
         let subscriptions = try await Subscriptions.buildApplication(
             settings: try SubscriptionsSettings.read(from: TestEnvironment.reader(shared)))
         let configured = values
-        try await catalog.test(.live) { catalogClient in
-            try await subscriptions.test(.live) { subscriptionsClient in
+        try await catalog.testLive { catalogClient in
+            try await subscriptions.testLive { subscriptionsClient in
                 let subscriptionsURL = "http://127.0.0.1:\(subscriptionsClient.port ?? 0)"
                 let entitlements = try await Entitlements.buildApplication(
                     settings: try EntitlementsSettings.read(
                         from: TestEnvironment.reader(
                             shared.merging(["SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptionsURL]) { _, new in new })))
-                try await entitlements.test(.live) { entitlementsClient in
+                try await entitlements.testLive { entitlementsClient in
                     var values = configured
                     values["SHOPKEEPER_ENTITLEMENTS_URL"] =
                         values["SHOPKEEPER_ENTITLEMENTS_URL"] ?? "http://127.0.0.1:\(entitlementsClient.port ?? 0)"
                     values["SHOPKEEPER_SUBSCRIPTIONS_URL"] = values["SHOPKEEPER_SUBSCRIPTIONS_URL"] ?? subscriptionsURL
                     let settings = try VerifierSettings.read(from: TestEnvironment.reader(values))
                     let app = try await makeVerifierApplication(settings: settings)
-                    try await app.test(.live) { client in
+                    try await app.testLive { client in
                         try await body(
                             VerifierHarness(
                                 client: client, appID: appID, chain: chain, catalog: catalogClient,
