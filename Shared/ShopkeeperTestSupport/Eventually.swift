@@ -11,6 +11,20 @@ package func eventually(
     }
 }
 
+/// Reads with `read` until `condition` holds for what it returns, or `timeout` passes; returns the last value read, so
+/// the test's own expectation says what was seen when the condition never held.
+package func eventually<Value>(
+    timeout: Duration = .seconds(20), _ read: () async throws -> Value, until condition: (Value) -> Bool
+) async throws -> Value {
+    let deadline = ContinuousClock.now + timeout
+    var value = try await read()
+    while !condition(value) && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+        value = try await read()
+    }
+    return value
+}
+
 /// A condition a test waited for (``eventually(timeout:_:_:)``) did not hold in time.
 package struct ConditionTimedOut: Error, CustomStringConvertible {
     package var message: String

@@ -46,11 +46,9 @@ import Testing
                 // It comes back; the background retry applies the fact without any client help.
                 let restarted = try world.entitlements.restarted()
                 try await restarted.waitUntilReady()
-                let deadline = ContinuousClock.now + .seconds(20)
-                while try await Self.applyStates(world.appID, database) != ["applied"], ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                #expect(try await Self.applyStates(world.appID, database) == ["applied"])
+                let recovered = try await eventually(
+                    { try await Self.applyStates(world.appID, database) }, until: { $0 == ["applied"] })
+                #expect(recovered == ["applied"])
                 let info = try await world.call(restarted, .GET, "/v1/customers/gardener")
                 #expect(info["consumable_balances"] as? [String: Int] == ["fertilizer": 5], "\(info.json)")
 

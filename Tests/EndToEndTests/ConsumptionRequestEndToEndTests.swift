@@ -64,7 +64,7 @@ import Testing
 
     /// The bodies the app sent Apple about `transaction` (once `count` arrived, or after 20 seconds).
     func consumption(_ world: StoreWorld, _ transaction: String, count: Int = 1) async throws -> [[String: Any]] {
-        try await NotifiedStoreWorld.eventually({ try await sent(world, transaction) }) { $0.count >= count }
+        try await ShopkeeperTestSupport.eventually({ try await sent(world, transaction) }) { $0.count >= count }
     }
 
     /// The bodies the app has sent Apple about `transaction` so far.
@@ -78,18 +78,15 @@ import Testing
 
     /// The answer the verifier kept for a notification, once it has one (or after 20 seconds).
     func keptAnswer(_ database: DatabaseSettings, _ uuid: String) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(20)
-        repeat {
-            let answer = try await TestDatabase.withClient(database) { client in
-                let rows = try await client.query(
-                    "SELECT answer FROM verifier.notifications WHERE notification_id = \(uuid)")
-                for try await answer in rows.decode(String?.self) { return answer }
-                return nil
-            }
-            if let answer { return answer }
-            try await Task.sleep(for: .milliseconds(100))
-        } while ContinuousClock.now < deadline
-        return nil
+        try await ShopkeeperTestSupport.eventually(
+            {
+                try await TestDatabase.withClient(database) { client in
+                    let rows = try await client.query(
+                        "SELECT answer FROM verifier.notifications WHERE notification_id = \(uuid)")
+                    for try await answer in rows.decode(String?.self) { return answer }
+                    return nil
+                }
+            }, until: { $0 != nil })
     }
 
     @Test func withConsentTheOwnersPurchaseIsAnsweredOnceWithTheAppsPreferences() async throws {

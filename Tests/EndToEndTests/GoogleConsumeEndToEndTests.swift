@@ -169,10 +169,10 @@ import Testing
             try await world.sandbox(.DELETE, "/sandbox/faults")
             let verifier = try world.verifier.restarted()
             try await verifier.waitUntilReady()
-            let consumed = try await NotifiedStoreWorld.eventually(
+            let consumed = try await ShopkeeperTestSupport.eventually(
                 { try await atGoogle(world, token)["consumed"] as? Bool }, until: { $0 == true })
             #expect(consumed == true)
-            let queued = try await NotifiedStoreWorld.eventually(
+            let queued = try await ShopkeeperTestSupport.eventually(
                 { try await queue(world, database) }, until: { $0[order] == "consumed" })
             #expect(queued == [order: "consumed"])
             let info = try await world.customerInfo("cy")

@@ -91,7 +91,7 @@ import Testing
     func customer(_ world: StoreWorld, _ user: String, until condition: @Sendable ([String: Any]) -> Bool)
         async throws -> [String: Any]
     {
-        try await NotifiedStoreWorld.eventually({ try await world.customerInfo(user) }, until: condition)
+        try await ShopkeeperTestSupport.eventually({ try await world.customerInfo(user) }, until: condition)
     }
 
     func active(_ info: [String: Any], _ entitlement: String) -> Bool? {
@@ -116,7 +116,7 @@ import Testing
             for try await date in try await client.query("SELECT now()").decode(Date.self) { now = date }
             return now
         }
-        let polled = try await NotifiedStoreWorld.eventually({ try await lastPoll(world, database) }) {
+        let polled = try await ShopkeeperTestSupport.eventually({ try await lastPoll(world, database) }) {
             ($0 ?? .distantPast) > now
         }
         #expect((polled ?? .distantPast) > now, "no poll after \(now)")
@@ -159,7 +159,7 @@ import Testing
             #expect(try await refunds(world) == 2)
             // Each found by polling, handed to the notification inbox under an id of its own, processed once.
             let expected = ["voidedpurchases:\(garden.order) processed", "voidedpurchases:\(pro.order) processed"]
-            let found = try await NotifiedStoreWorld.eventually({ try await inbox(world, database) }) {
+            let found = try await ShopkeeperTestSupport.eventually({ try await inbox(world, database) }) {
                 $0 == expected.sorted()
             }
             #expect(found == expected.sorted())
@@ -197,7 +197,7 @@ import Testing
             #expect(active(refunded, "garden") == false)
 
             // Both notifications are processed and the polls have seen both refunds: still one refund each.
-            let pending = try await NotifiedStoreWorld.eventually(
+            let pending = try await ShopkeeperTestSupport.eventually(
                 {
                     try await TestDatabase.withClient(database) { client in
                         var count = 0

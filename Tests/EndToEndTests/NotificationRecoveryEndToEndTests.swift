@@ -72,15 +72,15 @@ import Testing
 
             // Only the recovery job can tell Shopkeeper of the refund.
             let refunded = Holdings(gems: nil, garden: false, refunds: 1)
-            let seen = try await NotifiedStoreWorld.eventually({ Holdings(try await world.customerInfo("ivy")) }) {
+            let seen = try await ShopkeeperTestSupport.eventually({ Holdings(try await world.customerInfo("ivy")) }) {
                 $0 == refunded
             }
             #expect(seen == refunded)
-            let processed = try await NotifiedStoreWorld.eventually({ try await recorded(notified) }) {
+            let processed = try await ShopkeeperTestSupport.eventually({ try await recorded(notified) }) {
                 $0.count == 2 && $0.values.allSatisfy { $0 == "processed" }
             }
             #expect(Set(processed.keys) == Set(sent.keys), "\(processed)")
-            let first = try await NotifiedStoreWorld.eventually({ try await cursor(notified) }) { $0.recovered == 2 }
+            let first = try await ShopkeeperTestSupport.eventually({ try await cursor(notified) }) { $0.recovered == 2 }
             #expect(first.recovered == 2)
             let status = try await world.verifier(
                 .GET, "/v1/admin/stores/apple/notification-recovery", kind: .secret)
@@ -95,7 +95,7 @@ import Testing
             do {
                 try await verifier.waitUntilReady()
                 let checked = try #require(first.checkedUntil)
-                let later = try await NotifiedStoreWorld.eventually({ try await cursor(notified) }) {
+                let later = try await ShopkeeperTestSupport.eventually({ try await cursor(notified) }) {
                     ($0.checkedUntil ?? .distantPast) > checked
                 }
                 #expect((later.checkedUntil ?? .distantPast) > checked)
@@ -103,7 +103,7 @@ import Testing
 
                 // The held deliveries arrive at last: duplicates, answered and not applied again.
                 try await world.sandbox(.PUT, "/sandbox/notifications", ["hold": false])
-                let delivered = try await NotifiedStoreWorld.eventually({ try await self.sent(world) }) {
+                let delivered = try await ShopkeeperTestSupport.eventually({ try await self.sent(world) }) {
                     $0.count == 2 && $0.values.allSatisfy { $0 }
                 }
                 #expect(delivered.values.allSatisfy { $0 }, "\(delivered)")
@@ -160,7 +160,7 @@ import Testing
             #expect(google.status == 404)
             #expect(google.code == "store_not_supported")
             // The job reads the app's history too: the cursor appears for the sandbox environment only.
-            let status = try await NotifiedStoreWorld.eventually({
+            let status = try await ShopkeeperTestSupport.eventually({
                 try await world.verifier(.GET, path, kind: .secret)
             }) { (($0["environments"] as? [[String: Any]])?.first?["checked_until"] as? String) != nil }
             let environments = (status["environments"] as? [[String: Any]] ?? []).compactMap {

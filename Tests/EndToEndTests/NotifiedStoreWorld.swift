@@ -49,20 +49,6 @@ struct NotifiedStoreWorld: Sendable {
             }
         }
     }
-
-    /// Polls `read` every 100 ms until `condition` holds for what it returns, or `limit` passes; returns the last
-    /// value read (notifications are processed in the background).
-    static func eventually<T>(
-        within limit: Duration = .seconds(20), _ read: () async throws -> T, until condition: (T) -> Bool
-    ) async throws -> T {
-        let deadline = ContinuousClock.now + limit
-        var value = try await read()
-        while !condition(value) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            value = try await read()
-        }
-        return value
-    }
 }
 
 extension StoreWorld {

@@ -65,7 +65,7 @@ import Testing
             // The caches: a customer launch answered by the gateway from the stored info, the catalog twice within the
             // gateway's micro-cache, a customer read twice within the entitlements cache's second (with a query
             // string: the service's to answer); the key was remembered after the first request.
-            let gatewayMetrics = try await NotifiedStoreWorld.eventually(
+            let gatewayMetrics = try await ShopkeeperTestSupport.eventually(
                 {
                     _ = try await shop.get("/v1/customers/alice")
                     _ = try await shop.get("/v1/customers/alice")
@@ -86,7 +86,7 @@ import Testing
             #expect(
                 (gatewayMetrics.value("shopkeeper_cache_lookups_total", ["cache": "gateway_response", "result": "hit"])
                     ?? 0) >= 1)
-            let entitlementsMetrics = try await NotifiedStoreWorld.eventually(
+            let entitlementsMetrics = try await ShopkeeperTestSupport.eventually(
                 {
                     _ = try await shop.get("/v1/customers/alice?from=service")
                     _ = try await shop.get("/v1/customers/alice?from=service")
@@ -104,7 +104,7 @@ import Testing
 
             // The backlog gauges, read from the database every second: every purchase above was applied at once,
             // and no notification or webhook waits.
-            let gauges = try await NotifiedStoreWorld.eventually(
+            let gauges = try await ShopkeeperTestSupport.eventually(
                 { try await verifier.metrics() },
                 until: {
                     $0.value("shopkeeper_apply_pending") != nil && $0.value("shopkeeper_notification_backlog") != nil
@@ -112,7 +112,7 @@ import Testing
             #expect(gauges.value("shopkeeper_apply_pending") == 0)
             #expect(gauges.value("shopkeeper_notification_backlog") == 0)
             #expect(gauges.value("shopkeeper_notification_backlog_oldest_seconds") == 0)
-            let webhooks = try await NotifiedStoreWorld.eventually(
+            let webhooks = try await ShopkeeperTestSupport.eventually(
                 { try await shop.stack.entitlements.metrics() },
                 until: { $0.value("shopkeeper_webhook_backlog") != nil })
             #expect(webhooks.value("shopkeeper_webhook_backlog") == 0)
@@ -154,7 +154,7 @@ import Testing
                 let read = try await shop.get(
                     "/v1/customers/alice", headers: [("traceparent", "00-\(callerTrace)-00f067aa0ba902b7-01")])
                 #expect(read.requestID != nil)
-                let spans = try await NotifiedStoreWorld.eventually(
+                let spans = try await ShopkeeperTestSupport.eventually(
                     { await receiver.spans.filter { $0.traceID == callerTrace } },
                     until: { spans in
                         Set(spans.map(\.service)).isSuperset(of: ["shopkeeper-gateway", "shopkeeper-entitlements"])
@@ -176,7 +176,7 @@ import Testing
                 ])
                 #expect(purchase.0 == 200, "\(purchase.1)")
                 let requestID = try #require(purchase.requestID)
-                let root = try await NotifiedStoreWorld.eventually(
+                let root = try await ShopkeeperTestSupport.eventually(
                     {
                         await receiver.spans.first {
                             $0.service == "shopkeeper-gateway"
@@ -184,7 +184,7 @@ import Testing
                         }
                     }, until: { $0 != nil })
                 let traceID = try #require(root?.traceID)
-                let trace = try await NotifiedStoreWorld.eventually(
+                let trace = try await ShopkeeperTestSupport.eventually(
                     { await receiver.spans.filter { $0.traceID == traceID } },
                     until: { spans in
                         Set(spans.map(\.service)).isSuperset(of: ["shopkeeper-verifier", "shopkeeper-entitlements"])

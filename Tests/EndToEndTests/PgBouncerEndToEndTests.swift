@@ -161,12 +161,7 @@ import Testing
         }
         #expect(servedFromMemory, "customer reads are not cached: the listener is not live")
         try await setRefundCount(77, silently: false)
-        let deadline = ContinuousClock.now + .seconds(5)
-        var shown = try await refundCount()
-        while shown != 77, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            shown = try await refundCount()
-        }
+        let shown = try await eventually(timeout: .seconds(5), { try await refundCount() }, until: { $0 == 77 })
         #expect(shown == 77, "the change notification did not reach the cache")
     }
 

@@ -47,8 +47,8 @@ import Testing
     func subscription(
         _ world: StoreWorld, _ user: String, until condition: @Sendable ([String: Any]) -> Bool
     ) async throws -> [String: Any] {
-        try await NotifiedStoreWorld.eventually(
-            within: .seconds(40), { try await subscription(world, user) }, until: condition)
+        try await ShopkeeperTestSupport.eventually(
+            timeout: .seconds(40), { try await subscription(world, user) }, until: condition)
     }
 
     /// `renews` keeps renewing in the store and `lapses` has auto-renew off, and the server hears of neither: the
@@ -65,7 +65,7 @@ import Testing
         let renewedRows = try await rows(database, renewing)
         #expect(renewed["state"] as? String == "active", "\(renewedRows)")
         #expect((renewed["expires_at"] as? String ?? "") > firstExpiry, "\(renewed)")
-        let events = try await NotifiedStoreWorld.eventually({ try await world.eventTypes() }) {
+        let events = try await ShopkeeperTestSupport.eventually({ try await world.eventTypes() }) {
             $0.contains("renewal")
         }
         #expect(events.contains("renewal"), "\(events)")
@@ -80,7 +80,7 @@ import Testing
         #expect(ended["will_renew"] as? Bool == false, "\(ended)")
         let lapsed = try #require(ended["original_transaction_id"] as? String)
         // The apply is seen before the reconciler records its outcome.
-        let asked = try await NotifiedStoreWorld.eventually({ try await reconciliation(database, lapsed) }) {
+        let asked = try await ShopkeeperTestSupport.eventually({ try await reconciliation(database, lapsed) }) {
             $0.outcome?.contains("period over") == true
         }
         let detail = try await rows(database, lapsed)

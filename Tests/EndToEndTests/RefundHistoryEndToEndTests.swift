@@ -41,7 +41,7 @@ import Testing
     func holdings(_ world: StoreWorld, _ user: String, until expected: RefundReversalEndToEndTests.Holdings)
         async throws -> RefundReversalEndToEndTests.Holdings
     {
-        try await NotifiedStoreWorld.eventually({ .init(try await world.customerInfo(user)) }) { $0 == expected }
+        try await ShopkeeperTestSupport.eventually({ .init(try await world.customerInfo(user)) }) { $0 == expected }
     }
 
     @Test func aRefundWhoseNotificationNeverArrivedIsFoundAndAppliedOnce() async throws {

@@ -56,7 +56,7 @@ import Testing
     }
 
     func holdings(_ world: StoreWorld, _ user: String, until expected: Holdings) async throws -> Holdings {
-        try await NotifiedStoreWorld.eventually({ Holdings(try await world.customerInfo(user)) }) { $0 == expected }
+        try await ShopkeeperTestSupport.eventually({ Holdings(try await world.customerInfo(user)) }) { $0 == expected }
     }
 
     @Test func aReversedRefundRestoresThePurchaseAndItsUnitsOnce() async throws {
@@ -80,7 +80,7 @@ import Testing
             }
             let restored = Holdings(gems: 100, garden: true, refunds: 0)
             #expect(try await holdings(world, "ana", until: restored) == restored)
-            let types = try await NotifiedStoreWorld.eventually({ try await world.eventTypes() }) {
+            let types = try await ShopkeeperTestSupport.eventually({ try await world.eventTypes() }) {
                 $0.filter { $0 == "refund_reversed" }.count == 2
             }
             #expect(types.filter { $0 == "refund_reversed" }.count == 2, "\(types)")
@@ -147,7 +147,7 @@ import Testing
 
     /// Whether the verifier has processed the notification (polled for up to 20 seconds).
     func processed(_ database: DatabaseSettings, _ id: String) async throws -> Bool {
-        try await NotifiedStoreWorld.eventually({
+        try await ShopkeeperTestSupport.eventually({
             try await TestDatabase.withClient(database) { client in
                 let rows = try await client.query(
                     "SELECT state FROM verifier.notifications WHERE notification_id = \(id)")

@@ -71,7 +71,7 @@ import Testing
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(statuses.contains(200) && statuses.allSatisfy { $0 == 200 || $0 == 409 }, "\(statuses)")
-            let settled = try await NotifiedStoreWorld.eventually({
+            let settled = try await ShopkeeperTestSupport.eventually({
                 try await extend(world, original, key: "outage-2", ["extend_by_days": 2, "reason_code": 1])
             }) { $0.status == 200 }
             #expect(settled.headers.first(name: "idempotent-replayed") == "true")
@@ -110,7 +110,7 @@ import Testing
             let extended = try await world.sandbox(
                 .POST, "/sandbox/apple/subscriptions/\(original)/extend", ["days": 10])
             #expect(extended["result"] as? String == "renewal_extended", "\(extended.json)")
-            let moved = try await NotifiedStoreWorld.eventually({ try await expiry(world, "max") }) {
+            let moved = try await ShopkeeperTestSupport.eventually({ try await expiry(world, "max") }) {
                 $0 == start.addingTimeInterval(10 * 86_400)
             }
             #expect(moved == start.addingTimeInterval(10 * 86_400))

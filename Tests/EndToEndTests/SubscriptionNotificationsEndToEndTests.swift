@@ -29,7 +29,7 @@ import Testing
     func customer(
         _ world: StoreWorld, _ user: String, until condition: @Sendable ([String: Any]) -> Bool
     ) async throws -> [String: Any] {
-        try await NotifiedStoreWorld.eventually({ try await customer(world, user) }, until: condition)
+        try await ShopkeeperTestSupport.eventually({ try await customer(world, user) }, until: condition)
     }
 
     func subscription(_ world: StoreWorld, _ user: String) async throws -> [String: Any] {
@@ -41,12 +41,12 @@ import Testing
     func eventually(
         _ world: StoreWorld, _ user: String, _ condition: @Sendable ([String: Any]) -> Bool
     ) async throws -> [String: Any] {
-        try await NotifiedStoreWorld.eventually({ try await subscription(world, user) }, until: condition)
+        try await ShopkeeperTestSupport.eventually({ try await subscription(world, user) }, until: condition)
     }
 
     /// The event types once `condition` holds for them, or after 20 seconds.
     func eventTypes(_ world: StoreWorld, until condition: @Sendable ([String]) -> Bool) async throws -> [String] {
-        try await NotifiedStoreWorld.eventually({ try await eventTypes(world) }, until: condition)
+        try await ShopkeeperTestSupport.eventually({ try await eventTypes(world) }, until: condition)
     }
 
     func eventTypes(_ world: StoreWorld) async throws -> [String] {

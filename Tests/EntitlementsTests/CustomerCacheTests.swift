@@ -16,13 +16,12 @@ struct CustomerCacheTests {
     static func eventually(
         _ harness: EntitlementsHarness, _ user: String, replica: Int, _ done: (CustomerInfo) -> Bool
     ) async throws -> CustomerInfo {
-        let deadline = ContinuousClock.now + .seconds(2)
-        while true {
-            let response = try await harness.send(.get, "/v1/customers/\(user)", kind: .public, replica: replica)
-            let info = try TestJSON.decode(CustomerInfo.self, response.body.readableBytesView)
-            if done(info) || ContinuousClock.now > deadline { return info }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await ShopkeeperTestSupport.eventually(
+            timeout: .seconds(2),
+            {
+                let response = try await harness.send(.get, "/v1/customers/\(user)", kind: .public, replica: replica)
+                return try TestJSON.decode(CustomerInfo.self, response.body.readableBytesView)
+            }, until: done)
     }
 
     @Test("A purchase applied by another replica shows on this one's cached reads")

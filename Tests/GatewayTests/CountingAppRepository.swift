@@ -101,20 +101,3 @@ final class CountingAppRepository: AppRepository {
         try await base.revokeTokenPublicKey(appID: appID, keyID: keyID)
     }
 }
-
-/// Waits until `condition` holds, checking every 10 ms; fails the test after `timeout` rather than hanging.
-func waitUntil(
-    _ what: String, timeout: Duration = .seconds(60), _ condition: @Sendable () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what) }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-}
-
-/// A condition a test waited for never held.
-struct WaitTimedOut: Error, CustomStringConvertible {
-    var what: String
-    var description: String { "timed out waiting until \(what)" }
-}

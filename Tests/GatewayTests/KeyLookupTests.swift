@@ -54,7 +54,7 @@ import Testing
             }
             // The lookup's answer is held (not merely on its way: a release before it arrives would miss it) and
             // every request waits on it; or, without single-flight, every request's own lookup is held.
-            try await waitUntil("every request waits on a held key lookup") {
+            try await eventually("every request waits on a held key lookup") {
                 (repository.held == 1 && authenticator.waitingForLookup(of: key) == concurrent)
                     || repository.held == concurrent
             }
@@ -110,7 +110,7 @@ import Testing
             let read = Task {
                 try await ConcurrentHTTP.send(port: port, .get, Self.path, headers: [.authorization: "Bearer \(key)"])
             }
-            try await waitUntil("the lookup is held") { repository.held == 1 }
+            try await eventually("the lookup is held") { repository.held == 1 }
             let revoked = try await gateway.send(
                 .delete, "/operator/v1/apps/\(app.info.appID)/keys/\(app.publicKey.info.keyID)",
                 bearer: GatewayHarness.operatorKey)

@@ -36,7 +36,7 @@ import Testing
             let posted = try await ConcurrentHTTP.send(
                 port: port, .post, "/metrics", headers: [:], body: Data("{}".utf8))
             #expect(posted.status == .notFound)
-            try await waitUntil("the metrics listener listens") { metricsPort.withLockedValue { $0 } != nil }
+            try await eventually("the metrics listener listens") { metricsPort.withLockedValue { $0 } != nil }
             let internalPort = try #require(metricsPort.withLockedValue { $0 })
             #expect(internalPort != port)
             let metrics = try await ConcurrentHTTP.send(port: internalPort, .get, "/metrics", headers: [:])

@@ -46,14 +46,13 @@ import Testing
     static func storedAnswer(
         _ gateway: GatewayHarness, _ path: String, bearer: String, outcomes: Outcomes, headers: HTTPFields = [:]
     ) async throws -> TestResponse {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
+        var answer: TestResponse?
+        try await eventually("a read answered from stored info") {
             let before = outcomes.answered
-            let response = try await gateway.send(.get, path, bearer: bearer, headers: headers)
-            if outcomes.answered > before { return response }
-            guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: "a read answered from stored info") }
-            try await Task.sleep(for: .milliseconds(10))
+            answer = try await gateway.send(.get, path, bearer: bearer, headers: headers)
+            return outcomes.answered > before
         }
+        return try #require(answer)
     }
 
     @Test("A stored read answers what the service answers: the same bytes, entity tag and headers; 304 on a match")
@@ -198,7 +197,7 @@ import Testing
             let launch = try await Self.storedAnswer(gateway, path, bearer: app.publicKey.key, outcomes: outcomes)
             let shown = try TestJSON.decode(CustomerInfo.self, launch.body.readableBytesView).lastSeen
             #expect(abs(shown.timeIntervalSince(readAt)) < 60)
-            try await waitUntil("the launch's last_seen is written") {
+            try await eventually("the launch's last_seen is written") {
                 try await TestDatabase.withClient { client in
                     let rows = try await client.query(
                         """

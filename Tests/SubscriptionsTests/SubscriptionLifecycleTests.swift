@@ -195,16 +195,14 @@ import Testing
                     SubscriptionApplyRequest(source: .purchase, transactions: [bought], renewals: [])))
             #expect(timeline.status == .ok)
             let appID = harness.appID
-            var parked = 0
-            let deadline = ContinuousClock.now + .seconds(20)
-            while parked == 0 && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                parked = try await TestDatabase.withClient { client in
-                    try await client.query(
-                        "SELECT count(*)::int FROM entitlements.parked_changes WHERE app_id = \(appID)"
-                    ).collect().first?.decode(Int.self) ?? 0
-                }
-            }
+            let parked = try await eventually(
+                {
+                    try await TestDatabase.withClient { client in
+                        try await client.query(
+                            "SELECT count(*)::int FROM entitlements.parked_changes WHERE app_id = \(appID)"
+                        ).collect().first?.decode(Int.self) ?? 0
+                    }
+                }, until: { $0 > 0 })
             #expect(parked == 1)
             // The purchase is applied; no other change follows, and the parked one still reaches its owner.
             _ = try await harness.apply([bought], user: "late-owner")

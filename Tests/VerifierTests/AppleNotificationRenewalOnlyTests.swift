@@ -26,21 +26,20 @@ import Testing
 
     /// The subscription's `will_renew` in the subscriptions service, once it is `expected` (or after 10 seconds).
     func willRenew(_ original: String, database: DatabaseSettings, becomes expected: Bool?) async throws -> Bool? {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            let value = try await TestDatabase.withClient(database) { client in
-                let rows = try await client.query(
-                    """
-                    SELECT will_renew FROM subscriptions.subscriptions
-                    WHERE store = 'app_store' AND original_transaction_id = \(original)
-                    """)
-                var found: Bool?
-                for try await row in rows.decode(Bool?.self) { found = row }
-                return found
-            }
-            if value == expected || ContinuousClock.now > deadline { return value }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await eventually(
+            timeout: .seconds(10),
+            {
+                try await TestDatabase.withClient(database) { client in
+                    let rows = try await client.query(
+                        """
+                        SELECT will_renew FROM subscriptions.subscriptions
+                        WHERE store = 'app_store' AND original_transaction_id = \(original)
+                        """)
+                    var found: Bool?
+                    for try await row in rows.decode(Bool?.self) { found = row }
+                    return found
+                }
+            }, until: { $0 == expected })
     }
 
     @Test("A DID_CHANGE_RENEWAL_STATUS with only signedRenewalInfo ends processed and reaches the subscription")

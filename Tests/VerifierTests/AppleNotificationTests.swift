@@ -53,19 +53,18 @@ import Testing
     func settledState(id: String, database: DatabaseSettings, timeout: Duration = .seconds(10)) async throws
         -> (String, String?)
     {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let row = try await TestDatabase.withClient(database) { client in
-                let rows = try await client.query(
-                    "SELECT state, last_error FROM verifier.notifications WHERE notification_id = \(id)")
-                var found: (String, String?)?
-                for try await row in rows.decode((String, String?).self) { found = row }
-                return found
-            }
-            if let row, row.0 != "pending" || ContinuousClock.now > deadline { return row }
-            if ContinuousClock.now > deadline { return ("missing", nil) }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let row = try await eventually(
+            timeout: timeout,
+            {
+                try await TestDatabase.withClient(database) { client in
+                    let rows = try await client.query(
+                        "SELECT state, last_error FROM verifier.notifications WHERE notification_id = \(id)")
+                    var found: (String, String?)?
+                    for try await row in rows.decode((String, String?).self) { found = row }
+                    return found
+                }
+            }, until: { $0.map { $0.0 != "pending" } ?? false })
+        return row ?? ("missing", nil)
     }
 
     @Test("A notification is recorded once and answered 200; its transaction becomes a recorded fact")

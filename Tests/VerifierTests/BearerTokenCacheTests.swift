@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import ShopkeeperTestSupport
 import Testing
 
 @testable import Verifier
@@ -35,7 +36,7 @@ import Testing
                 group.addTask { try await cache.token(for: "google/key") { try await maker.make() } }
             }
             // Every caller is in: the first one making, the others waiting (or about to find the made token).
-            try await eventuallyTrue { maker.made.withLockedValue { $0 } == 1 }
+            try await eventually("the first caller makes a token") { maker.made.withLockedValue { $0 } == 1 }
             maker.release()
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
@@ -53,24 +54,12 @@ import Testing
         let failing = Maker()
         let succeeding = Maker()
         let first = Task { try await cache.token(for: "apple/key") { try await failing.make(failing: true) } }
-        try await eventuallyTrue { failing.made.withLockedValue { $0 } == 1 }
+        try await eventually("the failing making started") { failing.made.withLockedValue { $0 } == 1 }
         let second = Task { try await cache.token(for: "apple/key") { try await succeeding.make() } }
         failing.release()
         await #expect(throws: Refused.self) { try await first.value }
-        try await eventuallyTrue { succeeding.made.withLockedValue { $0 } == 1 }
+        try await eventually("the waiter makes its own") { succeeding.made.withLockedValue { $0 } == 1 }
         succeeding.release()
         #expect(try await second.value == "token-1")
-    }
-
-    /// Waits (yielding, never for a fixed time) until `condition` holds; fails after 10 s.
-    func eventuallyTrue(_ condition: @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("the condition never held")
-                return
-            }
-            await Task.yield()
-        }
     }
 }

@@ -66,18 +66,17 @@ struct ApplyStateTests {
             #expect(try await harness.configureApple().status == .ok)
             let jws = try harness.signedTransaction()
             #expect(try await harness.purchase(signedTransaction: jws).status == .ok)
-            let deadline = ContinuousClock.now + .seconds(10)
-            var states: [String] = []
-            repeat {
-                try await Task.sleep(for: .milliseconds(100))
-                states = try await TestDatabase.withClient { client in
-                    var found: [String] = []
-                    let rows = try await client.query(
-                        "SELECT apply_state FROM verifier.transactions WHERE app_id = \(harness.appID)")
-                    for try await state in rows.decode(String.self) { found.append(state) }
-                    return found
-                }
-            } while states != ["applied"] && ContinuousClock.now < deadline
+            let states = try await eventually(
+                timeout: .seconds(10),
+                {
+                    try await TestDatabase.withClient { client in
+                        var found: [String] = []
+                        let rows = try await client.query(
+                            "SELECT apply_state FROM verifier.transactions WHERE app_id = \(harness.appID)")
+                        for try await state in rows.decode(String.self) { found.append(state) }
+                        return found
+                    }
+                }, until: { $0 == ["applied"] })
             #expect(states == ["applied"])
             let events = try await TestDatabase.withClient { client in
                 let rows = try await client.query(
