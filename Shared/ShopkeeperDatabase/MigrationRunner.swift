@@ -136,7 +136,7 @@ package struct MigrationRunner: Sendable {
     }
 
     /// Names of the migrations this code knows that the database has not applied, and of the routines it does not
-    /// have (empty when up to date): a service whose statements call a routine that is gone is not ready.
+    /// have (empty when up to date).
     package func pending(client: PostgresClient, logger: Logger) async throws -> [String] {
         guard try await tableExists(client: client, logger: logger) else {
             return migrations.map(\.name) + routines.map(\.name)
@@ -144,6 +144,18 @@ package struct MigrationRunner: Sendable {
         let applied = try await appliedChecksums(client: client, logger: logger)
         let missing = routines.isEmpty ? [] : try await missingRoutines(on: client, logger: logger)
         return migrations.map(\.name).filter { applied[$0] == nil } + missing.map(\.name)
+    }
+
+    /// ``pending(client:logger:)``, after installing the routines that are missing while every migration is applied:
+    /// a routine dropped while the service runs is back at its next readiness check, as after a start (meanwhile its
+    /// callers run the statements it is made of). What is still pending afterwards is returned.
+    package func pendingAfterRestoringRoutines(client: PostgresClient, logger: Logger) async throws -> [String] {
+        let pending = try await pending(client: client, logger: logger)
+        let routineNames = Set(routines.map(\.name))
+        guard !pending.isEmpty, pending.allSatisfy(routineNames.contains) else { return pending }
+        logger.warning("routines missing; installing them again", metadata: ["routines": "\(pending)"])
+        try await installRoutines(client: client, logger: logger)
+        return try await self.pending(client: client, logger: logger)
     }
 
     private func appliedChecksums(client: PostgresClient, logger: Logger) async throws -> [String: String] {

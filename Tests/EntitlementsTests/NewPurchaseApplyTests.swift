@@ -145,6 +145,37 @@ import Testing
         }
     }
 
+    @Test("A routine dropped while the service runs: purchases are applied in full, and readiness installs it again")
+    func droppedRoutine() async throws {
+        try await TestDatabase.withFreshDatabase { database in
+            try await EntitlementsHarness.run(environment: ["DATABASE_URL": database.url]) { harness in
+                for routine in NewPurchaseApply.routines {
+                    try await TestDatabase.withClient(database) { client in
+                        try await client.query("DROP FUNCTION \(unescaped: routine.name)").collect()
+                    }
+                    // The routine's call fails as PostgreSQL has no such function; the full apply answers instead.
+                    let seeds = EntitlementsFixtures.transaction(product: "seeds")
+                    #expect(try await Self.run(seeds, user: "gone", harness: harness) == nil)
+                    let applied = try await harness.applied([seeds], user: "gone")
+                    #expect(applied.outcomes.map(\.outcome) == [.credited])
+                    #expect(try await Self.run(seeds, user: "gone", harness: harness) == nil)
+
+                    let ready = try await harness.send(.get, "/health/ready")
+                    #expect(ready.status == .ok, "\(String(buffer: ready.body))")
+                    let pending = try await TestDatabase.withClient(database) { client in
+                        try await EntitlementsMigrations.runner.pending(client: client, logger: Self.logger)
+                    }
+                    #expect(pending == [])
+                    let garden = EntitlementsFixtures.transaction(product: "garden")
+                    #expect(try await Self.run(garden, user: "gone", harness: harness)?.outcome.outcome == .granted)
+                }
+                #expect(try await harness.info("gone").consumableBalances == ["seeds": 10])
+                #expect(try await harness.ledgerLines("gone", reason: "purchase") == [5, 5])
+                #expect(try await harness.ledgerMismatches() == [])
+            }
+        }
+    }
+
     @Test("Each routine is installed once, under its definition's name, and running the migrations again keeps it")
     func routinesInstalledOnce() async throws {
         try await TestDatabase.withClient { client in

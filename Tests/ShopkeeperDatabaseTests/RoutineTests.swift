@@ -65,13 +65,32 @@ import Testing
                 ).collect()
                 #expect(try names.first?.decode(Int.self) == 2)
 
-                // A routine that is gone makes the service unready until a start installs it again.
+                // A routine that is gone is pending, until a start or the next readiness check installs it again.
                 let logger = Logger(label: "test")
                 #expect(try await runner.pending(client: client, logger: logger).isEmpty)
                 try await client.query("DROP FUNCTION \(unescaped: Self.upsert.name)").collect()
                 #expect(try await runner.pending(client: client, logger: logger) == [Self.upsert.name])
                 try await runner.run(client: client, logger: logger)
                 #expect(try await runner.pending(client: client, logger: logger).isEmpty)
+                try await client.query("DROP FUNCTION \(unescaped: Self.upsert.name)").collect()
+                #expect(try await runner.pendingAfterRestoringRoutines(client: client, logger: logger).isEmpty)
+                #expect(try await runner.pending(client: client, logger: logger).isEmpty)
+                let restored = try await client.query("SELECT * FROM \(unescaped: Self.twiceUpserted.name)(8)")
+                    .collect()
+                #expect(try restored.map { try $0.decode(String.self) } == ["b2b"])
+
+                // With a migration pending (a newer build's, say), the readiness check installs nothing.
+                let newer = MigrationRunner(
+                    schema: "mig_test",
+                    migrations: MigrationRunnerTests.migrations + [
+                        Migration("9999_later", sql: "CREATE TABLE mig_test.later (id int)")
+                    ],
+                    routines: [Self.upsert, Self.twiceUpserted])
+                try await client.query("DROP FUNCTION \(unescaped: Self.upsert.name)").collect()
+                #expect(
+                    try await newer.pendingAfterRestoringRoutines(client: client, logger: logger)
+                        == ["9999_later", Self.upsert.name])
+                try await runner.run(client: client, logger: logger)
             }
         }
     }

@@ -111,8 +111,8 @@ enum NewPurchaseApply {
     }
 
     /// Applies `request` (``handles(_:)``) for `appID` by the routine, committed when this returns; `nil` when the
-    /// routine declined it, or PostgreSQL aborted it to resolve a deadlock: nothing of the purchase was written, and
-    /// the caller applies it in full.
+    /// routine declined it, PostgreSQL aborted it to resolve a deadlock, or a routine is missing (dropped while the
+    /// service runs): nothing of the purchase was written, and the caller applies it in full.
     static func run(_ request: ApplyRequest, appID: String, client: PostgresClient, logger: Logger) async throws
         -> Applied?
     {
@@ -142,6 +142,11 @@ enum NewPurchaseApply {
                 }
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "40P01" {
+            return nil
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42883" {
+            // A routine dropped while the service runs (the next readiness check installs it again): nothing was
+            // written, and the full apply does the same in its five round trips.
+            logger.warning("routine missing; applying in full", metadata: ["routine": "\(apply.name)"])
             return nil
         }
         return rows.first
