@@ -289,8 +289,8 @@ let package = Package(
         .tests(
             "SandboxStoreTests",
             dependencies: [
-                "SandboxStore", "ShopkeeperStores", "ShopkeeperCore", .hummingbirdTesting, .crypto, .cryptoExtras,
-                .x509,
+                "SandboxStore", "ShopkeeperStores", "ShopkeeperCore", "ShopkeeperTestSupport", .hummingbirdTesting,
+                .crypto, .cryptoExtras, .x509,
             ]
         ),
         .tests(

@@ -10,14 +10,36 @@ extension ApplicationProtocol {
     /// Serves the application on a free port and runs `test` against it, as `test(.live)` does, but throws the error
     /// of a start that failed (a migration or routine that does not apply, a database that never answers) instead of
     /// waiting forever for a port: `test(.live)` waits for the server to report its port, which a failed start never
-    /// does.
+    /// does. Like ``testGracefully(_:_:)``, an error `test` throws reaches the caller after the server has stopped.
     package func testLive<Value>(_ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value
     {
         let failure = StartFailure()
-        return try await StartFailureRecordingApplication(base: self, failure: failure).test(.live) { client in
+        return try await StartFailureRecordingApplication(base: self, failure: failure).testGracefully(.live) {
+            client in
             try failure.check()
             return try await test(client)
         }
+    }
+
+    /// `test(setup)`, except that an error `test` throws reaches the caller after the server has shut down
+    /// gracefully, instead of cancelling it.
+    ///
+    /// `test(.live)` rethrows `test`'s error out of the task group that runs the server, and a task group whose body
+    /// throws cancels its tasks. A server cancelled while it accepts a connection (the test client connects before
+    /// `test` runs, so a test that throws at once races its own connection) traps in swift-nio with "Deinited
+    /// NIOAsyncWriter without calling finish()" (apple/swift-nio#3481), which ends the whole test run instead of
+    /// failing one test. A graceful shutdown accepts and closes every connection first.
+    package func testGracefully<Value>(
+        _ setup: TestingSetup, _ test: @Sendable (any TestClientProtocol) async throws -> Value
+    ) async throws -> Value {
+        let outcome: Result<Value, any Error> = try await self.test(setup) { client in
+            do {
+                return .success(try await test(client))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
     }
 }
 

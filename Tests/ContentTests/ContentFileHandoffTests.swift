@@ -30,7 +30,7 @@ import Testing
         values["SHOPKEEPER_CONTENT_DIR"] = contentDirectory
         let settings = try GatewaySettings.read(from: TestEnvironment.reader(values))
         #expect(settings.contentDirectory == contentDirectory)
-        try await Gateway.buildApplication(settings: settings).test(.live, body)
+        try await Gateway.buildApplication(settings: settings).testLive(body)
     }
 
     /// One logged download.

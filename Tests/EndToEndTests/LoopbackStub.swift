@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ShopkeeperTestSupport
 
 /// A small HTTP stand-in on 127.0.0.1 (a webhook receiver, a trace collector) for the duration of a test: `make`
 /// builds the stub from its base URL, `routes` serve it (they reach it through ``Late``, set once it exists).
@@ -18,7 +19,7 @@ enum LoopbackStub {
         logger.logLevel = .warning
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        try await app.test(.live) { client in
+        try await app.testLive { client in
             guard let port = client.port else { throw ServiceProcess.Failure("\(label) has no port") }
             let stub = make("http://127.0.0.1:\(port)")
             await late.set(stub)

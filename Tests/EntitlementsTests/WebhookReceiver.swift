@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import ShopkeeperTestSupport
 
 /// A webhook endpoint for tests, served over real HTTP on loopback: records every request and answers with the
 /// status its ``Script`` gives.
@@ -77,7 +78,7 @@ actor WebhookReceiver {
         logger.logLevel = .warning
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        return try await app.test(.live) { client in
+        return try await app.testLive { client in
             guard let port = client.port else { throw HarnessError("the receiver has no port") }
             let receiver = WebhookReceiver(script: script, url: "http://127.0.0.1:\(port)/hooks/shopkeeper")
             await holder.set(receiver)

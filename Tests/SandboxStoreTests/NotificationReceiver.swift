@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import ShopkeeperStores
+import ShopkeeperTestSupport
 import Testing
 
 @testable import SandboxStore
@@ -41,12 +42,9 @@ actor NotificationInbox {
     }
 
     /// Waits until `count` requests reached `path` (at most `timeout`); what arrived by then.
-    func wait(for count: Int, at path: String, timeout: Duration = .seconds(10)) async throws -> [Received] {
-        let deadline = ContinuousClock.now + timeout
-        while requests(path).count < count && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return requests(path)
+    nonisolated func wait(for count: Int, at path: String, timeout: Duration = .seconds(10)) async throws -> [Received]
+    {
+        try await eventually(timeout: timeout, { await requests(path) }, until: { $0.count >= count })
     }
 }
 
@@ -78,7 +76,7 @@ struct NotificationWorld {
             }
         }
         let receiver = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await receiver.test(.live) { client in
+        try await receiver.testLive { client in
             let base = "http://127.0.0.1:\(try #require(client.port))"
             var values = [
                 "SHOPKEEPER_SANDBOX_APPLE_NOTIFICATION_URL": base + "/apple",
@@ -131,14 +129,12 @@ struct NotificationWorld {
     /// The first logged delivery once it satisfies `condition` (the log is written after the receiver answers), or
     /// as it is after five seconds.
     func delivery(_ condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        var delivery: [String: Any] = [:]
-        for _ in 0..<250 {
-            let log = try await control(.get, "/sandbox/notifications")
-            delivery = (log["deliveries"] as? [[String: Any]])?.first ?? [:]
-            if condition(delivery) { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return delivery
+        try await eventually(
+            timeout: .seconds(5),
+            {
+                let log = try await control(.get, "/sandbox/notifications")
+                return (log["deliveries"] as? [[String: Any]])?.first ?? [:]
+            }, until: condition)
     }
 
     /// Sends a control request and checks it answered `status`; the body as an object.

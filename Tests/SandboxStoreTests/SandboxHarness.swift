@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import ShopkeeperCore
 import ShopkeeperStores
+import ShopkeeperTestSupport
 import Testing
 import X509
 
@@ -28,7 +29,7 @@ struct SandboxHarness {
         var values = ["SHOPKEEPER_PORT": "0", "SHOPKEEPER_SANDBOX_STATE_DIR": directory.path]
         values.merge(environment) { _, new in new }
         let app = try await buildApplication(settings: try SandboxStoreSettings.read(from: EnvironmentReader(values)))
-        try await app.test(mode) { client in
+        try await app.testGracefully(mode) { client in
             try await body(SandboxHarness(client: client, stateDirectory: directory))
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import ShopkeeperTestSupport
 import Testing
 
 /// The browser harness itself: each headless browser loads a page over HTTP and runs its script.
@@ -16,7 +17,7 @@ import Testing
                         string: "<html><body><h1 id=t>hello</h1><script>"
                             + "document.getElementById('t').textContent += ' world'</script></body></html>")))
         }
-        try await Application(router: router).test(.live) { client in
+        try await Application(router: router).testLive { client in
             try await Browser.with("browser-smoke", in: kind) { browser in
                 try await browser.open("http://127.0.0.1:\(client.port ?? 0)/")
                 let text = try await browser.text(of: "#t") { $0 == "hello world" }
