@@ -73,9 +73,13 @@ import Testing
             let short = F.transaction(start: now.addingTimeInterval(-60), end: now.addingTimeInterval(3))
             let bought = try await harness.apply([short])
             #expect(bought.customer?.entitlements["pro"]?.active == true)
-            try await Task.sleep(for: .seconds(4))
-            // Customer info is exact at once; the stored state and the event catch up within a sweep.
-            let info = try await harness.info()
+            // Customer info is exact once the period ends; the stored state and the event catch up within a sweep.
+            let info = try await eventually(
+                { try await harness.info() },
+                until: { $0.entitlements["pro"]?.active == false && $0.subscriptions.first?.state == .expired })
+            // Not before the period's end (as stored: the store's milliseconds).
+            let end = try #require(info.subscriptions.first?.expiresAt)
+            #expect(end > now.addingTimeInterval(2) && Date() >= end, "access ended before the period did")
             #expect(info.entitlements["pro"]?.active == false)
             #expect(info.subscriptions.first?.state == .expired)
             let types = try await harness.eventTypes(until: { $0.contains("expiration") })

@@ -102,8 +102,9 @@ import Testing
                 let pause: Duration = claimed.originalTransactionID == "quiet" ? .milliseconds(100) : .seconds(3600)
                 try await repository.finish(claimed, outcome: "checked", nextCheckIn: pause)
             }
-            try await Task.sleep(for: .milliseconds(300))
-            let second = try await repository.claim(limit: 10, after: .zero, lease: .seconds(60))
+            // Claimed again once the quiet one's pause has passed; the paused one's hour has not.
+            let second = try await eventually(
+                { try await repository.claim(limit: 10, after: .zero, lease: .seconds(60)) }, until: { !$0.isEmpty })
             #expect(second.map(\.originalTransactionID) == ["quiet"])
             #expect(second.first?.attempts == 2)
 
