@@ -31,7 +31,7 @@ struct SignedPurchaseWorld {
     let app: GatewayHarness.TestApp
 
     /// Runs a gateway stack whose verifier trusts ``chain``, with one app whose Apple store is configured and its
-    /// product `pro`. The gateway remembers keys (as in production), so `GET`s with a known key take the channel
+    /// products `pro` and `fertilizer`. The gateway remembers keys (as in production), so `GET`s with a known key take the channel
     /// fast path unless it hands them on.
     static func run(_ body: @Sendable (SignedPurchaseWorld) async throws -> Void) async throws {
         let root = try rootFile()
@@ -49,20 +49,25 @@ struct SignedPurchaseWorld {
             let pro = Product(
                 productID: "pro", type: .nonConsumable, storeProductIDs: [.appStore: "com.example.boundary.pro"],
                 localizations: ["en": .init(name: "Pro")])
-            let imported = try await gateway.importCatalog([pro], for: app)
+            let fertilizer = Product(
+                productID: "fertilizer", type: .consumable,
+                storeProductIDs: [.appStore: "com.example.boundary.fertilizer"], consumableQuantity: 10,
+                localizations: ["en": .init(name: "Fertilizer")])
+            let imported = try await gateway.importCatalog([pro, fertilizer], for: app)
             guard imported.status == .ok else { throw WorldError("importing the catalog: \(imported.text)") }
             try await body(SignedPurchaseWorld(gateway: gateway, app: app))
         }
     }
 
-    /// A new signed non-consumable transaction.
-    func signedTransaction() throws -> String {
+    /// A new signed transaction of the non-consumable `pro`, or with `consumable` of `fertilizer` (10 units).
+    func signedTransaction(consumable: Bool = false) throws -> String {
         let id = "2000" + UUID().uuidString.prefix(12)
         let now = Date()
         let payload = AppleTransactionPayload(
             transactionId: id, originalTransactionId: id, bundleId: Self.bundleID,
-            productId: "com.example.boundary.pro",
-            purchaseDate: now.addingTimeInterval(-60).appleMilliseconds, quantity: 1, type: "Non-Consumable",
+            productId: consumable ? "com.example.boundary.fertilizer" : "com.example.boundary.pro",
+            purchaseDate: now.addingTimeInterval(-60).appleMilliseconds, quantity: 1,
+            type: consumable ? "Consumable" : "Non-Consumable",
             inAppOwnershipType: "PURCHASED", signedDate: now.appleMilliseconds, environment: "Sandbox",
             storefront: "USA", currency: "USD", price: 1990)
         return try ES256Signer(chain: Self.chain).sign(payload)

@@ -14,10 +14,7 @@ struct ContentDeviceController {
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireSecretCaller()
-        var problems: [FieldProblem] = []
-        let user = ManifestController.identifier(
-            context.parameters.get("app_user_id"), name: "app_user_id", problems: &problems)
-        guard problems.isEmpty else { throw RequestError.validationFailed(problems) }
+        let user = try AppUserID.fromPath(context)
         let found = try await devices.devices(appID: caller.appID, appUserID: user)
         return try JSONBody.response(
             ContentDeviceList(appUserID: user, devices: found), headers: [.cacheControl: "no-store"])

@@ -27,7 +27,7 @@ struct ManifestController {
         let product = try Self.productID(context)
         let query = request.uri.queryParameters
         var problems: [FieldProblem] = []
-        let user = Self.identifier(query.get("app_user_id"), name: "app_user_id", problems: &problems)
+        let user = AppUserID.validated(query.get("app_user_id"), pointer: "?app_user_id", problems: &problems) ?? ""
         let device = Self.identifier(query.get("device_id"), name: "device_id", problems: &problems)
         var appVersion: AppVersion?
         if let text = query.get("app_version") {
@@ -52,9 +52,10 @@ struct ManifestController {
     @Sendable func claim(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let product = try Self.productID(context)
-        let body = try await JSONBody.decode(ContentClaimRequest.self, from: request, limit: maxBodyBytes)
+        var body = try await JSONBody.decode(ContentClaimRequest.self, from: request, limit: maxBodyBytes)
         var problems: [FieldProblem] = []
-        _ = Self.identifier(body.appUserID, name: "/app_user_id", problems: &problems)
+        body.appUserID =
+            AppUserID.validated(body.appUserID, pointer: "/app_user_id", problems: &problems) ?? body.appUserID
         _ = Self.identifier(body.deviceID, name: "/device_id", problems: &problems)
         guard problems.isEmpty else { throw RequestError.validationFailed(problems) }
         try context.requireCustomer(body.appUserID)
@@ -82,10 +83,9 @@ struct ManifestController {
 
     @Sendable func reset(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let user = try context.parameters.require("app_user_id")
+        let user = try AppUserID.fromPath(context)
         let body = try await JSONBody.decode(ContentResetRequest.self, from: request, limit: maxBodyBytes)
         var problems: [FieldProblem] = []
-        _ = Self.identifier(user, name: "app_user_id", problems: &problems)
         _ = Self.identifier(body.deviceID, name: "/device_id", problems: &problems)
         guard problems.isEmpty else { throw RequestError.validationFailed(problems) }
         let forgotten = try await repository.reset(appID: caller.appID, appUserID: user, deviceID: body.deviceID)
@@ -117,7 +117,7 @@ struct ManifestController {
         return product
     }
 
-    /// An app user or device id: 1 to 256 characters on one line.
+    /// A device id: 1 to 256 characters on one line.
     static func identifier(_ value: String?, name: String, problems: inout [FieldProblem]) -> String {
         guard let value, !value.isEmpty, value.count <= 256, !value.contains(where: \.isNewline) else {
             let pointer = name.hasPrefix("/") ? name : "?\(name)"

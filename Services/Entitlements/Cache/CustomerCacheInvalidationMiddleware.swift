@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// After a write addressed to `/v1/customers/{app_user_id}/...` (consume, aliases, grants...), drops this replica's
 /// cached info of that customer at once, so the caller reads its own write even before the change notification
@@ -26,6 +27,6 @@ struct CustomerCacheInvalidationMiddleware: RouterMiddleware {
     static func appUserID(in path: String) -> String? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count >= 4, segments[1] == "v1", segments[2] == "customers" else { return nil }
-        return String(segments[3]).removingPercentEncoding
+        return try? AppUserID.decode(canonicalSegment: segments[3])
     }
 }

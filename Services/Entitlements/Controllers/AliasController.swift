@@ -1,5 +1,6 @@
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// `POST /v1/customers/{app_user_id}/aliases`: makes another id (typically the anonymous install id) address the
 /// same customer.
@@ -23,11 +24,11 @@ struct AliasController {
         // unproved, and linking it (even an id nobody has yet) would let one customer claim another's future id.
         // Linking is then for the developer's server, which knows both ids, with the secret key.
         if caller.customer != nil { throw AuthError.secretKeyRequired }
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         let body = try await JSONBody.decode(LinkRequest.self, from: request, limit: maxBodyBytes)
-        try CustomerID.validate(body.alias, pointer: "/alias")
+        let alias = try AppUserID.validated(body.alias, pointer: "/alias")
         let document = try await aliases.link(
-            alias: body.alias, to: id, appID: caller.appID, keyKind: caller.keyKind)
+            alias: alias, to: id, appID: caller.appID, keyKind: caller.keyKind)
         return JSONText.response(document.json, headers: [.eTag: document.etag, .cacheControl: "private, no-cache"])
     }
 }

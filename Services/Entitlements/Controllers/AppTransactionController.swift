@@ -12,7 +12,7 @@ struct AppTransactionController {
         router.post("/internal/v1/app-transactions") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(AppTransactionApplyRequest.self, from: request, limit: maxBodyBytes)
-            try CustomerID.validate(body.appUserID, pointer: "/app_user_id")
+            _ = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
             let id = body.appTransaction.appTransactionID
             guard (1...128).contains(id.count), !id.contains(where: \.isNewline) else {
                 throw RequestError.invalid("/app_transaction/app_transaction_id", "must be 1 to 128 characters")

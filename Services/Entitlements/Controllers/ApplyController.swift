@@ -21,7 +21,7 @@ struct ApplyController {
                 throw RequestError.invalid(
                     "/transactions", "must hold 1 to \(Self.maximumTransactions) transactions (0 with app_user_id)")
             }
-            if let user = body.appUserID { try CustomerID.validate(user, pointer: "/app_user_id") }
+            if let user = body.appUserID { _ = try AppUserID.validated(user, pointer: "/app_user_id") }
             return try JSONBody.response(try await purchases.apply(body, appID: caller.appID))
         }
     }

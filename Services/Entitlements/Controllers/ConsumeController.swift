@@ -1,5 +1,6 @@
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// `POST /v1/customers/{app_user_id}/consumables/{product_id}/consume`: spends units of a consumable, once per
 /// `Idempotency-Key`.
@@ -21,7 +22,7 @@ struct ConsumeController {
 
     @Sendable func consume(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         let productID = try context.parameters.require("product_id")
         let key = try IdempotencyKey.from(request.headers)
         let body = try await JSONBody.decode(ConsumeBody.self, from: request, limit: maxBodyBytes)

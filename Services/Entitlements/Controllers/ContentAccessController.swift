@@ -18,7 +18,7 @@ struct ContentAccessController {
         router.post("/internal/v1/content/access") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(ContentAccessRequest.self, from: request, limit: maxBodyBytes)
-            try CustomerID.validate(body.appUserID, pointer: "/app_user_id")
+            _ = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
             guard body.productIDs.count <= Self.maximumProducts else {
                 throw RequestError.invalid("/product_ids", "must hold at most \(Self.maximumProducts) products")
             }
@@ -32,7 +32,7 @@ struct ContentAccessController {
         router.post("/internal/v1/content/claims") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(ContentClaimGrantRequest.self, from: request, limit: maxBodyBytes)
-            try CustomerID.validate(body.appUserID, pointer: "/app_user_id")
+            _ = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
             let (grant, _) = try await grants.claimFree(
                 productID: body.productID, appUserID: body.appUserID, appID: caller.appID, renderCustomer: false)
             return try JSONBody.response(

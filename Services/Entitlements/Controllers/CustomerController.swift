@@ -2,6 +2,7 @@ import Hummingbird
 import NIOCore
 import ShopkeeperCore
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// `GET /v1/customers/{app_user_id}`: what a customer owns now, with an `ETag`.
 struct CustomerController {
@@ -16,7 +17,7 @@ struct CustomerController {
 
     @Sendable func info(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         let document = try await customers.info(appID: caller.appID, appUserID: id)
         var headers: HTTPFields = [.eTag: document.etag, .cacheControl: CustomerInfoText.cacheControl]
         if gatewayCacheTTL > .zero {

@@ -1,5 +1,6 @@
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// Support's look-ups (secret key): `GET /v1/admin/customers?query=&limit=` finds customers, and
 /// `GET /v1/customers/{app_user_id}/explain` says why each of a customer's entitlements is active or not.
@@ -27,7 +28,7 @@ struct CustomerLookupController {
         RouteCollection(context: ServiceRequestContext.self)
             .get(":app_user_id/explain") { _, context in
                 let caller = try context.requireSecretCaller()
-                let id = try CustomerID.from(context)
+                let id = try AppUserID.fromPath(context)
                 return JSONText.response(
                     try await customers.explanation(appID: caller.appID, appUserID: id),
                     headers: [.cacheControl: "no-store"])
@@ -38,10 +39,10 @@ struct CustomerLookupController {
     static func search(from parameters: Parameters) throws(RequestError) -> (query: String, limit: Int) {
         var problems: [FieldProblem] = []
         let query = parameters.get("query")?.trimmingCharacters(in: .whitespaces) ?? ""
-        if query.isEmpty || query.count > CustomerID.maximumLength || query.contains(where: \.isNewline) {
+        if query.isEmpty || query.count > AppUserID.maximumLength || query.contains(where: \.isNewline) {
             problems.append(
                 FieldProblem(
-                    pointer: "?query", detail: "is required: 1 to \(CustomerID.maximumLength) characters on one line"))
+                    pointer: "?query", detail: "is required: 1 to \(AppUserID.maximumLength) characters on one line"))
         }
         var limit = defaultLimit
         if let text = parameters.get("limit") {

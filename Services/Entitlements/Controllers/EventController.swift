@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// `/v1/admin/events`: the app's events with their webhook delivery state, and replays (secret key).
 struct EventController {
@@ -63,15 +64,7 @@ struct EventController {
             }
         }
         if let text = parameters.get("app_user_id"), !text.isEmpty {
-            if text.count <= CustomerID.maximumLength, !text.contains(where: \.isNewline) {
-                filter.appUserID = text
-            } else {
-                problems.append(
-                    FieldProblem(
-                        pointer: "?app_user_id",
-                        detail: "must be 1 to \(CustomerID.maximumLength) characters on one line"
-                    ))
-            }
+            filter.appUserID = AppUserID.validated(text, pointer: "?app_user_id", problems: &problems)
         }
         if let text = parameters.get("before") {
             filter.before = UUID(uuidString: text)

@@ -1,5 +1,6 @@
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// `GET /v1/customers/{app_user_id}/history`: everything that happened to a customer, newest first (secret key).
 struct HistoryController {
@@ -12,7 +13,7 @@ struct HistoryController {
 
     @Sendable func read(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireSecretCaller()
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         let json = try await history.history(appID: caller.appID, appUserID: id)
         return JSONText.response(json, headers: [.cacheControl: "no-store"])
     }

@@ -17,7 +17,7 @@ struct OfferContextController {
         router.post("/internal/v1/offer-context") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(OfferContextRequest.self, from: request, limit: maxBodyBytes)
-            try CustomerID.validate(body.appUserID, pointer: "/app_user_id")
+            _ = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
             if let deviceID = body.deviceID { try TrialController.validate(deviceID: deviceID, pointer: "/device_id") }
             let customer =
                 try await customers.resolve(appID: caller.appID, appUserID: body.appUserID, create: false)

@@ -1,5 +1,6 @@
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// `POST /v1/customers/{app_user_id}/claims` (`product_id`): the customer claims a product the catalog marks free
 /// and owns it from then on (`product_grants` in customer info, `source: free`), with or without a content pack.
@@ -24,7 +25,7 @@ struct ProductClaimController {
 
     @Sendable func claim(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         let body = try await JSONBody.decode(ClaimRequest.self, from: request, limit: maxBodyBytes)
         guard (1...128).contains(body.productID.count), !body.productID.contains(where: \.isNewline) else {
             throw RequestError.invalid("/product_id", "must be 1 to 128 characters on one line")

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// `POST /v1/customers/{app_user_id}/grants` and `DELETE /v1/customers/{app_user_id}/grants/{grant_id}`: entitlements
 /// the developer grants and revokes by hand (secret key).
@@ -35,7 +36,7 @@ struct PromotionalGrantController {
 
     @Sendable func grant(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireSecretCaller()
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         let body = try await JSONBody.decode(GrantRequest.self, from: request, limit: maxBodyBytes)
         try Self.validate(body, now: Date())
         let document = try await grants.grant(
@@ -48,7 +49,7 @@ struct PromotionalGrantController {
 
     @Sendable func revoke(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireSecretCaller()
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         let raw = try context.parameters.require("grant_id")
         // A grant id that is not a UUID names no grant: 404 like any other unknown id.
         guard let grantID = UUID(uuidString: raw) else { throw EntitlementsError.grantNotFound(raw) }

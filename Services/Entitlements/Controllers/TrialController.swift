@@ -25,7 +25,7 @@ struct TrialController {
 
     @Sendable func start(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         let body = try await JSONBody.decode(TrialStartRequest.self, from: request, limit: maxBodyBytes)
         try Self.validate(deviceID: body.deviceID, pointer: "/device_id")
         guard let customer = try await customers.resolve(appID: caller.appID, appUserID: id, create: true) else {
@@ -42,7 +42,7 @@ struct TrialController {
 
     @Sendable func trial(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         guard let customer = try await customers.resolve(appID: caller.appID, appUserID: id, create: false) else {
             throw EntitlementsError.customerNotFound(id)
         }
@@ -54,7 +54,7 @@ struct TrialController {
 
     @Sendable func eligibility(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let id = try CustomerID.from(context)
+        let id = try AppUserID.fromPath(context)
         let query = request.uri.queryParameters
         guard let productID = query["product_id"].map(String.init), !productID.isEmpty, productID.count <= 128 else {
             throw RequestError.invalidQuery([FieldProblem(pointer: "?product_id", detail: "is required")])

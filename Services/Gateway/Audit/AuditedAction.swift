@@ -1,4 +1,6 @@
+import Foundation
 import HTTPTypes
+import ShopkeeperModels
 
 /// One kind of admin action the audit log records: a method on a documented path, its name, and a short summary
 /// whose `{parameter}`s are filled in from the path.
@@ -25,10 +27,17 @@ struct AuditedAction: Sendable {
     /// otherwise.
     func parameters(of segments: [Substring]) -> [String: String]? {
         guard template.matches(segments) else { return nil }
-        let values = zip(segments, template.segments).filter { $0.1 == nil }.map {
-            String($0.0).removingPercentEncoding ?? String($0.0)
-        }
-        return Dictionary(zip(parameterNames, values)) { first, _ in first }
+        let values = zip(segments, template.segments).filter { $0.1 == nil }.map { $0.0 }
+        return Dictionary(
+            zip(parameterNames, values).map { name, value in
+                // A customer id is decoded as the proxy decodes it (``CustomerPath``), so the log names the customer
+                // the service acted on.
+                let decoded =
+                    name == "app_user_id"
+                    ? try? AppUserID.decode(segment: value) : String(value).removingPercentEncoding
+                return (name, decoded ?? String(value))
+            }
+        ) { first, _ in first }
     }
 
     /// ``summary`` with the parameters filled in.

@@ -7,8 +7,8 @@ import ShopkeeperModels
 /// The customer boundary at the gateway: a public-key request of a `signed` app that names a customer must carry a
 /// customer token for it.
 ///
-/// Requests under ``namingPrefixes`` name a customer: in the path (`/v1/customers/{app_user_id}/...`, compared here,
-/// as sent or percent-decoded), or in the body or query (`POST /v1/purchases`, content
+/// Requests under ``namingPrefixes`` name a customer: in the path (`/v1/customers/{app_user_id}/...`, decoded once
+/// by ``CustomerPath`` and compared here byte for byte), or in the body or query (`POST /v1/purchases`, content
 /// manifests and claims). For those the gateway forwards the proved customer in the signed
 /// `x-shopkeeper-customer` header and the service compares (``ServiceRequestContext/requireCustomer(_:)``). Secret
 /// keys, `open` apps and other paths pass untouched.
@@ -32,16 +32,10 @@ struct CustomerBoundaryGate: Sendable {
         return namingPrefixes.contains { segments.starts(with: $0) }
     }
 
-    /// The customer named by a `/v1/customers/{app_user_id}/...` path, as sent.
-    static func pathCustomer(_ path: Substring) -> Substring? {
-        let segments = path.split(separator: "/")
-        guard segments.count >= 3, segments[0] == "v1", segments[1] == "customers" else { return nil }
-        return segments[2]
-    }
-
-    /// The customer the request proved, to forward; `nil` when the boundary does not apply. Throws the refusal.
-    func customer(path: Substring, headers: HTTPFields, identity: KeyIdentity) async throws(CustomerTokenError)
-        -> String?
+    /// The customer the request proved, to forward; `nil` when the boundary does not apply. `named` is the customer
+    /// the path names (``CustomerPath``), already decoded. Throws the refusal.
+    func customer(path: Substring, named: String?, headers: HTTPFields, identity: KeyIdentity)
+        async throws(CustomerTokenError) -> String?
     {
         guard Self.applies(to: identity, path: path) else { return nil }
         guard let token = headers[Self.tokenField] else { throw .required }
@@ -51,14 +45,12 @@ struct CustomerBoundaryGate: Sendable {
         } catch {
             throw Self.refusal(error)
         }
-        if let named = Self.pathCustomer(path), !Self.names(named, subject) { throw .mismatch }
-        return subject
-    }
-
-    /// Whether a path segment names `subject`: as sent, or percent-decoded (an app encodes reserved characters of
-    /// its ids in paths; either way the segment can only stand for the token's own subject).
-    static func names(_ segment: Substring, _ subject: String) -> Bool {
-        segment == subject[...] || (segment.contains("%") && segment.removingPercentEncoding == subject)
+        // The token's subject in the ids' one form, so the comparison below and the services see the same id.
+        guard let proved = try? AppUserID.canonical(subject) else {
+            throw .invalid("its subject is not an app user id (\(AppUserID.rule))")
+        }
+        if let named, !named.utf8.elementsEqual(proved.utf8) { throw .mismatch }
+        return proved
     }
 
     /// The problem a rejected token answers.

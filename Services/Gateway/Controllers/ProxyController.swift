@@ -51,20 +51,33 @@ struct ProxyController {
                     group.on(RouterPath(path), method: method) { request, context in
                         let (identity, eventLoop, requestID, logger) = details(context)
                         let route = inner.first { $0.matches(request.uri.path[...]) } ?? route
+                        let named = try CustomerPath(target: request.head.path ?? "/")
                         var customer: String?
                         if let identity {
                             customer = try await gate.customer(
-                                path: request.uri.path[...], headers: request.headers, identity: identity)
+                                path: request.uri.path[...], named: named?.appUserID, headers: request.headers,
+                                identity: identity)
                         }
                         guard let pool = pools.pool(for: route, on: eventLoop) else {
                             throw GatewayError.upstreamUnavailable(service: route.service)
                         }
                         return try await proxy.forward(
-                            request, identity: identity, customer: customer, requestID: requestID, route: route,
+                            named.map { request.forwarding(to: $0) } ?? request, identity: identity,
+                            customer: customer, requestID: requestID, route: route,
                             pool: pool, logger: logger, maxBodyBytes: bodyLimits[route.prefix])
                     }
                 }
             }
         }
+    }
+}
+
+extension Request {
+    /// The request with its target spelled as ``CustomerPath`` forwards it (the customer id's canonical spelling).
+    fileprivate func forwarding(to path: CustomerPath) -> Request {
+        guard path.forwardedTarget != head.path else { return self }
+        var head = self.head
+        head.path = path.forwardedTarget
+        return Request(head: head, body: body)
     }
 }

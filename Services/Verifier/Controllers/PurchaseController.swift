@@ -11,8 +11,8 @@ struct PurchaseController {
     func addRoutes(to router: Router<ServiceRequestContext>) {
         router.post("/v1/purchases") { request, context in
             let caller = try context.requireCaller()
-            let body = try await JSONBody.decode(PurchaseRequest.self, from: request, limit: maxBodyBytes)
-            try Self.checkAppUserID(body.appUserID, pointer: "/app_user_id")
+            var body = try await JSONBody.decode(PurchaseRequest.self, from: request, limit: maxBodyBytes)
+            body.appUserID = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
             if let version = body.appVersion {
                 guard (1...64).contains(version.count), !version.contains(where: \.isNewline) else {
                     throw RequestError.invalid("/app_version", "must be 1 to 64 characters on one line")
@@ -25,8 +25,7 @@ struct PurchaseController {
         }
         router.post("/v1/customers/:app_user_id/restore") { request, context in
             let caller = try context.requireCaller()
-            let user = try context.parameters.require("app_user_id")
-            try Self.checkAppUserID(user, pointer: "app_user_id")
+            let user = try AppUserID.fromPath(context)
             let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: maxBodyBytes)
             return try JSONBody.response(
                 try await service.restore(body, appUserID: user, appID: caller.appID, requestID: context.requestID))
@@ -37,10 +36,5 @@ struct PurchaseController {
             return try JSONBody.response(
                 try await service.validate(body, appID: caller.appID, requestID: context.requestID))
         }
-    }
-
-    /// An app user id is 1 to 256 characters, as the entitlements service accepts.
-    static func checkAppUserID(_ id: String, pointer: String) throws(RequestError) {
-        guard !id.isEmpty, id.count <= 256 else { throw .invalid(pointer, "must be 1 to 256 characters") }
     }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// `POST /v1/customers/{app_user_id}/offer-signatures` (public or secret key; the customer's token in `signed`
 /// mode): signs an App Store promotional offer or introductory offer eligibility for the customer, when the server
@@ -11,8 +12,7 @@ struct OfferSignatureController {
     func addRoutes(to router: Router<ServiceRequestContext>) {
         router.post("/v1/customers/:app_user_id/offer-signatures") { request, context in
             let caller = try context.requireCaller()
-            let user = try context.parameters.require("app_user_id")
-            try PurchaseController.checkAppUserID(user, pointer: "app_user_id")
+            let user = try AppUserID.fromPath(context)
             let body = try await JSONBody.decode(OfferSignatureRequest.self, from: request, limit: maxBodyBytes)
             try Self.validate(body)
             let answer = try await service.sign(

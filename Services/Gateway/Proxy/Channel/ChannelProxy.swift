@@ -147,6 +147,8 @@ struct ChannelProxy: Sendable {
         let pathSegments = path.split(separator: "/")
         guard let entry = entries.first(where: { $0.route.matches(segments: pathSegments) }) else { return nil }
         if entry.coversOwnPaths && Self.ownPrefixes.contains(where: { Self.isBelow(path, $0) }) { return nil }
+        // A customer id spelled any way but the canonical, plain one is decoded and respelled on the router path.
+        guard CustomerPath.isForwardableAsSent(path) else { return nil }
         // A method the API does not document here is answered 405 by the router path.
         if let allowed = PublicRoutes.shopkeeper.allowedMethods(for: String(path)), !allowed.contains(request.method) {
             return nil

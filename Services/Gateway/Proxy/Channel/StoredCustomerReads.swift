@@ -66,29 +66,14 @@ struct StoredCustomerReads: Service, Sendable {
     }
 
     /// The app user id of a request target `path` (without query) that this path may answer: exactly
-    /// `/v1/customers/{app_user_id}`, the id 1 to 256 characters that need no decoding (letters, digits and
-    /// `-._~@:`), and not a dot segment. `nil` for anything else.
+    /// `/v1/customers/{app_user_id}`, the id spelled canonically in plain characters (``CustomerPath``). `nil` for
+    /// anything else.
     static func appUserID(in path: Substring) -> Substring? {
         let prefix = "/v1/customers/"
         guard path.hasPrefix(prefix) else { return nil }
         let id = path.dropFirst(prefix.utf8.count)
-        guard !id.isEmpty, id.utf8.count <= 256, id != ".", id != "..",
-            id.utf8.allSatisfy(Self.isPlain)
-        else { return nil }
+        guard !id.isEmpty, !id.contains("/"), CustomerPath.isForwardableAsSent(path) else { return nil }
         return id
-    }
-
-    private static func isPlain(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "@"),
-            UInt8(ascii: ":"):
-            return true
-        default:
-            return false
-        }
     }
 
     /// Closes the connections at shutdown, once the server has drained.
