@@ -26,14 +26,14 @@ package enum ReportValue: Sendable, Hashable {
         }
     }
 
-    /// The value as a CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; empty for null.
+    /// The value as a CSV field: text through ``CSVField/text(_:)`` (a leading formula character escaped, quoted as
+    /// RFC 4180 needs); an integer as it is, a negative one included (the server counted it: a number, not a
+    /// formula); empty for null.
     var csv: String {
         switch self {
-        case .integer(let number): return String(number)
-        case .null: return ""
-        case .text(let text):
-            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        case .integer(let number): String(number)
+        case .null: ""
+        case .text(let text): CSVField.text(text)
         }
     }
 }
@@ -63,7 +63,8 @@ package struct ReportColumn: Sendable, Hashable {
 /// JSON: `{"report", "from", "to", "environment", "group_by", "columns", "rows", "totals", "next_from"}`, each row and
 /// each total an object keyed by column name in column order; `to` is the last day the answer covers and `next_from`
 /// the first day of the next page, or null (``ReportPaging``). CSV: a header line of the column names, then one line per row (no
-/// totals), `\r\n` line ends, empty fields for null.
+/// totals), `\r\n` line ends, empty fields for null, text that a spreadsheet would run as a formula escaped
+/// (``CSVField``).
 package struct ReportTable: Sendable {
     package var report: String
     package var request: ReportRequest

@@ -25,10 +25,12 @@ package struct ReportDocument: Decodable, Sendable {
         package init(integerLiteral value: Int64) { self = .integer(value) }
         package init(nilLiteral: ()) { self = .null }
 
-        /// The value as a CSV field writes it (null: empty).
+        /// The value as a CSV field holds it once read (null: empty): text that a spreadsheet would run as a formula
+        /// (its first character `=`, `+`, `-`, `@`, a tab or a carriage return) after a `'`, as OWASP advises.
         package var csv: String {
             switch self {
-            case .text(let text): text
+            case .text(let text):
+                text.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } == true ? "'" + text : text
             case .integer(let number): String(number)
             case .null: ""
             }
@@ -78,6 +80,18 @@ package struct ReportDocument: Decodable, Sendable {
     /// The rows as CSV fields, header first, as the CSV answer should hold them.
     package var csvLines: [[String]] {
         [columns] + rows.map { row in columns.map { row[$0]?.csv ?? "" } }
+    }
+
+    /// Text a spreadsheet would run as a formula, one for each of OWASP's first characters (`=`, `+`, `-`, `@`, tab,
+    /// carriage return): what a report's CSV must give back escaped.
+    package static let formulas = [
+        "=HYPERLINK(\"http://x\")", "=1+2", "@SUM(A1)", "+3-1", "-2+3", "\tcmd", "\r=1+2",
+    ]
+
+    /// The fields of the CSV `lines`' column `name` (below its header), or nil when the header has no such column.
+    package static func column(_ name: String, of lines: [[String]]) -> [String]? {
+        guard let index = lines.first?.firstIndex(of: name) else { return nil }
+        return lines.dropFirst().map { $0.indices.contains(index) ? $0[index] : "" }
     }
 
     /// Reads a CSV document (RFC 4180: quoted fields, doubled quotes, CRLF or LF line ends) into its lines' fields.

@@ -231,6 +231,32 @@ struct SalesReportTests {
         }
     }
 
+    @Test("Sales CSV: store product ids and storefronts a spreadsheet would run as formulas come back escaped")
+    func salesCSVEscapesFormulas() async throws {
+        try await EntitlementsHarness.run { harness in
+            let at = Date().addingTimeInterval(-120).rounded()
+            for (index, text) in ReportDocument.formulas.enumerated() {
+                // A known product sold in a storefront named `text`, and a store product the catalog does not know.
+                _ = try await harness.applied([F.sale(at: at, storefront: text)], user: "buyer-\(index)")
+                var unknown = F.sale(at: at, storefront: "USA")
+                unknown.storeProductID = text
+                _ = try await harness.applied([unknown], user: "buyer-\(index)")
+            }
+            let query = "from=\(F.name(0))&to=\(F.name(0))&group_by=product,storefront"
+            let json = try await harness.reportDocument("sales", query)
+            let answer = try await harness.report("sales", query + "&format=csv")
+            #expect(answer.status == .ok)
+            let lines = ReportDocument.parseCSV(String(buffer: answer.body))
+            #expect(lines == json.csvLines)
+            let escaped = Set(ReportDocument.formulas.map { "'" + $0 })
+            #expect(Set(ReportDocument.column("storefront", of: lines) ?? []) == escaped.union(["USA"]))
+            #expect(Set(ReportDocument.column("store_product_id", of: lines) ?? []) == escaped.union([""]))
+            // Ordinary values, and the figures, as they are.
+            #expect(Set(ReportDocument.column("product_id", of: lines) ?? []) == ["garden", ""])
+            #expect(Set(ReportDocument.column("revenue_milliunits", of: lines) ?? []) == ["1990"])
+        }
+    }
+
     @Test("A secret key of one app never sees another app's figures")
     func appsAreApart() async throws {
         try await EntitlementsHarness.run { harness in

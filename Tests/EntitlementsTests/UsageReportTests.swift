@@ -55,6 +55,31 @@ struct UsageReportTests {
         }
     }
 
+    @Test("Usage CSV: an app version a spreadsheet would run as a formula comes back escaped, an ordinary one as it is")
+    func usageCSVEscapesFormulas() async throws {
+        try await EntitlementsHarness.run { harness in
+            let versions = ReportDocument.formulas + ["2.4.0"]
+            for (index, version) in versions.enumerated() {
+                let request = ApplyRequest(
+                    appUserID: "user-\(index)", deviceID: "phone", source: .purchase,
+                    transactions: [F.sale(at: Date().addingTimeInterval(-120).rounded())], appVersion: version)
+                let applied = try await harness.send(.post, "/internal/v1/apply", json: try TestJSON.encode(request))
+                #expect(applied.status == .ok, "\(String(buffer: applied.body))")
+            }
+            let query = "from=\(F.name(0))&to=\(F.name(0))"
+            let answer = try await harness.report("usage", query + "&format=csv")
+            #expect(answer.status == .ok)
+            let lines = ReportDocument.parseCSV(String(buffer: answer.body))
+            #expect(lines.first == ["app_version", "purchases", "renewals", "units"])
+            let fields = ReportDocument.column("app_version", of: lines) ?? []
+            #expect(fields.sorted() == (ReportDocument.formulas.map { "'" + $0 } + ["2.4.0"]).sorted())
+            #expect(ReportDocument.column("purchases", of: lines) == Array(repeating: "1", count: versions.count))
+            // The JSON answer holds the versions as they were given.
+            let json = try await harness.reportDocument("usage", query)
+            #expect(Set(json.rows.compactMap { $0["app_version"] }) == Set(versions.map(ReportDocument.Cell.text)))
+        }
+    }
+
     @Test("Consumable units bought, spent and taken back by a refund, per day and product")
     func consumableUnits() async throws {
         try await EntitlementsHarness.run { harness in
@@ -75,6 +100,27 @@ struct UsageReportTests {
                     "refunded": 11,
                 ])
             #expect(report.total() == ["bought": 15, "spent": 4, "refunded": 11])
+        }
+    }
+
+    @Test("Consumables CSV: a product id a spreadsheet would run as a formula comes back escaped")
+    func consumablesCSVEscapesFormulas() async throws {
+        // The catalog's product ids may start with `-`, the one formula character it allows (`-A1` negates a cell).
+        let products =
+            EntitlementsFixtures.products + [EntitlementsFixtures.product("-A1", type: .consumable, quantity: 2)]
+        try await EntitlementsHarness.run(products: products) { harness in
+            for product in ["-A1", "seeds"] {
+                _ = try await harness.applied(
+                    [F.sale(product: product, at: Date().addingTimeInterval(-120).rounded())], user: "gardener")
+            }
+            let answer = try await harness.report(
+                "consumables", "from=\(F.name(0))&to=\(F.name(0))&group_by=product&format=csv")
+            #expect(answer.status == .ok)
+            let lines = ReportDocument.parseCSV(String(buffer: answer.body))
+            #expect(
+                lines == [
+                    ["product_id", "bought", "spent", "refunded"], ["'-A1", "2", "0", "0"], ["seeds", "5", "0", "0"],
+                ])
         }
     }
 }

@@ -79,4 +79,32 @@ import Testing
                     == .methodNotAllowed)
         }
     }
+
+    /// Issue 34: `app_version` is anyone's with the public key, and the usage report's CSV is opened in spreadsheets.
+    @Test func anAppVersionAFormulaComesBackEscapedInTheUsageCSV() async throws {
+        try await SignedPurchaseWorld.run { world in
+            // A carriage return is a line break: refused with the request. Every other formula start is taken as sent.
+            let sent = ReportDocument.formulas.filter { !$0.hasPrefix("\r") } + ["2.4.0"]
+            for (index, version) in sent.enumerated() {
+                let bought = try await world.purchase(
+                    "buyer-\(index)", jws: try world.signedTransaction(), bearer: world.app.publicKey.key, token: nil,
+                    appVersion: version)
+                #expect(bought.status == .ok, "\(bought.text)")
+            }
+            let refused = try await world.purchase(
+                "buyer-cr", jws: try world.signedTransaction(), bearer: world.app.publicKey.key, token: nil,
+                appVersion: "\r=1+2")
+            #expect(refused.status == .unprocessableContent)
+
+            let csv = try await world.gateway.send(
+                .get, "/v1/admin/reports/usage?from=\(Self.today)&to=\(Self.today)&environment=sandbox",
+                bearer: world.app.secretKey.key, headers: [.accept: "text/csv"])
+            #expect(csv.status == .ok)
+            let lines = ReportDocument.parseCSV(csv.text)
+            let versions = ReportDocument.column("app_version", of: lines) ?? []
+            let expected = sent.map { $0.first.map { "=+-@\t".contains($0) } == true ? "'" + $0 : $0 }
+            #expect(versions.sorted() == expected.sorted())
+            #expect(versions.contains("'=HYPERLINK(\"http://x\")") && versions.contains("2.4.0"))
+        }
+    }
 }

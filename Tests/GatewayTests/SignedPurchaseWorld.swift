@@ -75,10 +75,12 @@ struct SignedPurchaseWorld {
 
     /// `POST /v1/purchases` for `user` with `bearer`, a customer token when given, and extra headers.
     func purchase(
-        _ user: String, jws: String, bearer: String, token: String?, headers: HTTPFields = [:]
+        _ user: String, jws: String, bearer: String, token: String?, appVersion: String = "1.0",
+        headers: HTTPFields = [:]
     ) async throws -> TestResponse {
         let body = PurchaseRequest(
-            appUserID: user, deviceID: "device-1", appVersion: "1.0", proof: StoreProofFields(signedTransaction: jws))
+            appUserID: user, deviceID: "device-1", appVersion: appVersion,
+            proof: StoreProofFields(signedTransaction: jws))
         return try await gateway.send(
             .post, "/v1/purchases", bearer: bearer, json: try TestJSON.encode(body),
             headers: Self.with(token: token, headers))

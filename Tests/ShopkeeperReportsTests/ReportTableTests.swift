@@ -61,7 +61,32 @@ import Testing
         #expect(ReportValue.text("a,b").csv == "\"a,b\"")
         #expect(ReportValue.text("say \"hi\"").csv == "\"say \"\"hi\"\"\"")
         #expect(ReportValue.text("two\nlines").csv == "\"two\nlines\"")
+        #expect(ReportValue.text("two\r\nlines").csv == "\"two\r\nlines\"")
         #expect(ReportValue.text("plain").csv == "plain")
+    }
+
+    /// OWASP's formula starts, each as the first character of a text cell: prefixed with `'`, then quoted as needed.
+    @Test(
+        "Text a spreadsheet would run as a formula is escaped; numbers the server counted are not",
+        arguments: [
+            ("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""), ("=1+2", "'=1+2"),
+            ("@SUM(A1)", "'@SUM(A1)"), ("+3-1", "'+3-1"), ("-2+3", "'-2+3"), ("\tx", "'\tx"),
+            ("\rx", "\"'\rx\""), ("\r\nx", "\"'\r\nx\""), ("=a,b", "\"'=a,b\""),
+            // Ordinary text, and formula characters that do not come first, as they were.
+            ("1.2.3", "1.2.3"), ("a=b", "a=b"), ("2026-03-01", "2026-03-01"), ("", ""),
+        ])
+    func csvEscapesFormulas(text: String, field: String) {
+        #expect(ReportValue.text(text).csv == field)
+    }
+
+    @Test func csvEscapesEveryTextCellAndNoNumber() {
+        let table = ReportTable(
+            report: "usage", request: Self.request,
+            columns: [ReportColumn("app_version", .dimension), ReportColumn("-units", .sum)],
+            rows: [[.text("=1+2"), .integer(-350)], [.text("-2"), .integer(-2)], [.text("1.0"), .integer(3)]])
+        #expect(table.csv() == "app_version,'-units\r\n'=1+2,-350\r\n'-2,-2\r\n1.0,3\r\n")
+        // JSON is not a spreadsheet's: the values as they are.
+        #expect(table.json().contains(#"{"app_version":"=1+2","-units":-350}"#))
     }
 
     @Test func theResponseNamesItsFormat() {

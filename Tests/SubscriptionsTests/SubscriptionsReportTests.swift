@@ -182,6 +182,24 @@ struct SubscriptionsReportTests {
         }
     }
 
+    @Test("CSV: a product id a spreadsheet would run as a formula comes back escaped, an ordinary one as it is")
+    func csvEscapesFormulas() async throws {
+        // The catalog's product ids may start with `-`, the one formula character it allows (`-A1` negates a cell).
+        let products = F.products + [F.product("-A1", type: .autoRenewable, group: "minus")]
+        try await SubscriptionsHarness.run(products: products) { harness in
+            for product in ["-A1", "pro_monthly"] {
+                _ = try await harness.apply([Self.period(Self.at(0), Self.at(-20), product: product)], user: "a")
+            }
+            let query = "from=\(Self.name(0))&to=\(Self.name(0))&group_by=day,product"
+            let csv = try await report(harness, query, accept: "text/csv")
+            #expect(csv.status == .ok)
+            let lines = ReportDocument.parseCSV(String(buffer: csv.body))
+            #expect(ReportDocument.column("product_id", of: lines)?.sorted() == ["'-A1", "pro_monthly"])
+            #expect(ReportDocument.column("new_subscriptions", of: lines) == ["1", "1"])
+            #expect(lines == (try await document(harness, query)).csvLines)
+        }
+    }
+
     /// Each row's figures after the day, in column order.
     static func figures(_ report: ReportDocument) -> [[Int64]] {
         report.rows.map { row in

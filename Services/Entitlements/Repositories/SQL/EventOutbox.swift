@@ -6,6 +6,10 @@ import ShopkeeperHTTP
 
 /// Writes events in the caller's transaction, with a webhook delivery when the app has a webhook: the change and
 /// its event commit together or not at all.
+///
+/// Every event of a customer names the customer (`app_user_id`): the id the change was made under when the caller
+/// knows one (the presenter, the path's customer), otherwise the customer's first id (``customerName(_:)``), as for a
+/// refund a store notification tells about a purchase (the purchase's owner). Only app-level events name none.
 enum EventOutbox {
     static func append(
         _ type: EventType,
@@ -70,13 +74,15 @@ enum EventOutbox {
     }
 
     /// An event and its webhook delivery as two common table expressions, `event` and `delivery`, for a statement that
-    /// appends along with other writes: `values` is a query of the event's app id, customer id, app user id, type,
-    /// environment and payload (`jsonb`).
+    /// appends along with other writes: `values` is a query of the event's app id, customer id, app user id (NULL:
+    /// the customer's first id), type, environment and payload (`jsonb`).
     static func appending(_ values: String) -> String {
         """
         event AS (
             INSERT INTO entitlements.events (app_id, customer_id, app_user_id, type, environment, payload)
-            \(values)
+            SELECT v.app_id, v.customer_id, coalesce(v.app_user_id, \(customerName("v.customer_id"))), v.type,
+                   v.environment, v.payload
+            FROM (\(values)) AS v (app_id, customer_id, app_user_id, type, environment, payload)
             RETURNING event_id, app_id
         ), delivery AS (
             INSERT INTO entitlements.webhook_deliveries (event_id, app_id)
@@ -84,6 +90,16 @@ enum EventOutbox {
             JOIN entitlements.app_settings s ON s.app_id = event.app_id
             WHERE s.webhook_url IS NOT NULL
         )
+        """
+    }
+
+    /// The id an event names the customer `customer` (an SQL expression of its id) by when the change came without
+    /// one: the customer's first id (the oldest alias, then the least), the one it was created under. NULL for no
+    /// customer (app-level events).
+    static func customerName(_ customer: String) -> String {
+        """
+        (SELECT a.app_user_id FROM entitlements.aliases a WHERE a.customer_id = \(customer)
+         ORDER BY a.created_at, a.app_user_id LIMIT 1)
         """
     }
 }

@@ -150,9 +150,7 @@ struct SubscriptionChangeRelay: Sendable {
                     WITH ORDINALITY AS i(app_id, customer_id, type, environment, payload, position)
             ), event AS (
                 INSERT INTO entitlements.events (app_id, customer_id, app_user_id, type, environment, payload)
-                SELECT i.app_id, i.customer_id, (
-                        SELECT a.app_user_id FROM entitlements.aliases a WHERE a.customer_id = i.customer_id
-                        ORDER BY a.created_at, a.app_user_id LIMIT 1),
+                SELECT i.app_id, i.customer_id, \(EventOutbox.customerName("i.customer_id")),
                        i.type, i.environment, i.payload::jsonb
                 FROM input i ORDER BY i.position
                 RETURNING event_id, app_id, customer_id
