@@ -141,6 +141,9 @@ func buildRouter(
     let history = HistoryPostgresRepository(client: database, logger: logger)
     let devices = PurchaseDevicePostgresRepository(client: database, logger: logger)
     router.addRoutes(AliasController(aliases: aliases, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
+    let suspendedAliases = SuspendedAliasController(aliases: aliases, maxBodyBytes: bodyLimit)
+    router.addRoutes(suspendedAliases.internalEndpoints, atPath: "/internal/v1/aliases")
+    router.addRoutes(suspendedAliases.adminEndpoints, atPath: "/v1/admin/aliases/suspended")
     router.addRoutes(
         ConsumeController(consumables: consumables, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
     router.addRoutes(

@@ -13,6 +13,8 @@ enum EntitlementsError: ProblemError, Equatable {
     case transferredAway(transactionID: String)
     /// A public key asked to fold into another customer an id whose customer owns something.
     case mergeNeedsSecretKey(alias: String)
+    /// A public key asked to link an id to a customer it does not name by an anonymous id (``AppUserID/isAnonymous``).
+    case linkNeedsSecretKey(appUserID: String)
     /// The purchase has been presented by as many distinct devices as the app allows.
     case deviceLimitReached(transactionID: String, limit: Int)
     /// The transaction's `appAccountToken` names another customer.
@@ -29,6 +31,8 @@ enum EntitlementsError: ProblemError, Equatable {
     case idempotencyKeyReused
     /// No customer has this id.
     case customerNotFound(String)
+    /// No suspended id of the app is this one.
+    case suspendedAliasNotFound(String)
     /// No promotional grant with this id for this customer.
     case grantNotFound(String)
     /// No event with this id for this app.
@@ -47,12 +51,14 @@ enum EntitlementsError: ProblemError, Equatable {
         case .alreadyOwnedByOtherCustomer, .consumableOwnedByOtherCustomer, .transferredAway, .insufficientBalance,
             .aliasConflict:
             .conflict
-        case .mergeNeedsSecretKey: .forbidden
+        case .mergeNeedsSecretKey, .linkNeedsSecretKey: .forbidden
         case .idempotencyKeyRequired: .badRequest
         case .deviceLimitReached, .appAccountTokenMismatch, .obfuscatedAccountIDMismatch, .sandboxNotAccepted:
             .forbidden
         case .notAConsumable, .idempotencyKeyReused: .unprocessableContent
-        case .customerNotFound, .grantNotFound, .eventNotFound, .purchaseNotFound, .productNotFound: .notFound
+        case .customerNotFound, .suspendedAliasNotFound, .grantNotFound, .eventNotFound, .purchaseNotFound,
+            .productNotFound:
+            .notFound
         }
     }
 
@@ -61,6 +67,7 @@ enum EntitlementsError: ProblemError, Equatable {
         case .alreadyOwnedByOtherCustomer, .consumableOwnedByOtherCustomer, .transferredAway, .aliasConflict:
             "already_owned_by_other_customer"
         case .mergeNeedsSecretKey: "merge_needs_secret_key"
+        case .linkNeedsSecretKey: "secret_key_required"
         case .deviceLimitReached: "device_limit_reached"
         case .appAccountTokenMismatch: "app_account_token_mismatch"
         case .obfuscatedAccountIDMismatch: "obfuscated_account_id_mismatch"
@@ -69,6 +76,7 @@ enum EntitlementsError: ProblemError, Equatable {
         case .notAConsumable: "not_a_consumable"
         case .idempotencyKeyReused: "idempotency_key_reused"
         case .customerNotFound: "customer_not_found"
+        case .suspendedAliasNotFound: "suspended_alias_not_found"
         case .grantNotFound: "grant_not_found"
         case .eventNotFound: "event_not_found"
         case .purchaseNotFound: "purchase_not_found"
@@ -89,8 +97,10 @@ enum EntitlementsError: ProblemError, Equatable {
             "Transaction \(id) was transferred from this customer to another; only a restore moves it back."
         case .mergeNeedsSecretKey(let alias):
             "\(alias) names a customer who owns purchases, units, grants or a trial; with a public key an id can be "
-                + "linked only when its customer owns nothing. Link the ids the other way round (the new id as the "
-                + "alias of the one that owns things), or from your server with a secret key."
+                + "linked only when its customer owns nothing. Link them from your server with a secret key."
+        case .linkNeedsSecretKey(let id):
+            "With a public key only an anonymous id (anon_ followed by a UUID) may link another id, as a log-in "
+                + "does; \(id) is not one. Link ids of identified customers from your server with a secret key."
         case .deviceLimitReached(let id, let limit):
             "Transaction \(id) has been presented by \(limit) devices, the most this app allows; nothing was granted."
         case .appAccountTokenMismatch(let id):
@@ -105,6 +115,7 @@ enum EntitlementsError: ProblemError, Equatable {
         case .idempotencyKeyReused:
             "This Idempotency-Key was used before with a different request; use a new key for a new request."
         case .customerNotFound(let id): "No customer has the id \(id)."
+        case .suspendedAliasNotFound(let id): "\(id) is not a suspended id of this app."
         case .grantNotFound(let id): "No promotional grant \(id) for this customer."
         case .eventNotFound(let id): "No event \(id) for this app."
         case .purchaseNotFound(let id): "No purchase with the original transaction \(id) for this app."

@@ -6,6 +6,7 @@ import NIOCore
 import PostgresNIO
 import Prometheus
 import ServiceLifecycle
+import ShopkeeperClients
 import ShopkeeperCore
 import ShopkeeperHTTP
 
@@ -39,7 +40,8 @@ func buildApplication(
         shared: shared,
         console: console,
         readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
-            + upstreamChecks(settings: settings, httpClient: httpClient)
+            + upstreamChecks(settings: settings, httpClient: httpClient),
+        entitlements: entitlementsClient(settings: settings, httpClient: httpClient)
     )
     // `/metrics` is not on the public port: it has a listener of its own, inside the network.
     let metricsListener = MetricsListener.make(
@@ -128,7 +130,8 @@ func buildRouter(
     pools: UpstreamPools,
     shared: GatewayShared,
     console: ConsoleDependencies,
-    readiness: [ReadinessCheck]
+    readiness: [ReadinessCheck],
+    entitlements: EntitlementsClient? = nil
 ) -> Router<GatewayRequestContext> {
     let router = Router(context: GatewayRequestContext.self)
     ServiceTracing.addMiddleware(to: router, settings: settings.service.observability)
@@ -147,7 +150,8 @@ func buildRouter(
 
     let authenticator = shared.authenticator
     let issuer = KeyIssuer(repository: repository, authenticator: authenticator)
-    let boundaries = CustomerBoundaryAdmin(repository: repository, authenticator: authenticator)
+    let boundaries = CustomerBoundaryAdmin(
+        repository: repository, authenticator: authenticator, entitlements: entitlements)
     let maxBody = settings.service.maxBodyBytes
     let sessions = ConsoleSessions(
         repository: console.sessions, settings: settings.console,
@@ -198,6 +202,18 @@ func buildRouter(
 
 /// The client of the readiness checks and download reports (requests go through ``UpstreamConnectionPool``); shut
 /// down after the server has drained.
+/// The signed client of the entitlements service's internal API (the customer boundary switch suspends its public-key
+/// links), when a route goes to that service.
+func entitlementsClient(settings: GatewaySettings, httpClient: HTTPClient) -> EntitlementsClient? {
+    guard let route = settings.routes.first(where: { $0.service == GatewaySettings.entitlementsService }) else {
+        return nil
+    }
+    return EntitlementsClient(
+        client: InternalClient(
+            service: route.service, baseURL: route.baseURL, httpClient: httpClient,
+            signature: settings.service.internalSignature, timeout: settings.readTimeout, maxResponseBytes: 64 << 10))
+}
+
 func makeReadinessClient(settings: GatewaySettings) -> HTTPClient {
     var configuration = HTTPClient.Configuration()
     configuration.timeout = .init(

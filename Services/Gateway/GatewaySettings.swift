@@ -160,6 +160,8 @@ struct GatewaySettings: Sendable {
 
     /// The service whose downloads the gateway can send from the content volume.
     static let contentService = "content"
+    /// The service that owns customers and their ids (the customer boundary switch calls it).
+    static let entitlementsService = "entitlements"
 
     /// Reads `SHOPKEEPER_CONTENT_DIR`: an existing directory, and only with content routes to use it.
     private static func contentDirectory(_ environment: EnvironmentReader, routes: [UpstreamRoute])

@@ -2,7 +2,7 @@ import Foundation
 import ShopkeeperCore
 import ShopkeeperModels
 
-/// The entitlements service's internal API, for the verifier.
+/// The entitlements service's internal API, for the verifier (and the gateway's customer boundary switch).
 package struct EntitlementsClient: Sendable {
     package let client: InternalClient
 
@@ -37,6 +37,17 @@ package struct EntitlementsClient: Sendable {
             "/internal/v1/app-events", body: request, caller: InternalCaller(appID: appID, keyKind: .secret),
             requestID: requestID, as: AppEventsResponse.self)
     }
+
+    /// Suspends the ids the public key linked to the app's customers (the app is switching to the `signed` customer
+    /// boundary); answers how many this call suspended. Safe to repeat.
+    package func suspendPublicLinks(appID: String, requestID: String?) async throws -> AliasSuspension {
+        try await client.post(
+            "/internal/v1/aliases/suspend", body: EmptyBody(), caller: InternalCaller(appID: appID, keyKind: .secret),
+            requestID: requestID, as: AliasSuspension.self)
+    }
+
+    /// The body of a call that sends nothing but its identity.
+    private struct EmptyBody: Encodable {}
 
     /// The customer's eligibility for App Store offers of a product, with what signing one needs.
     package func offerContext(_ request: OfferContextRequest, appID: String, requestID: String?) async throws

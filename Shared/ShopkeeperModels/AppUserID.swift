@@ -47,6 +47,17 @@ package enum AppUserID {
         return normalized
     }
 
+    /// The prefix of the anonymous ids apps make for a person who has not logged in (`anon_` and a UUID).
+    package static let anonymousPrefix = "anon_"
+
+    /// Whether `id` is an anonymous install id: `anon_` followed by a UUID (either case), as ShopkeeperKit makes
+    /// one at first start. The public key may link ids only from such an id (a log-in); any other id is taken to
+    /// name an identified customer.
+    package static func isAnonymous(_ id: String) -> Bool {
+        guard id.utf8.count == anonymousPrefix.utf8.count + 36, id.hasPrefix(anonymousPrefix) else { return false }
+        return UUID(uuidString: String(id.dropFirst(anonymousPrefix.utf8.count))) != nil
+    }
+
     /// The canonical path segment of a canonical id.
     /// (The ids `.` and `..` are encoded whole, as `%2E`: a path's dot segments are not ids.)
     package static func segment(_ id: String) -> String {

@@ -107,3 +107,44 @@ package struct CreatedCustomerTokenSecret: Codable, Hashable, Sendable {
         case createdAt = "created_at"
     }
 }
+
+/// An id the public key linked to a customer, suspended when the app switched to the `signed` customer boundary: it
+/// names no customer until the secret key confirms it (`GET /v1/admin/aliases/suspended`).
+package struct SuspendedAlias: Codable, Hashable, Sendable {
+    /// The suspended id.
+    package var appUserID: String
+    /// `public` (linked with the public key) or `unknown` (linked before links recorded their key).
+    package var linkedBy: String
+    package var suspendedAt: Date
+    /// An id of the customer it addressed, when that customer still has one.
+    package var customerAppUserID: String?
+
+    package init(appUserID: String, linkedBy: String, suspendedAt: Date, customerAppUserID: String?) {
+        self.appUserID = appUserID
+        self.linkedBy = linkedBy
+        self.suspendedAt = suspendedAt
+        self.customerAppUserID = customerAppUserID
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case appUserID = "app_user_id"
+        case linkedBy = "linked_by"
+        case suspendedAt = "suspended_at"
+        case customerAppUserID = "customer_app_user_id"
+    }
+}
+
+/// The answer of `GET /v1/admin/aliases/suspended`.
+package struct SuspendedAliasList: Codable, Hashable, Sendable {
+    package var aliases: [SuspendedAlias]
+
+    package init(aliases: [SuspendedAlias]) { self.aliases = aliases }
+}
+
+/// The answer of the internal call that suspends an app's public-key links.
+package struct AliasSuspension: Codable, Hashable, Sendable {
+    /// How many ids this call suspended.
+    package var suspended: Int
+
+    package init(suspended: Int) { self.suspended = suspended }
+}

@@ -159,17 +159,29 @@ struct MoneyRuleTests {
     func publicKeyCannotTakeOver() async throws {
         try await EntitlementsHarness.run { harness in
             _ = try await harness.applied([EntitlementsFixtures.transaction(product: "garden")], user: "alice")
-            let takeover = try await harness.link("alice", to: "mallory", kind: .public)
+            // Even from an anonymous id, as a log-in links: alice owns something.
+            let anonymousMallory = "anon_" + UUID().uuidString.lowercased()
+            let takeover = try await harness.link("alice", to: anonymousMallory, kind: .public)
             #expect(takeover.status == .forbidden)
             #expect(takeover.problemCode == "merge_needs_secret_key")
             #expect(try takeover.violations(.post, "/v1/customers/{app_user_id}/aliases") == [])
             #expect(try await harness.info("alice").entitlements["extra_garden"]?.active == true)
+            #expect(try await harness.info(anonymousMallory).entitlements.isEmpty)
+            // From an identified id the public key links nothing at all.
+            let named = try await harness.link("alice", to: "mallory", kind: .public)
+            #expect(named.problemCode == "secret_key_required")
             #expect(try await harness.info("mallory").entitlements.isEmpty)
 
-            // The login flow the public key may do: the new id becomes an alias of the customer who owns things.
-            let login = try await harness.link("alice-account", to: "alice", kind: .public)
+            // The login flow the public key may do, from an install's anonymous id: the new id becomes an alias of
+            // the anonymous customer who owns things. From an identified id, only the secret key links.
+            let install = "anon_" + UUID().uuidString.lowercased()
+            _ = try await harness.applied([EntitlementsFixtures.transaction(product: "garden")], user: install)
+            let login = try await harness.link("alice-account", to: install, kind: .public)
             #expect(login.status == .ok)
             #expect(try await harness.info("alice-account").entitlements["extra_garden"]?.active == true)
+            let claim = try await harness.link("alice-login", to: "alice", kind: .public)
+            #expect(claim.status == .forbidden)
+            #expect(claim.problemCode == "secret_key_required")
 
             // From the developer's server, with the secret key, owners can be merged.
             let merged = try await harness.link("alice", to: "mallory", kind: .secret)

@@ -11,6 +11,7 @@ struct BoundaryCommand: AsyncParsableCommand {
         abstract: "Show or switch how public-key callers prove which customer they act for (open or signed).",
         subcommands: [
             Show.self, SetMode.self, CreateSecret.self, RevokeSecret.self, RegisterKey.self, RevokeKey.self,
+            Aliases.self,
         ]
     )
 
@@ -105,6 +106,32 @@ struct BoundaryCommand: AsyncParsableCommand {
             try printJSON(
                 try await client.send(
                     .DELETE, path + "/public-keys/\(keyID)", as: CustomerTokenPublicKeyInfo.self))
+        }
+    }
+
+    struct Aliases: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Review the ids the public key linked, suspended when the app switched to signed.",
+            discussion: """
+                Without --confirm, lists the suspended ids (--review says the same). Each --confirm links one id \
+                again to the customer it addressed, as your server would with the secret key. Uses the app's \
+                secret key.
+                """)
+        @OptionGroup var connection: ConnectionOptions
+        @Flag(help: "List the suspended ids (the default).") var review = false
+        @Option(name: .customLong("confirm"), help: "A suspended id to link again (repeat for several).")
+        var confirmed: [String] = []
+
+        func run() async throws {
+            let client = try connection.secretClient()
+            for id in confirmed {
+                let body = try JSONEncoder().encode(["app_user_id": id])
+                let answer = try await client.send(.POST, "/v1/admin/aliases/suspended/confirm", json: body)
+                print(String(decoding: answer, as: UTF8.self))
+            }
+            if confirmed.isEmpty || review {
+                try printJSON(try await client.send(.GET, "/v1/admin/aliases/suspended", as: SuspendedAliasList.self))
+            }
         }
     }
 }

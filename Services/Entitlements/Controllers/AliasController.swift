@@ -25,6 +25,11 @@ struct AliasController {
         // Linking is then for the developer's server, which knows both ids, with the secret key.
         if caller.customer != nil { throw AuthError.secretKeyRequired }
         let id = try AppUserID.fromPath(context)
+        // In `open` mode the public key may link only as a log-in does, from an install's anonymous id: linking an
+        // unused id to an identified customer would let anyone claim another person's future id.
+        if caller.keyKind != .secret, !AppUserID.isAnonymous(id) {
+            throw EntitlementsError.linkNeedsSecretKey(appUserID: id)
+        }
         let body = try await JSONBody.decode(LinkRequest.self, from: request, limit: maxBodyBytes)
         let alias = try AppUserID.validated(body.alias, pointer: "/alias")
         let document = try await aliases.link(

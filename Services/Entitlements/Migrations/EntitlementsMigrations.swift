@@ -721,5 +721,5 @@ enum EntitlementsMigrations {
                     ALTER TABLE entitlements.customer_documents ADD COLUMN subscriptions_stamp numeric;
                     """
             ),
-        ] + storedCustomerInfoForReaders + fewerRoundTrips
+        ] + storedCustomerInfoForReaders + fewerRoundTrips + aliasOrigins
 }

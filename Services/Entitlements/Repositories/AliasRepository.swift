@@ -17,6 +17,20 @@ protocol AliasRepository: Sendable {
     /// when it throws.
     func link(alias: String, to appUserID: String, appID: String, keyKind: APIKeyKind) async throws
         -> CustomerInfoDocument
+
+    /// Takes every id the public key linked (and every link older than that record) out of the app's ids, into
+    /// the suspended ids: what switching to the `signed` customer boundary does. Answers how many were suspended
+    /// (0 when called again).
+    func suspendPublicLinks(appID: String) async throws -> Int
+
+    /// The app's suspended ids, oldest suspension first, each with an id of the customer it addressed.
+    func suspended(appID: String) async throws -> [SuspendedAlias]
+
+    /// Links a suspended id again to the customer it addressed (or the one that customer was merged into), as a link
+    /// with the secret key would (``EntitlementsError/aliasConflict(alias:policy:)`` when the id names a customer
+    /// of its own meanwhile and the transfer policy keeps purchases where they are), and answers that customer's
+    /// info. ``EntitlementsError/suspendedAliasNotFound(_:)`` when the id is not suspended.
+    func confirmSuspended(_ alias: String, appID: String) async throws -> CustomerInfoDocument
 }
 
 /// ``AliasRepository`` on PostgreSQL.
@@ -36,9 +50,9 @@ struct AliasPostgresRepository: AliasRepository {
         return CustomerInfoDocument(json: json)
     }
 
-    /// Links in the caller's transaction. When a concurrent link moved either id before the locks were held, the
+    /// Links in the caller's transaction (also ``confirmSuspended(_:appID:)``'s). When a concurrent link moved either id before the locks were held, the
     /// transaction starts again (``TransactionRestart``) with what is now true.
-    private func link(
+    func link(
         alias: String, to appUserID: String, appID: String, policy: TransferPolicy, keyKind: APIKeyKind,
         on connection: PostgresConnection
     ) async throws -> String {
@@ -69,10 +83,13 @@ struct AliasPostgresRepository: AliasRepository {
             {
                 throw EntitlementsError.aliasConflict(alias: alias, policy: policy)
             }
+            let folded = try await CustomerRows.aliases(of: other, on: connection, logger: logger)
             try await CustomerMerge.merge(other, into: survivor, appID: appID, on: connection, logger: logger)
+            try await markLinked(folded, by: keyKind, appID: appID, on: connection)
             payload.reason = "merged"
         } else {
-            guard try await insertAlias(alias, customerID: survivor, appID: appID, on: connection) else {
+            guard try await insertAlias(alias, customerID: survivor, appID: appID, linkedBy: keyKind, on: connection)
+            else {
                 throw TransactionRestart(reason: "the id was created meanwhile; linking it as an existing customer")
             }
             payload.reason = "added"
@@ -87,14 +104,15 @@ struct AliasPostgresRepository: AliasRepository {
         return try await render(appID: appID, appUserID: appUserID, on: connection)
     }
 
-    /// Adds an id to a customer; `false` when the id was taken meanwhile.
-    private func insertAlias(_ alias: String, customerID: UUID, appID: String, on connection: PostgresConnection)
-        async throws -> Bool
-    {
+    /// Adds an id to a customer, linked by `keyKind`; `false` when the id was taken meanwhile.
+    func insertAlias(
+        _ alias: String, customerID: UUID, appID: String, linkedBy keyKind: APIKeyKind,
+        on connection: PostgresConnection
+    ) async throws -> Bool {
         let rows = try await connection.checkedQuery(
             """
-            INSERT INTO entitlements.aliases (app_id, app_user_id, customer_id)
-            VALUES (\(appID), \(alias), \(customerID))
+            INSERT INTO entitlements.aliases (app_id, app_user_id, customer_id, linked_by)
+            VALUES (\(appID), \(alias), \(customerID), \(keyKind.rawValue))
             ON CONFLICT (app_id, app_user_id) DO NOTHING
             RETURNING 1
             """,
@@ -105,7 +123,19 @@ struct AliasPostgresRepository: AliasRepository {
         return inserted
     }
 
-    private func render(appID: String, appUserID: String, on connection: PostgresConnection) async throws -> String {
+    /// Records that `keyKind` linked `ids` (the ids of a customer a link folded into another).
+    private func markLinked(_ ids: [String], by keyKind: APIKeyKind, appID: String, on connection: PostgresConnection)
+        async throws
+    {
+        try await connection.run(
+            """
+            UPDATE entitlements.aliases SET linked_by = \(keyKind.rawValue)
+            WHERE app_id = \(appID) AND app_user_id = ANY(\(ids))
+            """,
+            logger: logger)
+    }
+
+    func render(appID: String, appUserID: String, on connection: PostgresConnection) async throws -> String {
         guard
             let (json, _) = try await CustomerInfoQuery.render(
                 appID: appID, appUserID: appUserID, on: connection, logger: logger)

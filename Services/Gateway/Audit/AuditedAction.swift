@@ -66,6 +66,9 @@ enum AuditedActions {
             .post, "/v1/customers/{app_user_id}/content/reset", "content.reset",
             "Reset the content downloads of {app_user_id}"),
         .init(
+            .post, "/v1/admin/aliases/suspended/confirm", "alias.confirm",
+            "Confirmed an id the public key linked before the customer boundary became signed"),
+        .init(
             .delete, "/v1/admin/purchases/{store}/{original_transaction_id}/devices", "purchase_devices.clear",
             "Cleared the devices of {store} purchase {original_transaction_id}"),
         .init(.put, "/v1/admin/stores/{store}", "store_credentials.set", "Set the {store} credentials"),

@@ -16,7 +16,8 @@ struct CustomerBoundaryController {
         routes.put { request, context in
             let appID = try Self.secretApp(context)
             let body = try await JSONBody.decode(SetCustomerBoundaryRequest.self, from: request, limit: maxBodyBytes)
-            return try JSONBody.response(try await admin.setMode(appID: appID, request: body))
+            return try JSONBody.response(
+                try await admin.setMode(appID: appID, request: body, requestID: context.requestID))
         }
         routes.post("secrets") { _, context in
             let appID = try Self.secretApp(context)

@@ -45,7 +45,8 @@ struct OperatorController {
         routes.put("apps/:app_id/customer-boundary") { request, context in
             let appID = try context.parameters.require("app_id")
             let body = try await JSONBody.decode(SetCustomerBoundaryRequest.self, from: request, limit: maxBodyBytes)
-            return try JSONBody.response(try await boundaries.setMode(appID: appID, request: body))
+            return try JSONBody.response(
+                try await boundaries.setMode(appID: appID, request: body, requestID: context.requestID))
         }
         routes.post("apps/:app_id/customer-boundary/secrets") { _, context in
             let appID = try context.parameters.require("app_id")

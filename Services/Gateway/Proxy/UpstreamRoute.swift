@@ -79,6 +79,7 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/admin/events", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/purchases", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/customers", service: "entitlements", baseURL: entitlementsURL),
+            UpstreamRoute(prefix: "/v1/admin/aliases", service: "entitlements", baseURL: entitlementsURL),
             // Reports belong to the service that owns their facts: sales, usage and consumables to entitlements.
             UpstreamRoute(prefix: "/v1/admin/reports", service: "entitlements", baseURL: entitlementsURL),
         ]
