@@ -18,7 +18,8 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_GATEWAY_KEYLESS_PREFIXES` | `/v1/notifications,/v1/downloads` | comma-separated route prefixes forwarded without an API key (the caller proves itself another way: a store's signature, a signed URL); each must be a prefix of the routing table. The service gets the request signed with no app identity (anonymous), client-sent `x-shopkeeper-*` headers removed, the body streamed; nothing is rate limited or cached |
 /// | `SHOPKEEPER_GATEWAY_BODY_LIMITS` | `/v1/admin/content=68719476736` | comma-separated `prefix=bytes`: prefixes whose request bodies (streamed) may be larger than `SHOPKEEPER_MAX_BODY_BYTES`; each must be a prefix of the routing table |
 /// | `SHOPKEEPER_RATE_LIMIT_PUBLIC` | `1000/2000` | requests per second / burst for each public key, all its clients together (the app-wide ceiling), for the whole deployment (see `SHOPKEEPER_GATEWAY_REPLICAS`) |
-/// | `SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT` | `20/40` | the same for each client of a public key: each IPv4 address, each IPv6 /64 (``ClientAddressResolver``); at most the ceiling |
+/// | `SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT` | `20/40` | the same for each customer a path names (`/v1/customers/{app_user_id}/...`) behind one client address of a public key; at most the address's limit |
+/// | `SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS` | `500/1000` (raised to the client limit, capped at the ceiling) | the same for each client address of a public key, all its customers together: each IPv4 address, each IPv6 /64 (``ClientAddressResolver``). Phones behind carrier NAT share one address; at most the ceiling |
 /// | `SHOPKEEPER_RATE_LIMIT_SECRET` | `100/200` | requests per second / burst for each secret key |
 /// | `SHOPKEEPER_GATEWAY_REPLICAS` | `1` | how many gateway replicas share the rate limits above and the console's sign-in limit: each replica enforces the configured rate and burst divided by it, so the replicas together never admit more than configured (a client whose requests all reach one replica gets 1/N of its limit). Set it to the number of replicas behind the load balancer (with an autoscaler, its maximum keeps the limits; its minimum keeps the clients' full share at the minimum) |
 /// | `SHOPKEEPER_RATE_LIMIT_CLIENTS_MAX` | `100000` | most per-client buckets kept in memory (about 100 bytes each); past it, new clients are held to the ceiling alone |
@@ -202,22 +203,37 @@ struct GatewaySettings: Sendable {
         return limits
     }
 
-    /// Reads the three rate limits; a public key's client may not be allowed more than the key's ceiling.
+    /// The default limit of one client address of a public key, before it is raised to the per-customer limit and
+    /// capped at the key's ceiling: a carrier NAT address with a few hundred phones opening the app at once.
+    static let defaultAddressLimit = RateLimit(perSecond: 500, burst: 1000)
+
+    /// Reads the four rate limits: a customer behind an address may not be allowed more than the address, nor an
+    /// address more than the key's ceiling.
     private static func rateLimits(_ environment: EnvironmentReader) throws(ConfigurationError) -> RateLimits {
+        let ceiling = try rateLimit(
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC", default: RateLimit(perSecond: 1000, burst: 2000), environment)
+        let client = try rateLimit(
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT", default: RateLimit(perSecond: 20, burst: 40), environment)
+        let address = try rateLimit(
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS",
+            default: RateLimit(
+                perSecond: min(ceiling.perSecond, max(client.perSecond, defaultAddressLimit.perSecond)),
+                burst: min(ceiling.burst, max(client.burst, defaultAddressLimit.burst))),
+            environment)
         let limits = RateLimits(
-            publicKeys: try rateLimit(
-                "SHOPKEEPER_RATE_LIMIT_PUBLIC", default: RateLimit(perSecond: 1000, burst: 2000), environment),
-            publicClients: try rateLimit(
-                "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT", default: RateLimit(perSecond: 20, burst: 40), environment),
+            publicKeys: ceiling, publicClients: client, publicAddresses: address,
             secretKeys: try rateLimit(
                 "SHOPKEEPER_RATE_LIMIT_SECRET", default: RateLimit(perSecond: 100, burst: 200), environment)
         )
-        guard limits.publicClients.perSecond <= limits.publicKeys.perSecond,
-            limits.publicClients.burst <= limits.publicKeys.burst
-        else {
+        guard client.perSecond <= address.perSecond, client.burst <= address.burst else {
             throw ConfigurationError(
                 variable: "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT",
-                reason: "a client's limit cannot exceed the key's ceiling (SHOPKEEPER_RATE_LIMIT_PUBLIC)")
+                reason: "a customer's limit cannot exceed its address's (SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS)")
+        }
+        guard address.perSecond <= ceiling.perSecond, address.burst <= ceiling.burst else {
+            throw ConfigurationError(
+                variable: "SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS",
+                reason: "an address's limit cannot exceed the key's ceiling (SHOPKEEPER_RATE_LIMIT_PUBLIC)")
         }
         return limits
     }

@@ -159,10 +159,12 @@ struct AppTransactionTests {
     func merges() async throws {
         try await EntitlementsHarness.run(products: Self.products) { harness in
             _ = try Self.answer(try await Self.present("app-1", by: "payer", variant: "full", harness: harness))
-            let refused = try await harness.link("payer", to: "mallory", kind: .public)
+            // Even as a log-in links, from an anonymous id.
+            let mallory = "anon_" + UUID().uuidString.lowercased()
+            let refused = try await harness.link("payer", to: mallory, kind: .public)
             #expect(refused.status == .forbidden)
             #expect(refused.problemCode == "merge_needs_secret_key")
-            #expect(try await harness.info("mallory").productGrants.isEmpty)
+            #expect(try await harness.info(mallory).productGrants.isEmpty)
 
             let merged = try await harness.link("payer", to: "account-7")
             #expect(merged.status == .ok, "\(merged.text)")

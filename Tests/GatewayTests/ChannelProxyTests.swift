@@ -118,6 +118,7 @@ import Testing
                     limits: RateLimits(
                         publicKeys: RateLimit(perSecond: 1000, burst: 1000),
                         publicClients: RateLimit(perSecond: 1000, burst: 1000),
+                        publicAddresses: RateLimit(perSecond: 1000, burst: 1000),
                         secretKeys: RateLimit(perSecond: 0.001, burst: 2)),
                     clients: ClientAddressResolver(trustedProxies: []),
                     cache: ResponseMicroCache(), signature: InternalSignature(secret: TestEnvironment.internalSecret),

@@ -36,7 +36,8 @@ import Testing
     @Test(arguments: ["0", "60"])
     func oneClientExhaustingItsBucketLeavesTheOthersAlone(keyCacheSeconds: String) async throws {
         let environment = [
-            "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "0.01/3", "SHOPKEEPER_KEY_CACHE_SECONDS": keyCacheSeconds,
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "0.01/3", "SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS": "0.01/3",
+            "SHOPKEEPER_KEY_CACHE_SECONDS": keyCacheSeconds,
         ]
         try await GatewayHarness.run(environment: environment) { gateway in
             let app = try await gateway.createApp("PerClient")
@@ -59,8 +60,49 @@ import Testing
         }
     }
 
+    /// Carrier NAT: 200 phones behind one address, each its own customer, open the app at once (the catalog, then
+    /// their customer info twice).
+    /// They share the address's coarse limit, not one phone's: none is throttled. One client hammering one customer
+    /// from the same address still is, and only it. (Rates of 0.01/s: the buckets do not refill while the test
+    /// runs, so nothing depends on its speed.)
+    @Test(arguments: ["0", "60"])
+    func customersBehindOneAddressAreNotThrottledAsOneClient(keyCacheSeconds: String) async throws {
+        let environment = [
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC": "0.01/2000", "SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS": "0.01/1000",
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "0.01/40", "SHOPKEEPER_KEY_CACHE_SECONDS": keyCacheSeconds,
+        ]
+        try await GatewayHarness.run(environment: environment) { gateway in
+            let app = try await gateway.createApp("CarrierNAT")
+            let key = app.publicKey.key
+            let port = try #require(gateway.client.port)
+            let auth = [("Authorization", "Bearer \(key)")]
+            var throttled = 0
+            for phone in 0..<200 {
+                let customer = "/v1/customers/anon_\(UUID().uuidString.lowercased())-\(phone)"
+                for path in [Self.path, customer, customer] {
+                    let answer = try await Self.ann.get(port: port, path, headers: auth)
+                    if answer.status == 429 { throttled += 1 }
+                    #expect(answer.status == 200, "phone \(phone): \(path)")
+                }
+            }
+            #expect(throttled == 0)
+            // One client hammering one customer: its 40 and no more.
+            let hammered = "/v1/customers/abuser"
+            for _ in 0..<40 { #expect(try await Self.ann.get(port: port, hammered, headers: auth).status == 200) }
+            try Self.expectLimited(try await Self.ann.get(port: port, hammered, headers: auth))
+            // Spelled another way, it is the same customer's bucket.
+            try Self.expectLimited(try await Self.ann.get(port: port, "/v1/customers/%61buser", headers: auth))
+            // The phones behind the same address go on.
+            #expect(try await Self.ann.get(port: port, "/v1/customers/anon_next", headers: auth).status == 200)
+            #expect(try await Self.ann.get(port: port, Self.path, headers: auth).status == 200)
+        }
+    }
+
     @Test func theAppWideCeilingStillApplies() async throws {
-        let environment = ["SHOPKEEPER_RATE_LIMIT_PUBLIC": "0.01/4", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "0.01/3"]
+        let environment = [
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC": "0.01/4", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "0.01/3",
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS": "0.01/3",
+        ]
         try await GatewayHarness.run(environment: environment) { gateway in
             let app = try await gateway.createApp("Ceiling")
             let other = try await gateway.createApp("CeilingOther")
@@ -89,7 +131,7 @@ import Testing
 
     @Test func forwardedAddressesCountOnlyFromTrustedProxies() async throws {
         let environment = [
-            "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "0.01/2",
+            "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "0.01/2", "SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS": "0.01/2",
             // Ann plays the load balancer.
             "SHOPKEEPER_GATEWAY_TRUSTED_PROXIES": "127.0.0.2",
         ]

@@ -10,9 +10,12 @@ import Testing
         ("SHOPKEEPER_RATE_LIMIT_PUBLIC", "lots", "SHOPKEEPER_RATE_LIMIT_PUBLIC"),
         ("SHOPKEEPER_RATE_LIMIT_SECRET", "10", "SHOPKEEPER_RATE_LIMIT_SECRET"),
         ("SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT", "ten", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"),
-        // A client's limit above the key's ceiling (1000/2000 by default) would never apply.
+        // A customer's limit above its address's, or an address's above the key's ceiling (1000/2000 by default),
+        // would never apply.
         ("SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT", "5000/10", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"),
         ("SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT", "10/5000", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"),
+        ("SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS", "5000/100", "SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS"),
+        ("SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS", "10/20", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"),
         ("SHOPKEEPER_RATE_LIMIT_CLIENTS_MAX", "10", "SHOPKEEPER_RATE_LIMIT_CLIENTS_MAX"),
         ("SHOPKEEPER_GATEWAY_TRUSTED_PROXIES", "10.0.0.0/33", "SHOPKEEPER_GATEWAY_TRUSTED_PROXIES"),
         ("SHOPKEEPER_GATEWAY_TRUSTED_PROXIES", "10.0.0.1,lb.internal", "SHOPKEEPER_GATEWAY_TRUSTED_PROXIES"),
@@ -42,6 +45,15 @@ import Testing
         let settings = try GatewaySettings.read(from: EnvironmentReader([:]))
         #expect(settings.rateLimits.publicKeys == RateLimit(perSecond: 1000, burst: 2000))
         #expect(settings.rateLimits.publicClients == RateLimit(perSecond: 20, burst: 40))
+        #expect(settings.rateLimits.publicAddresses == RateLimit(perSecond: 500, burst: 1000))
+        // Unset, an address's limit follows the others: at least a customer's, at most the ceiling.
+        let raised = try GatewaySettings.read(
+            from: EnvironmentReader([
+                "SHOPKEEPER_RATE_LIMIT_PUBLIC": "5000/9000", "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT": "800/1600",
+            ]))
+        #expect(raised.rateLimits.publicAddresses == RateLimit(perSecond: 800, burst: 1600))
+        let capped = try GatewaySettings.read(from: EnvironmentReader(["SHOPKEEPER_RATE_LIMIT_PUBLIC": "100/300"]))
+        #expect(capped.rateLimits.publicAddresses == RateLimit(perSecond: 100, burst: 300))
         #expect(settings.rateLimits.secretKeys == RateLimit(perSecond: 100, burst: 200))
         #expect(settings.maximumRateLimitClients == 100_000)
         #expect(settings.trustedProxies.isEmpty)
@@ -91,7 +103,8 @@ import Testing
                 "/v1/catalog", "/v1/admin/products", "/v1/admin/catalog", "/v1/purchases", "/v1/receipts",
                 "/v1/admin/stores", "/v1/notifications", "/v1/customers/*/restore",
                 "/v1/customers/*/offer-signatures", "/v1/customers", "/v1/admin/entitlements",
-                "/v1/admin/events", "/v1/admin/purchases", "/v1/admin/customers", "/v1/admin/reports",
+                "/v1/admin/events", "/v1/admin/purchases", "/v1/admin/customers", "/v1/admin/aliases",
+                "/v1/admin/reports",
             ])
         #expect(settings.operatorKey == nil)
     }

@@ -34,12 +34,21 @@ struct APIKeyMiddleware: RouterMiddleware {
         let client = clients.client(
             of: identity, peer: context.peer,
             forwardedFor: request.headers[values: ClientAddressResolver.forwardedFor])
-        if let retryAfter = rateLimiter.acquire(for: identity, client: client, limits: limits) {
+        if let retryAfter = rateLimiter.acquire(
+            for: identity, client: client, customer: Self.rateLimitedCustomer(request.uri.path[...]), limits: limits)
+        {
             throw AuthError.rateLimited(retryAfterSeconds: retryAfter)
         }
         context.identity = identity
         context.logger[metadataKey: "app_id"] = .string(identity.appID)
         return try await next(request, context)
+    }
+
+    /// The customer a request's path names (`/v1/customers/{app_user_id}/...`), decoded when it can be, for its own
+    /// bucket behind its client's address (``RateLimits/publicClients``).
+    static func rateLimitedCustomer(_ path: Substring) -> String? {
+        guard let segment = CustomerPath.idSegment(of: path) else { return nil }
+        return (try? AppUserID.decode(segment: segment)) ?? String(segment)
     }
 
     /// The token of a `Bearer` authorization header.
@@ -58,11 +67,20 @@ struct APIKeyMiddleware: RouterMiddleware {
 }
 
 /// Rate limits per key kind.
+///
+/// A public key's request takes a token from the key's ceiling (all its clients together), from its client
+/// address's bucket (an IPv4 address, an IPv6 /64: ``ClientAddressResolver``), and, when its path names a customer
+/// (`/v1/customers/{app_user_id}/...`), from the bucket of that customer behind that address. Behind carrier NAT many
+/// phones share one address, each with its own customer: they share the address's (coarse) limit, not the
+/// per-customer one. One client hammering one customer is held to ``publicClients``; one client rotating customer ids,
+/// or calling routes that name none (the catalog, purchases), to ``publicAddresses``; everyone to ``publicKeys``.
 struct RateLimits: Sendable, Equatable {
     /// Each public key's ceiling: all its clients together (`SHOPKEEPER_RATE_LIMIT_PUBLIC`).
     var publicKeys: RateLimit
-    /// Each client of a public key (`SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT`, see ``ClientAddressResolver``).
+    /// Each customer behind one client address of a public key (`SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT`).
     var publicClients: RateLimit
+    /// Each client address of a public key, all its customers together (`SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS`).
+    var publicAddresses: RateLimit
     /// Each secret key (`SHOPKEEPER_RATE_LIMIT_SECRET`).
     var secretKeys: RateLimit
 }

@@ -26,6 +26,8 @@ extension RateLimits {
             publicKeys: try publicKeys.share(ofReplicas: replicas, variable: "SHOPKEEPER_RATE_LIMIT_PUBLIC"),
             publicClients: try publicClients.share(
                 ofReplicas: replicas, variable: "SHOPKEEPER_RATE_LIMIT_PUBLIC_CLIENT"),
+            publicAddresses: try publicAddresses.share(
+                ofReplicas: replicas, variable: "SHOPKEEPER_RATE_LIMIT_PUBLIC_ADDRESS"),
             secretKeys: try secretKeys.share(ofReplicas: replicas, variable: "SHOPKEEPER_RATE_LIMIT_SECRET"))
     }
 }

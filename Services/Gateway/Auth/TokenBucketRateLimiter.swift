@@ -9,7 +9,9 @@ struct RateLimit: Sendable, Equatable {
 }
 
 /// Token buckets kept in memory by each gateway replica: one per key (a secret key's limit, a public key's ceiling
-/// for all its clients together), and one per public key and client (``ClientKey``).
+/// for all its clients together), one per public key and client address (``ClientKey``), and one per public key,
+/// client address and customer the path names (``RateLimits``: many phones share one address behind carrier NAT,
+/// each with its own customer).
 ///
 /// With N replicas behind a load balancer each enforces 1/N of the configured limits (`SHOPKEEPER_GATEWAY_REPLICAS`,
 /// ``RateLimit/share(ofReplicas:variable:)``), so together they admit what was configured; the limits protect the
@@ -47,12 +49,21 @@ final class TokenBucketRateLimiter: Sendable {
     private struct ClientBucketKey: Hashable {
         var key: String
         var client: ClientKey
+        /// The customer the request names, for a bucket of one customer behind the address; `nil` for the address's.
+        var customer: String?
     }
 
     private struct ClientBucket {
         var bucket: Bucket
         /// When it will be full again (and can be forgotten).
         var fullAt: ContinuousClock.Instant
+
+        /// A bucket a request takes a token from, and its limit.
+        struct Limit {
+            var client: ClientKey
+            var customer: String?
+            var limit: RateLimit
+        }
     }
 
     private struct State {
@@ -74,17 +85,21 @@ final class TokenBucketRateLimiter: Sendable {
         self.state = NIOLockedValueBox(State(nextSweepAt: min(Self.firstSweepAt, maximumClients)))
     }
 
-    /// Takes one token for `identity` under `limits`, counting a public key's request against `client` too; returns
+    /// Takes one token for `identity` under `limits`, counting a public key's request against its client address
+    /// and, when the request names a customer in its path, against that customer behind the address too; returns
     /// `nil` when allowed, or the seconds to wait (`Retry-After`) when not.
     func acquire(
-        for identity: KeyIdentity, client: ClientKey, limits: RateLimits, now: ContinuousClock.Instant = .now
+        for identity: KeyIdentity, client: ClientKey, customer: String? = nil, limits: RateLimits,
+        now: ContinuousClock.Instant = .now
     ) -> Int? {
         switch identity.kind {
-        case .secret: acquire(key: identity.keyID, limit: limits.secretKeys, now: now)
+        case .secret: return acquire(key: identity.keyID, limit: limits.secretKeys, now: now)
         case .public:
-            acquire(
-                key: identity.keyID, client: client, clientLimit: limits.publicClients, ceiling: limits.publicKeys,
-                now: now)
+            var buckets = [ClientBucket.Limit(client: client, customer: nil, limit: limits.publicAddresses)]
+            if let customer {
+                buckets.append(ClientBucket.Limit(client: client, customer: customer, limit: limits.publicClients))
+            }
+            return acquire(key: identity.keyID, buckets: buckets, ceiling: limits.publicKeys, now: now)
         }
     }
 
@@ -100,34 +115,48 @@ final class TokenBucketRateLimiter: Sendable {
         }
     }
 
-    /// Takes one token from `client`'s bucket of `key` and one from `key`'s ceiling, both or neither: a refused
-    /// request costs the app's other clients nothing.
+    /// Takes one token from `client`'s bucket of `key` and one from `key`'s ceiling, both or neither.
     func acquire(
         key: String, client: ClientKey, clientLimit: RateLimit, ceiling: RateLimit,
         now: ContinuousClock.Instant = .now
     ) -> Int? {
-        let clientKey = ClientBucketKey(key: key, client: client)
-        return state.withLockedValue { state in
+        acquire(
+            key: key, buckets: [ClientBucket.Limit(client: client, customer: nil, limit: clientLimit)],
+            ceiling: ceiling, now: now)
+    }
+
+    /// Takes one token from each of `buckets` of `key` and one from `key`'s ceiling, all or none: a refused request
+    /// costs the app's other clients nothing.
+    private func acquire(
+        key: String, buckets: [ClientBucket.Limit], ceiling: RateLimit, now: ContinuousClock.Instant
+    ) -> Int? {
+        state.withLockedValue { state in
             var shared = state.keys[key] ?? .full(ceiling, at: now)
             shared.refill(ceiling, now: now)
             state.keys[key] = shared
-            let known = state.clients[clientKey]
-            var own = known?.bucket ?? .full(clientLimit, at: now)
-            own.refill(clientLimit, now: now)
-            if own.tokens < 1 {
-                state.clients[clientKey]?.bucket = own
-                return own.secondsUntilToken(clientLimit)
+            var owns: [(key: ClientBucketKey, bucket: Bucket, known: Bool)] = []
+            for limit in buckets {
+                let clientKey = ClientBucketKey(key: key, client: limit.client, customer: limit.customer)
+                let known = state.clients[clientKey]
+                var own = known?.bucket ?? .full(limit.limit, at: now)
+                own.refill(limit.limit, now: now)
+                if own.tokens < 1 {
+                    state.clients[clientKey]?.bucket = own
+                    return own.secondsUntilToken(limit.limit)
+                }
+                owns.append((clientKey, own, known != nil))
             }
             guard shared.tokens >= 1 else { return shared.secondsUntilToken(ceiling) }
             shared.tokens -= 1
             state.keys[key] = shared
-            if known == nil && !Self.makeRoom(&state, maximum: maximumClients, now: now) {
-                // The table is full of clients still limited: this one is held to the ceiling alone.
-                return nil
+            for ((clientKey, own, known), limit) in zip(owns, buckets) {
+                // With the table full of clients still limited, a new one is held to the others and the ceiling.
+                if !known && !Self.makeRoom(&state, maximum: maximumClients, now: now) { continue }
+                var taken = own
+                taken.tokens -= 1
+                let fullAt = now + .seconds((limit.limit.burst - taken.tokens) / limit.limit.perSecond)
+                state.clients[clientKey] = ClientBucket(bucket: taken, fullAt: fullAt)
             }
-            own.tokens -= 1
-            let fullAt = now + .seconds((clientLimit.burst - own.tokens) / clientLimit.perSecond)
-            state.clients[clientKey] = ClientBucket(bucket: own, fullAt: fullAt)
             return nil
         }
     }

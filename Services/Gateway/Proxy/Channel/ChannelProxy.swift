@@ -170,6 +170,7 @@ struct ChannelProxy: Sendable {
                 !CustomerBoundaryGate.applies(to: known, path: path),
                 rateLimiter.acquire(
                     for: known, client: clients.client(of: known, peer: peer(), forwardedFor: forwardedFor),
+                    customer: known.kind == .public ? CustomerPath.idSegment(of: path).map(String.init) : nil,
                     limits: limits) == nil
             else { return nil }
             identity = known
