@@ -69,6 +69,9 @@ package enum ApplyOutcome: String, Codable, Sendable, CaseIterable {
     case reinstated
     /// News about a purchase no customer owns yet (no presenter): nothing to apply.
     case notOwned = "not_owned"
+    /// A restore presented a purchase whose `appAccountToken` names another account, one that logged in (or one
+    /// this server does not know): not applied. The app can ask the person to log in to that account.
+    case ownedByOtherAccount = "owned_by_other_account"
 }
 
 /// One transaction's outcome.

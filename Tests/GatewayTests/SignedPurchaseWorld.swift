@@ -60,14 +60,15 @@ struct SignedPurchaseWorld {
     }
 
     /// A new signed transaction of the non-consumable `pro`, or with `consumable` of `fertilizer` (10 units).
-    func signedTransaction(consumable: Bool = false) throws -> String {
+    /// `accountToken` is the transaction's `appAccountToken` (what StoreKit records when the app buys with one).
+    func signedTransaction(consumable: Bool = false, accountToken: String? = nil) throws -> String {
         let id = "2000" + UUID().uuidString.prefix(12)
         let now = Date()
         let payload = AppleTransactionPayload(
             transactionId: id, originalTransactionId: id, bundleId: Self.bundleID,
             productId: consumable ? "com.example.boundary.fertilizer" : "com.example.boundary.pro",
             purchaseDate: now.addingTimeInterval(-60).appleMilliseconds, quantity: 1,
-            type: consumable ? "Consumable" : "Non-Consumable",
+            type: consumable ? "Consumable" : "Non-Consumable", appAccountToken: accountToken,
             inAppOwnershipType: "PURCHASED", signedDate: now.appleMilliseconds, environment: "Sandbox",
             storefront: "USA", currency: "USD", price: 1990)
         return try ES256Signer(chain: Self.chain).sign(payload)

@@ -8,10 +8,19 @@ struct Presenter: Sendable {
     var deviceID: String?
     /// Every id of the customer (loaded when a transaction names an account).
     var aliases: [String]
+    /// Account tokens (lowercased) of other customers this one may present in a restore: an anonymous owner's, when
+    /// the presenter is identified (``RestoreAccounts``); the app's transfer policy then decides.
+    var acceptedAccountTokens: Set<String> = []
 
-    /// Whether an `appAccountToken` was made for one of this customer's ids.
+    /// Whether an `appAccountToken` was made for one of this customer's ids (or a restore accepted it).
     func owns(appAccountToken token: String) -> Bool {
-        aliases.contains {
+        if acceptedAccountTokens.contains(token.lowercased()) { return true }
+        return Self.names(token, anyOf: aliases)
+    }
+
+    /// Whether `token` was made for one of `ids`.
+    static func names(_ token: String, anyOf ids: [String]) -> Bool {
+        ids.contains {
             AppAccountToken.uuid(forAppUserID: $0).uuidString.caseInsensitiveCompare(token) == .orderedSame
         }
     }

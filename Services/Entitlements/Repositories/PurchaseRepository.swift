@@ -55,6 +55,19 @@ struct PurchasePostgresRepository: PurchaseRepository {
                 throw TransactionRestart(reason: "the customer was merged into another while the apply waited")
             }
             let locked = LockedCustomers(involved)
+            // A restore of purchases bound to another install's anonymous id may make two customers one first.
+            var accounts: RestoreAccounts?
+            if request.source == .restore, let named, let user = request.appUserID,
+                request.transactions.contains(where: { $0.appAccountToken != nil })
+            {
+                let resolved = try await RestoreAccounts.resolve(
+                    request.transactions, presenter: named, appUserID: user, appID: appID, locked: locked,
+                    on: connection, logger: logger)
+                for customer in resolved.merged + [resolved.presenter] { touched.insert(customer) }
+                accounts = resolved
+            }
+            let presenterCustomer = accounts?.presenter ?? named
+            let ownedElsewhere = accounts?.ownedElsewhere ?? []
             let applier = PurchaseApplier(
                 connection: connection, logger: logger, appID: appID, settings: start.settings,
                 source: request.source, appVersion: request.appVersion, touched: touched)
@@ -63,8 +76,9 @@ struct PurchasePostgresRepository: PurchaseRepository {
             for index in order {
                 let transaction = request.transactions[index]
                 productOf[index] = start.products[ApplyStart.productKey(transaction)] ?? nil
+                if ownedElsewhere.contains(index) { continue }
                 rows[index] = try await applier.lockPurchase(
-                    transaction, product: productOf[index], for: named, appUserID: request.appUserID,
+                    transaction, product: productOf[index], for: presenterCustomer, appUserID: request.appUserID,
                     deviceID: request.deviceID)
                 // A purchase someone else inserted or moved since the owners were read: its owner is locked now
                 // if that needs no waiting, else the apply starts again with every lock taken in order.
@@ -73,14 +87,15 @@ struct PurchasePostgresRepository: PurchaseRepository {
                 }
             }
             var presenter: Presenter?
-            if let user = request.appUserID, let customerID = named {
+            if let user = request.appUserID, let customerID = presenterCustomer {
                 let namesAccount = request.transactions.contains {
                     $0.appAccountToken != nil || $0.obfuscatedAccountID != nil
                 }
                 let aliases =
                     namesAccount ? try await CustomerRows.aliases(of: customerID, on: connection, logger: logger) : []
                 presenter = Presenter(
-                    customerID: customerID, appUserID: user, deviceID: request.deviceID, aliases: aliases)
+                    customerID: customerID, appUserID: user, deviceID: request.deviceID, aliases: aliases,
+                    acceptedAccountTokens: accounts?.acceptedTokens ?? [])
             }
             var outcomes = [TransactionOutcome?](repeating: nil, count: request.transactions.count)
             // A request may name one purchase more than once (a batch of store notifications about it, a renewal
@@ -89,6 +104,12 @@ struct PurchasePostgresRepository: PurchaseRepository {
             var applied: Set<String> = []
             for index in order {
                 let transaction = request.transactions[index]
+                if ownedElsewhere.contains(index) {
+                    outcomes[index] = TransactionOutcome(
+                        store: transaction.store, transactionID: transaction.transactionID,
+                        productID: productOf[index]?.productID, outcome: .ownedByOtherAccount)
+                    continue
+                }
                 let purchase = "\(transaction.store.rawValue) \(transaction.originalTransactionID)"
                 var row = rows[index]
                 if applied.contains(purchase) {
