@@ -138,6 +138,11 @@ func buildRouter(
         ).endpoints,
         atPath: "/v1/admin/stores")
     components.addAppStoreSupportRoutes(to: router, settings: settings, database: database, logger: logger)
+    router.addRoutes(
+        VerificationAttemptController(
+            attempts: VerificationAttemptPostgresRepository(client: database, logger: logger)
+        ).endpoints,
+        atPath: "/v1/admin/verification-attempts")
     return router
 }
 

@@ -110,6 +110,7 @@ struct PublicRoutes: Sendable {
         Template("/v1/admin/audit-log", [.get]),
         Template("/v1/admin/customers", [.get]),
         Template("/v1/admin/aliases/suspended", [.get]),
+        Template("/v1/admin/verification-attempts", [.get]),
         Template("/v1/admin/aliases/suspended/confirm", [.post]),
         Template("/v1/customers/{app_user_id}/explain", [.get]),
         Template("/v1/customers/{app_user_id}/content/devices", [.get]),

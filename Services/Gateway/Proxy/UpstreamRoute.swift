@@ -68,6 +68,7 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/purchases", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/receipts", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/admin/stores", service: "verifier", baseURL: verifierURL),
+            UpstreamRoute(prefix: "/v1/admin/verification-attempts", service: "verifier", baseURL: verifierURL),
             // Store notifications carry the store's own proof (a signature, a push token), not an API key.
             UpstreamRoute(prefix: "/v1/notifications", service: "verifier", baseURL: verifierURL),
             // A restore verifies proofs first: the verifier takes it and hands the facts to entitlements.

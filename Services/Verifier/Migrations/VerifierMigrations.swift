@@ -270,5 +270,15 @@ enum VerifierMigrations {
                 );
                 """
         ),
+        Migration(
+            "0012_verification_attempts_by_id",
+            sql: """
+                -- `GET /v1/admin/verification-attempts` pages an app's attempts newest first (by id), and finds one
+                -- customer's: support's "why was my purchase refused".
+                CREATE INDEX verification_attempts_by_app_id ON verifier.verification_attempts (app_id, id);
+                CREATE INDEX verification_attempts_by_customer
+                    ON verifier.verification_attempts (app_id, app_user_id, id);
+                """
+        ),
     ]
 }
