@@ -57,20 +57,24 @@ import Testing
             let owned = Holdings(gems: nil, garden: true, refunds: 0)
             #expect(try await eventually({ Holdings(try await world.customerInfo("kim")) }) { $0 == owned } == owned)
 
-            // The receiver (the gateway) goes down; the refund's notification is attempted and fails.
+            // The receiver (the gateway, and the verifier behind it) goes down; the refund's notification is attempted
+            // and fails, and nothing can read the store's history before the store crashes.
             _ = try await notified.gateway.terminate()
+            _ = try await world.verifier.terminate()
             try await world.sandbox(.POST, "/sandbox/apple/transactions/\(garden)/refund", ["reason": 1])
             let attempted = try await eventually({ try await deliveries(world.sandbox) }) {
                 $0.values.contains { $0.0 == "REFUND" && $0.1 >= 1 && !$0.2 }
             }
             let refund = try #require(attempted.first { $0.value.0 == "REFUND" }?.key)
 
-            // The store is killed (no shutdown) and started again on its state directory.
+            // The store is killed (no shutdown) and started again on its state directory; the verifier comes back.
             try await world.sandbox.crash()
             let sandbox = try world.sandbox.restarted()
+            let verifier = try world.verifier.restarted()
             do {
                 try await sandbox.waitUntilReady()
                 #expect(try await deliveries(sandbox)[refund]?.0 == "REFUND", "the notification log was lost")
+                try await verifier.waitUntilReady()
 
                 // Without any call, the recovery job finds the refund in the history and applies it.
                 let refunded = Holdings(gems: nil, garden: false, refunds: 1)
@@ -91,9 +95,11 @@ import Testing
                 #expect(events.filter { $0 == "refund" }.count == 1, "\(events)")
                 _ = try? await gateway.terminate()
             } catch {
+                _ = try? await verifier.terminate()
                 _ = try? await sandbox.terminate()
                 throw error
             }
+            _ = try? await verifier.terminate()
             _ = try? await sandbox.terminate()
         }
     }
