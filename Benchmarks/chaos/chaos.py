@@ -188,6 +188,7 @@ class Load:
         self.shared_share = float(env("SHARED", "0.1"))
         self.token_share = float(env("TOKENS", "0.5"))
         self.consume_share = float(env("CONSUME", "0.3"))
+        self.refund_share = float(env("REFUNDS", "0"))
         self.deadline = now() + float(env("LOAD_TIMEOUT", "300"))
         self.request_timeout = float(env("REQUEST_TIMEOUT", "30"))
         self.max_backoff = float(env("MAX_BACKOFF", "8"))
@@ -204,6 +205,8 @@ class Load:
         suffix = "" if record_files else ".canary"
         self.out = open(os.path.join(outdir, "presentations.jsonl" + suffix), "w", buffering=1)
         self.consume_out = open(os.path.join(outdir, "consumes.jsonl" + suffix), "w", buffering=1)
+        self.refund_out = open(os.path.join(outdir, "refunds.jsonl" + suffix), "w", buffering=1)
+        self.load_started = now()
         self.progress_file = os.path.join(outdir, "progress")
 
     def plan(self):
@@ -219,8 +222,12 @@ class Load:
             second = None
             if self.customers > 1 and self.random.random() < self.shared_share:
                 second = self.random.choice([u for u in self.users if u != buyer])
-            by_user[buyer].append({"index": index, "buyer": buyer, "product": product, "token": token,
-                                   "second": second, "consume": self.random.random() < self.consume_share})
+            item = {"index": index, "buyer": buyer, "product": product, "token": token, "second": second,
+                    "consume": self.random.random() < self.consume_share}
+            # Drawn only when refunds are on, so that REFUNDS=0 keeps the plan of every SEED as it was.
+            if self.refund_share > 0 and self.random.random() < self.refund_share:
+                item["refund_at"] = self.random.uniform(0, self.duration)
+            by_user[buyer].append(item)
         bursts = []
         for user, items in by_user.items():
             self.random.shuffle(items)
@@ -332,6 +339,31 @@ class Load:
         for thread in threads:
             thread.join()
         self.after_purchase(item, bought, record)
+        if "refund_at" in item and record["final_status"] == 200 and not (
+                item["product"][3] == "consumable" and item["consume"]):
+            self.refund(item, bought)
+
+    def refund(self, item, bought):
+        """The customer gets a refund from Apple at the item's planned time (at once when it has passed): the
+        sandbox store's refund control, retried while the store is down (409 already_revoked: an earlier attempt
+        refunded it and its answer was lost). Recorded in refunds.jsonl with when it was made."""
+        time.sleep(max(0.0, self.load_started + item["refund_at"] - now()))
+        path = f"/sandbox/apple/transactions/{bought['transaction_id']}/refund"
+        record = {"transaction_id": bought["transaction_id"], "original_transaction_id": bought["original_transaction_id"],
+                  "product_id": item["product"][0], "kind": item["product"][3], "token": item["token"],
+                  "buyer": item["buyer"], "status": None, "attempts": 0}
+        delay = 0.2
+        while now() < self.deadline:
+            answer = request(self.sandbox, "POST", path, {"reason": 1}, timeout=self.request_timeout)
+            record["attempts"] += 1
+            if answer.status in (200, 201) or (answer.status == 409 and answer.code() == "already_revoked"):
+                record["status"] = answer.status
+                break
+            time.sleep(delay)
+            delay = min(self.max_backoff, delay * 2)
+        record["at"] = now()
+        with self.lock:
+            self.refund_out.write(json.dumps(record) + "\n")
 
     def after_buyer(self, item, bought, record):
         """Hook: the buyer's presentation is final (before any consume). Benchmarks/replicas adds its repeats here."""
@@ -356,6 +388,7 @@ class Load:
         print(f"[load] {self.purchases} purchases by {self.customers} customers in {len(bursts)} bursts over "
               f"{self.duration:.0f} s, {expected} presentations", flush=True)
         start = now()
+        self.load_started = start
         threads = []
         last_report = start
         pending = list(bursts)
@@ -671,16 +704,25 @@ class Check:
         applied = {row[0] for row in psql(self.db, "SELECT transaction_id FROM entitlements.transactions")}
         states = {}
         disagree = []
+        unpresented = []
         for tx, state, user in verifier:
             states[state] = states.get(state, 0) + 1
             if state == "refused" and tx in applied:
                 disagree.append(f"tx {tx}: verifier says refused (presenter {user}), entitlements applied it")
             if state == "applied" and tx not in applied:
+                if tx not in by_tx and not user:
+                    # Bought at the store, answer lost when the store was killed, never presented (the load bought
+                    # again): known only from its notification, with no customer to apply it to.
+                    unpresented.append(tx)
+                    continue
                 disagree.append(f"tx {tx}: verifier says applied (presenter {user}), entitlements has no row")
         self.row("verifier.transactions by apply_state", ", ".join(f"{k} {v}" for k, v in sorted(states.items())))
         self.row("verifier and entitlements disagree (refused but applied, applied but absent)", len(disagree),
                  not disagree)
         self.detail("verifier and entitlements disagree", disagree)
+        if unpresented:
+            self.row("store purchases never presented (answer lost to a store kill), known from notifications",
+                     len(unpresented))
         missing_tx = [tx for tx in by_tx if tx not in applied]
         self.row("proofs sent with no entitlements.transactions row", len(missing_tx), not missing_tx)
 
@@ -696,6 +738,8 @@ class Check:
             twice.append(f"subscription {original}: {n} subscription_started events")
         self.row("transactions with more than one purchase (or subscription_started) event", len(twice), not twice)
         self.detail("transactions with more than one purchase event", twice)
+
+        self.refund_checks()
 
         # webhooks: every event delivered exactly once (at least once, and duplicates counted)
         events = {row[0]: row[1] for row in psql(self.db, "SELECT event_id, type FROM entitlements.events")}
@@ -823,6 +867,52 @@ class Check:
         if samples:
             slow = [s for s in samples if s[1] != 200]
             self.row("readiness probes not 200 during the run", f"{len(slow)} of {len(samples)}")
+
+    def refund_checks(self):
+        """REFUNDS: every refund made at the store applied exactly once (the purchase's transaction revoked in
+        entitlements, one `refund` event), with no manual call, within RECOVERY_WAIT of the check's start; no refund
+        event for a transaction that was not refunded."""
+        path = os.path.join(self.outdir, "refunds.jsonl")
+        refunds = [json.loads(line) for line in open(path)] if os.path.exists(path) else []
+        if not refunds:
+            return
+        made = [r for r in refunds if r.get("status") is not None]
+        self.row("refunds asked at the store / made (with appAccountToken, without)",
+                 f"{len(refunds)} / {len(made)} ({sum(1 for r in made if r['token'])}, "
+                 f"{sum(1 for r in made if not r['token'])})", len(made) == len(refunds))
+        self.detail("refunds the store never answered", [r for r in refunds if r.get("status") is None])
+        ids = [r["transaction_id"] for r in made]
+        listed = ",".join(f"'{i}'" for i in ids if i.isdigit())
+        wait = float(env("RECOVERY_WAIT", "60"))
+        last = max(r["at"] for r in made) if made else now()
+        missing, waited = self.wait_for(
+            "refunds not applied yet",
+            f"SELECT count(*) FROM unnest(ARRAY[{listed}]::text[]) AS r(id) WHERE NOT EXISTS (SELECT 1 FROM "
+            "entitlements.transactions t WHERE t.transaction_id = r.id AND t.revocation_date IS NOT NULL)", wait)
+        self.row(f"refunds not applied (waited {waited:.0f} s, at most {wait:.0f}; last refund made "
+                 f"{max(0.0, now() - waited - last):.0f} s before the wait)", missing, missing == 0)
+        applied = {row[0] for row in psql(
+            self.db, "SELECT transaction_id FROM entitlements.transactions WHERE revocation_date IS NOT NULL")}
+        self.detail("refunds never applied", [r for r in made if r["transaction_id"] not in applied])
+        events = dict((tx, int(n)) for tx, n in psql(
+            self.db, "SELECT payload->>'transaction_id', count(*) FROM entitlements.events WHERE type = 'refund' "
+                     "GROUP BY 1"))
+        not_once = [f"tx {r['transaction_id']} ({r['kind']}, token {r['token']}): {events.get(r['transaction_id'], 0)} "
+                    "refund events" for r in made if events.get(r["transaction_id"], 0) != 1]
+        self.row("refunds without exactly one refund event", len(not_once), not not_once)
+        self.detail("refunds without exactly one refund event", not_once)
+        unasked = [f"tx {tx}: {n} refund events" for tx, n in events.items() if tx not in set(ids)]
+        self.row("refund events of transactions never refunded", len(unasked), not unasked)
+        self.detail("refund events of transactions never refunded", unasked)
+        found = {}
+        for notification_type, n in psql(
+                self.db, "SELECT type, count(*) FROM verifier.notifications WHERE type IN ('REFUND') GROUP BY 1"):
+            found[notification_type] = int(n)
+        lookups = scalar(self.db, "SELECT coalesce(sum(refunds), 0) || ' refunds in ' || count(*) || ' lookups' "
+                                  "FROM verifier.refund_lookups")
+        recovered = scalar(self.db, "SELECT coalesce(sum(recovered), 0) FROM verifier.notification_recovery")
+        self.row("REFUND notifications recorded / recovered from history (all types) / refund lookups",
+                 f"{found.get('REFUND', 0)} / {recovered} / {lookups}")
 
     def report(self):
         """Prints the table and the verdict (and figures.md); 1 when a check failed."""

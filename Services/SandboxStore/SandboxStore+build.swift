@@ -20,13 +20,13 @@ func buildApplication(
     let store = try SandboxStore(
         directory: directory, timeScale: settings.timeScale, fsyncEachChange: settings.fsyncEachChange)
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
-    let dispatcher = NotificationDispatcher(
+    let dispatcher = try NotificationDispatcher(
         appleURL: settings.appleNotificationURL, googleURL: settings.googleNotificationURL,
         googleAudience: settings.googlePushAudience, appleSigner: try AppleSigner(chain: chain),
         googleSigner: try GooglePushSigner(
             key: try directory.loadOrCreateGooglePushKey(), email: settings.googlePushEmail),
         client: httpClient, attempts: settings.notificationAttempts, retryDelay: settings.notificationRetryDelay,
-        logger: logger)
+        journal: StateJournal(notificationsIn: directory, fsyncEachChange: settings.fsyncEachChange), logger: logger)
     try directory.writeGooglePushKeySet(dispatcher.googleKeySet)
     let router = try buildRouter(
         settings: settings, store: store, chain: chain, traffic: StoreTraffic(), dispatcher: dispatcher,

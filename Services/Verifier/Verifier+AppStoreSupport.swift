@@ -35,14 +35,21 @@ extension VerifierComponents {
             atPath: "/v1/admin/stores")
     }
 
-    /// The background job that recovers App Store notifications that never arrived.
+    /// The background job that recovers App Store notifications that never arrived, and refunds no notification
+    /// tells of.
     func notificationRecoveryJob(
         settings: VerifierSettings, database: PostgresClient, startup: StartupGate, logger: Logger
     ) -> NotificationRecoveryJob {
         NotificationRecoveryJob(
             recovery: notificationRecovery(logger: logger),
             repository: NotificationRecoveryPostgresRepository(client: database, logger: logger),
-            settings: settings.notificationRecovery, startup: startup, logger: logger)
+            settings: settings.notificationRecovery,
+            refunds: RefundLookups(
+                credentials: credentials, apple: service.apple,
+                news: StoreNewsApplier(transactions: transactions, projections: projections, logger: logger),
+                repository: RefundLookupPostgresRepository(client: database, logger: logger),
+                perRun: settings.notificationRecovery.refundLookupsPerRun, logger: logger),
+            startup: startup, logger: logger)
     }
 
     private func notificationRecovery(logger: Logger) -> NotificationRecovery {

@@ -34,6 +34,7 @@ import X509
 /// | `SHOPKEEPER_RECONCILE_BACKOFF_SECONDS` | `600` | the pause after the first check of a stale period end; it doubles with each further check, up to a day |
 /// | `SHOPKEEPER_NOTIFICATION_RECOVERY_INTERVAL_SECONDS` | `900` | how often each app's App Store notification history is read for notifications that never arrived (apps with an App Store Server API key) |
 /// | `SHOPKEEPER_NOTIFICATION_RECOVERY_OVERLAP_SECONDS` | `600` | how far before the last seen notification time each read starts again |
+/// | `SHOPKEEPER_REFUND_LOOKUPS_PER_RUN` | `100` | App Store purchases bought without an `appAccountToken` (of the last 180 days, not refunded) whose refund history each recovery run of an app asks for, least recently asked first; `0` asks for none |
 ///
 /// Google Play's own jobs:
 ///
@@ -132,7 +133,9 @@ struct VerifierSettings: Sendable {
                 interval: try environment.seconds(
                     "SHOPKEEPER_NOTIFICATION_RECOVERY_INTERVAL_SECONDS", default: .seconds(900), in: 0.05...86_400),
                 overlap: try environment.seconds(
-                    "SHOPKEEPER_NOTIFICATION_RECOVERY_OVERLAP_SECONDS", default: .seconds(600), in: 0...86_400)),
+                    "SHOPKEEPER_NOTIFICATION_RECOVERY_OVERLAP_SECONDS", default: .seconds(600), in: 0...86_400),
+                refundLookupsPerRun: try environment.int(
+                    "SHOPKEEPER_REFUND_LOOKUPS_PER_RUN", default: 100, in: 0...10_000)),
             googleVoidedPollInterval: googleVoidedPollInterval
         )
     }

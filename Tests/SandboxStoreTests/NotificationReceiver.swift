@@ -63,6 +63,27 @@ struct NotificationWorld {
     static func run(
         environment: [String: String] = [:], _ body: @Sendable (NotificationWorld) async throws -> Void
     ) async throws {
+        try await receiving { inbox, base in
+            try await SandboxHarness.run(environment: sandboxEnvironment(receiver: base).merging(environment) { $1 }) {
+                sandbox in
+                let verifier = try AppleSignedDataVerifier(trustedRoots: [try await sandbox.root()])
+                try await body(NotificationWorld(sandbox: sandbox, inbox: inbox, receiverURL: base, verifier: verifier))
+            }
+        }
+    }
+
+    /// A sandbox store's settings sending both stores' notifications to `receiver`, quickly retried, clock off.
+    static func sandboxEnvironment(receiver base: String) -> [String: String] {
+        [
+            "SHOPKEEPER_SANDBOX_APPLE_NOTIFICATION_URL": base + "/apple",
+            "SHOPKEEPER_SANDBOX_GOOGLE_NOTIFICATION_URL": base + "/google",
+            "SHOPKEEPER_SANDBOX_AUTO_RENEW": "false",
+            "SHOPKEEPER_SANDBOX_NOTIFICATION_RETRY_MS": "20",
+        ]
+    }
+
+    /// Runs a receiver recording into an inbox, and `body` with the inbox and the receiver's base URL.
+    static func receiving(_ body: @Sendable (NotificationInbox, String) async throws -> Void) async throws {
         let inbox = NotificationInbox()
         let router = Router()
         for path in ["apple", "google"] {
@@ -77,19 +98,7 @@ struct NotificationWorld {
         }
         let receiver = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await receiver.testLive { client in
-            let base = "http://127.0.0.1:\(try #require(client.port))"
-            var values = [
-                "SHOPKEEPER_SANDBOX_APPLE_NOTIFICATION_URL": base + "/apple",
-                "SHOPKEEPER_SANDBOX_GOOGLE_NOTIFICATION_URL": base + "/google",
-                "SHOPKEEPER_SANDBOX_AUTO_RENEW": "false",
-                "SHOPKEEPER_SANDBOX_NOTIFICATION_RETRY_MS": "20",
-            ]
-            values.merge(environment) { _, new in new }
-            try await SandboxHarness.run(environment: values) { sandbox in
-                let verifier = try AppleSignedDataVerifier(trustedRoots: [try await sandbox.root()])
-                try await body(
-                    NotificationWorld(sandbox: sandbox, inbox: inbox, receiverURL: base, verifier: verifier))
-            }
+            try await body(inbox, "http://127.0.0.1:\(try #require(client.port))")
         }
     }
 

@@ -71,6 +71,45 @@ import Testing
         }
     }
 
+    /// A replica that starts reads at once what ran last an interval ago, but not what another replica holds or read
+    /// moments ago; replicas starting together read each pair once between them.
+    @Test func aStartingReplicaMakesDueWhatNobodyHoldsOrJustRead() async throws {
+        try await withDatabase { client in
+            for app in ["idle", "held", "fresh"] {
+                try await credentials(app, environments: ["sandbox"], key: true, on: client)
+            }
+            let repository = NotificationRecoveryPostgresRepository(client: client, logger: Self.logger)
+            let first = try await repository.claim(limit: 10, lease: .seconds(3600))
+            #expect(first.count == 3)
+            for cursor in first where cursor.appID != "held" {
+                try await repository.finish(
+                    cursor, checkedUntil: Date(), recovered: 0, lastRecoveredAt: nil, nextRunIn: .seconds(900))
+            }
+            // "idle" last ran long ago (its next run is an interval away); "fresh" ran just now; "held" is claimed.
+            try await client.query(
+                """
+                UPDATE verifier.notification_recovery SET last_run_at = now() - interval '10 minutes'
+                WHERE app_id = 'idle'
+                """, logger: Self.logger)
+            #expect(try await repository.claim(limit: 10, lease: .seconds(3600)).isEmpty)
+            let replicas = (0..<4).map { _ in
+                NotificationRecoveryPostgresRepository(client: client, logger: Self.logger)
+            }
+            let claimed = try await withThrowingTaskGroup(of: [RecoveryCursor].self) { group in
+                for replica in replicas {
+                    group.addTask {
+                        try await replica.makeDue(unlessRunWithin: .seconds(30))
+                        return try await replica.claim(limit: 10, lease: .seconds(3600))
+                    }
+                }
+                var all: [RecoveryCursor] = []
+                for try await batch in group { all += batch }
+                return all
+            }
+            #expect(claimed.map(\.appID) == ["idle"], "\(claimed)")
+        }
+    }
+
     @Test func theLastSeenTimeOnlyMovesForwardAndAFailureKeepsIt() async throws {
         try await withDatabase { client in
             try await credentials("app", environments: ["sandbox"], key: true, on: client)

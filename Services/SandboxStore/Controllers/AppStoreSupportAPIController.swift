@@ -34,11 +34,13 @@ struct AppStoreSupportAPIController {
         try await traffic.observe(.apple(host, api)) { _ in try await ErrorMapping.apple { try await handler() } }
     }
 
-    /// The refunded transactions of the customer who made `transactionId`, oldest refund first; `revision` is where
-    /// the next page starts (kept, it also finds refunds made later).
+    /// The refunded transactions of the customer `transactionId` names (any `transactionId`, `originalTransactionId`
+    /// or `appTransactionId` of theirs, as Apple's endpoint takes), oldest refund first; `revision` is where the next
+    /// page starts (kept, it also finds refunds made later).
     private func refunds(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let bundleId = try await authenticator.authenticate(request.headers)
-        let record = try await transaction(context.parameters.get("transactionId") ?? "", bundleId: bundleId)
+        let record = try await transaction(
+            context.parameters.get("transactionId") ?? "", bundleId: bundleId, orAppTransaction: true)
         var offset = 0
         if let revision = request.uri.queryParameters.get("revision") {
             guard let decoded = HistoryRevision.offset(of: revision) else {
@@ -112,10 +114,14 @@ struct AppStoreSupportAPIController {
                 effectiveDate: extended.expiresDate))
     }
 
-    /// The transaction `id` names, in this host's environment and of the token's app.
-    private func transaction(_ id: String, bundleId: String) async throws -> AppleTransactionRecord {
+    /// The transaction `id` names (or, `orAppTransaction`, a transaction of the customer whose `appTransactionId` it
+    /// is), in this host's environment and of the token's app.
+    private func transaction(_ id: String, bundleId: String, orAppTransaction: Bool = false) async throws
+        -> AppleTransactionRecord
+    {
         guard Self.isTransactionID(id) else { throw AppleAPIError.api(.invalidTransactionId) }
-        guard let record = await store.appleTransaction(id: id), record.environment == host.environment else {
+        let found = orAppTransaction ? await store.appleTransaction(anyId: id) : await store.appleTransaction(id: id)
+        guard let record = found, record.environment == host.environment else {
             throw SandboxStoreError.transactionNotFound(id)
         }
         guard record.bundleId == bundleId else { throw AppleAPIError.unauthorized }

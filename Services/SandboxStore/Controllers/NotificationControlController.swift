@@ -7,7 +7,7 @@ import ShopkeeperStores
 /// times, many at once), and sending any notification on request.
 ///
 /// - `GET` (`?store=apple|google`): `{"apple_url", "google_url", "google_audience", "deliveries": [...]}`, oldest
-///   first (``NotificationDelivery``).
+///   first (``NotificationDeliveryView``).
 /// - `PUT` `{"apple_url": "http://...", "google_url": ..., "google_audience": ..., "hold": false}`: a field left out
 ///   is kept, `null` stops sending to that store. `"hold": true` keeps new notifications in the log undelivered (for
 ///   resending in any order); `false` delivers those never sent, in order. Answers the targets.
@@ -49,7 +49,8 @@ struct NotificationControlController {
         }
         routes.get("{id}") { _, context in
             let id = context.parameters.get("id") ?? ""
-            return try JSONBody.response(try await ErrorMapping.control { try await dispatcher.delivery(id) })
+            return try JSONBody.response(
+                NotificationDeliveryView(try await ErrorMapping.control { try await dispatcher.delivery(id) }))
         }
         routes.post("{id}/resend") { request, context in
             let id = context.parameters.get("id") ?? ""
@@ -71,7 +72,7 @@ struct NotificationControlController {
             let body = try await JSONBody.decode(AppleNotificationRequest.self, from: request, limit: maxBodyBytes)
             let event = try await appleEvent(body)
             let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
-            return try JSONBody.response(delivery, status: .created)
+            return try JSONBody.response(NotificationDeliveryView(delivery), status: .created)
         }
         routes.post("apple/rescind-consent") { request, _ in
             let body = try await JSONBody.decode(RescindConsentRequest.self, from: request, limit: maxBodyBytes)
@@ -82,14 +83,14 @@ struct NotificationControlController {
             let (record, _) = try await ErrorMapping.control { try await store.appTransaction(draft) }
             let event = AppleEvent.rescindConsent(record, at: Date())
             let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
-            return try JSONBody.response(delivery, status: .created)
+            return try JSONBody.response(NotificationDeliveryView(delivery), status: .created)
         }
         routes.post("apple/external-purchase-token") { request, _ in
             let body = try await JSONBody.decode(ExternalPurchaseTokenRequest.self, from: request, limit: maxBodyBytes)
             let (token, environment) = try body.token()
             let event = AppleEvent.externalPurchaseToken(token, environment: environment, at: Date())
             let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
-            return try JSONBody.response(delivery, status: .created)
+            return try JSONBody.response(NotificationDeliveryView(delivery), status: .created)
         }
         routes.post("apple/test") { request, _ in
             let body = try await JSONBody.decode(TestNotificationRequest.self, from: request, limit: maxBodyBytes)
@@ -98,13 +99,13 @@ struct NotificationControlController {
             }
             let event = AppleEvent(.test, bundleId: body.bundleId, environment: .sandbox, at: Date())
             let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.apple(event)) }
-            return try JSONBody.response(delivery, status: .created)
+            return try JSONBody.response(NotificationDeliveryView(delivery), status: .created)
         }
         routes.post("google") { request, _ in
             let body = try await JSONBody.decode(GoogleNotificationRequest.self, from: request, limit: maxBodyBytes)
             let event = try await googleEvent(body)
             let delivery = try await ErrorMapping.control { try await dispatcher.sendOne(.google(event)) }
-            return try JSONBody.response(delivery, status: .created)
+            return try JSONBody.response(NotificationDeliveryView(delivery), status: .created)
         }
         return routes
     }
@@ -256,7 +257,7 @@ struct NotificationLog: Encodable, Sendable {
     func encode(to encoder: any Encoder) throws {
         try targets.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(deliveries, forKey: .deliveries)
+        try container.encode(deliveries.map(NotificationDeliveryView.init), forKey: .deliveries)
     }
 
     enum CodingKeys: String, CodingKey {

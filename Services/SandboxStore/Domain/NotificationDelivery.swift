@@ -1,8 +1,9 @@
 import Foundation
 import ShopkeeperStores
 
-/// One notification the sandbox sent and how its delivery went (`GET /sandbox/notifications`).
-struct NotificationDelivery: Encodable, Sendable, Equatable {
+/// One notification the sandbox sent and how its delivery went, as kept in the notification log (``NotificationSnapshot``:
+/// journaled, so a restart keeps it); shown under `GET /sandbox/notifications` as a ``NotificationDeliveryView``.
+struct NotificationDelivery: Codable, Sendable, Equatable {
     /// Apple: the `notificationUUID`; Google: the Pub/Sub `messageId`.
     var id: String
     /// `apple` or `google`.
@@ -36,11 +37,21 @@ struct NotificationDelivery: Encodable, Sendable, Equatable {
     var environment: String?
     var signedPayload: String?
     var sendAttempts: [AppStoreSendAttempt] = []
+}
+
+/// A ``NotificationDelivery`` as `GET /sandbox/notifications` shows it: without Apple's history fields (app,
+/// environment, `signedPayload`, send attempts), with `notification_uuid` or `message_id`.
+struct NotificationDeliveryView: Encodable, Sendable {
+    let delivery: NotificationDelivery
+
+    init(_ delivery: NotificationDelivery) {
+        self.delivery = delivery
+    }
 
     /// Apple's `notificationUUID` (the `id`), for Apple's notifications only.
-    var notificationUUID: String? { store == "apple" ? id : nil }
+    var notificationUUID: String? { delivery.store == "apple" ? delivery.id : nil }
     /// Pub/Sub's `messageId` (the `id`), for Google's notifications only.
-    var messageId: String? { store == "google" ? id : nil }
+    var messageId: String? { delivery.store == "google" ? delivery.id : nil }
 
     enum CodingKeys: String, CodingKey {
         case id, store, type, subtype, url, attempts, resends, delivered, body, audience
@@ -55,21 +66,21 @@ struct NotificationDelivery: Encodable, Sendable, Equatable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(store, forKey: .store)
-        try container.encode(type, forKey: .type)
-        try container.encodeIfPresent(subtype, forKey: .subtype)
-        try container.encodeIfPresent(transactionId, forKey: .transactionId)
-        try container.encodeIfPresent(originalTransactionId, forKey: .originalTransactionId)
-        try container.encodeIfPresent(purchaseToken, forKey: .purchaseToken)
-        try container.encode(url, forKey: .url)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(attempts, forKey: .attempts)
-        try container.encode(resends, forKey: .resends)
-        try container.encodeIfPresent(lastStatus, forKey: .lastStatus)
-        try container.encode(delivered, forKey: .delivered)
-        try container.encode(body, forKey: .body)
-        try container.encodeIfPresent(audience, forKey: .audience)
+        try container.encode(delivery.id, forKey: .id)
+        try container.encode(delivery.store, forKey: .store)
+        try container.encode(delivery.type, forKey: .type)
+        try container.encodeIfPresent(delivery.subtype, forKey: .subtype)
+        try container.encodeIfPresent(delivery.transactionId, forKey: .transactionId)
+        try container.encodeIfPresent(delivery.originalTransactionId, forKey: .originalTransactionId)
+        try container.encodeIfPresent(delivery.purchaseToken, forKey: .purchaseToken)
+        try container.encode(delivery.url, forKey: .url)
+        try container.encode(delivery.createdAt, forKey: .createdAt)
+        try container.encode(delivery.attempts, forKey: .attempts)
+        try container.encode(delivery.resends, forKey: .resends)
+        try container.encodeIfPresent(delivery.lastStatus, forKey: .lastStatus)
+        try container.encode(delivery.delivered, forKey: .delivered)
+        try container.encode(delivery.body, forKey: .body)
+        try container.encodeIfPresent(delivery.audience, forKey: .audience)
         try container.encodeIfPresent(notificationUUID, forKey: .notificationUUID)
         try container.encodeIfPresent(messageId, forKey: .messageId)
     }

@@ -10,10 +10,18 @@ import ShopkeeperStores
 ///
 /// Each notification is signed once, logged, and delivered in the background: first attempts in the order the
 /// notifications happened, then retries with a doubling delay while the receiver answers non-2xx or nothing, up to
-/// a bounded number of attempts. Nothing is sent to a store whose URL is unset. The log (the newest
-/// ``maximumLogSize``) and the URLs live in memory only.
+/// a bounded number of attempts. Nothing is sent to a store whose URL is unset.
+///
+/// The log (the newest ``maximumLogSize`` of the last ``retention``, Apple's 180 days of history) is journaled in the
+/// state directory (``NotificationSnapshot``) like the store's purchases: a notification is logged before the
+/// operation that caused it answers, every attempt is logged as it ends, and a restart (a crash included) finds the
+/// whole log again, so Get Notification History still lists what was sent before it, and the deliveries that had not
+/// succeeded nor run out of attempts are attempted again, in order. The targets (URLs, `hold`) live in memory: a
+/// restart takes them from the settings again and does not hold.
 actor NotificationDispatcher: Service {
     static let maximumLogSize = 10_000
+    /// How long a notification stays in the log: Apple keeps 180 days of notification history.
+    static let retention: TimeInterval = 180 * 86_400
     /// A receiver gets this long to answer.
     static let timeout: TimeAmount = .seconds(5)
 
@@ -24,8 +32,10 @@ actor NotificationDispatcher: Service {
     private var hold = false
     /// Ids of the notifications held, in order.
     private var held: [String] = []
-    private var log: [NotificationDelivery] = []
-    /// Delivery id -> position in `log`.
+    /// The log, journaled.
+    private var state: NotificationSnapshot
+    private let journal: StateJournal<NotificationSnapshot>
+    /// Delivery id -> position in `state.deliveries`.
     private var positions: [String: Int] = [:]
     /// Pub/Sub message ids: numeric, increasing, and (starting from the clock) not reused after a restart.
     private var nextMessageNumber = Int64(Date().timeIntervalSince1970 * 1000) * 100
@@ -40,10 +50,12 @@ actor NotificationDispatcher: Service {
     private let queue: AsyncStream<String>
     private let enqueue: AsyncStream<String>.Continuation
 
+    /// A dispatcher delivering from the log `journal` keeps (loaded now).
     init(
         appleURL: URL?, googleURL: URL?, googleAudience: String?, appleSigner: AppleSigner,
-        googleSigner: GooglePushSigner, client: HTTPClient, attempts: Int, retryDelay: Duration, logger: Logger
-    ) {
+        googleSigner: GooglePushSigner, client: HTTPClient, attempts: Int, retryDelay: Duration,
+        journal: StateJournal<NotificationSnapshot>, logger: Logger
+    ) throws {
         self.appleURL = appleURL
         self.googleURL = googleURL
         self.googleAudience = googleAudience
@@ -54,15 +66,29 @@ actor NotificationDispatcher: Service {
         self.retryDelay = retryDelay
         self.logger = logger
         (queue, enqueue) = AsyncStream.makeStream(of: String.self)
+        self.journal = journal
+        state = try journal.load()
+        positions = Dictionary(state.deliveries.enumerated().map { ($1.id, $0) }) { first, _ in first }
     }
 
-    /// Delivers queued notifications, one first attempt after the other, until shutdown.
+    /// Delivers queued notifications, one attempt after the other, until shutdown; first those of the log that an
+    /// earlier run left undelivered with attempts to spare.
     nonisolated func run() async throws {
+        await resumePending()
         await cancelWhenGracefulShutdown {
             for await id in self.queue {
-                await self.attempt(id, number: 1)
+                await self.attempt(id)
             }
         }
+    }
+
+    /// Queues the logged deliveries that neither succeeded nor ran out of attempts (a restart cut their retries).
+    private func resumePending() {
+        let pending = state.deliveries.filter { !$0.delivered && $0.attempts < attempts }
+        if !pending.isEmpty {
+            logger.info("resuming notification deliveries", metadata: ["count": "\(pending.count)"])
+        }
+        for delivery in pending { enqueue.yield(delivery.id) }
     }
 
     // MARK: targets
@@ -159,19 +185,36 @@ actor NotificationDispatcher: Service {
         if hold { held.append(id) } else { enqueue.yield(id) }
     }
 
+    /// Logs `delivery` (journaled before this returns), dropping the oldest beyond the log's bounds.
     private func append(_ delivery: NotificationDelivery) {
-        positions[delivery.id] = log.count
-        log.append(delivery)
-        if log.count > Self.maximumLogSize + Self.maximumLogSize / 10 {
-            log.removeFirst(log.count - Self.maximumLogSize)
-            positions = Dictionary(uniqueKeysWithValues: log.enumerated().map { ($1.id, $0) })
+        positions[delivery.id] = state.deliveries.count
+        state.deliveries.append(delivery)
+        let horizon = delivery.createdAt.addingTimeInterval(-Self.retention)
+        let expired = state.deliveries.prefix { $0.createdAt < horizon }.count
+        let excess = state.deliveries.count - Self.maximumLogSize
+        if expired > 0 || excess > Self.maximumLogSize / 10 {
+            state.deliveries.removeFirst(max(expired, excess))
+            positions = Dictionary(state.deliveries.enumerated().map { ($1.id, $0) }) { first, _ in first }
+        }
+        save()
+    }
+
+    /// Journals what changed in the log. A failure to write is logged: the notification still goes out, but a crash
+    /// before the next successful write would forget it.
+    private func save() {
+        do {
+            try journal.record(&state)
+        } catch {
+            logger.error("notification log not saved", metadata: ["error": "\(error)"])
         }
     }
 
     // MARK: delivery
 
-    private func attempt(_ id: String, number: Int) async {
-        guard let delivery = positions[id].map({ log[$0] }) else { return }
+    /// Attempts to deliver `id` once more and, while it fails with attempts to spare, schedules the next attempt.
+    private func attempt(_ id: String) async {
+        guard let delivery = positions[id].map({ state.deliveries[$0] }), delivery.attempts < attempts else { return }
+        let number = delivery.attempts + 1
         let status = await post(delivery)
         record(id) {
             $0.attempts += 1
@@ -193,19 +236,23 @@ actor NotificationDispatcher: Service {
         let delay = retryDelay * (1 << min(number - 1, 20))
         Task {
             try? await Task.sleep(for: delay)
-            await self.attempt(id, number: number + 1)
+            await self.attempt(id)
         }
     }
 
+    /// Changes the logged delivery `id` (journaled).
     private func record(_ id: String, _ change: (inout NotificationDelivery) -> Void) {
         guard let position = positions[id] else { return }
-        change(&log[position])
+        change(&state.deliveries[position])
+        save()
     }
 
     /// Sends a logged notification again `times` times, `concurrency` at once (the same body: a store's retry, or
     /// a flood of them); the statuses, 0 where nothing answered.
     func resend(_ id: String, times: Int, concurrency: Int) async throws -> [Int] {
-        guard let delivery = positions[id].map({ log[$0] }) else { throw SandboxStoreError.notificationNotFound(id) }
+        guard let delivery = positions[id].map({ state.deliveries[$0] }) else {
+            throw SandboxStoreError.notificationNotFound(id)
+        }
         let statuses = await post(delivery, times: times, concurrency: concurrency)
         record(id) {
             $0.resends += times
@@ -266,22 +313,25 @@ actor NotificationDispatcher: Service {
     /// The App Store notifications of one app and environment that were sent, or held, oldest first: what Apple's
     /// Get Notification History lists.
     func appleHistory(bundleId: String, environment: AppleEnvironment) -> [NotificationDelivery] {
-        log.filter { $0.store == "apple" && $0.bundleId == bundleId && $0.environment == environment.rawValue }
+        state.deliveries.filter {
+            $0.store == "apple" && $0.bundleId == bundleId && $0.environment == environment.rawValue
+        }
     }
 
     /// The log, oldest first, optionally of one store.
     func deliveries(store: String?) -> [NotificationDelivery] {
-        guard let store else { return log }
-        return log.filter { $0.store == store }
+        guard let store else { return Array(state.deliveries) }
+        return state.deliveries.filter { $0.store == store }
     }
 
     func delivery(_ id: String) throws -> NotificationDelivery {
         guard let position = positions[id] else { throw SandboxStoreError.notificationNotFound(id) }
-        return log[position]
+        return state.deliveries[position]
     }
 
     func clearLog() {
-        log.removeAll()
+        state.deliveries.removeAll { _ in true }
         positions.removeAll()
+        save()
     }
 }

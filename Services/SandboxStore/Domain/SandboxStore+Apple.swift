@@ -80,7 +80,7 @@ extension SandboxStore {
         }
         if let expires = record.expiresDate { record.periodLength = expires - record.purchaseDate }
         appleIndex[record.transactionId] = state.appleTransactions.count
-        customerIndex[record.customerKey, default: []].append(state.appleTransactions.count)
+        noteCustomer(record, at: state.appleTransactions.count)
         state.appleTransactions.append(record)
         noteLatest(state.appleTransactions.count - 1)
         try commit()
@@ -89,6 +89,15 @@ extension SandboxStore {
 
     func appleTransaction(id: String) -> AppleTransactionRecord? {
         appleIndex[id].map { state.appleTransactions[$0] }
+    }
+
+    /// The transaction `id` names, or when it is a customer's `appTransactionId`, that customer's first transaction:
+    /// the endpoints that take "any transaction id of the customer" (Get Refund History) accept all three kinds, a
+    /// `transactionId`, an `originalTransactionId` or an `appTransactionId`.
+    func appleTransaction(anyId id: String) -> AppleTransactionRecord? {
+        if let record = appleTransaction(id: id) { return record }
+        guard let key = appTransactionIndex[id], let first = customerIndex[key]?.first else { return nil }
+        return state.appleTransactions[first]
     }
 
     /// Every transaction the customer of `record` has in its app and environment, in the order they were made.

@@ -17,7 +17,9 @@ actor SandboxStore {
     /// Customer key (``AppleTransactionRecord/customerKey``) -> indexes of the customer's transactions in
     /// `state.appleTransactions`, in the order they were made.
     var customerIndex: [String: [Int]] = [:]
-    private let journal: StateJournal
+    /// `appTransactionId` -> the customer key it is derived from, for the customers in `customerIndex`.
+    var appTransactionIndex: [String: String] = [:]
+    private let journal: StateJournal<SandboxSnapshot>
     /// How many times faster than real time subscription periods pass (`SHOPKEEPER_SANDBOX_TIME_SCALE`).
     let timeScale: Double
 
@@ -30,10 +32,24 @@ actor SandboxStore {
         self.state = state
         for (index, record) in state.appleTransactions.enumerated() {
             appleIndex[record.transactionId] = index
-            customerIndex[record.customerKey, default: []].append(index)
+            Self.noteCustomer(record, at: index, in: &customerIndex, &appTransactionIndex)
             Self.noteLatest(index, of: state.appleTransactions, in: &chainLatest)
         }
         for (index, record) in state.googlePurchases.enumerated() { googleIndex[record.purchaseToken] = index }
+    }
+
+    /// Indexes the transaction at `index` under its customer.
+    func noteCustomer(_ record: AppleTransactionRecord, at index: Int) {
+        Self.noteCustomer(record, at: index, in: &customerIndex, &appTransactionIndex)
+    }
+
+    private static func noteCustomer(
+        _ record: AppleTransactionRecord, at index: Int, in customers: inout [String: [Int]],
+        _ appTransactions: inout [String: String]
+    ) {
+        let key = record.customerKey
+        if customers[key] == nil { appTransactions[record.appTransactionId] = key }
+        customers[key, default: []].append(index)
     }
 
     /// Makes the transaction at `index` its subscription's latest when it is (by purchase date, then creation).

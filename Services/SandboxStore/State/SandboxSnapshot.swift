@@ -4,7 +4,9 @@ import ShopkeeperStores
 /// Everything the sandbox store remembers, as written to `state.json` (the snapshot ``StateJournal`` compacts its log
 /// into). The JSON is that of the `state.json` the sandbox rewrote whole on every change before the log (format 1):
 /// such a file is read as the snapshot of generation 0, and fields added since decode as empty when absent.
-struct SandboxSnapshot: Codable, Sendable, Equatable {
+struct SandboxSnapshot: JournaledState, Sendable, Equatable {
+    /// 2 since changes go to a log (``logGeneration``).
+    static let formatVersion = 2
     /// The file format: 2 since changes go to a log (``logGeneration``).
     var version = 2
     /// The log that continues this snapshot: `state.<logGeneration>.log`. Absent (0) in format 1.

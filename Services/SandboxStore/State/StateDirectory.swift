@@ -10,14 +10,22 @@ import _CryptoExtras
 
 /// The state directory (`SHOPKEEPER_SANDBOX_STATE_DIR`): `pki.pem` (the signing chain, made once), `root.pem`
 /// (its root, public), the push-token key, and the state: `state.json` (a snapshot) and `state.<generation>.log`
-/// (every change since, one JSON line each; see ``StateJournal``).
+/// (every change since, one JSON line each; see ``StateJournal``), and the same pair for the notifications sent:
+/// `notifications.json` and `notifications.<generation>.log`.
 struct StateDirectory: Sendable {
     let url: URL
 
-    var stateURL: URL { url.appendingPathComponent("state.json") }
+    /// The snapshot of the store's purchases.
+    var stateURL: URL { snapshotURL("state") }
 
-    /// The log of changes made after the snapshot of `generation`.
-    func logURL(generation: Int) -> URL { url.appendingPathComponent("state.\(generation).log") }
+    /// The log of changes to the store's purchases made after the snapshot of `generation`.
+    func logURL(generation: Int) -> URL { logURL("state", generation: generation) }
+
+    /// The snapshot of the part of the state named `name` (`state`, `notifications`).
+    func snapshotURL(_ name: String) -> URL { url.appendingPathComponent("\(name).json") }
+
+    /// The log of changes to the part named `name` made after the snapshot of `generation`.
+    func logURL(_ name: String, generation: Int) -> URL { url.appendingPathComponent("\(name).\(generation).log") }
 
     private var pkiURL: URL { url.appendingPathComponent("pki.pem") }
 

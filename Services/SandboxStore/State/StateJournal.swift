@@ -6,15 +6,35 @@ import Foundation
     import Darwin
 #endif
 
-/// Keeps the sandbox's state on disk as a snapshot and a log of changes, so that a change costs what it changed,
-/// not the size of the whole state (rewriting `state.json` on every purchase made purchases slower and slower:
-/// ~14/s after 6,000).
+/// State the sandbox keeps through a ``StateJournal``: a snapshot that can say what changed since it was last asked,
+/// as one log line, and apply such a line read back.
+protocol JournaledState: Codable {
+    /// One log line: what changed.
+    associatedtype Change: Codable
+    /// The empty state (nothing saved yet).
+    init()
+    /// The file format a snapshot is written in.
+    static var formatVersion: Int { get }
+    /// The file format of a snapshot read.
+    var version: Int { get set }
+    /// The log that continues this snapshot.
+    var logGeneration: Int { get set }
+    /// What changed since the last call (`nil`: nothing), and forgets it.
+    mutating func takeChange() -> Change?
+    /// Applies one line of the log.
+    mutating func apply(_ change: Change) throws(StateJournalError)
+}
+
+/// Keeps a part of the sandbox's state on disk as a snapshot and a log of changes, so that a change costs what it
+/// changed, not the size of the whole state (rewriting `state.json` on every purchase made purchases slower and
+/// slower: ~14/s after 6,000). Two parts are kept so, each under its own name: the store's purchases (`state`,
+/// ``SandboxSnapshot``) and the notifications it sent (`notifications`, ``NotificationSnapshot``).
 ///
-/// - **Snapshot** `state.json` (``SandboxSnapshot``): written only when the log is compacted, to a temporary file
-///   that is flushed to disk (`fsync`) and renamed over the old one, then the directory is flushed.
-/// - **Log** `state.<generation>.log`: one JSON line (``StateChange``) per operation that changed something,
+/// - **Snapshot** `<name>.json` (e.g. ``SandboxSnapshot``): written only when the log is compacted, to a temporary
+///   file that is flushed to disk (`fsync`) and renamed over the old one, then the directory is flushed.
+/// - **Log** `<name>.<generation>.log`: one JSON line (e.g. ``StateChange``) per operation that changed something,
 ///   appended with a single `write(2)` to a file opened `O_APPEND`. The snapshot names the log that continues it
-///   (``SandboxSnapshot/logGeneration``); compaction writes a snapshot naming the next generation and only then
+///   (``JournaledState/logGeneration``); compaction writes a snapshot naming the next generation and only then
 ///   deletes the old log, so a crash anywhere leaves one consistent pair.
 /// - **Durability**: a change is in the operating system's hands once its `write` returns: it survives the process
 ///   being killed or crashing. With `fsyncEachChange` (`SHOPKEEPER_SANDBOX_STATE_FSYNC=true`) each append is also
@@ -26,20 +46,23 @@ import Foundation
 ///   empty log.
 /// - **Compaction while running**: when the log outgrows both a floor (8 MiB) and the last snapshot, the state
 ///   is written as a new snapshot: its cost is spread over at least as many bytes of appends as it writes.
-final class StateJournal {
+final class StateJournal<State: JournaledState> {
     /// The log size below which it is never compacted while running (8 MiB unless a test asks for less).
     private let compactionFloor: Int
 
     private let directory: StateDirectory
+    /// The files' name: `<name>.json` and `<name>.<generation>.log`.
+    private let name: String
     private let fsyncEachChange: Bool
     private var generation: Int
     private var descriptor: Int32 = -1
     private var logBytes = 0
     private var snapshotBytes = 0
 
-    /// A journal of `directory`; ``load()`` reads it.
-    init(directory: StateDirectory, fsyncEachChange: Bool, compactionFloor: Int = 8 << 20) {
+    /// A journal of the files named `name` in `directory`; ``load()`` reads it.
+    init(directory: StateDirectory, name: String, fsyncEachChange: Bool, compactionFloor: Int = 8 << 20) {
         self.directory = directory
+        self.name = name
         self.fsyncEachChange = fsyncEachChange
         self.compactionFloor = compactionFloor
         self.generation = 0
@@ -50,16 +73,16 @@ final class StateJournal {
     }
 
     /// The saved state with every logged change applied; leaves an empty log open for appends.
-    func load() throws -> SandboxSnapshot {
-        var state = SandboxSnapshot()
-        let stateURL = directory.stateURL
+    func load() throws -> State {
+        var state = State()
+        let stateURL = directory.snapshotURL(name)
         if FileManager.default.fileExists(atPath: stateURL.path) {
             let data = try Data(contentsOf: stateURL)
-            state = try JSONDecoder().decode(SandboxSnapshot.self, from: data)
+            state = try JSONDecoder().decode(State.self, from: data)
             snapshotBytes = data.count
         }
         generation = state.logGeneration
-        let logURL = directory.logURL(generation: generation)
+        let logURL = directory.logURL(name, generation: generation)
         if FileManager.default.fileExists(atPath: logURL.path) {
             try Self.replay(Data(contentsOf: logURL), into: &state, path: logURL.path)
         }
@@ -68,16 +91,16 @@ final class StateJournal {
     }
 
     /// Applies every complete line of `log` to `state`.
-    static func replay(_ log: Data, into state: inout SandboxSnapshot, path: String) throws {
+    static func replay(_ log: Data, into state: inout State, path: String) throws {
         let decoder = JSONDecoder()
         var lines = log.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         // The last piece is empty when the log ends with a newline, and a line cut short when the process died
         // during its write: neither holds a change.
         lines.removeLast()
         for (number, line) in lines.enumerated() where !line.isEmpty {
-            let change: StateChange
+            let change: State.Change
             do {
-                change = try decoder.decode(StateChange.self, from: Data(line))
+                change = try decoder.decode(State.Change.self, from: Data(line))
             } catch {
                 throw StateDirectoryError(path: path, reason: "has an unreadable line \(number + 1): \(error)")
             }
@@ -94,7 +117,7 @@ final class StateJournal {
 
     /// Appends what changed in `state` since the last call (nothing when nothing did), compacting when the log has
     /// grown past the snapshot.
-    func record(_ state: inout SandboxSnapshot) throws {
+    func record(_ state: inout State) throws {
         guard let change = state.takeChange() else { return }
         var line = try JSONEncoder().encode(change)
         line.append(UInt8(ascii: "\n"))
@@ -105,22 +128,22 @@ final class StateJournal {
     }
 
     /// Writes `state` as the snapshot of the next generation, deletes the old log and opens the new one.
-    func compact(_ state: inout SandboxSnapshot) throws {
-        let old = directory.logURL(generation: generation)
+    func compact(_ state: inout State) throws {
+        let old = directory.logURL(name, generation: generation)
         if descriptor >= 0 {
             close(descriptor)
             descriptor = -1
         }
         generation += 1
-        state.version = 2
+        state.version = State.formatVersion
         state.logGeneration = generation
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(state)
-        try directory.write(data, to: directory.stateURL, durably: true)
+        try directory.write(data, to: directory.snapshotURL(name), durably: true)
         snapshotBytes = data.count
         try? FileManager.default.removeItem(at: old)
-        try openLog(directory.logURL(generation: generation))
+        try openLog(directory.logURL(name, generation: generation))
     }
 
     private func openLog(_ url: URL) throws {
@@ -133,7 +156,7 @@ final class StateJournal {
     }
 
     private func append(_ line: Data) throws {
-        let path = directory.logURL(generation: generation).path
+        let path = directory.logURL(name, generation: generation).path
         guard POSIXFile.writeAll(line, to: descriptor) else {
             throw StateDirectoryError(path: path, reason: "cannot be appended to: \(String(cString: strerror(errno)))")
         }
@@ -141,6 +164,14 @@ final class StateJournal {
             throw StateDirectoryError(path: path, reason: "cannot be flushed: \(String(cString: strerror(errno)))")
         }
         logBytes += line.count
+    }
+}
+
+extension StateJournal where State == SandboxSnapshot {
+    /// The journal of the store's purchases: `state.json` and `state.<generation>.log`.
+    convenience init(directory: StateDirectory, fsyncEachChange: Bool, compactionFloor: Int = 8 << 20) {
+        self.init(
+            directory: directory, name: "state", fsyncEachChange: fsyncEachChange, compactionFloor: compactionFloor)
     }
 }
 

@@ -271,6 +271,28 @@ enum VerifierMigrations {
                 """
         ),
         Migration(
+            "0011_recovery_claims_and_refund_lookups",
+            sql: """
+                -- Until when a recovery run holds its (app, environment) pair: set by a claim, cleared when the run
+                -- ends. A replica that starts makes the pairs nobody holds due at once (unless one ran moments ago),
+                -- and leaves a held pair to its holder.
+                ALTER TABLE verifier.notification_recovery ADD COLUMN claimed_until timestamptz;
+
+                -- Get Refund History asked with App Store purchases bought without an appAccountToken, whose
+                -- refunds no customer-wide lookup reaches: per purchase (its original transaction), when it was
+                -- last asked and how many refunds Apple listed. The recovery run asks the least recently asked
+                -- first, a bounded number a run.
+                CREATE TABLE verifier.refund_lookups (
+                    app_id text NOT NULL,
+                    environment text NOT NULL,
+                    original_transaction_id text NOT NULL,
+                    checked_at timestamptz NOT NULL,
+                    refunds integer NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app_id, environment, original_transaction_id)
+                );
+                """
+        ),
+        Migration(
             "0012_verification_attempts_by_id",
             sql: """
                 -- `GET /v1/admin/verification-attempts` pages an app's attempts newest first (by id), and finds one

@@ -97,6 +97,8 @@ struct NotificationRecoverySettings: Sendable {
     /// How far before the last seen notification time each read starts again, for notifications Apple lists late
     /// and for clocks that disagree.
     var overlap: Duration
+    /// App Store purchases without an `appAccountToken` whose refund history one run asks for (``RefundLookups``).
+    var refundLookupsPerRun = 100
     /// Where the first read of an app starts: about the span of Apple's retries (five over some six and a half days),
     /// so that anything Apple may still be retrying is found.
     var firstLookback: Duration = .seconds(7 * 86_400)

@@ -8,7 +8,14 @@ import ShopkeeperHTTP
 /// processes them as if they had: every ``NotificationRecoverySettings/interval``, for each app with an App Store
 /// Server API key and each of Apple's environments it accepts, it reads Apple's history of undelivered
 /// notifications (`onlyFailures`, which includes those Apple still retries) from the last seen notification time less
-/// an overlap up to now, through ``NotificationRecovery``, and then moves the last seen time to now.
+/// an overlap up to now, through ``NotificationRecovery``, and then moves the last seen time to now. In the same run
+/// it asks Apple's refund history about the purchases no notification may ever tell of (``RefundLookups``: those
+/// bought without an `appAccountToken`).
+///
+/// Start: a replica's first pass comes as soon as it is ready, not an interval later. It makes every pair due that
+/// no run holds and that did not run in the last ``startGrace`` (``NotificationRecoveryRepository/makeDue(unlessRunWithin:)``),
+/// then claims as usual, so a restarted service (after a crash, a deploy, a store that was down) reads what it missed
+/// at once, and replicas starting together read each pair once between them.
 ///
 /// Replicas: a claim leases each (app, environment) to one replica (`FOR UPDATE SKIP LOCKED`, then a lease in
 /// `next_run_at`); a replica shutting down mid-run hands its pair back, one that crashes holds it for the lease.
@@ -19,6 +26,8 @@ struct NotificationRecoveryJob: Service {
     let recovery: NotificationRecovery
     let repository: any NotificationRecoveryRepository
     let settings: NotificationRecoverySettings
+    /// The refund lookups each run makes after reading the history (`nil`: none).
+    var refunds: RefundLookups?
     let startup: StartupGate
     let logger: Logger
     var batchSize = 20
@@ -30,12 +39,25 @@ struct NotificationRecoveryJob: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await startup.wait()
+            do {
+                try await repository.makeDue(unlessRunWithin: startGrace)
+            } catch {
+                logger.warning(
+                    "could not make notification recovery due at start; it runs on its interval",
+                    metadata: ["error": "\(String(reflecting: error))"])
+            }
             while !Task.isCancelled {
                 if await runOnce() < batchSize {
                     try? await Task.sleep(for: settings.interval)
                 }
             }
         }
+    }
+
+    /// At start, a pair that ran this recently is left to its interval: a replica starting just after another one
+    /// read it does not read it again.
+    var startGrace: Duration {
+        min(settings.interval, .seconds(30))
     }
 
     /// Claims due (app, environment) pairs and reads each one's history; returns how many were claimed.
@@ -71,6 +93,7 @@ struct NotificationRecoveryJob: Service {
                 recorded += outcome.recorded
                 lastRecordedAt = max(lastRecordedAt ?? .distantPast, outcome.lastRecordedAt ?? .distantPast)
             }
+            await lookUpRefunds(cursor)
             if !outcome.complete {
                 logger.error(
                     "notification history too dense to read whole; moving on",
@@ -97,6 +120,28 @@ struct NotificationRecoveryJob: Service {
                 "notification recovery failed; the range is read again next time",
                 metadata: ["app_id": "\(cursor.appID)", "error": "\(error)"])
             try? await repository.fail(cursor, error: Self.describe(error), nextRunIn: settings.interval)
+        }
+    }
+
+    /// Asks Apple's refund history about the pair's due purchases; a failure is logged (they are asked first next
+    /// time) and does not hold back the history's cursor.
+    private func lookUpRefunds(_ cursor: RecoveryCursor) async {
+        guard let refunds else { return }
+        do {
+            let outcome = try await refunds.run(appID: cursor.appID, environment: cursor.environment)
+            if outcome.applied > 0 {
+                logger.info(
+                    "found App Store refunds no notification told of",
+                    metadata: [
+                        "app_id": "\(cursor.appID)", "environment": "\(cursor.environment.rawValue)",
+                        "asked": "\(outcome.asked)", "applied": "\(outcome.applied)",
+                    ])
+            }
+        } catch {
+            guard !Task.isCancelled else { return }
+            logger.warning(
+                "refund lookups failed; the purchases are asked about first next time",
+                metadata: ["app_id": "\(cursor.appID)", "error": "\(error)"])
         }
     }
 

@@ -51,6 +51,10 @@ protocol NotificationRecoveryRepository: Sendable {
     /// Server API key, in each environment of Apple's it accepts. Other replicas skip a claimed pair until its lease
     /// runs out or ``finish(_:checkedUntil:recovered:lastRecoveredAt:nextRunIn:)`` sets the next run.
     func claim(limit: Int, lease: Duration) async throws -> [RecoveryCursor]
+    /// Makes every pair due now that no run holds and none ran in the last `recently`: called as a replica starts, so
+    /// that a restart (a crash, a deploy) reads what it missed at once instead of after the interval. Of several
+    /// replicas starting together, each makes the same pairs due and the claims give each pair to one of them.
+    func makeDue(unlessRunWithin recently: Duration) async throws
     /// Records a complete read up to `checkedUntil` (never moving the cursor back) and when to run next.
     func finish(
         _ cursor: RecoveryCursor, checkedUntil: Date, recovered: Int, lastRecoveredAt: Date?, nextRunIn: Duration
@@ -86,7 +90,8 @@ struct NotificationRecoveryPostgresRepository: NotificationRecoveryRepository {
         let rows = try await client.query(
             """
             UPDATE verifier.notification_recovery r
-            SET next_run_at = now() + make_interval(secs => \(leaseSeconds))
+            SET next_run_at = now() + make_interval(secs => \(leaseSeconds)),
+                claimed_until = now() + make_interval(secs => \(leaseSeconds))
             FROM (
                 SELECT n.app_id, n.environment FROM verifier.notification_recovery n
                 JOIN verifier.store_credentials c ON c.app_id = n.app_id AND c.store = 'apple'
@@ -108,6 +113,17 @@ struct NotificationRecoveryPostgresRepository: NotificationRecoveryRepository {
         return claimed
     }
 
+    func makeDue(unlessRunWithin recently: Duration) async throws {
+        let seconds = Double(recently.milliseconds) / 1000
+        try await client.query(
+            """
+            UPDATE verifier.notification_recovery SET next_run_at = now()
+            WHERE next_run_at > now() AND (claimed_until IS NULL OR claimed_until < now())
+              AND (last_run_at IS NULL OR last_run_at < now() - make_interval(secs => \(seconds)))
+            """,
+            logger: logger)
+    }
+
     func finish(
         _ cursor: RecoveryCursor, checkedUntil: Date, recovered: Int, lastRecoveredAt: Date?, nextRunIn: Duration
     ) async throws {
@@ -119,7 +135,7 @@ struct NotificationRecoveryPostgresRepository: NotificationRecoveryRepository {
                 checked_until = greatest(checked_until, \(checkedUntil)),
                 last_recovered_at = greatest(last_recovered_at, \(lastRecoveredAt)),
                 recovered = recovered + \(recovered), last_run_at = now(), last_error = NULL,
-                next_run_at = now() + make_interval(secs => \(seconds))
+                next_run_at = now() + make_interval(secs => \(seconds)), claimed_until = NULL
             WHERE app_id = \(cursor.appID) AND environment = \(environment)
             """,
             logger: logger)
@@ -131,7 +147,8 @@ struct NotificationRecoveryPostgresRepository: NotificationRecoveryRepository {
         try await client.query(
             """
             UPDATE verifier.notification_recovery SET
-                last_run_at = now(), last_error = \(error), next_run_at = now() + make_interval(secs => \(seconds))
+                last_run_at = now(), last_error = \(error), next_run_at = now() + make_interval(secs => \(seconds)),
+                claimed_until = NULL
             WHERE app_id = \(cursor.appID) AND environment = \(environment)
             """,
             logger: logger)
@@ -141,7 +158,7 @@ struct NotificationRecoveryPostgresRepository: NotificationRecoveryRepository {
         let environment: String = cursor.environment.rawValue
         try await client.query(
             """
-            UPDATE verifier.notification_recovery SET next_run_at = now()
+            UPDATE verifier.notification_recovery SET next_run_at = now(), claimed_until = NULL
             WHERE app_id = \(cursor.appID) AND environment = \(environment)
             """,
             logger: logger)
