@@ -15,6 +15,7 @@ import * as content from "./pages/content.js";
 import * as webhooks from "./pages/webhooks.js";
 import * as settings from "./pages/settings.js";
 import * as audit from "./pages/audit.js";
+import * as verification from "./pages/verification.js";
 
 const view = document.getElementById("view");
 const top = document.getElementById("top");
@@ -38,6 +39,7 @@ const routes = [
   { pattern: /^\/webhooks$/, page: webhooks, section: "webhooks" },
   { pattern: /^\/settings$/, page: settings, section: "settings" },
   { pattern: /^\/audit$/, page: audit, section: "audit" },
+  { pattern: /^\/verification$/, page: verification, section: "verification" },
 ];
 
 /** Shows a short message in the status line (read out by screen readers); an error is shown as an alert. */

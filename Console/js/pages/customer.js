@@ -4,7 +4,7 @@
 
 import { ApiError, del, get, post, segment } from "../api.js";
 import { confirmAction } from "../dialog.js";
-import { h, append, facts, field, pageHeading, replace, select, table } from "../dom.js";
+import { h, append, facts, field, link, pageHeading, replace, select, table } from "../dom.js";
 import { bytes, count, dateTime, storeName } from "../format.js";
 import { entitlementsSection, ledgerSection, subscriptionsSection, transactionsTable } from "./customer-sections.js";
 import { eventsTable } from "./events.js";
@@ -71,7 +71,13 @@ export async function render(section, { params, navigate, notify }) {
 
   append(section, h("h2", { text: "Subscriptions" }), subscriptionsSection(customer, history.subscription_periods || []));
 
-  append(section, h("h2", { text: "Purchases and devices" }), transactionsTable(history.transactions), purchaseDevices(history.devices, { notify, reload }));
+  append(
+    section,
+    h("h2", { text: "Purchases and devices" }),
+    transactionsTable(history.transactions),
+    purchaseDevices(history.devices, { notify, reload }),
+    h("p", {}, link(`/verification?app_user_id=${encodeURIComponent(id)}&outcome=all`, "Every proof this customer sent, refused ones with why", { class: "verification-link" })),
+  );
 
   append(section, h("h2", { text: "Consumables" }), ledgerSection(customer, history.ledger));
 

@@ -1,0 +1,96 @@
+// Refused proofs: every proof the verifier was asked to verify, newest first (GET /v1/admin/verification-attempts),
+// filtered by customer and outcome, paged with "Older attempts": what support reads to answer "why was my purchase
+// refused". A customer's page links here with its id.
+
+import { get, segment } from "../api.js";
+import { h, append, badge, field, link, pageHeading, replace, select, table } from "../dom.js";
+import { dateTime, words } from "../format.js";
+
+const outcomeTones = { verified: "good", invalid: "bad", retryable: "warn" };
+
+/** The query the API is asked with, from the page's own query (`outcome` defaults to refusals only). */
+export function attemptQuery(query) {
+  const outcome = query.get("outcome") ?? "invalid";
+  return {
+    limit: 50,
+    app_user_id: (query.get("app_user_id") || "").trim() || undefined,
+    outcome: outcome === "all" ? undefined : outcome,
+  };
+}
+
+function rows(attempts) {
+  return attempts.map((attempt) =>
+    h(
+      "tr",
+      { dataset: { outcome: attempt.outcome } },
+      h("td", { text: dateTime(attempt.attempted_at) }),
+      h("td", {}, attempt.app_user_id ? link(`/customers/${segment(attempt.app_user_id)}`, attempt.app_user_id) : "—"),
+      h("td", { text: words(attempt.proof_kind) }),
+      h("td", {}, badge(words(attempt.outcome), outcomeTones[attempt.outcome] || "neutral")),
+      h("td", {}, attempt.code ? h("code", { class: "code", text: attempt.code }) : "—"),
+      h("td", { text: attempt.transaction_ids.join(", ") || "—" }),
+      h("td", {}, attempt.request_id ? h("code", { text: attempt.request_id }) : "—"),
+    ),
+  );
+}
+
+function filters(query, navigate) {
+  const customer = h("input", { type: "search", name: "app_user_id", value: query.get("app_user_id") || "", autocomplete: "off" });
+  const outcome = select(
+    [["invalid", "Refused"], ["retryable", "Store unavailable"], ["verified", "Verified"], ["all", "All"]],
+    query.get("outcome") ?? "invalid",
+    { name: "outcome" },
+  );
+  return h(
+    "form",
+    {
+      class: "search",
+      onsubmit: (event) => {
+        event.preventDefault();
+        navigate("/verification", { app_user_id: customer.value.trim(), outcome: outcome.value });
+      },
+    },
+    field("Customer", customer, "An app user id, as the app sent it."),
+    field("Outcome", outcome),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary", text: "Show" })),
+  );
+}
+
+function olderButton(section, tbody, apiQuery, firstBefore) {
+  let before = firstBefore;
+  const more = h("button", {
+    type: "button",
+    class: "button",
+    text: "Older attempts",
+    hidden: before === undefined || before === null,
+    onclick: async () => {
+      more.disabled = true;
+      try {
+        const page = await get("/v1/admin/verification-attempts", { ...apiQuery, before });
+        tbody.append(...rows(page.attempts));
+        before = page.next_before;
+        more.hidden = before === undefined || before === null;
+      } catch (error) {
+        append(section, h("p", { class: "error", role: "alert", text: `Older attempts could not be read: ${error.message}` }));
+      } finally {
+        more.disabled = false;
+      }
+    },
+  });
+  return more;
+}
+
+export async function render(section, { query, navigate }) {
+  const apiQuery = attemptQuery(query);
+  const first = await get("/v1/admin/verification-attempts", apiQuery);
+  const body = table(["When", "Customer", "Proof", "Outcome", "Why", "Transactions", "Request id"], rows(first.attempts), {
+    caption: "Verification attempts, newest first",
+  });
+  replace(
+    section,
+    pageHeading("Refused proofs"),
+    h("p", { class: "lede", text: "Every proof of purchase the server was asked to verify, and why it refused the ones it refused." }),
+    filters(query, navigate),
+  );
+  append(section, h("div", { id: "attempts" }, body), h("p", { class: "actions" }, olderButton(section, body.querySelector("tbody"), apiQuery, first.next_before)));
+}
