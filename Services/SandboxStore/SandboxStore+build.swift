@@ -28,9 +28,10 @@ func buildApplication(
         client: httpClient, attempts: settings.notificationAttempts, retryDelay: settings.notificationRetryDelay,
         journal: StateJournal(notificationsIn: directory, fsyncEachChange: settings.fsyncEachChange), logger: logger)
     try directory.writeGooglePushKeySet(dispatcher.googleKeySet)
+    let products = try SandboxProducts(file: settings.stateDirectory.appendingPathComponent("products.json"))
     let router = try buildRouter(
-        settings: settings, store: store, chain: chain, traffic: StoreTraffic(), dispatcher: dispatcher,
-        metrics: metrics)
+        settings: settings, store: store, products: products, chain: chain, traffic: StoreTraffic(),
+        dispatcher: dispatcher, metrics: metrics)
     // Shutdown runs backwards: the clock stops first, then deliveries, then the HTTP client.
     var services: [any Service] = [HTTPClientService(client: httpClient), dispatcher]
     if settings.autoRenew {
@@ -53,6 +54,7 @@ func buildApplication(
 func buildRouter(
     settings: SandboxStoreSettings,
     store: SandboxStore,
+    products: SandboxProducts,
     chain: SigningChain,
     traffic: StoreTraffic,
     dispatcher: NotificationDispatcher,
@@ -74,8 +76,11 @@ func buildRouter(
         )
         .endpoints)
     controls.addRoutes(
-        AppleControlController(store: store, signer: signer, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
+        AppleControlController(
+            store: store, products: products, signer: signer, dispatcher: dispatcher, maxBodyBytes: maxBody
+        ).endpoints,
         atPath: "apple")
+    controls.addRoutes(AppleProductsController(products: products, maxBodyBytes: maxBody).endpoints, atPath: "apple")
     controls.addRoutes(
         AppleSubscriptionController(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
         atPath: "apple")

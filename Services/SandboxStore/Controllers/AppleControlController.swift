@@ -10,6 +10,8 @@ import ShopkeeperStores
 /// `verifyReceipt` shared secrets.
 struct AppleControlController {
     let store: SandboxStore
+    /// The products' prices: a purchase that names none is made at its storefront's.
+    let products: SandboxProducts
     let signer: AppleSigner
     let dispatcher: NotificationDispatcher
     let maxBodyBytes: Int
@@ -37,7 +39,14 @@ struct AppleControlController {
     }
 
     private func createTransaction(_ request: Request) async throws -> Response {
-        let body = try await JSONBody.decode(CreateAppleTransactionRequest.self, from: request, limit: maxBodyBytes)
+        var body = try await JSONBody.decode(CreateAppleTransactionRequest.self, from: request, limit: maxBodyBytes)
+        if body.price == nil, body.offerDiscountType != "FREE_TRIAL",
+            let listed = await products.price(of: body.productId, storefront: body.storefront ?? "USA"),
+            body.currency == nil || body.currency == listed.currency
+        {
+            body.price = listed.price
+            body.currency = body.currency ?? listed.currency
+        }
         var draft = try body.draft()
         let offer = try await AppleOfferCheck(store: store).check(body)
         if let offerID = offer.promotionalOfferID {
