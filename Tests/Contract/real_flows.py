@@ -89,7 +89,11 @@ call(
     "POST", "/v1/customers/{app_user_id}/restore", f"{customer}/restore", public_key, 200,
     {"device_id": device, "purchase_tokens": [{"purchase_token": google["purchase_token"], "product_id": "extra_garden"}]},
 )
-call("POST", "/v1/customers/{app_user_id}/aliases", f"{customer}/aliases", public_key, 200, {"alias": f"{user}-anon"})
+# An identified customer's ids are linked by the developer's server (secret key); the public key links only as a
+# log-in does, from an install's anonymous id to an id that owns nothing.
+call("POST", "/v1/customers/{app_user_id}/aliases", f"{customer}/aliases", secret_key, 200, {"alias": f"{user}-login"})
+install = f"/v1/customers/anon_{uuid.uuid4()}"
+call("POST", "/v1/customers/{app_user_id}/aliases", f"{install}/aliases", public_key, 200, {"alias": f"{user}-new"})
 call("GET", "/v1/customers/{app_user_id}/history", f"{customer}/history", secret_key, 200)
 call("GET", "/v1/customers/{app_user_id}/trial", f"{customer}/trial", public_key, 200)
 call("POST", "/v1/receipts/validate", "/v1/receipts/validate", public_key, 200, {"signed_transaction": signed[0]})
