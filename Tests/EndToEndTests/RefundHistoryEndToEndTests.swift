@@ -119,6 +119,11 @@ import Testing
                 (path, .secret, 400, "invalid_query"),
                 ("\(path)?app_user_id=a&transaction_id=1", .secret, 400, "invalid_query"),
                 ("\(path)?transaction_id=abc", .secret, 400, "invalid_query"),
+                // The one rule of an app user id: no control character, 1 to 256 characters (not bytes).
+                ("\(path)?app_user_id=", .secret, 400, "invalid_query"),
+                ("\(path)?app_user_id=a%09b", .secret, 400, "invalid_query"),
+                ("\(path)?app_user_id=" + String(repeating: "%C3%A9", count: 257), .secret, 400, "invalid_query"),
+                ("\(path)?app_user_id=" + String(repeating: "%C3%A9", count: 256), .secret, 200, nil),
                 ("\(path)?transaction_id=2000000000000001", .secret, 404, "transaction_not_found"),
                 ("\(path)?app_user_id=nobody", .public, 403, nil),
                 ("/v1/admin/stores/google/refunds?app_user_id=nobody", .secret, 404, "store_not_supported"),

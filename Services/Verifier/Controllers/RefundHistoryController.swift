@@ -59,9 +59,9 @@ struct RefundHistoryController {
         let store = context.parameters.get("store") ?? ""
         guard store == "apple" else { throw AppStoreSupportError.storeNotSupported(store) }
         let query = request.uri.queryParameters
-        let user = query["app_user_id"].map(String.init)
+        let givenUser = query["app_user_id"].map(String.init)
         let transactionID = query["transaction_id"].map(String.init)
-        guard (user == nil) != (transactionID == nil) else {
+        guard (givenUser == nil) != (transactionID == nil) else {
             throw RequestError.invalidQuery([
                 FieldProblem(pointer: "?app_user_id", detail: "give either app_user_id or transaction_id, not both")
             ])
@@ -71,8 +71,12 @@ struct RefundHistoryController {
                 FieldProblem(pointer: "?transaction_id", detail: "must be an App Store transaction id (digits)")
             ])
         }
-        if let user, user.isEmpty || user.utf8.count > 255 {
-            throw RequestError.invalidQuery([FieldProblem(pointer: "?app_user_id", detail: "must be 1-255 bytes")])
+        // The one rule of an app user id (and its one form, NFC), as everywhere else.
+        var user: String?
+        if let givenUser {
+            var problems: [FieldProblem] = []
+            user = AppUserID.validated(givenUser, pointer: "?app_user_id", problems: &problems)
+            guard problems.isEmpty else { throw RequestError.invalidQuery(problems) }
         }
         guard let credentials = try await credentials.apple(appID: caller.appID) else {
             throw VerifierError.storeNotConfigured(.apple)
