@@ -4,14 +4,14 @@ import Foundation
 /// a URL path.
 ///
 /// An id is canonical in Unicode NFC (a composed `é` and an `e` followed by a combining accent are one customer, as
-/// they look the same to a person); it is 1 to ``maximumLength`` characters without control characters (no NUL, no
+/// they look the same to a person); it is 1 to ``maximumLength`` code points without control characters (no NUL, no
 /// line breaks). In a path segment (`/v1/customers/{app_user_id}`) it is written as its UTF-8 bytes with every byte
 /// outside ``isPlain(_:)`` percent-encoded in uppercase hex: one spelling per id. The gateway turns whatever
 /// spelling a client sent into that one (``decode(segment:)``, then ``segment(_:)``) before it compares a customer
 /// token or forwards the request; services read only that spelling (``decode(canonicalSegment:)``), so the id the
 /// gateway checked is the id a service acts on.
 package enum AppUserID {
-    /// The most characters an id may have.
+    /// The most code points (in NFC) an id may have.
     package static let maximumLength = 256
 
     /// What is wrong with an id or its spelling.
@@ -36,12 +36,14 @@ package enum AppUserID {
     }
 
     /// The rule, as error details state it.
-    package static let rule = "must be 1 to \(maximumLength) characters without control characters (one line, no NUL)"
+    package static let rule =
+        "must be 1 to \(maximumLength) characters (code points) without control characters (one line, no NUL)"
 
     /// `id` in its canonical form (NFC), or ``Problem/invalid`` when it breaks the rule.
     package static func canonical(_ id: String) throws(Problem) -> String {
         let normalized = isNFC(id) ? id : id.precomposedStringWithCanonicalMapping
-        guard !normalized.isEmpty, normalized.count <= maximumLength,
+        // Counted in code points of the NFC form, as the API document's `maxLength` counts them.
+        guard !normalized.isEmpty, normalized.unicodeScalars.count <= maximumLength,
             !normalized.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw .invalid }
         return normalized

@@ -39,7 +39,7 @@ struct CustomerLookupController {
     static func search(from parameters: Parameters) throws(RequestError) -> (query: String, limit: Int) {
         var problems: [FieldProblem] = []
         let query = parameters.get("query")?.trimmingCharacters(in: .whitespaces) ?? ""
-        if query.isEmpty || query.count > AppUserID.maximumLength || query.contains(where: \.isNewline) {
+        if query.isEmpty || query.unicodeScalars.count > AppUserID.maximumLength || query.contains(where: \.isNewline) {
             problems.append(
                 FieldProblem(
                     pointer: "?query", detail: "is required: 1 to \(AppUserID.maximumLength) characters on one line"))
