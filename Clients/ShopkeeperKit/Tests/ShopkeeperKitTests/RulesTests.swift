@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func aFoundTransactionIsSentForTheUserWhoseTokenItCarries() {
-        var state = LocalState.fresh()
+        var state = LocalState.fresh(ids: .make())
         state.knownUserIDs += ["alice", "bob"]
         state.appUserID = "bob"
         let alices = DeviceTransaction(
