@@ -179,7 +179,7 @@ import Testing
         #expect(restored.subscriptions.contains { $0.productID == monthly.productID && $0.state == "active" })
     }
 
-    @Test func restoreOnASharedDeviceSendsOnlyThisUsersPurchases() async throws {
+    @Test func restoreOnASharedDeviceLeavesAnotherUsersPurchasesTheirs() async throws {
         let stack = try Stack.require()
         let device = try stack.device()
         let kit = device.shopkeeper
@@ -196,10 +196,13 @@ import Testing
             Issue.record("not delivered")
             return
         }
+        // The store account holds both purchases, and the restore sends both: Anna logged in, so hers stays hers.
         let restored = try await kit.restore()
         #expect(restored.appUserID == ben)
         #expect(restored.entitlements["greenhouse"]?.active == true)
         #expect(restored.entitlements["extra_garden"] == nil, "Anna's purchase stays Anna's")
+        #expect(restored.ownedByOtherAccount.map(\.productID) == ["extra_garden"])
+        #expect(restored.restored.map(\.productID) == ["greenhouse"])
     }
 
     @Test func aRetriedSpendIsSpentOnce() async throws {

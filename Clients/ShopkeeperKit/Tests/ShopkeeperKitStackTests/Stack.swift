@@ -48,11 +48,18 @@ struct Stack: Sendable {
         try #require(current, "no stack: run Clients/ShopkeeperKit/Scripts/test-with-stack")
     }
 
-    /// A new device of a store account: its own folders in a fresh temporary directory.
+    /// A new device of a store account: its own folders in a fresh temporary directory: `shopkeeper` (the app's
+    /// files, which deleting the app deletes), `keychain` (the id store, standing in for the Keychain, which
+    /// survives it) and `store` (the sandbox store's unfinished transactions, StoreKit's on a phone).
     struct Device {
         let shopkeeper: Shopkeeper
         let store: SandboxDeviceStore
         let directory: URL
+
+        /// Deletes the app's files, as deleting the app does; the Keychain and the store account stay.
+        func deleteApp() throws {
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("shopkeeper"))
+        }
     }
 
     /// A Shopkeeper on a new (or, given `directory`, the same) device. `account` shares the store account's
@@ -70,7 +77,8 @@ struct Stack: Sendable {
             deviceDirectory: folder.appendingPathComponent("store"), accountDirectory: account)
         let configuration = ShopkeeperConfiguration(
             baseURL: gatewayURL, apiKey: publicKey, platform: platform, appVersion: "2.0",
-            storageDirectory: folder.appendingPathComponent("shopkeeper"), retryPolicy: retry)
+            storageDirectory: folder.appendingPathComponent("shopkeeper"),
+            idStore: FileIDStore(directory: folder.appendingPathComponent("keychain")), retryPolicy: retry)
         return Device(
             shopkeeper: try Shopkeeper(configuration: configuration, store: store ?? sandbox), store: sandbox,
             directory: folder)

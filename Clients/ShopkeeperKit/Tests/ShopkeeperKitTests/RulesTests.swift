@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func aFoundTransactionIsSentForTheUserWhoseTokenItCarries() {
-        var state = LocalState.fresh()
+        var state = LocalState.fresh(ids: .make())
         state.knownUserIDs += ["alice", "bob"]
         state.appUserID = "bob"
         let alices = DeviceTransaction(
@@ -98,16 +98,28 @@ import Testing
         #expect(state.buyer(of: unknown) == "bob")
     }
 
-    @Test func restoreSendsOnlyTransactionsOfThisCustomersIds() {
-        func transaction(token: UUID?) -> DeviceTransaction {
-            DeviceTransaction(
-                id: "1", storeProductID: "p", proof: .signedTransaction("x"), appAccountToken: token, productType: nil)
+    @Test func aRestoreResultTellsRestoredFromOwnedByAnotherAccount() throws {
+        let json = """
+            {"app_user_id": "anon_b", "aliases": ["anon_a", "anon_b"], "first_seen": "2026-01-01T00:00:00Z",
+             "last_seen": "2026-01-01T00:00:00Z", "refund_count": 0, "entitlements": {"p1": {"active": true,
+             "expires_at": null, "product_id": "p1", "purchase_date": "2026-01-01T00:00:00Z", "store": "app_store",
+             "environment": "sandbox", "source": "purchase"}}, "subscriptions": [], "trial": {"state": "none"},
+             "non_subscription_purchases": [], "consumable_balances": {}, "product_grants": []}
+            """
+        let customer = try JSONCoding.decoder().decode(CustomerInfo.self, from: Data(json.utf8))
+        func outcome(_ id: String, _ value: ServerValue) -> TransactionOutcome {
+            TransactionOutcome(store: .appStore, transactionID: id, productID: "p\(id)", outcome: value)
         }
-        let ids: Set<String> = ["anon_1", "alice"]
-        #expect(Shopkeeper.mayRestore(transaction(token: nil), forAnyOf: ids))
-        #expect(Shopkeeper.mayRestore(transaction(token: AppAccountToken.uuid(forAppUserID: "anon_1")), forAnyOf: ids))
-        #expect(Shopkeeper.mayRestore(transaction(token: AppAccountToken.uuid(forAppUserID: "alice")), forAnyOf: ids))
-        #expect(!Shopkeeper.mayRestore(transaction(token: AppAccountToken.uuid(forAppUserID: "bob")), forAnyOf: ids))
+        let result = RestoreResult(
+            customer: customer,
+            outcomes: [
+                outcome("1", "granted"), outcome("2", "owned_by_other_account"), outcome("3", "already_applied"),
+                outcome("4", "transferred"), outcome("5", "unknown_product"), outcome("6", "revoked"),
+            ])
+        #expect(result.ownedByOtherAccount.map(\.transactionID) == ["2"])
+        #expect(result.restored.map(\.transactionID) == ["1", "3", "4"])
+        #expect(result.entitlements == customer.entitlements, "it reads like the customer info it carries")
+        #expect(result.appUserID == customer.appUserID)
     }
 
     @Test func requestBodiesCarryExactlyTheProofsFields() throws {

@@ -19,6 +19,10 @@ public struct ShopkeeperConfiguration: Sendable {
     /// Where the package keeps its state (ids, the purchase queue, downloaded content). One directory per app
     /// and Shopkeeper; the default is `Application Support/Shopkeeper`.
     public var storageDirectory: URL
+    /// Where this install's anonymous id and device id are kept, apart from the storage directory so that they
+    /// survive a reinstall: the Keychain on Apple platforms (``KeychainIDStore``); elsewhere a ``FileIDStore`` in
+    /// the storage directory's `ids` folder unless you pass one in a directory that outlives the app's data.
+    public var idStore: any IDStore
     /// How requests are retried.
     public var retryPolicy: RetryPolicy
     /// The customer token (`Shopkeeper-Customer-Token`) for an app user id, for apps whose customer boundary is
@@ -32,7 +36,7 @@ public struct ShopkeeperConfiguration: Sendable {
     public init(
         baseURL: URL, apiKey: String, platform: StorePlatform = .appStore, appVersion: String,
         buildKind: BuildKind? = nil, variant: String? = nil, locale: String? = nil, storageDirectory: URL? = nil,
-        retryPolicy: RetryPolicy = RetryPolicy(), requestTimeout: TimeInterval = 60,
+        idStore: (any IDStore)? = nil, retryPolicy: RetryPolicy = RetryPolicy(), requestTimeout: TimeInterval = 60,
         customerToken: (@Sendable (_ appUserID: String) async throws -> String?)? = nil
     ) {
         self.baseURL = baseURL
@@ -43,9 +47,19 @@ public struct ShopkeeperConfiguration: Sendable {
         self.variant = variant
         self.locale = locale
         self.storageDirectory = storageDirectory ?? Self.defaultStorageDirectory()
+        self.idStore = idStore ?? Self.defaultIDStore(storageDirectory: self.storageDirectory)
         self.retryPolicy = retryPolicy
         self.requestTimeout = requestTimeout
         self.customerToken = customerToken
+    }
+
+    /// The Keychain where there is one; else a file in the storage directory (which a reinstall deletes too).
+    public static func defaultIDStore(storageDirectory: URL) -> any IDStore {
+        #if canImport(Security)
+            KeychainIDStore()
+        #else
+            FileIDStore(directory: storageDirectory.appendingPathComponent("ids", isDirectory: true))
+        #endif
     }
 
     /// `Application Support/Shopkeeper` of the app (on Linux, `~/.local/share/Shopkeeper`'s equivalent).

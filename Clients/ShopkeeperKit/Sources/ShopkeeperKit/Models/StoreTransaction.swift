@@ -84,7 +84,7 @@ public struct TransactionOutcome: Codable, Hashable, Sendable {
     /// The catalog product, when known.
     public var productID: String?
     /// `granted`, `credited`, `already_applied`, `transferred`, `subscription_recorded`, `unknown_product`,
-    /// `revoked`, `reinstated` or `not_owned`.
+    /// `revoked`, `reinstated`, `not_owned` or (a restore only) `owned_by_other_account`.
     public var outcome: ServerValue
 
     enum CodingKeys: String, CodingKey {

@@ -34,9 +34,10 @@ public struct PendingConsume: Codable, Hashable, Sendable, Identifiable {
     public var id: String { idempotencyKey }
 }
 
-/// The package's state on the device: who the user is, the device id, and what is waiting for Shopkeeper.
-struct LocalState: Codable, Sendable {
-    /// The anonymous id made at first start (`$anon_<uuid>`-like, unguessable).
+/// The package's state on the device: who the user is, the device id, and what is waiting for Shopkeeper. Its
+/// anonymous id and device id mirror the id store's (``IDStore``), which keeps them when a reinstall deletes this.
+struct LocalState: Codable, Hashable, Sendable {
+    /// This install's anonymous id (`anon_` and a UUID, unguessable).
     var anonymousID: String
     /// The current app user id (the anonymous id until ``Shopkeeper/logIn(_:)``).
     var appUserID: String
@@ -49,13 +50,6 @@ struct LocalState: Codable, Sendable {
     /// The proof of the last delivered purchase of each catalog product, to ask later whether it still stands
     /// (and whether its downloaded content must go).
     var deliveredProofs: [String: PurchaseProof]
-
-    static func fresh() -> LocalState {
-        let anonymous = "anon_" + UUID().uuidString.lowercased()
-        return LocalState(
-            anonymousID: anonymous, appUserID: anonymous, deviceID: UUID().uuidString.lowercased(),
-            knownUserIDs: [anonymous], pendingPurchases: [], pendingConsumes: [], deliveredProofs: [:])
-    }
 
     /// Who bought a transaction: the user whose account token it carries, else the current user.
     func buyer(of transaction: DeviceTransaction) -> String {

@@ -38,28 +38,27 @@ extension Shopkeeper {
         return await drainPendingPurchases(force: true)
     }
 
-    /// "Restore purchases": sends the proof of everything the store account owns (subscriptions included) and
-    /// answers what the customer owns now. Purchases the store account made for another app user (their
-    /// `appAccountToken` names none of this customer's ids: another user of a shared device) are left out, since
-    /// Shopkeeper refuses the whole restore for one of them (`403 app_account_token_mismatch`).
-    public func restore() async throws(ShopkeeperError) -> CustomerInfo {
+    /// "Restore purchases": sends the proof of everything the store account owns (subscriptions included), whoever
+    /// it was bought for, and answers what the customer owns now and what became of each purchase. Purchases made
+    /// on another install by someone who never logged in (a reinstall without a kept id, a new phone) come back: the
+    /// server makes the two anonymous ids one customer. Purchases of an account that logged in (another user of a
+    /// shared device, or this person's account before this install) stay there and are listed in
+    /// ``RestoreResult/ownedByOtherAccount``: ask the person to log in to that account.
+    public func restore() async throws(ShopkeeperError) -> RestoreResult {
         _ = await retryPendingPurchases()
-        let ids = Set([state.appUserID] + (lastCustomerInfo?.aliases ?? []))
-        let owned = try await store.currentEntitlements().filter { Self.mayRestore($0, forAnyOf: ids) }
-        guard !owned.isEmpty else { return try await customerInfo() }
+        let owned = try await store.currentEntitlements()
+        guard !owned.isEmpty else { return RestoreResult(customer: try await customerInfo()) }
         let response = try await api.restore(
             appUserID: state.appUserID, proofs: owned.map(\.proof), deviceID: state.deviceID,
             appVersion: configuration.appVersion)
-        guard let customer = response.customer else { return try await customerInfo() }
-        publish(customer)
-        return customer
-    }
-
-    /// Whether a transaction may be restored by a customer with these ids: it carries no account token, or one
-    /// made for one of them.
-    static func mayRestore(_ transaction: DeviceTransaction, forAnyOf appUserIDs: Set<String>) -> Bool {
-        guard let token = transaction.appAccountToken else { return true }
-        return appUserIDs.contains { AppAccountToken.uuid(forAppUserID: $0) == token }
+        let customer: CustomerInfo
+        if let answered = response.customer {
+            customer = answered
+            publish(customer)
+        } else {
+            customer = try await customerInfo()
+        }
+        return RestoreResult(customer: customer, outcomes: response.outcomes, rejected: response.rejected)
     }
 
     // MARK: The queue

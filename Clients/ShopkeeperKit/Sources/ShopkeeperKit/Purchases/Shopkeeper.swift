@@ -20,6 +20,8 @@ public actor Shopkeeper {
     public nonisolated let configuration: ShopkeeperConfiguration
 
     let stateFile: JSONFile<LocalState>
+    /// Where this install's ids are kept apart from the state file.
+    public nonisolated let idStore: any IDStore
     var state: LocalState
     var lastCustomerInfo: CustomerInfo?
     var subscribers: [UUID: AsyncStream<CustomerInfo>.Continuation] = [:]
@@ -29,20 +31,28 @@ public actor Shopkeeper {
     /// Transactions finished because Shopkeeper refused them for good, oldest first.
     public internal(set) var refusedTransactions: [RefusedTransaction] = []
 
-    /// Opens the package's state in `configuration.storageDirectory` (made on first use). Call ``start()`` next.
+    /// Opens the package's state in `configuration.storageDirectory` (made on first use) and this install's ids in
+    /// `configuration.idStore` (the Keychain on Apple platforms): after a reinstall the ids are the same as before,
+    /// and ids that an older version kept only in the state file move to the id store. Call ``start()`` next.
     public init(configuration: ShopkeeperConfiguration, store: any DeviceStore, session: URLSession? = nil)
         throws(ShopkeeperError)
     {
         self.configuration = configuration
         self.store = store
+        self.idStore = configuration.idStore
         self.api = ShopkeeperAPI(configuration: configuration, session: session)
         self.stateFile = JSONFile(url: configuration.storageDirectory.appendingPathComponent("state.json"))
-        if let saved = try stateFile.read() {
-            self.state = saved
-        } else {
-            self.state = LocalState.fresh()
-            try stateFile.write(state)
+        let kept: KeptIDs
+        do throws(ShopkeeperError) {
+            kept = try idStore.read().map(KeptIDs.kept) ?? .empty
+        } catch {
+            kept = .unavailable(error)
         }
+        let opening = try LocalState.opening(saved: try stateFile.read(), kept: kept, new: InstallIDs.make())
+        self.state = opening.state
+        // Not kept now (the Keychain failed): the next start finds them in the state file and tries again.
+        if let ids = opening.keep { try? idStore.write(ids) }
+        if opening.saveState { try stateFile.write(state) }
     }
 
     // MARK: Who
@@ -186,9 +196,11 @@ public actor Shopkeeper {
         return try await customerInfo()
     }
 
-    /// Back to a new anonymous id (what the logged-in user owns stays theirs).
+    /// Back to a new anonymous id (what the logged-in user owns stays theirs). The id store keeps it first: were a
+    /// reinstall to find the old one, it would be the logged-in user's again.
     public func logOut() throws(ShopkeeperError) {
-        let anonymous = "anon_" + UUID().uuidString.lowercased()
+        let anonymous = InstallIDs.make().anonymousID
+        try idStore.write(InstallIDs(anonymousID: anonymous, deviceID: state.deviceID))
         state.anonymousID = anonymous
         try use(appUserID: anonymous)
     }
