@@ -76,7 +76,18 @@ struct NotificationRecoveryJob: Service {
             }
             return 0
         }
-        for cursor in claimed { await run(cursor) }
+        for (index, cursor) in claimed.enumerated() {
+            guard !Task.isCancelled else {
+                // Shutting down: the pairs not read yet go back at once, rather than each through a run that can
+                // only fail (a batch of them kept a replica's shutdown waiting past its grace period under load).
+                let unread = Array(claimed[index...])
+                await uncancelled { [repository] in
+                    for cursor in unread { try? await repository.release(cursor) }
+                }
+                break
+            }
+            await run(cursor)
+        }
         return claimed.count
     }
 
