@@ -44,7 +44,7 @@ struct ConsumablePostgresRepository: ConsumableRepository {
                 let product = try await CatalogLookup.product(
                     appID: request.appID, productID: request.productID, on: connection, logger: logger)
             else { throw EntitlementsError.productNotFound(request.productID) }
-            guard product.type == "consumable" else {
+            guard product.type == .consumable else {
                 throw EntitlementsError.notAConsumable(productID: product.productID)
             }
 

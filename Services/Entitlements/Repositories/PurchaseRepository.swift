@@ -126,8 +126,10 @@ struct PurchasePostgresRepository: PurchaseRepository {
                 // A customer that buys consumables and non-consumables only is plain (and most are): its shorter
                 // render is tried first, which checks that for itself.
                 let periodic = request.transactions.indices.contains { index in
-                    let type = productOf[index]?.type ?? request.transactions[index].type?.rawValue
-                    return type == ProductType.autoRenewable.rawValue || type == ProductType.nonRenewing.rawValue
+                    let type =
+                        productOf[index]?.type
+                        ?? request.transactions[index].type.flatMap { ProductType(rawValue: $0.rawValue) }
+                    return type == .autoRenewable || type == .nonRenewing
                 }
                 info = try await CustomerInfoQuery.render(
                     appID: appID, appUserID: presenter.appUserID, touching: true, plainFirst: !periodic,

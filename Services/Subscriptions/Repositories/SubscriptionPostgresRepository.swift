@@ -27,7 +27,7 @@ struct SubscriptionPostgresRepository: SubscriptionRepository {
             for (key, facts) in work.sorted(by: { $0.key < $1.key }) {
                 let known = products[key.store] ?? [:]
                 let periods = facts.transactions.compactMap { transaction -> (SubscriptionFacts.Period, String)? in
-                    guard let product = known[transaction.storeProductID], product.type == "auto_renewable",
+                    guard let product = known[transaction.storeProductID], product.type == .autoRenewable,
                         let period = SubscriptionPeriods.period(of: transaction, product: product)
                     else { return nil }
                     return (period, product.groupKey)

@@ -82,7 +82,7 @@ struct TrialPostgresRepository: TrialRepository {
             func answer(_ reason: String?) -> EligibilityInfo {
                 EligibilityInfo(productID: productID, eligible: reason == nil, reason: reason)
             }
-            guard product.type == "auto_renewable" || product.trialDuration != nil else {
+            guard product.type == .autoRenewable || product.trialDuration != nil else {
                 return answer("not_a_subscription")
             }
             if let trial = try await TrialRows.trial(

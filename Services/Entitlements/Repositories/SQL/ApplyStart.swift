@@ -88,7 +88,9 @@ struct ApplyStart: Sendable {
             if let transaction {
                 start.products[productKey(transaction)] = .some(
                     productID.map { id in
-                        CatalogProduct(productID: id, type: type ?? "", consumableQuantity: quantity.map(Int64.init))
+                        CatalogProduct(
+                            productID: id, type: type.flatMap(ProductType.init(rawValue:)),
+                            consumableQuantity: quantity.map(Int64.init))
                     })
             }
         }

@@ -6,8 +6,8 @@ import ShopkeeperModels
 /// A catalog product as the entitlements service needs it, read through the catalog's published views.
 struct CatalogProduct: Sendable, Equatable {
     var productID: String
-    /// `consumable`, `non_consumable`, `auto_renewable` or `non_renewing`.
-    var type: String
+    /// `nil` for a type this service does not know.
+    var type: ProductType?
     var consumableQuantity: Int64?
 }
 
@@ -25,7 +25,8 @@ enum CatalogLookup {
             logger: logger
         )
         for try await (id, type, quantity) in rows.decode((String, String, Int?).self) {
-            return CatalogProduct(productID: id, type: type, consumableQuantity: quantity.map(Int64.init))
+            return CatalogProduct(
+                productID: id, type: ProductType(rawValue: type), consumableQuantity: quantity.map(Int64.init))
         }
         return nil
     }

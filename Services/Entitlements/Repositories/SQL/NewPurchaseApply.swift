@@ -134,7 +134,7 @@ enum NewPurchaseApply {
                         (String, Int64?, String?, String?, Date?, UUID, Date?).self)
                     let outcome = TransactionOutcome(
                         store: transaction.store, transactionID: transaction.transactionID, productID: productID,
-                        outcome: PurchaseApplier.outcomeOfNew(productID: productID, type: type))
+                        outcome: PurchaseApplier.outcomeOfNew(productID: productID, type: ProductType(rawValue: type)))
                     let info = body.flatMap { body in
                         lastSeen.map { CustomerInfoText.assemble(body: body, appUserID: appUserID, lastSeen: $0) }
                     }

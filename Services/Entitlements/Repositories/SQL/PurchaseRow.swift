@@ -10,7 +10,8 @@ struct PurchaseRow: Sendable {
     var originalTransactionID: String
     var customerID: UUID
     var productID: String?
-    var productType: String
+    /// The type it was recorded with: the catalog's, else the store's; `nil` when neither said (recorded `unknown`).
+    var productType: ProductType?
     var environment: String
     var expiresDate: Date?
     var credited: Int64?
@@ -56,7 +57,7 @@ extension PurchaseRow {
         if let (_, type, credited) = rows.first {
             return PurchaseRow(
                 store: transaction.store, originalTransactionID: transaction.originalTransactionID,
-                customerID: customerID, productID: product?.productID, productType: type,
+                customerID: customerID, productID: product?.productID, productType: ProductType(rawValue: type),
                 environment: transaction.environment.rawValue, expiresDate: transaction.expiresDate,
                 credited: credited, revokedAt: transaction.revocationDate, revocationReversedAt: nil, clawedBack: nil,
                 previousOwners: [], inserted: true)
@@ -78,7 +79,8 @@ extension PurchaseRow {
         for (customer, product, type, environment, expires, credited, revoked, reversed, clawed, previous) in rows {
             return PurchaseRow(
                 store: store, originalTransactionID: originalTransactionID, customerID: customer, productID: product,
-                productType: type, environment: environment, expiresDate: expires, credited: credited,
+                productType: ProductType(rawValue: type), environment: environment, expiresDate: expires,
+                credited: credited,
                 revokedAt: revoked, revocationReversedAt: reversed, clawedBack: clawed, previousOwners: previous,
                 inserted: false)
         }
@@ -116,7 +118,8 @@ extension PurchaseRow {
             let credits = transaction.revocationDate == nil && transaction.revocationReversedAt == nil
             return try PostgresBindings(
                 transaction.store.rawValue, transaction.originalTransactionID, appID, customerID,
-                transaction.storeProductID, product?.productID, product?.type, transaction.environment.rawValue,
+                transaction.storeProductID, product?.productID, product?.type?.rawValue,
+                transaction.environment.rawValue,
                 transaction.ownershipType.rawValue, transaction.originalPurchaseDate ?? transaction.purchaseDate,
                 transaction.transactionID, transaction.quantity, transaction.expiresDate, transaction.revocationDate,
                 reason, appVersion, transaction.purchaseDate, transaction.priceMilliunits, transaction.currency,

@@ -7,8 +7,8 @@ import ShopkeeperModels
 /// A catalog product as the subscriptions service needs it, read through the catalog's published views.
 struct SubscriptionProduct: Sendable, Equatable {
     var productID: String
-    /// `auto_renewable`, `non_renewing`, ...
-    var type: String
+    /// `nil` for a type this service does not know.
+    var type: ProductType?
     /// The subscription group: the catalog's `group`, or the product id when it has none.
     var groupKey: String
     /// ISO 8601 duration of the product's free trial, when it has one.
@@ -29,7 +29,9 @@ enum CatalogSubscriptions {
             let (storeProductID, id, type, group, trial) = try row.decode(
                 (String, String, String, String, String?).self)
             return (
-                storeProductID, SubscriptionProduct(productID: id, type: type, groupKey: group, trialDuration: trial)
+                storeProductID,
+                SubscriptionProduct(
+                    productID: id, type: ProductType(rawValue: type), groupKey: group, trialDuration: trial)
             )
         }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -41,7 +43,8 @@ enum CatalogSubscriptions {
     {
         try await connection.run(ByID.self, try PostgresBindings(appID, productID), logger: logger) { row in
             let (id, type, group, trial) = try row.decode((String, String, String, String?).self)
-            return SubscriptionProduct(productID: id, type: type, groupKey: group, trialDuration: trial)
+            return SubscriptionProduct(
+                productID: id, type: ProductType(rawValue: type), groupKey: group, trialDuration: trial)
         }.first
     }
 
@@ -51,7 +54,8 @@ enum CatalogSubscriptions {
     {
         try await connection.run(TrialProduct.self, try PostgresBindings(appID), logger: logger) { row in
             let (id, type, group, trial) = try row.decode((String, String, String, String?).self)
-            return SubscriptionProduct(productID: id, type: type, groupKey: group, trialDuration: trial)
+            return SubscriptionProduct(
+                productID: id, type: ProductType(rawValue: type), groupKey: group, trialDuration: trial)
         }.first
     }
 
