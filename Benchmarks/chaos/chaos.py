@@ -161,7 +161,8 @@ def probe(url, log_path, stop_file):
 # load
 
 
-# (catalog product id, store product id suffix, Apple type, kind)
+# (catalog product id, store product id suffix, Apple type, kind); on Google Play the product id is the suffix, and only
+# the auto-renewable one is a subscription (the others are one-time products).
 PRODUCTS = [
     ("fertilizer_10", "fertilizer_10", "Consumable", "consumable"),
     ("extra_garden", "extra_garden", "Non-Consumable", "non_consumable"),
@@ -189,6 +190,8 @@ class Load:
         self.token_share = float(env("TOKENS", "0.5"))
         self.consume_share = float(env("CONSUME", "0.3"))
         self.refund_share = float(env("REFUNDS", "0"))
+        self.google_share = float(env("GOOGLE", "0"))
+        self.silent_share = float(env("GOOGLE_SILENT", "0.25"))
         self.deadline = now() + float(env("LOAD_TIMEOUT", "300"))
         self.request_timeout = float(env("REQUEST_TIMEOUT", "30"))
         self.max_backoff = float(env("MAX_BACKOFF", "8"))
@@ -227,6 +230,12 @@ class Load:
             # Drawn only when refunds are on, so that REFUNDS=0 keeps the plan of every SEED as it was.
             if self.refund_share > 0 and self.random.random() < self.refund_share:
                 item["refund_at"] = self.random.uniform(0, self.duration)
+            # Likewise for Google Play (GOOGLE > 0): the share bought on Play, and of their refunds the share made
+            # without the real-time notification (as when Google's push is lost: only the voided-purchases list has it).
+            item["store"] = "apple"
+            if self.google_share > 0 and self.random.random() < self.google_share:
+                item["store"] = "google"
+                item["silent"] = self.random.random() < self.silent_share
             by_user[buyer].append(item)
         bursts = []
         for user, items in by_user.items():
@@ -245,6 +254,9 @@ class Load:
             self.statuses[status] = self.statuses.get(status, 0) + 1
 
     def buy(self, item):
+        """Buys at the sandbox store until it answers (or the load's deadline); the proof as the app would send it."""
+        if item.get("store") == "google":
+            return self.buy_google(item)
         catalog_id, suffix, apple_type, kind = item["product"]
         body = {"bundle_id": self.bundle, "product_id": f"{self.bundle}.{suffix}", "type": apple_type}
         if kind == "auto_renewable":
@@ -255,7 +267,33 @@ class Load:
         while now() < self.deadline:
             answer = request(self.sandbox, "POST", "/sandbox/apple/transactions", body, timeout=self.request_timeout)
             if answer.status == 201:
-                return answer.json()
+                bought = answer.json()
+                bought["proof"] = {"signed_transaction": bought["signed_transaction"]}
+                return bought
+            time.sleep(delay)
+            delay = min(self.max_backoff, delay * 2)
+        return None
+
+    def buy_google(self, item):
+        """A Play purchase (`POST /sandbox/google/purchases`, which also pushes its notification), with the buyer's
+        account token as obfuscatedAccountId when the item has a token. Its order id is the transaction id Shopkeeper
+        records (the subscription's first order its original one); the proof is the purchase token."""
+        catalog_id, suffix, _, kind = item["product"]
+        subscription = kind == "auto_renewable"
+        body = {"package_name": self.bundle, "product_id": suffix, "type": "subscription" if subscription else "product"}
+        if subscription:
+            body["period"] = "P1M"
+        if item["token"]:
+            body["obfuscated_account_id"] = str(uuid.uuid5(APP_ACCOUNT_NAMESPACE, item["buyer"]))
+        delay = 0.2
+        while now() < self.deadline:
+            answer = request(self.sandbox, "POST", "/sandbox/google/purchases", body, timeout=self.request_timeout)
+            if answer.status == 201:
+                created = answer.json()
+                return {"transaction_id": created["order_id"], "original_transaction_id": created["order_id"],
+                        "purchase_token": created["purchase_token"],
+                        "proof": {"purchase_token": created["purchase_token"], "product_id": suffix,
+                                  "purchase_kind": "subscription" if subscription else "product"}}
             time.sleep(delay)
             delay = min(self.max_backoff, delay * 2)
         return None
@@ -265,11 +303,11 @@ class Load:
         record = {
             "index": item["index"], "role": role, "presenter": presenter, "buyer": item["buyer"],
             "product_id": item["product"][0], "kind": item["product"][3], "token": item["token"],
+            "store": item.get("store", "apple"),
             "transaction_id": bought["transaction_id"], "original_transaction_id": bought["original_transaction_id"],
             "attempts": [], "final_status": None, "final_code": None, "started": now(),
         }
-        body = {"app_user_id": presenter, "device_id": f"device-{presenter}", "app_version": "2.0",
-                "signed_transaction": bought["signed_transaction"]}
+        body = {"app_user_id": presenter, "device_id": f"device-{presenter}", "app_version": "2.0", **bought["proof"]}
         headers = {"Authorization": f"Bearer {self.public_key}"}
         self.send_until_final(presenter, "/v1/purchases", body, headers, record, counted=True)
         record["finished"] = now()
@@ -344,21 +382,36 @@ class Load:
             self.refund(item, bought)
 
     def refund(self, item, bought):
-        """The customer gets a refund from Apple at the item's planned time (at once when it has passed): the
-        sandbox store's refund control, retried while the store is down (409 already_revoked: an earlier attempt
-        refunded it and its answer was lost). Recorded in refunds.jsonl with when it was made."""
+        """The customer gets a refund from the store at the item's planned time (at once when it has passed): the
+        sandbox store's refund control, retried while the store is down. Apple: 409 already_revoked means an earlier
+        attempt refunded it and its answer was lost. Google Play: the purchase is voided (listed by the
+        voided-purchases API), with its notification or, for a `silent` item, without; a 409 invalid_purchase_state
+        is an earlier attempt's when the store shows the purchase voided. Recorded in refunds.jsonl with when it was
+        made."""
         time.sleep(max(0.0, self.load_started + item["refund_at"] - now()))
-        path = f"/sandbox/apple/transactions/{bought['transaction_id']}/refund"
+        google = item.get("store") == "google"
         record = {"transaction_id": bought["transaction_id"], "original_transaction_id": bought["original_transaction_id"],
                   "product_id": item["product"][0], "kind": item["product"][3], "token": item["token"],
-                  "buyer": item["buyer"], "status": None, "attempts": 0}
+                  "buyer": item["buyer"], "store": "google" if google else "apple", "status": None, "attempts": 0}
+        if google:
+            record["notified"] = not item.get("silent", False)
+            path = f"/sandbox/google/purchases/{bought['purchase_token']}"
+            body = {"voided_reason": 1, "voided_source": 0, "notify": record["notified"]}
+        else:
+            path = f"/sandbox/apple/transactions/{bought['transaction_id']}"
+            body = {"reason": 1}
         delay = 0.2
         while now() < self.deadline:
-            answer = request(self.sandbox, "POST", path, {"reason": 1}, timeout=self.request_timeout)
+            answer = request(self.sandbox, "POST", path + "/refund", body, timeout=self.request_timeout)
             record["attempts"] += 1
             if answer.status in (200, 201) or (answer.status == 409 and answer.code() == "already_revoked"):
                 record["status"] = answer.status
                 break
+            if google and answer.status == 409 and answer.code() == "invalid_purchase_state":
+                shown = request(self.sandbox, "GET", path, timeout=self.request_timeout)
+                if shown.status == 200 and shown.json().get("voided") is True:
+                    record["status"] = answer.status
+                    break
             time.sleep(delay)
             delay = min(self.max_backoff, delay * 2)
         record["at"] = now()
@@ -435,7 +488,7 @@ def canary(outdir):
     """One new consumable bought and presented by a new customer right after the chaos: how long until its 200."""
     load = Load(outdir, record_files=False)
     load.deadline = now() + 120
-    item = {"index": -1, "buyer": "canary", "product": PRODUCTS[0], "token": False, "second": None}
+    item = {"index": -1, "buyer": "canary", "product": PRODUCTS[0], "token": False, "second": None, "store": "apple"}
     load.slots["canary"] = threading.Semaphore(1)
     started = now()
     bought = load.buy(item)
@@ -869,20 +922,39 @@ class Check:
             self.row("readiness probes not 200 during the run", f"{len(slow)} of {len(samples)}")
 
     def refund_checks(self):
-        """REFUNDS: every refund made at the store applied exactly once (the purchase's transaction revoked in
-        entitlements, one `refund` event), with no manual call, within RECOVERY_WAIT of the check's start; no refund
-        event for a transaction that was not refunded."""
+        """REFUNDS: every refund made at the store (App Store refund, Google Play voided purchase) applied exactly once
+        with no manual call, within RECOVERY_WAIT of the check's start: the refunded transaction revoked in
+        entitlements and its purchase too, one `refund` event, the customer's refund count up by one; and no
+        revocation, refund event or refund count for a transaction that was not refunded."""
         path = os.path.join(self.outdir, "refunds.jsonl")
         refunds = [json.loads(line) for line in open(path)] if os.path.exists(path) else []
         if not refunds:
             return
+        for r in refunds:
+            r.setdefault("store", "apple")
         made = [r for r in refunds if r.get("status") is not None]
-        self.row("refunds asked at the store / made (with appAccountToken, without)",
-                 f"{len(refunds)} / {len(made)} ({sum(1 for r in made if r['token'])}, "
-                 f"{sum(1 for r in made if not r['token'])})", len(made) == len(refunds))
+
+        def split(rows):
+            """`apple N (token T, none U), google M (token T, none U)`: per store, with and without account binding."""
+            parts = []
+            for store in ("apple", "google"):
+                of = [r for r in rows if r["store"] == store]
+                bound = sum(1 for r in of if r["token"])
+                parts.append(f"{store} {len(of)} ({bound} with {'appAccountToken' if store == 'apple' else 'obfuscatedAccountId'}, "
+                             f"{len(of) - bound} without)")
+            return ", ".join(parts)
+
+        self.row("refunds asked at the store / made", f"{len(refunds)} / {len(made)}: {split(made)}",
+                 len(made) == len(refunds))
+        google = [r for r in made if r["store"] == "google"]
+        if google:
+            silent = sum(1 for r in google if not r.get("notified", True))
+            self.row("Google refunds made without their notification (only the voided-purchases list has them)",
+                     f"{silent} of {len(google)}")
         self.detail("refunds the store never answered", [r for r in refunds if r.get("status") is None])
         ids = [r["transaction_id"] for r in made]
-        listed = ",".join(f"'{i}'" for i in ids if i.isdigit())
+        # Apple transaction ids are digits, Play order ids GPA.dddd-dddd-dddd-ddddd: nothing to quote in either.
+        listed = ",".join(f"'{i}'" for i in ids if re.fullmatch(r"[A-Za-z0-9.\-]+", i))
         wait = float(env("RECOVERY_WAIT", "60"))
         last = max(r["at"] for r in made) if made else now()
         missing, waited = self.wait_for(
@@ -891,19 +963,44 @@ class Check:
             "entitlements.transactions t WHERE t.transaction_id = r.id AND t.revocation_date IS NOT NULL)", wait)
         self.row(f"refunds not applied (waited {waited:.0f} s, at most {wait:.0f}; last refund made "
                  f"{max(0.0, now() - waited - last):.0f} s before the wait)", missing, missing == 0)
-        applied = {row[0] for row in psql(
+        revoked = {row[0] for row in psql(
             self.db, "SELECT transaction_id FROM entitlements.transactions WHERE revocation_date IS NOT NULL")}
-        self.detail("refunds never applied", [r for r in made if r["transaction_id"] not in applied])
+        never = [r for r in made if r["transaction_id"] not in revoked]
+        self.row("refunds never applied, by store", split(never), not never)
+        self.detail("refunds never applied", never)
+        # The purchase itself is revoked (its grants end), not only the transaction.
+        purchases = {row[0]: row[1] == "t" for row in psql(
+            self.db, "SELECT original_transaction_id, revoked_at IS NOT NULL FROM entitlements.purchases")}
+        still = [f"{r['store']} tx {r['transaction_id']} ({r['kind']}): purchase "
+                 f"{'missing' if r['original_transaction_id'] not in purchases else 'not revoked'}"
+                 for r in made if r["transaction_id"] in revoked and not purchases.get(r["original_transaction_id"])]
+        self.row("refunded transactions whose purchase is not revoked", len(still), not still)
+        self.detail("refunded transactions whose purchase is not revoked", still)
         events = dict((tx, int(n)) for tx, n in psql(
             self.db, "SELECT payload->>'transaction_id', count(*) FROM entitlements.events WHERE type = 'refund' "
                      "GROUP BY 1"))
-        not_once = [f"tx {r['transaction_id']} ({r['kind']}, token {r['token']}): {events.get(r['transaction_id'], 0)} "
-                    "refund events" for r in made if events.get(r["transaction_id"], 0) != 1]
+        not_once = [f"{r['store']} tx {r['transaction_id']} ({r['kind']}, token {r['token']}): "
+                    f"{events.get(r['transaction_id'], 0)} refund events"
+                    for r in made if events.get(r["transaction_id"], 0) != 1]
+        once = [r for r in made if events.get(r["transaction_id"], 0) == 1 and r["transaction_id"] in revoked]
+        self.row("refunds applied exactly once (revoked, one refund event), by store", split(once),
+                 len(once) == len(made))
         self.row("refunds without exactly one refund event", len(not_once), not not_once)
         self.detail("refunds without exactly one refund event", not_once)
-        unasked = [f"tx {tx}: {n} refund events" for tx, n in events.items() if tx not in set(ids)]
-        self.row("refund events of transactions never refunded", len(unasked), not unasked)
-        self.detail("refund events of transactions never refunded", unasked)
+        asked = set(ids)
+        unasked = [f"tx {tx}: {n} refund events" for tx, n in events.items() if tx not in asked]
+        unasked += [f"tx {tx}: revoked in entitlements.transactions" for tx in revoked if tx not in asked]
+        self.row("refund events or revocations of transactions never refunded", len(unasked), not unasked)
+        self.detail("refund events or revocations of transactions never refunded", unasked)
+        # Each refund counts once on its owner: a customer's refund_count is the number of its refunded purchases.
+        counts = psql(self.db, """
+            SELECT c.customer_id, c.refund_count, count(p.original_transaction_id)
+            FROM entitlements.customers c
+            LEFT JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.revoked_at IS NOT NULL
+            GROUP BY c.customer_id, c.refund_count
+            HAVING c.refund_count <> count(p.original_transaction_id)""")
+        self.row("customers whose refund count differs from their revoked purchases", len(counts), not counts)
+        self.detail("customers whose refund count differs from their revoked purchases", counts)
         found = {}
         for notification_type, n in psql(
                 self.db, "SELECT type, count(*) FROM verifier.notifications WHERE type IN ('REFUND') GROUP BY 1"):
@@ -911,8 +1008,22 @@ class Check:
         lookups = scalar(self.db, "SELECT coalesce(sum(refunds), 0) || ' refunds in ' || count(*) || ' lookups' "
                                   "FROM verifier.refund_lookups")
         recovered = scalar(self.db, "SELECT coalesce(sum(recovered), 0) FROM verifier.notification_recovery")
-        self.row("REFUND notifications recorded / recovered from history (all types) / refund lookups",
+        self.row("Apple: REFUND notifications recorded / recovered from history (all types) / refund lookups",
                  f"{found.get('REFUND', 0)} / {recovered} / {lookups}")
+        if google:
+            pushed = int(scalar(self.db, "SELECT count(*) FROM verifier.notifications WHERE store = 'play_store' "
+                                         "AND notification_id NOT LIKE 'voidedpurchases:%' "
+                                         "AND payload LIKE '%voidedPurchaseNotification%'") or 0)
+            polled = {row[0] for row in psql(
+                self.db, "SELECT substr(notification_id, length('voidedpurchases:') + 1) FROM verifier.notifications "
+                         "WHERE store = 'play_store' AND notification_id LIKE 'voidedpurchases:%'")}
+            by_poll = [r for r in google if r["transaction_id"] in polled]
+            silent_by_poll = sum(1 for r in by_poll if not r.get("notified", True))
+            cursor = psql(self.db, "SELECT found, coalesce(last_error, '-') FROM verifier.google_voided_cursors")
+            self.row("Google: voided notifications pushed and recorded / refunds found by polling (of them made "
+                     "silently) / poller's found, last error",
+                     f"{pushed} / {len(by_poll)} ({silent_by_poll}) / "
+                     + ("; ".join(f"{f}, {e}" for f, e in cursor) or "no cursor"))
 
     def report(self):
         """Prints the table and the verdict (and figures.md); 1 when a check failed."""

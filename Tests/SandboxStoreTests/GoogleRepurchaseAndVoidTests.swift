@@ -5,8 +5,8 @@ import Testing
 @testable import SandboxStore
 
 /// What the Play sandbox needs to test consuming and voided-purchase polling: a buyer cannot buy a one-time product it
-/// owns unconsumed again (Play Billing's `ITEM_ALREADY_OWNED`), a refund can be made without its notification, and a
-/// voided-purchases page token carries its query as Google's does.
+/// owns unconsumed again (Play Billing's `ITEM_ALREADY_OWNED`), a refund can be made without its notification, a
+/// voided-purchases page token carries its query as Google's does, and a crash never leaves a refund unlisted.
 @Suite struct GoogleRepurchaseAndVoidTests {
     static let products = GooglePlayTests.products
     static let voided = "/google/androidpublisher/v3/applications/com.example.garden/purchases/voidedpurchases"
@@ -99,6 +99,50 @@ import Testing
             #expect(second.tokenPagination == nil)
             let forged = try await sandbox.send(.get, Self.voided + "?token=not-a-page", bearer: bearer)
             #expect(forged.status == .badRequest)
+        }
+    }
+
+    /// A `kill -9` can come between any two writes of the state log. Whatever a refund had written when it came, the
+    /// restarted store lists the purchase as voided if and only if the purchase is voided (and ended): a voided
+    /// purchase missing from the list would be a refund no one could ever find once its notification was lost, and
+    /// it could not be refunded again.
+    @Test func aCrashAnywhereInARefundLeavesThePurchaseVoidedOnlyIfListed() async throws {
+        let directory = try StateJournalTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory.url) }
+        let now = Date()
+        for kind in [GooglePurchaseRecord.Kind.product, .subscription] {
+            let store = try SandboxStore(directory: directory)
+            let (bought, _) = try await store.purchaseGoogle(
+                GooglePurchaseDraft(
+                    packageName: "com.example.garden", productId: kind == .product ? "fertilizer" : "pro", kind: kind,
+                    quantity: 1, pending: false, obfuscatedAccountId: nil, test: true, purchaseTime: now,
+                    expiryTime: kind == .product ? nil : now.addingTimeInterval(3600), basePlanId: nil,
+                    regionCode: "US"))
+            let generation = try JSONDecoder().decode(
+                SandboxSnapshot.self, from: Data(contentsOf: directory.stateURL)
+            ).logGeneration
+            let log = directory.logURL(generation: generation)
+            let before = try Data(contentsOf: log)
+            _ = try await store.refundGoogleNotifying(token: bought.purchaseToken, source: 0, reason: 1)
+            let written = try Data(contentsOf: log).dropFirst(before.count)
+            let lines = written.split(separator: UInt8(ascii: "\n")).map { Data($0) + Data("\n".utf8) }
+            #expect(lines.count == 1, "\(kind): the refund is one change")
+            for kept in 0...lines.count {
+                let copy = try StateJournalTests.directory()
+                defer { try? FileManager.default.removeItem(at: copy.url) }
+                try FileManager.default.copyItem(at: directory.stateURL, to: copy.stateURL)
+                try (before + lines.prefix(kept).joined()).write(to: copy.logURL(generation: generation))
+                let restarted = try SandboxStore(directory: copy)
+                let purchase = try #require(await restarted.googlePurchase(token: bought.purchaseToken))
+                let listed = await restarted.voidedPurchases(
+                    packageName: "com.example.garden", window: 0...Int64.max, includeSubscriptions: true
+                ).contains { $0.purchaseToken == bought.purchaseToken }
+                let seen = "voided \(purchase.voided), listed \(listed), ended \(purchase.ended ?? false)"
+                #expect(
+                    purchase.voided == listed && purchase.voided == (purchase.ended == true),
+                    "\(kind), killed after \(kept) of the refund's \(lines.count) writes: \(seen)")
+                #expect(purchase.voided == (kept == lines.count))
+            }
         }
     }
 }

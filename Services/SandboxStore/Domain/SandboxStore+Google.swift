@@ -50,11 +50,20 @@ extension SandboxStore {
     func updatePurchase(
         _ token: String, _ change: (inout GooglePurchaseRecord) throws -> Void
     ) throws -> GooglePurchaseRecord {
+        let record = try changePurchase(token, change)
+        try commit()
+        return record
+    }
+
+    /// Applies `change` to the purchase with `token` without saving it, for an operation that changes more and then
+    /// saves all of it at once (``commit()``: one line of the state log, which a crash keeps whole or not at all).
+    private func changePurchase(
+        _ token: String, _ change: (inout GooglePurchaseRecord) throws -> Void
+    ) throws -> GooglePurchaseRecord {
         guard let index = googleIndex[token] else { throw SandboxStoreError.purchaseNotFound(token) }
         var record = state.googlePurchases[index]
         try change(&record)
         state.googlePurchases[index] = record
-        try commit()
         return record
     }
 
@@ -90,9 +99,14 @@ extension SandboxStore {
         }
     }
 
-    /// Refunds a purchase: it is cancelled (subscriptions end at once) and listed among the voided purchases.
+    /// Refunds a purchase: it is cancelled and ended (a subscription ends at once; the clock leaves it alone) and
+    /// listed among the voided purchases.
+    ///
+    /// Both are saved as one change: a crash (`kill -9`) between two saves would leave a purchase voided, so that no
+    /// second refund is possible, yet missing from `purchases.voidedpurchases.list`, the only place Google keeps a
+    /// refund whose notification was lost.
     func refundGooglePurchase(token: String, source: Int, reason: Int, at date: Date) throws -> GooglePurchaseRecord {
-        let record = try updatePurchase(token) { record in
+        let record = try changePurchase(token) { record in
             guard !record.voided, record.state != .pending else {
                 throw SandboxStoreError.invalidPurchaseState(
                     "only a purchased, not yet voided purchase can be refunded")
@@ -100,6 +114,7 @@ extension SandboxStore {
             record.voided = true
             record.state = .canceled
             record.autoRenewing = false
+            record.ended = true
         }
         state.googleVoided.append(
             GoogleVoidedRecord(

@@ -47,8 +47,7 @@ extension SandboxStore {
     func refundGoogleNotifying(token: String, source: Int, reason: Int, at now: Date = Date()) throws -> (
         GooglePurchaseRecord, [GoogleEvent]
     ) {
-        var record = try refundGooglePurchase(token: token, source: source, reason: reason, at: now)
-        record = try updatePurchase(token) { $0.ended = true }
+        let record = try refundGooglePurchase(token: token, source: source, reason: reason, at: now)
         var events: [GoogleEvent] = []
         if record.kind == .subscription { events.append(.subscription(.revoked, record, at: now)) }
         events.append(.voided(record, at: now))
