@@ -92,9 +92,15 @@ struct GoogleNotifications: Sendable {
                     credentials: credentials)
             }
             // A voided one-time purchase: its product comes from the fact recorded for the order.
-            let known =
-                (try? await transactions.transactions(
-                    appID: received.appID, store: .playStore, ids: [voided.orderId ?? ""])) ?? []
+            let known: [StoreTransaction]
+            do {
+                known = try await transactions.transactions(
+                    appID: received.appID, store: .playStore, ids: [voided.orderId ?? ""])
+            } catch {
+                // The database did not answer: the notification is worked on again later, never dropped as if it
+                // named no purchase (the refund would wait for the voided-purchases poll).
+                throw .applyPending(reason: "the voided order's recorded purchase could not be read")
+            }
             guard let product = known.first?.storeProductID else { return NotificationFacts() }
             var transaction = try await google.verify(
                 token: voided.purchaseToken, productID: product, kind: .product, credentials: credentials
