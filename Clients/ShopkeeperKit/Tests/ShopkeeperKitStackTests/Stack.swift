@@ -63,10 +63,11 @@ struct Stack: Sendable {
     }
 
     /// A Shopkeeper on a new (or, given `directory`, the same) device. `account` shares the store account's
-    /// purchases between devices.
+    /// purchases between devices. The store account buys in `storefront`.
     func device(
         directory: URL? = nil, account: URL? = nil, platform: StorePlatform = .appStore,
-        retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.2, maxDelay: 2), store: (any DeviceStore)? = nil
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.2, maxDelay: 2), store: (any DeviceStore)? = nil,
+        storefront: String = "USA", canMakePayments: Bool = true
     ) throws -> Device {
         let folder =
             directory
@@ -74,7 +75,8 @@ struct Stack: Sendable {
                 "kit-\(UUID().uuidString)", isDirectory: true)
         let sandbox = SandboxDeviceStore(
             sandboxURL: sandboxURL, bundleID: bundleID, platform: platform,
-            deviceDirectory: folder.appendingPathComponent("store"), accountDirectory: account)
+            deviceDirectory: folder.appendingPathComponent("store"), accountDirectory: account, storefront: storefront,
+            canMakePayments: canMakePayments)
         let configuration = ShopkeeperConfiguration(
             baseURL: gatewayURL, apiKey: publicKey, platform: platform, appVersion: "2.0",
             storageDirectory: folder.appendingPathComponent("shopkeeper"),
