@@ -3,8 +3,8 @@ import Testing
 
 @testable import ShopkeeperKit
 
-/// The catalog joined with the store's products, and the sandbox store's answer as store products: plain functions,
-/// checked without a store.
+/// The catalog joined with the store's products, the sandbox store's answer as store products, and the app
+/// transaction in the requests: plain functions, checked without a store.
 @Suite struct ProductsTests {
     static func item(_ id: String, storeProductID: String?, availability: String = "purchasable") throws -> CatalogItem
     {
@@ -91,5 +91,41 @@ import Testing
         #expect(products[1].introductoryOffer == nil)
         #expect(IntroductoryOffer.PaymentMode(appStoreServerName: "PAY_UP_FRONT") == .payUpFront)
         #expect(IntroductoryOffer.PaymentMode(appStoreServerName: "SOMETHING_NEW") == nil)
+    }
+
+    @Test func theAppTransactionGoesInThePurchaseAndTheRestore() throws {
+        let purchase =
+            try JSONSerialization.jsonObject(
+                with: ShopkeeperAPI.encode(
+                    AppTransactionBody(
+                        signedAppTransaction: "h.p.s", appUserID: "anon_1", deviceID: "d", appVersion: "2.0")
+                )) as? [String: String]
+        #expect(
+            purchase == [
+                "signed_app_transaction": "h.p.s", "app_user_id": "anon_1", "device_id": "d", "app_version": "2.0",
+            ])
+        let restore = try #require(
+            try JSONSerialization.jsonObject(
+                with: ShopkeeperAPI.encode(
+                    RestoreBody(
+                        proofs: [.signedTransaction("t.j.s")], signedAppTransaction: "h.p.s", deviceID: nil,
+                        appVersion: nil))) as? [String: Any])
+        #expect(restore["signed_app_transaction"] as? String == "h.p.s")
+        #expect(restore["signed_transactions"] as? [String] == ["t.j.s"])
+        let without = try #require(
+            try JSONSerialization.jsonObject(
+                with: ShopkeeperAPI.encode(RestoreBody(proofs: [.signedTransaction("t.j.s")], deviceID: "d")))
+                as? [String: Any])
+        #expect(without["signed_app_transaction"] == nil)
+    }
+
+    @Test func aStateFileOfAnOlderKitOpensWithNoAppTransactionSent() throws {
+        let old = Data(
+            """
+            {"anonymousID": "anon_1", "appUserID": "anon_1", "deviceID": "dev", "knownUserIDs": ["anon_1"],
+             "pendingPurchases": [], "pendingConsumes": [], "deliveredProofs": {}}
+            """.utf8)
+        let state = try JSONDecoder().decode(LocalState.self, from: old)
+        #expect(state.appTransaction == nil)
     }
 }

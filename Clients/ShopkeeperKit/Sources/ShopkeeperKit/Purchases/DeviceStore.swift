@@ -34,6 +34,11 @@ public protocol DeviceStore: Sendable {
     /// Whether this device may pay (`AppStore.canMakePayments`: not under Screen Time's purchase restrictions). The
     /// default answers `true`.
     func canMakePayments() async -> Bool
+
+    /// StoreKit's `AppTransaction` for this app, as its JWS (`jwsRepresentation`): the signed proof of which edition
+    /// of the app the store account got, and from which version. `nil` where the store has none (before iOS 16,
+    /// Google Play); the default answers `nil`.
+    func appTransaction() async throws(ShopkeeperError) -> String?
 }
 
 extension DeviceStore {
@@ -41,6 +46,8 @@ extension DeviceStore {
     public func products(for storeProductIDs: [String]) async throws(ShopkeeperError) -> [StoreProduct] { [] }
     /// Payments are allowed.
     public func canMakePayments() async -> Bool { true }
+    /// No app transaction.
+    public func appTransaction() async throws(ShopkeeperError) -> String? { nil }
 }
 
 /// What to buy.

@@ -8,7 +8,8 @@ import Foundation
 /// demos. It keeps, like StoreKit, the transactions not finished yet in a file of the device (``deviceDirectory``),
 /// and the store account's purchases in a file of the account (``accountDirectory``): two devices of one user
 /// share the account directory, so a new device can restore. Its products' prices are the sandbox store's for
-/// ``storefront`` (`PUT /sandbox/apple/products` sets them).
+/// ``storefront`` (`PUT /sandbox/apple/products` sets them), and it signs an app transaction for the account
+/// (``appEdition``), as StoreKit's `AppTransaction` would.
 public actor SandboxDeviceStore: DeviceStore {
     /// The sandbox store's URL (`SHOPKEEPER_SANDBOX_URL`).
     public nonisolated let sandboxURL: URL
@@ -23,20 +24,23 @@ public actor SandboxDeviceStore: DeviceStore {
     /// The App Store storefront the account buys in (ISO 3166-1 alpha-3: `USA`, `DEU`): its prices are shown and
     /// charged.
     public nonisolated let storefront: String
+    /// The edition of the app the account got, which its app transaction proves; `nil` for none (as before iOS 16).
+    public nonisolated let appEdition: SandboxAppEdition?
     /// Whether the device may pay (``canMakePayments()``); set it to `false` to play Screen Time's restrictions.
     public var paymentsAllowed: Bool
 
     private let exchange: HTTPExchange
     private let unfinished: JSONFile<[DeviceTransaction]>
     private let owned: JSONFile<[DeviceTransaction]>
+    private let account: JSONFile<SandboxAccount>
     private nonisolated let updates: AsyncStream<DeviceTransaction>
     private nonisolated let updatesContinuation: AsyncStream<DeviceTransaction>.Continuation
 
     /// A sandbox device. `accountDirectory` defaults to `deviceDirectory` (one device per account).
     public init(
         sandboxURL: URL, bundleID: String, platform: StorePlatform = .appStore, deviceDirectory: URL,
-        accountDirectory: URL? = nil, storefront: String = "USA", canMakePayments: Bool = true,
-        session: URLSession = URLSession(configuration: .ephemeral)
+        accountDirectory: URL? = nil, storefront: String = "USA", appEdition: SandboxAppEdition? = SandboxAppEdition(),
+        canMakePayments: Bool = true, session: URLSession = URLSession(configuration: .ephemeral)
     ) {
         self.sandboxURL = sandboxURL
         self.bundleID = bundleID
@@ -44,10 +48,13 @@ public actor SandboxDeviceStore: DeviceStore {
         self.deviceDirectory = deviceDirectory
         self.accountDirectory = accountDirectory ?? deviceDirectory
         self.storefront = storefront
+        self.appEdition = appEdition
         self.paymentsAllowed = canMakePayments
         self.exchange = HTTPExchange(session: session)
         self.unfinished = JSONFile(url: deviceDirectory.appendingPathComponent("sandbox-unfinished.json"))
         self.owned = JSONFile(url: (accountDirectory ?? deviceDirectory).appendingPathComponent("sandbox-account.json"))
+        self.account = JSONFile(
+            url: (accountDirectory ?? deviceDirectory).appendingPathComponent("sandbox-apple-id.json"))
         (self.updates, self.updatesContinuation) = AsyncStream.makeStream(of: DeviceTransaction.self)
     }
 
@@ -110,6 +117,32 @@ public actor SandboxDeviceStore: DeviceStore {
 
     /// Allows or forbids payments from now on.
     public func setCanMakePayments(_ allowed: Bool) { paymentsAllowed = allowed }
+
+    /// The account's app transaction for ``appEdition`` (`POST /sandbox/apple/app-transactions`): the same for every
+    /// device of the account, as Apple's is for an Apple ID. `nil` without an edition, and for Google Play.
+    public func appTransaction() async throws(ShopkeeperError) -> String? {
+        guard platform != .playStore, let appEdition else { return nil }
+        var body: [String: Any] = [
+            "bundle_id": appEdition.bundleID ?? bundleID,
+            "app_account_token": try accountToken().uuidString.lowercased(),
+            "environment": "Sandbox",
+        ]
+        if let version = appEdition.originalApplicationVersion { body["original_application_version"] = version }
+        if let version = appEdition.applicationVersion { body["application_version"] = version }
+        let answer = try await post("/sandbox/apple/app-transactions", body)
+        guard let jws = answer["signed_app_transaction"] as? String else {
+            throw .deviceStore("the sandbox store's answer has no signed app transaction")
+        }
+        return jws
+    }
+
+    /// The store account's identity at the sandbox store (what an Apple ID is to the App Store), made once.
+    private func accountToken() throws(ShopkeeperError) -> UUID {
+        if let kept = try account.read() { return kept.token }
+        let made = SandboxAccount(token: UUID())
+        try account.write(made)
+        return made.token
+    }
 
     /// Buys at the sandbox store as if on another device or by Ask to Buy: the transaction is unfinished here and
     /// arrives through ``transactionUpdates()``, not as a purchase's answer.
@@ -202,6 +235,31 @@ public actor SandboxDeviceStore: DeviceStore {
         }
         return object
     }
+}
+
+/// The edition of the app a sandbox store account got: what its app transaction proves.
+public struct SandboxAppEdition: Hashable, Sendable {
+    /// The bundle id it is signed for: `nil` for the device store's own; a variant's (`com.example.garden.full`, in
+    /// the app's `variant_bundle_ids`) for a paid edition sold as an app of its own.
+    public var bundleID: String?
+    /// The version (`CFBundleVersion`) the account first got the app at; the sandbox store keeps the first one it
+    /// was told for the account, and takes `1.0` when none is given. Products `grandfathered_below_version` above it
+    /// are the account's.
+    public var originalApplicationVersion: String?
+    /// The version the account has now (default: the original one).
+    public var applicationVersion: String?
+
+    /// An edition.
+    public init(bundleID: String? = nil, originalApplicationVersion: String? = nil, applicationVersion: String? = nil) {
+        self.bundleID = bundleID
+        self.originalApplicationVersion = originalApplicationVersion
+        self.applicationVersion = applicationVersion
+    }
+}
+
+/// `sandbox-apple-id.json`: the store account's identity at the sandbox store.
+struct SandboxAccount: Codable, Sendable {
+    var token: UUID
 }
 
 /// The answer of `GET /sandbox/apple/products`.

@@ -89,6 +89,15 @@
         /// `AppStore.canMakePayments`.
         public func canMakePayments() async -> Bool { AppStore.canMakePayments }
 
+        /// `AppTransaction.shared`'s JWS (iOS 16 and later; sent even when StoreKit could not verify it: Shopkeeper
+        /// verifies on the server). `nil` before iOS 16.
+        public func appTransaction() async throws(ShopkeeperError) -> String? {
+            guard #available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *) else { return nil }
+            do { return try await AppTransaction.shared.jwsRepresentation } catch {
+                throw .deviceStore(String(describing: error))
+            }
+        }
+
         static func map(_ product: Product, storefront: String?) -> StoreProduct {
             StoreProduct(
                 id: product.id, displayName: product.displayName, description: product.description,
