@@ -5,7 +5,7 @@ import Testing
 
 /// StoreKit's app transaction through the kit, against the real local stack: the paid `full` edition's app
 /// transaction makes the products it includes the customer's; the kit sends it once per install, and again on
-/// restore.
+/// restore; and downloaded content can be deleted and downloaded again.
 @Suite(.enabled(if: Stack.available)) struct PaidEditionStackTests {
     /// The demo's paid edition, sold as an app of its own (`variant_bundle_ids`: `full`).
     static func fullEdition(_ stack: Stack) -> SandboxAppEdition {
@@ -81,6 +81,39 @@ import Testing
         await reinstalled.shopkeeper.start()
         #expect(await counting.appTransactions == 3)
         await reinstalled.shopkeeper.stop()
+    }
+
+    @Test func resetContentDeletesEveryPackAndDownloadsAgain() async throws {
+        let stack = try Stack.require()
+        let product = try await stack.createProduct(type: .nonConsumable)
+        let level = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        try await stack.publishContent(productID: product.productID, files: ["level.bin": level])
+        let kit = try stack.device(edition: Self.fullEdition(stack), variant: "full").shopkeeper
+        await kit.start()
+        guard case .delivered = try await kit.purchase(productID: product.productID) else {
+            Issue.record("not delivered")
+            return
+        }
+        let bought = try await kit.content(productID: product.productID)
+        let tulips = try await kit.content(productID: "seeds_tulip")
+        // A file spoiled on the device, and the folder of a pack the customer no longer has.
+        let spoiled = try #require(bought.files["level.bin"])
+        try Data("spoiled".utf8).write(to: spoiled)
+        let stale = bought.directory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("kit_stale_pack", isDirectory: true)
+        try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
+
+        let packs = try await kit.resetContent()
+        #expect(Set(packs.map(\.productID)).isSuperset(of: [product.productID, "seeds_tulip"]))
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "every downloaded pack was deleted")
+        let again = try #require(packs.first { $0.productID == product.productID })
+        #expect(again.downloadedBytes == Int64(level.count), "downloaded again, not kept")
+        #expect(try Data(contentsOf: try #require(again.files["level.bin"])) == level)
+        let tulipsAgain = try #require(packs.first { $0.productID == "seeds_tulip" })
+        #expect(tulipsAgain.downloadedBytes > 0)
+        #expect(tulipsAgain.files.keys.sorted() == tulips.files.keys.sorted())
+        #expect(try await kit.content(productID: product.productID).downloadedBytes == 0, "and kept from then on")
+        await kit.stop()
     }
 }
 
