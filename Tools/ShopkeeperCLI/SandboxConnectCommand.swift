@@ -10,7 +10,10 @@ extension SandboxCommand {
             discussion: """
                 Makes an App Store Server API key, a verifyReceipt shared secret and a Google Play service account \
                 at the sandbox store, then stores them as the app's credentials through the gateway \
-                (PUT /v1/admin/stores/apple and /v1/admin/stores/google, secret key). Secrets are never printed.
+                (PUT /v1/admin/stores/apple and /v1/admin/stores/google, secret key). Secrets are never printed. \
+                For the demo app it also registers the demo's App Store products with their prices in the USA and \
+                DEU storefronts at the sandbox store (PUT /sandbox/apple/products, which replaces the sandbox \
+                store's product list), so apps see real prices. Running it again changes nothing.
                 """
         )
 
@@ -28,6 +31,12 @@ extension SandboxCommand {
         var packageName: String?
         @Option(help: "The app's Apple ID (App Store Connect's numeric app id).")
         var appAppleID: Int64 = 1_234_567_890
+        @Flag(
+            inversion: .prefixedNo,
+            help:
+                "Register the demo shop's App Store products and prices at the sandbox store (default: for the demo app)."
+        )
+        var demoPrices: Bool?
 
         func validate() throws {
             guard appAppleID > 0 else { throw ValidationError("--app-apple-id must be positive") }
@@ -82,6 +91,17 @@ extension SandboxCommand {
             Self.say(
                 "google: package \(package); service account \(serviceAccount["client_email"] ?? "?") "
                     + "from the sandbox store")
+
+            if demoPrices ?? (bundleID == DemoShop.bundleID) {
+                let products = DemoShop.sandboxAppStoreProducts
+                try await step("register the demo's prices at PUT \(sandbox)/sandbox/apple/products") {
+                    _ = try await GatewayAPIClient.execute(
+                        .PUT, url: sandbox + "/sandbox/apple/products", bearer: nil,
+                        json: try Self.json(["products": products]))
+                }
+                Self.say(
+                    "prices: \(products.count) App Store products in the USA and DEU storefronts at the sandbox store")
+            }
         }
 
         /// Runs one step; a failure names the step, prints the answer's body and ends the command with status 1.

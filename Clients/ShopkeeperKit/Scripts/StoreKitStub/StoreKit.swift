@@ -20,6 +20,49 @@ public struct Product: Sendable {
     public static func products<Identifiers: Collection>(for identifiers: Identifiers) async throws -> [Product]
     where Identifiers.Element == String { [] }
     public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult { .userCancelled }
+
+    public let id: String
+    public let type: ProductType
+    public let displayName: String
+    public let description: String
+    public let price: Decimal
+    public let displayPrice: String
+    public let priceFormatStyle: Decimal.FormatStyle.Currency
+    public let subscription: SubscriptionInfo?
+
+    public struct SubscriptionInfo: Sendable {
+        public let introductoryOffer: SubscriptionOffer?
+        public let subscriptionGroupID: String
+        public let subscriptionPeriod: SubscriptionPeriod
+    }
+    public struct SubscriptionPeriod: Equatable, Hashable, Sendable {
+        public enum Unit: Equatable, Hashable, Sendable {
+            case day, week, month, year
+        }
+        public let unit: Unit
+        public let value: Int
+    }
+    public struct SubscriptionOffer: Equatable, Hashable, Sendable {
+        public struct PaymentMode: RawRepresentable, Equatable, Hashable, Sendable {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public static let payAsYouGo = PaymentMode(rawValue: "PayAsYouGo")
+            public static let payUpFront = PaymentMode(rawValue: "PayUpFront")
+            public static let freeTrial = PaymentMode(rawValue: "FreeTrial")
+        }
+        public let id: String?
+        public let displayPrice: String
+        public let price: Decimal
+        public let paymentMode: PaymentMode
+        public let period: SubscriptionPeriod
+        public let periodCount: Int
+    }
+}
+
+public struct Storefront: Sendable {
+    public let countryCode: String
+    public let id: String
+    public static var current: Storefront? { get async { nil } }
 }
 
 public enum VerificationResult<SignedType: Sendable>: Sendable {
@@ -53,6 +96,7 @@ public struct Transaction: Sendable {
 }
 
 public enum AppStore {
+    public static var canMakePayments: Bool { true }
     public struct Environment: RawRepresentable, Hashable, Sendable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }

@@ -63,10 +63,13 @@ struct Stack: Sendable {
     }
 
     /// A Shopkeeper on a new (or, given `directory`, the same) device. `account` shares the store account's
-    /// purchases between devices.
+    /// purchases between devices. The store account buys in `storefront` and got the app's `edition` (by default
+    /// the app's own, first at version 2.0, as the device's app is: nothing grandfathered).
     func device(
         directory: URL? = nil, account: URL? = nil, platform: StorePlatform = .appStore,
-        retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.2, maxDelay: 2), store: (any DeviceStore)? = nil
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.2, maxDelay: 2), store: (any DeviceStore)? = nil,
+        storefront: String = "USA", edition: SandboxAppEdition? = SandboxAppEdition(originalApplicationVersion: "2.0"),
+        variant: String? = nil, canMakePayments: Bool = true
     ) throws -> Device {
         let folder =
             directory
@@ -74,9 +77,10 @@ struct Stack: Sendable {
                 "kit-\(UUID().uuidString)", isDirectory: true)
         let sandbox = SandboxDeviceStore(
             sandboxURL: sandboxURL, bundleID: bundleID, platform: platform,
-            deviceDirectory: folder.appendingPathComponent("store"), accountDirectory: account)
+            deviceDirectory: folder.appendingPathComponent("store"), accountDirectory: account, storefront: storefront,
+            appEdition: edition, canMakePayments: canMakePayments)
         let configuration = ShopkeeperConfiguration(
-            baseURL: gatewayURL, apiKey: publicKey, platform: platform, appVersion: "2.0",
+            baseURL: gatewayURL, apiKey: publicKey, platform: platform, appVersion: "2.0", variant: variant,
             storageDirectory: folder.appendingPathComponent("shopkeeper"),
             idStore: FileIDStore(directory: folder.appendingPathComponent("keychain")), retryPolicy: retry)
         return Device(

@@ -22,6 +22,7 @@ import Testing
         "TransactionOutcome": roundTrip(TransactionOutcome.self),
         "PurchaseResponse": roundTrip(PurchaseResponse.self),
         "RestoreResponse": roundTrip(RestoreResponse.self),
+        "AppTransactionResult": roundTrip(AppTransactionResult.self),
         "RejectedProof": roundTrip(RejectedProof.self),
         "ReceiptValidationResult": roundTrip(ReceiptValidationResult.self),
         "ConsumeResult": roundTrip(ConsumeResult.self),

@@ -49,6 +49,26 @@ extension Shopkeeper {
         return deleted
     }
 
+    /// Deletes every downloaded pack and downloads again each pack the customer is entitled to now (the
+    /// store's "download my purchases again"): Shopkeeper forgets this device's downloads
+    /// (`POST /v1/customers/{id}/content/reset`) and answers fresh manifests, then the device's packs are deleted
+    /// and those manifests' files fetched and checked. Nothing is deleted when Shopkeeper cannot be asked. Answers
+    /// the packs as downloaded again.
+    public func resetContent() async throws(ShopkeeperError) -> [ContentPack] {
+        let reset = try await api.resetContent(
+            appUserID: state.appUserID, deviceID: state.deviceID, appVersion: configuration.appVersion)
+        do {
+            if FileManager.default.fileExists(atPath: contentRoot.path) {
+                try FileManager.default.removeItem(at: contentRoot)
+            }
+        } catch {
+            throw .storage("cannot delete the downloaded content: \(error)")
+        }
+        var packs: [ContentPack] = []
+        for manifest in reset.manifests { packs.append(try await install(manifest)) }
+        return packs
+    }
+
     /// Removes a product's pack from the device.
     public func deleteContent(productID: String) throws(ShopkeeperError) {
         do {

@@ -64,11 +64,27 @@ public struct ShopkeeperAPI: Sendable {
             as: PurchaseResponse.self)
     }
 
-    /// `POST /v1/customers/{app_user_id}/restore`: verify and grant every proof the device holds.
+    /// `POST /v1/purchases` with `signed_app_transaction`: verify StoreKit's app transaction and grant what it
+    /// proves (a paid edition's included products, grandfathered ones; `product_grants` in the answer's customer).
+    public func submitAppTransaction(
+        _ signedAppTransaction: String, appUserID: String, deviceID: String?, appVersion: String?
+    ) async throws(ShopkeeperError) -> PurchaseResponse {
+        let body = AppTransactionBody(
+            signedAppTransaction: signedAppTransaction, appUserID: appUserID, deviceID: deviceID,
+            appVersion: appVersion)
+        return try await send(
+            APIRequest(method: "POST", path: "/v1/purchases", customer: appUserID, body: try Self.encode(body)),
+            as: PurchaseResponse.self)
+    }
+
+    /// `POST /v1/customers/{app_user_id}/restore`: verify and grant every proof the device holds, and the app
+    /// transaction (presented first; a restore moves it back to this customer by the transfer policy).
     public func restore(
-        appUserID: String, proofs: [PurchaseProof], deviceID: String?, appVersion: String?
+        appUserID: String, proofs: [PurchaseProof], signedAppTransaction: String? = nil, deviceID: String?,
+        appVersion: String?
     ) async throws(ShopkeeperError) -> RestoreResponse {
-        let body = RestoreBody(proofs: proofs, deviceID: deviceID, appVersion: appVersion)
+        let body = RestoreBody(
+            proofs: proofs, signedAppTransaction: signedAppTransaction, deviceID: deviceID, appVersion: appVersion)
         return try await send(
             APIRequest(
                 method: "POST", path: "/v1/customers/\(Self.segment(appUserID))/restore", customer: appUserID,

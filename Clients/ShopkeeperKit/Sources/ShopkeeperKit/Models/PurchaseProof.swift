@@ -59,9 +59,25 @@ struct PurchaseBody: Encodable {
     }
 }
 
+/// Body of `POST /v1/purchases` with an app transaction (schema `PurchaseRequest`).
+struct AppTransactionBody: Encodable {
+    var signedAppTransaction: String
+    var appUserID: String
+    var deviceID: String?
+    var appVersion: String?
+
+    enum CodingKeys: String, CodingKey {
+        case signedAppTransaction = "signed_app_transaction"
+        case appUserID = "app_user_id"
+        case deviceID = "device_id"
+        case appVersion = "app_version"
+    }
+}
+
 /// Body of `POST /v1/customers/{app_user_id}/restore` (schema `RestoreRequest`).
 struct RestoreBody: Encodable {
     var proofs: [PurchaseProof]
+    var signedAppTransaction: String?
     var deviceID: String?
     var appVersion: String?
 
@@ -83,10 +99,12 @@ struct RestoreBody: Encodable {
         case receiptData = "receipt_data"
         case signedTransactions = "signed_transactions"
         case purchaseTokens = "purchase_tokens"
+        case signedAppTransaction = "signed_app_transaction"
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(signedAppTransaction, forKey: .signedAppTransaction)
         try container.encodeIfPresent(deviceID, forKey: .deviceID)
         try container.encodeIfPresent(appVersion, forKey: .appVersion)
         var signed: [String] = []

@@ -102,6 +102,13 @@ public struct PurchaseResponse: Codable, Hashable, Sendable {
     public var outcomes: [TransactionOutcome]
     /// What the customer owns now.
     public var customer: CustomerInfo?
+    /// The app transaction presented (`signed_app_transaction`), once verified.
+    public var appTransaction: AppTransactionResult?
+
+    enum CodingKeys: String, CodingKey {
+        case transactions, outcomes, customer
+        case appTransaction = "app_transaction"
+    }
 }
 
 /// The answer to `POST /v1/customers/{app_user_id}/restore` (schema `RestoreResponse`).
@@ -114,6 +121,39 @@ public struct RestoreResponse: Codable, Hashable, Sendable {
     public var rejected: [RejectedProof]
     /// What the customer owns now.
     public var customer: CustomerInfo?
+    /// The app transaction presented (`signed_app_transaction`), once verified; when it did not verify it is in
+    /// ``rejected`` with pointer `/signed_app_transaction`.
+    public var appTransaction: AppTransactionResult?
+
+    enum CodingKeys: String, CodingKey {
+        case transactions, outcomes, rejected, customer
+        case appTransaction = "app_transaction"
+    }
+}
+
+/// A verified StoreKit app transaction (`signed_app_transaction`) and what became of it (schema
+/// `AppTransactionResult`).
+public struct AppTransactionResult: Codable, Hashable, Sendable {
+    /// Apple's `appTransactionId`: one per Apple account and app.
+    public var appTransactionID: String
+    /// `production` or `sandbox`.
+    public var environment: StoreEnvironment
+    /// The variant whose bundle id signed it (a paid `full` edition sold as an app of its own); `nil` for the app's
+    /// own.
+    public var variant: String?
+    /// The app version (`CFBundleVersion`) the Apple account first got the app at.
+    public var originalApplicationVersion: String?
+    /// When the Apple account first got the app.
+    public var originalPurchaseDate: Date?
+    /// `recorded` (first presented now), `already_recorded` or `transferred` (from another customer).
+    public var outcome: ServerValue
+
+    enum CodingKeys: String, CodingKey {
+        case environment, variant, outcome
+        case appTransactionID = "app_transaction_id"
+        case originalApplicationVersion = "original_application_version"
+        case originalPurchaseDate = "original_purchase_date"
+    }
 }
 
 /// A proof of a restore that did not verify (schema `RejectedProof`).

@@ -25,6 +25,29 @@ public protocol DeviceStore: Sendable {
 
     /// Transactions that arrive outside ``purchase(_:)`` (renewals, Ask to Buy approvals, other devices).
     func transactionUpdates() -> AsyncStream<DeviceTransaction>
+
+    /// The store's products of these ids as the customer's storefront shows them (`Product.products(for:)`): the
+    /// localized price, the subscription period and introductory offer. Ids the store does not sell here are left
+    /// out. The default answers none (a store that does not say).
+    func products(for storeProductIDs: [String]) async throws(ShopkeeperError) -> [StoreProduct]
+
+    /// Whether this device may pay (`AppStore.canMakePayments`: not under Screen Time's purchase restrictions). The
+    /// default answers `true`.
+    func canMakePayments() async -> Bool
+
+    /// StoreKit's `AppTransaction` for this app, as its JWS (`jwsRepresentation`): the signed proof of which edition
+    /// of the app the store account got, and from which version. `nil` where the store has none (before iOS 16,
+    /// Google Play); the default answers `nil`.
+    func appTransaction() async throws(ShopkeeperError) -> String?
+}
+
+extension DeviceStore {
+    /// None: this store says nothing of its products.
+    public func products(for storeProductIDs: [String]) async throws(ShopkeeperError) -> [StoreProduct] { [] }
+    /// Payments are allowed.
+    public func canMakePayments() async -> Bool { true }
+    /// No app transaction.
+    public func appTransaction() async throws(ShopkeeperError) -> String? { nil }
 }
 
 /// What to buy.

@@ -19,6 +19,19 @@ public struct PendingPurchase: Codable, Hashable, Sendable, Identifiable {
     public var id: String { transaction.id }
 }
 
+/// The app transaction (StoreKit's `AppTransaction`) this install sent, and Shopkeeper's answer: kept in the state
+/// file, so it is sent once per install (a reinstall, which deletes the state, sends it again).
+public struct SentAppTransaction: Codable, Hashable, Sendable {
+    /// Who it was sent for.
+    public var appUserID: String
+    /// When Shopkeeper answered.
+    public var sentAt: Date
+    /// Its `appTransactionId`, when Shopkeeper took it.
+    public var appTransactionID: String?
+    /// Why Shopkeeper refused it for good (`invalid_signature`, `wrong_bundle_id`, ...), when it did.
+    public var refusal: String?
+}
+
 /// A spend of consumable units, kept with its idempotency key until Shopkeeper answered it.
 public struct PendingConsume: Codable, Hashable, Sendable, Identifiable {
     /// The `Idempotency-Key`, made once.
@@ -50,6 +63,8 @@ struct LocalState: Codable, Hashable, Sendable {
     /// The proof of the last delivered purchase of each catalog product, to ask later whether it still stands
     /// (and whether its downloaded content must go).
     var deliveredProofs: [String: PurchaseProof]
+    /// The app transaction sent for this install (once; a restore sends it again), `nil` until Shopkeeper answered.
+    var appTransaction: SentAppTransaction?
 
     /// Who bought a transaction: the user whose account token it carries, else the current user.
     func buyer(of transaction: DeviceTransaction) -> String {

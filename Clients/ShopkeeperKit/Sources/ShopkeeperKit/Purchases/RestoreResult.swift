@@ -13,12 +13,18 @@ public struct RestoreResult: Hashable, Sendable {
     public var outcomes: [TransactionOutcome]
     /// Proofs that did not verify.
     public var rejected: [RejectedProof]
+    /// The store's app transaction, when it went along and verified (its products are in `productGrants`).
+    public var appTransaction: AppTransactionResult?
 
     /// A result.
-    public init(customer: CustomerInfo, outcomes: [TransactionOutcome] = [], rejected: [RejectedProof] = []) {
+    public init(
+        customer: CustomerInfo, outcomes: [TransactionOutcome] = [], rejected: [RejectedProof] = [],
+        appTransaction: AppTransactionResult? = nil
+    ) {
         self.customer = customer
         self.outcomes = outcomes
         self.rejected = rejected
+        self.appTransaction = appTransaction
     }
 
     /// The customer info's fields (`result.entitlements`).

@@ -43,14 +43,23 @@ extension Shopkeeper {
     /// on another install by someone who never logged in (a reinstall without a kept id, a new phone) come back: the
     /// server makes the two anonymous ids one customer. Purchases of an account that logged in (another user of a
     /// shared device, or this person's account before this install) stay there and are listed in
-    /// ``RestoreResult/ownedByOtherAccount``: ask the person to log in to that account.
+    /// ``RestoreResult/ownedByOtherAccount``: ask the person to log in to that account. The store's app transaction
+    /// goes along (the paid edition and grandfathered products come back too), whether this install sent it before
+    /// or not.
     public func restore() async throws(ShopkeeperError) -> RestoreResult {
         _ = await retryPendingPurchases()
         let owned = try await store.currentEntitlements()
-        guard !owned.isEmpty else { return RestoreResult(customer: try await customerInfo()) }
+        // Without one (no network to the App Store) the purchases are restored all the same.
+        let appTransaction = try? await store.appTransaction()
+        guard !owned.isEmpty || appTransaction != nil else { return RestoreResult(customer: try await customerInfo()) }
+        let restorer = state.appUserID
         let response = try await api.restore(
-            appUserID: state.appUserID, proofs: owned.map(\.proof), deviceID: state.deviceID,
-            appVersion: configuration.appVersion)
+            appUserID: restorer, proofs: owned.map(\.proof), signedAppTransaction: appTransaction,
+            deviceID: state.deviceID, appVersion: configuration.appVersion)
+        if appTransaction != nil {
+            let refusal = response.rejected.first { $0.pointer == "/signed_app_transaction" }?.code
+            remember(appTransaction: response.appTransaction, refusal: refusal, for: restorer)
+        }
         let customer: CustomerInfo
         if let answered = response.customer {
             customer = answered
@@ -58,7 +67,9 @@ extension Shopkeeper {
         } else {
             customer = try await customerInfo()
         }
-        return RestoreResult(customer: customer, outcomes: response.outcomes, rejected: response.rejected)
+        return RestoreResult(
+            customer: customer, outcomes: response.outcomes, rejected: response.rejected,
+            appTransaction: response.appTransaction)
     }
 
     // MARK: The queue

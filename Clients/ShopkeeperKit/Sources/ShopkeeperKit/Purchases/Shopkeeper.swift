@@ -26,6 +26,7 @@ public actor Shopkeeper {
     var lastCustomerInfo: CustomerInfo?
     var subscribers: [UUID: AsyncStream<CustomerInfo>.Continuation] = [:]
     var inFlight: Set<String> = []
+    var appTransactionInFlight = false
     var listener: Task<Void, Never>?
     var retryTask: Task<Void, Never>?
     /// Transactions finished because Shopkeeper refused them for good, oldest first.
@@ -67,11 +68,16 @@ public actor Shopkeeper {
     public var pendingPurchases: [PendingPurchase] { state.pendingPurchases }
     /// Spends waiting for Shopkeeper's answer.
     public var pendingConsumes: [PendingConsume] { state.pendingConsumes }
+    /// The app transaction this install sent (``start()`` sends it once per install, ``restore()`` again); `nil`
+    /// until Shopkeeper answered one.
+    public var sentAppTransaction: SentAppTransaction? { state.appTransaction }
 
     // MARK: Lifecycle
 
     /// Sends every unfinished transaction (and unanswered spend) and keeps listening to the store's transaction
-    /// updates. Call it once at launch; calling it again only sends what is waiting.
+    /// updates; sends the store's app transaction (StoreKit's `AppTransaction`: which edition of the app the store
+    /// account got, from which version) once per install. Call it once at launch; calling it again only sends what
+    /// is waiting.
     public func start() async {
         if listener == nil {
             let updates = store.transactionUpdates()
@@ -82,6 +88,7 @@ public actor Shopkeeper {
         await collectUnfinished()
         _ = await drainPendingPurchases(force: true)
         await retryPendingConsumes()
+        await sendAppTransactionOnce()
     }
 
     /// Stops listening and retrying (what is kept stays on disk for the next start).

@@ -7,7 +7,9 @@ import Foundation
 /// A device that buys at Shopkeeper's sandbox store (`shopkeeper-sandbox-store`) over HTTP: for Linux, tests and
 /// demos. It keeps, like StoreKit, the transactions not finished yet in a file of the device (``deviceDirectory``),
 /// and the store account's purchases in a file of the account (``accountDirectory``): two devices of one user
-/// share the account directory, so a new device can restore.
+/// share the account directory, so a new device can restore. Its products' prices are the sandbox store's for
+/// ``storefront`` (`PUT /sandbox/apple/products` sets them), and it signs an app transaction for the account
+/// (``appEdition``), as StoreKit's `AppTransaction` would.
 public actor SandboxDeviceStore: DeviceStore {
     /// The sandbox store's URL (`SHOPKEEPER_SANDBOX_URL`).
     public nonisolated let sandboxURL: URL
@@ -19,26 +21,40 @@ public actor SandboxDeviceStore: DeviceStore {
     public nonisolated let deviceDirectory: URL
     /// The store account's files (shared by the account's devices).
     public nonisolated let accountDirectory: URL
+    /// The App Store storefront the account buys in (ISO 3166-1 alpha-3: `USA`, `DEU`): its prices are shown and
+    /// charged.
+    public nonisolated let storefront: String
+    /// The edition of the app the account got, which its app transaction proves; `nil` for none (as before iOS 16).
+    public nonisolated let appEdition: SandboxAppEdition?
+    /// Whether the device may pay (``canMakePayments()``); set it to `false` to play Screen Time's restrictions.
+    public var paymentsAllowed: Bool
 
     private let exchange: HTTPExchange
     private let unfinished: JSONFile<[DeviceTransaction]>
     private let owned: JSONFile<[DeviceTransaction]>
+    private let account: JSONFile<SandboxAccount>
     private nonisolated let updates: AsyncStream<DeviceTransaction>
     private nonisolated let updatesContinuation: AsyncStream<DeviceTransaction>.Continuation
 
     /// A sandbox device. `accountDirectory` defaults to `deviceDirectory` (one device per account).
     public init(
         sandboxURL: URL, bundleID: String, platform: StorePlatform = .appStore, deviceDirectory: URL,
-        accountDirectory: URL? = nil, session: URLSession = URLSession(configuration: .ephemeral)
+        accountDirectory: URL? = nil, storefront: String = "USA", appEdition: SandboxAppEdition? = SandboxAppEdition(),
+        canMakePayments: Bool = true, session: URLSession = URLSession(configuration: .ephemeral)
     ) {
         self.sandboxURL = sandboxURL
         self.bundleID = bundleID
         self.platform = platform
         self.deviceDirectory = deviceDirectory
         self.accountDirectory = accountDirectory ?? deviceDirectory
+        self.storefront = storefront
+        self.appEdition = appEdition
+        self.paymentsAllowed = canMakePayments
         self.exchange = HTTPExchange(session: session)
         self.unfinished = JSONFile(url: deviceDirectory.appendingPathComponent("sandbox-unfinished.json"))
         self.owned = JSONFile(url: (accountDirectory ?? deviceDirectory).appendingPathComponent("sandbox-account.json"))
+        self.account = JSONFile(
+            url: (accountDirectory ?? deviceDirectory).appendingPathComponent("sandbox-apple-id.json"))
         (self.updates, self.updatesContinuation) = AsyncStream.makeStream(of: DeviceTransaction.self)
     }
 
@@ -72,6 +88,62 @@ public actor SandboxDeviceStore: DeviceStore {
     /// Transactions that arrive by themselves: see ``deliverExternally(_:)``. One listener (the ``Shopkeeper``).
     public nonisolated func transactionUpdates() -> AsyncStream<DeviceTransaction> { updates }
 
+    /// The sandbox store's App Store products in ``storefront`` (`GET /sandbox/apple/products`), as StoreKit's
+    /// `Product.products(for:)` answers them; none for Google Play.
+    public func products(for storeProductIDs: [String]) async throws(ShopkeeperError) -> [StoreProduct] {
+        guard platform != .playStore else { return [] }
+        var found: [StoreProduct] = []
+        var start = 0
+        while start < storeProductIDs.count {
+            let ids = storeProductIDs[start..<min(start + 100, storeProductIDs.count)]
+            start += 100
+            let data = try await get(
+                "/sandbox/apple/products",
+                query: [
+                    URLQueryItem(name: "ids", value: ids.joined(separator: ",")),
+                    URLQueryItem(name: "storefront", value: storefront),
+                ])
+            let list: SandboxProductList
+            do { list = try JSONDecoder().decode(SandboxProductList.self, from: data) } catch {
+                throw .deviceStore("the sandbox store's products do not decode: \(error)")
+            }
+            found += list.products.map(\.storeProduct)
+        }
+        return found
+    }
+
+    /// ``paymentsAllowed``.
+    public func canMakePayments() async -> Bool { paymentsAllowed }
+
+    /// Allows or forbids payments from now on.
+    public func setCanMakePayments(_ allowed: Bool) { paymentsAllowed = allowed }
+
+    /// The account's app transaction for ``appEdition`` (`POST /sandbox/apple/app-transactions`): the same for every
+    /// device of the account, as Apple's is for an Apple ID. `nil` without an edition, and for Google Play.
+    public func appTransaction() async throws(ShopkeeperError) -> String? {
+        guard platform != .playStore, let appEdition else { return nil }
+        var body: [String: Any] = [
+            "bundle_id": appEdition.bundleID ?? bundleID,
+            "app_account_token": try accountToken().uuidString.lowercased(),
+            "environment": "Sandbox",
+        ]
+        if let version = appEdition.originalApplicationVersion { body["original_application_version"] = version }
+        if let version = appEdition.applicationVersion { body["application_version"] = version }
+        let answer = try await post("/sandbox/apple/app-transactions", body)
+        guard let jws = answer["signed_app_transaction"] as? String else {
+            throw .deviceStore("the sandbox store's answer has no signed app transaction")
+        }
+        return jws
+    }
+
+    /// The store account's identity at the sandbox store (what an Apple ID is to the App Store), made once.
+    private func accountToken() throws(ShopkeeperError) -> UUID {
+        if let kept = try account.read() { return kept.token }
+        let made = SandboxAccount(token: UUID())
+        try account.write(made)
+        return made.token
+    }
+
     /// Buys at the sandbox store as if on another device or by Ask to Buy: the transaction is unfinished here and
     /// arrives through ``transactionUpdates()``, not as a purchase's answer.
     public func deliverExternally(_ request: DevicePurchaseRequest) async throws(ShopkeeperError) -> DeviceTransaction {
@@ -104,6 +176,7 @@ public actor SandboxDeviceStore: DeviceStore {
                 "bundle_id": bundleID, "product_id": request.storeProductID,
                 "type": SandboxDeviceStore.appleType(of: request.productType), "quantity": request.quantity,
                 "environment": "Sandbox", "app_account_token": request.appAccountToken.uuidString.lowercased(),
+                "storefront": storefront,
             ]
             if request.productType == .autoRenewable { body["period"] = request.period ?? "P1M" }
             let answer = try await post("/sandbox/apple/transactions", body)
@@ -126,11 +199,27 @@ public actor SandboxDeviceStore: DeviceStore {
         }
     }
 
-    private func post(_ path: String, _ body: [String: Any]) async throws(ShopkeeperError) -> [String: Any] {
+    private func url(_ path: String, query: [URLQueryItem] = []) throws(ShopkeeperError) -> URL {
         var base = sandboxURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        guard let url = URL(string: base + path) else { throw .deviceStore("bad sandbox URL \(base)") }
-        var request = URLRequest(url: url)
+        guard var components = URLComponents(string: base + path) else { throw .deviceStore("bad sandbox URL \(base)") }
+        if !query.isEmpty { components.queryItems = query }
+        guard let url = components.url else { throw .deviceStore("bad sandbox URL \(base)") }
+        return url
+    }
+
+    private func get(_ path: String, query: [URLQueryItem]) async throws(ShopkeeperError) -> Data {
+        let answer = try await exchange.send(URLRequest(url: try url(path, query: query)))
+        guard (200...299).contains(answer.status) else {
+            throw .deviceStore(
+                "the sandbox store answered \(answer.status): \(String(decoding: answer.body.prefix(300), as: UTF8.self))"
+            )
+        }
+        return answer.body
+    }
+
+    private func post(_ path: String, _ body: [String: Any]) async throws(ShopkeeperError) -> [String: Any] {
+        var request = URLRequest(url: try url(path))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         do { request.httpBody = try JSONSerialization.data(withJSONObject: body) } catch {
@@ -145,5 +234,78 @@ public actor SandboxDeviceStore: DeviceStore {
             )
         }
         return object
+    }
+}
+
+/// The edition of the app a sandbox store account got: what its app transaction proves.
+public struct SandboxAppEdition: Hashable, Sendable {
+    /// The bundle id it is signed for: `nil` for the device store's own; a variant's (`com.example.garden.full`, in
+    /// the app's `variant_bundle_ids`) for a paid edition sold as an app of its own.
+    public var bundleID: String?
+    /// The version (`CFBundleVersion`) the account first got the app at; the sandbox store keeps the first one it
+    /// was told for the account, and takes `1.0` when none is given. Products `grandfathered_below_version` above it
+    /// are the account's.
+    public var originalApplicationVersion: String?
+    /// The version the account has now (default: the original one).
+    public var applicationVersion: String?
+
+    /// An edition.
+    public init(bundleID: String? = nil, originalApplicationVersion: String? = nil, applicationVersion: String? = nil) {
+        self.bundleID = bundleID
+        self.originalApplicationVersion = originalApplicationVersion
+        self.applicationVersion = applicationVersion
+    }
+}
+
+/// `sandbox-apple-id.json`: the store account's identity at the sandbox store.
+struct SandboxAccount: Codable, Sendable {
+    var token: UUID
+}
+
+/// The answer of `GET /sandbox/apple/products`.
+struct SandboxProductList: Decodable, Sendable {
+    var products: [SandboxStorefrontProduct]
+}
+
+/// One product of it: StoreKit's `Product` in one storefront.
+struct SandboxStorefrontProduct: Decodable, Sendable {
+    var productID: String
+    var displayName: String
+    var description: String?
+    var storefront: String
+    var currency: String
+    /// Milliunits.
+    var price: Int64
+    var displayPrice: String
+    var subscriptionPeriod: String?
+    var introductoryOffer: Offer?
+
+    struct Offer: Decodable, Sendable {
+        var type: String
+        var period: String
+        var price: Int64?
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case description, storefront, currency, price
+        case productID = "product_id"
+        case displayName = "display_name"
+        case displayPrice = "display_price"
+        case subscriptionPeriod = "subscription_period"
+        case introductoryOffer = "introductory_offer"
+    }
+
+    /// As the kit shows store products.
+    var storeProduct: StoreProduct {
+        StoreProduct(
+            id: productID, displayName: displayName, description: description ?? "", displayPrice: displayPrice,
+            price: Decimal(price) / 1000, currencyCode: currency, storefront: storefront,
+            subscriptionPeriod: subscriptionPeriod,
+            introductoryOffer: introductoryOffer.flatMap { offer in
+                IntroductoryOffer.PaymentMode(appStoreServerName: offer.type).map {
+                    IntroductoryOffer(
+                        paymentMode: $0, period: offer.period, price: Decimal(offer.price ?? 0) / 1000)
+                }
+            })
     }
 }

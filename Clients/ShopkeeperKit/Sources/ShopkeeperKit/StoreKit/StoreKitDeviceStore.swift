@@ -76,6 +76,63 @@
             }
         }
 
+        /// `Product.products(for:)` in the device's storefront (`Storefront.current`).
+        public func products(for storeProductIDs: [String]) async throws(ShopkeeperError) -> [StoreProduct] {
+            let products: [Product]
+            do { products = try await Product.products(for: storeProductIDs) } catch {
+                throw .deviceStore(String(describing: error))
+            }
+            let storefront = await Storefront.current?.countryCode
+            return products.map { Self.map($0, storefront: storefront) }
+        }
+
+        /// `AppStore.canMakePayments`.
+        public func canMakePayments() async -> Bool { AppStore.canMakePayments }
+
+        /// `AppTransaction.shared`'s JWS (iOS 16 and later; sent even when StoreKit could not verify it: Shopkeeper
+        /// verifies on the server). `nil` before iOS 16.
+        public func appTransaction() async throws(ShopkeeperError) -> String? {
+            guard #available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *) else { return nil }
+            do { return try await AppTransaction.shared.jwsRepresentation } catch {
+                throw .deviceStore(String(describing: error))
+            }
+        }
+
+        static func map(_ product: Product, storefront: String?) -> StoreProduct {
+            StoreProduct(
+                id: product.id, displayName: product.displayName, description: product.description,
+                displayPrice: product.displayPrice, price: product.price,
+                currencyCode: product.priceFormatStyle.currencyCode, storefront: storefront,
+                subscriptionPeriod: product.subscription.flatMap { period($0.subscriptionPeriod) },
+                introductoryOffer: product.subscription?.introductoryOffer.flatMap(map))
+        }
+
+        static func map(_ offer: Product.SubscriptionOffer) -> IntroductoryOffer? {
+            let mode: IntroductoryOffer.PaymentMode
+            switch offer.paymentMode {
+            case .freeTrial: mode = .freeTrial
+            case .payAsYouGo: mode = .payAsYouGo
+            case .payUpFront: mode = .payUpFront
+            default: return nil
+            }
+            guard let period = period(offer.period) else { return nil }
+            return IntroductoryOffer(
+                paymentMode: mode, period: period, periodCount: offer.periodCount, price: offer.price,
+                displayPrice: offer.displayPrice)
+        }
+
+        static func period(_ period: Product.SubscriptionPeriod) -> String? {
+            let unit: StoreKitMapping.PeriodUnit
+            switch period.unit {
+            case .day: unit = .day
+            case .week: unit = .week
+            case .month: unit = .month
+            case .year: unit = .year
+            @unknown default: return nil
+            }
+            return StoreKitMapping.isoPeriod(value: period.value, unit: unit)
+        }
+
         static func map(_ result: VerificationResult<Transaction>) -> DeviceTransaction {
             let transaction = result.unsafePayloadValue
             return StoreKitMapping.deviceTransaction(

@@ -35,6 +35,30 @@ public enum StoreKitMapping {
             appAccountToken: appAccountToken, productType: productType(storeKitRawValue: productTypeRawValue))
     }
 
+    /// A unit of StoreKit's `Product.SubscriptionPeriod`.
+    public enum PeriodUnit: Hashable, Sendable {
+        /// Days.
+        case day
+        /// Weeks.
+        case week
+        /// Months.
+        case month
+        /// Years.
+        case year
+    }
+
+    /// A StoreKit subscription period as ISO 8601, as the catalog writes durations (`P1M`, `P1W`, `P3D`).
+    public static func isoPeriod(value: Int, unit: PeriodUnit) -> String {
+        let letter =
+            switch unit {
+            case .day: "D"
+            case .week: "W"
+            case .month: "M"
+            case .year: "Y"
+            }
+        return "P\(value)\(letter)"
+    }
+
     /// The units to ask StoreKit for: `Product.PurchaseOption.quantity` only for consumables, and only above one.
     public static func purchaseQuantity(_ request: DevicePurchaseRequest) -> Int? {
         request.productType == .consumable && request.quantity > 1 ? request.quantity : nil
