@@ -167,8 +167,9 @@ import Testing
             #expect((aloneAnswer["app_transaction"] as? [String: Any])?["outcome"] as? String == "already_recorded")
             #expect(owned(aloneAnswer) == ["seeds_tulip": "included"], "\(aloneAnswer)")
 
-            // The sales figures of what was bought, with the CLI: Alice's Apple purchase at the sandbox store's price
-            // (presented twice, one sale), Bob's Google Play one without a price (Play reports none).
+            // The sales figures of what was bought, with the CLI: Alice's Apple purchase at the price `sandbox connect`
+            // registered for the demo at the sandbox store ($2.99 in the USA; presented twice, one sale), Bob's Google
+            // Play one without a price (Play reports none).
             let sales = try runCLI(
                 ["report", "sales", "--environment", "sandbox", "--group-by", "store", "--csv"],
                 environment: cliEnvironment)
@@ -177,7 +178,7 @@ import Testing
             #expect(
                 lines == [
                     "store,currency,purchases,renewals,units,revenue_milliunits,refunds,refunded_milliunits",
-                    "app_store,USD,1,0,1,990,0,0", "play_store,,1,0,1,,0,",
+                    "app_store,USD,1,0,1,2990,0,0", "play_store,,1,0,1,,0,",
                 ], "\(sales.output)")
             let consumables = try runCLI(
                 ["report", "consumables", "--group-by", "product"], environment: cliEnvironment)
