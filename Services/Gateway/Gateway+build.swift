@@ -20,7 +20,7 @@ func buildApplication(
     let database = settings.service.database.makeClient(logger: logger)
     let httpClient = makeReadinessClient(settings: settings)
     let repository = AppPostgresRepository(
-        client: database, box: TokenSecretBox(masterKey: settings.masterKey), logger: logger)
+        client: database, box: GatewaySecretBox(masterKey: settings.masterKey), logger: logger)
     let pools = UpstreamPools(
         routes: settings.routes,
         connectTimeout: settings.connectTimeout,
@@ -36,6 +36,7 @@ func buildApplication(
     let router = buildRouter(
         settings: settings,
         repository: repository,
+        answerKeys: repository,
         pools: pools,
         shared: shared,
         console: console,
@@ -127,6 +128,7 @@ struct ConsoleDependencies: Sendable {
 func buildRouter(
     settings: GatewaySettings,
     repository: any AppRepository,
+    answerKeys: any AnswerSigningKeyRepository,
     pools: UpstreamPools,
     shared: GatewayShared,
     console: ConsoleDependencies,
@@ -195,6 +197,10 @@ func buildRouter(
         CustomerBoundaryController(admin: boundaries, maxBodyBytes: maxBody).endpoints,
         atPath: "/v1/admin/customer-boundary")
     api.addRoutes(AuditLogController(log: console.auditLog).endpoints, atPath: "/v1/admin/audit-log")
+    api.addRoutes(
+        AnswerSigningController(admin: AnswerSigningAdmin(repository: answerKeys, authenticator: authenticator))
+            .endpoints,
+        atPath: "/v1/admin/answer-signing")
 
     proxies.addRoutes(to: api)
     return router

@@ -10,6 +10,9 @@ enum GatewayError: ProblemError {
     case customerTokenSecretRequired
     case customerTokenSecretNotFound(String)
     case customerTokenPublicKeyNotFound(String)
+    case answerSigningKeyNotFound(String)
+    /// The active answer signing key cannot be retired while another live key could take its place.
+    case answerSigningKeyActive(String)
     /// The upstream service could not be reached or broke the connection.
     case upstreamUnavailable(service: String)
     /// The upstream service did not answer in time.
@@ -17,8 +20,10 @@ enum GatewayError: ProblemError {
 
     var status: HTTPResponse.Status {
         switch self {
-        case .appNotFound, .keyNotFound, .customerTokenSecretNotFound, .customerTokenPublicKeyNotFound: .notFound
-        case .customerTokenSecretRequired: .conflict
+        case .appNotFound, .keyNotFound, .customerTokenSecretNotFound, .customerTokenPublicKeyNotFound,
+            .answerSigningKeyNotFound:
+            .notFound
+        case .customerTokenSecretRequired, .answerSigningKeyActive: .conflict
         case .upstreamUnavailable: .badGateway
         case .upstreamTimeout: .gatewayTimeout
         }
@@ -31,6 +36,8 @@ enum GatewayError: ProblemError {
         case .customerTokenSecretRequired: "customer_token_secret_required"
         case .customerTokenSecretNotFound: "customer_token_secret_not_found"
         case .customerTokenPublicKeyNotFound: "customer_token_public_key_not_found"
+        case .answerSigningKeyNotFound: "answer_signing_key_not_found"
+        case .answerSigningKeyActive: "answer_signing_key_active"
         case .upstreamUnavailable: "upstream_unavailable"
         case .upstreamTimeout: "upstream_timeout"
         }
@@ -45,6 +52,10 @@ enum GatewayError: ProblemError {
                 + "/v1/admin/customer-boundary/secrets or /v1/admin/customer-boundary/public-keys)."
         case .customerTokenSecretNotFound(let id): "No customer token secret '\(id)' exists for this app."
         case .customerTokenPublicKeyNotFound(let id): "No customer token public key '\(id)' exists for this app."
+        case .answerSigningKeyNotFound(let id): "No live answer signing key '\(id)' exists for this app."
+        case .answerSigningKeyActive(let id):
+            "Key '\(id)' signs the app's answers now: activate another key first (POST "
+                + "/v1/admin/answer-signing/keys/{key_id}/activate), then retire this one."
         case .upstreamUnavailable(let service): "The \(service) service is unavailable; retry shortly."
         case .upstreamTimeout(let service): "The \(service) service did not answer in time; retry shortly."
         }

@@ -43,3 +43,11 @@ struct AuthenticatedContext: ChildRequestContext {
         self.eventLoop = context.eventLoop
     }
 }
+
+extension AuthenticatedContext {
+    /// The app of a secret key (or its console session): the only caller of the app's admin endpoints.
+    func secretKeyApp() throws(AuthError) -> String {
+        guard identity.kind == .secret else { throw AuthError.secretKeyRequired }
+        return identity.appID
+    }
+}

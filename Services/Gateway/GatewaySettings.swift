@@ -36,7 +36,7 @@ import ShopkeeperHTTP
 struct GatewaySettings: Sendable {
     var service: ServiceSettings
     var operatorKey: String?
-    /// Seals customer token secrets (``TokenSecretBox``).
+    /// Seals customer token secrets (``GatewaySecretBox``).
     var masterKey: String
     var routes: [UpstreamRoute]
     /// Prefixes of ``routes`` forwarded without an API key.

@@ -102,7 +102,7 @@ import Testing
                 let logger = Logger(label: "test")
                 let authenticator = APIKeyAuthenticator(
                     repository: AppPostgresRepository(
-                        client: client, box: TokenSecretBox(masterKey: GatewaySettings.developmentMasterKey),
+                        client: client, box: GatewaySecretBox(masterKey: GatewaySettings.developmentMasterKey),
                         logger: logger),
                     cacheTTL: .seconds(60))
                 for key in [app.publicKey.key, app.secretKey.key, stranger, signed.publicKey.key, signed.secretKey.key]

@@ -80,10 +80,11 @@ import _CryptoExtras
                 "SHOPKEEPER_SUBSCRIPTIONS_URL": "http://127.0.0.1:8084",
             ]))
         let gatewayRepository = AppPostgresRepository(
-            client: database, box: TokenSecretBox(masterKey: GatewaySettings.developmentMasterKey), logger: logger)
+            client: database, box: GatewaySecretBox(masterKey: GatewaySettings.developmentMasterKey), logger: logger)
         let gatewayRouter = Gateway.buildRouter(
             settings: gatewaySettings,
             repository: gatewayRepository,
+            answerKeys: gatewayRepository,
             pools: UpstreamPools(
                 routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1), logger: logger),
             shared: GatewayShared(repository: gatewayRepository, settings: gatewaySettings),

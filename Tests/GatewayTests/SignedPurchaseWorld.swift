@@ -32,11 +32,13 @@ struct SignedPurchaseWorld {
 
     /// Runs a gateway stack whose verifier trusts ``chain``, with one app whose Apple store is configured and its
     /// products `pro` and `fertilizer`. The gateway remembers keys (as in production), so `GET`s with a known key take the channel
-    /// fast path unless it hands them on.
-    static func run(_ body: @Sendable (SignedPurchaseWorld) async throws -> Void) async throws {
+    /// fast path unless it hands them on. `environment` adds to the gateway's.
+    static func run(
+        environment: [String: String] = [:], _ body: @Sendable (SignedPurchaseWorld) async throws -> Void
+    ) async throws {
         let root = try rootFile()
         try await GatewayHarness.run(
-            environment: ["SHOPKEEPER_KEY_CACHE_SECONDS": "60"],
+            environment: ["SHOPKEEPER_KEY_CACHE_SECONDS": "60"].merging(environment) { _, new in new },
             verifierEnvironment: ["SHOPKEEPER_APPLE_ROOT_CERTIFICATES": root]
         ) { gateway in
             let app = try await gateway.createApp("Boundary")

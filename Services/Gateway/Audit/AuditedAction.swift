@@ -88,6 +88,13 @@ enum AuditedActions {
         .init(
             .delete, "/v1/admin/customer-boundary/public-keys/{key_id}", "customer_token_public_key.revoke",
             "Revoked customer token public key {key_id}"),
+        .init(.post, "/v1/admin/answer-signing/keys", "answer_signing_key.create", "Created an answer signing key"),
+        .init(
+            .post, "/v1/admin/answer-signing/keys/{key_id}/activate", "answer_signing_key.activate",
+            "Activated answer signing key {key_id}"),
+        .init(
+            .delete, "/v1/admin/answer-signing/keys/{key_id}", "answer_signing_key.retire",
+            "Retired answer signing key {key_id}"),
         .init(.put, "/v1/admin/entitlements/settings", "settings.update", "Changed the app's settings"),
         .init(.post, "/v1/admin/entitlements/webhook-secret", "webhook_secret.rotate", "Rotated the webhook secret"),
         .init(.post, "/v1/admin/events/{event_id}/replay", "event.replay", "Replayed the webhook of event {event_id}"),

@@ -14,9 +14,9 @@ struct AuditLogController {
     var endpoints: RouteCollection<AuthenticatedContext> {
         RouteCollection(context: AuthenticatedContext.self)
             .get { request, context in
-                guard context.identity.kind == .secret else { throw AuthError.secretKeyRequired }
+                let appID = try context.secretKeyApp()
                 let (limit, before) = try Self.page(from: request.uri.queryParameters)
-                let page = try await log.entries(appID: context.identity.appID, limit: limit, before: before)
+                let page = try await log.entries(appID: appID, limit: limit, before: before)
                 return try JSONBody.response(page, headers: [.cacheControl: "no-store"])
             }
     }

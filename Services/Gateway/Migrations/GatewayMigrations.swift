@@ -111,5 +111,27 @@ enum GatewayMigrations {
                     WHERE idempotency_key IS NOT NULL;
                 """
         ),
+        Migration(
+            "0004_answer_signing_keys",
+            sql: """
+                -- The Ed25519 keys that sign an app's answers (X-Shopkeeper-Signature, Services/Gateway/AnswerSigning).
+                -- The private key is sealed under SHOPKEEPER_MASTER_KEY (purpose "answer signing keys", the app and
+                -- key id as associated data); the public key is what the app trusts. Live keys are those not retired;
+                -- the gateway signs with the live key activated last (the first key is active from its creation).
+                CREATE TABLE gateway.answer_signing_keys (
+                    key_id text PRIMARY KEY,
+                    app_id text NOT NULL REFERENCES gateway.apps (app_id),
+                    algorithm text NOT NULL DEFAULT 'Ed25519' CHECK (algorithm = 'Ed25519'),
+                    public_key bytea NOT NULL CHECK (length(public_key) = 32),
+                    sealed bytea NOT NULL,
+                    sealing_key_id text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    activated_at timestamptz,
+                    retired_at timestamptz
+                );
+                CREATE INDEX answer_signing_keys_live ON gateway.answer_signing_keys (app_id, activated_at DESC)
+                    WHERE retired_at IS NULL;
+                """
+        ),
     ]
 }

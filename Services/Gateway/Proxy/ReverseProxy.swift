@@ -42,11 +42,14 @@ struct ReverseProxy: Sendable {
         maxBodyBytes: Int? = nil
     ) async throws -> Response {
         let maxBodyBytes = maxBodyBytes ?? self.maxBodyBytes
+        let signing = AnswerSigning(
+            signer: identity?.answerSigner, target: request.head.path,
+            nonce: request.headers[AnswerSigner.nonceField])
         let uri = request.uri.description
         let isGet = request.method == .get
         let cacheable = customer == nil
         if isGet, cacheable, let identity, let entry = cache.lookup(appID: identity.appID, uri: uri) {
-            return Self.answer(entry, ifNoneMatch: request.headers[.ifNoneMatch])
+            return Self.answer(entry, ifNoneMatch: request.headers[.ifNoneMatch], signing: signing)
         }
         if !isGet && request.method != .head, let identity {
             cache.invalidate(appID: identity.appID)
@@ -87,12 +90,12 @@ struct ReverseProxy: Sendable {
                     throw UpstreamConnectionClosed()
                 }
                 let response = try await response(
-                    responseHead, method: request.method, connection: connection, pool: pool)
+                    responseHead, method: request.method, connection: connection, pool: pool, signing: signing)
                 guard isGet, let cacheable = response.cacheable else { return response.response }
                 if cacheable.ttl > .zero, customer == nil, let identity {
                     cache.store(appID: identity.appID, uri: uri, entry: cacheable.entry, ttl: cacheable.ttl)
                 }
-                return Self.answer(cacheable.entry, ifNoneMatch: request.headers[.ifNoneMatch])
+                return Self.answer(cacheable.entry, ifNoneMatch: request.headers[.ifNoneMatch], signing: signing)
             } catch {
                 pool.release(connection, reusable: false)
                 // A keep-alive connection the service had already closed: retry once when nothing can be lost.
@@ -114,13 +117,15 @@ struct ReverseProxy: Sendable {
         _ head: HTTPResponseHead,
         method: HTTPRequest.Method,
         connection: UpstreamConnection,
-        pool: UpstreamConnectionPool
+        pool: UpstreamConnectionPool,
+        signing: AnswerSigning?
     ) async throws -> UpstreamResponse {
         let downstream = ProxyHeaders.downstream(head)
-        let (status, fields, contentLength) = (downstream.status, downstream.fields, downstream.contentLength)
+        let (status, contentLength) = (downstream.status, downstream.contentLength)
+        var fields = downstream.fields
         let reusable = downstream.keepAlive
         let bodiless = downstream.isBodiless(for: method)
-        if bodiless || (contentLength ?? .max) <= bufferLimit {
+        if bodiless || (contentLength ?? .max) <= (signing == nil ? bufferLimit : AnswerSigning.bufferLimit) {
             var body = ByteBuffer()
             while true {
                 switch try await connection.next() {
@@ -128,7 +133,7 @@ struct ReverseProxy: Sendable {
                 case .end:
                     pool.release(connection, reusable: reusable)
                     if method == .get, !bodiless {
-                        // Answered by the gateway: it evaluates If-None-Match, and may keep the response.
+                        // Answered by the gateway: it evaluates If-None-Match (and signs), and may keep the response.
                         let entry = ResponseMicroCache.Entry(status: status, headers: fields, body: body)
                         let ttl = status == .ok ? downstream.cacheTTL : nil
                         return UpstreamResponse(
@@ -136,6 +141,7 @@ struct ReverseProxy: Sendable {
                             cacheable: (entry, ttl ?? .zero)
                         )
                     }
+                    signing?.sign(&fields, status: status, body: bodiless ? nil : body)
                     return UpstreamResponse(
                         response: Response(
                             status: status, headers: fields,
@@ -171,9 +177,13 @@ struct ReverseProxy: Sendable {
         return UpstreamResponse(response: streamed, cacheable: nil)
     }
 
-    /// A buffered `GET` response, or `304 Not Modified` when the client already holds it.
-    private static func answer(_ entry: ResponseMicroCache.Entry, ifNoneMatch: String?) -> Response {
-        let (status, fields, body) = ProxyHeaders.answer(entry, ifNoneMatch: ifNoneMatch)
+    /// A buffered `GET` response, or `304 Not Modified` when the client already holds it; signed when the app signs.
+    private static func answer(_ entry: ResponseMicroCache.Entry, ifNoneMatch: String?, signing: AnswerSigning?)
+        -> Response
+    {
+        let (status, answerFields, body) = ProxyHeaders.answer(entry, ifNoneMatch: ifNoneMatch)
+        var fields = answerFields
+        signing?.sign(&fields, status: status, body: body)
         return Response(
             status: status, headers: fields, body: body.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody())
     }

@@ -7,8 +7,8 @@ import ShopkeeperModels
 /// ``AppRepository`` on PostgreSQL (schema `gateway`).
 struct AppPostgresRepository: AppRepository {
     let client: PostgresClient
-    /// Seals and opens customer token secrets.
-    let box: TokenSecretBox
+    /// Seals and opens customer token secrets and answer signing keys.
+    let box: GatewaySecretBox
     let logger: Logger
 
     func createApp(name: String) async throws -> AppInfo {
@@ -117,18 +117,27 @@ struct AppPostgresRepository: AppRepository {
     func identity(keyHash: [UInt8]) async throws -> KeyIdentity? {
         let rows = try await client.query(
             """
-            SELECT k.key_id, k.app_id, k.kind, a.customer_boundary
+            SELECT k.key_id, k.app_id, k.kind, a.customer_boundary, s.key_id, s.sealed, s.sealing_key_id
             FROM gateway.api_keys k JOIN gateway.apps a ON a.app_id = k.app_id
+            LEFT JOIN LATERAL (
+                SELECT key_id, sealed, sealing_key_id FROM gateway.answer_signing_keys s
+                WHERE s.app_id = k.app_id AND s.retired_at IS NULL AND s.activated_at IS NOT NULL
+                ORDER BY s.activated_at DESC, s.key_id DESC LIMIT 1
+            ) s ON true
             WHERE k.key_hash = \(ByteBuffer(bytes: keyHash)) AND k.revoked_at IS NULL
             """,
             logger: logger
         )
         var found: KeyIdentity?
-        for try await (keyID, appID, kind, boundary) in rows.decode((String, String, String, String).self) {
+        for try await (keyID, appID, kind, boundary, answerKeyID, sealed, sealingKeyID) in rows.decode(
+            (String, String, String, String, String?, ByteBuffer?, String?).self)
+        {
             guard let kind = APIKeyKind(rawValue: kind) else { return nil }
             // An unknown mode fails closed.
             found = KeyIdentity(
-                keyID: keyID, appID: appID, kind: kind, boundary: CustomerBoundaryMode(rawValue: boundary) ?? .signed)
+                keyID: keyID, appID: appID, kind: kind, boundary: CustomerBoundaryMode(rawValue: boundary) ?? .signed,
+                answerSigner: answerSigner(
+                    appID: appID, keyID: answerKeyID, sealed: sealed, sealingKeyID: sealingKeyID))
         }
         guard var identity = found else { return nil }
         if identity.boundary == .signed {

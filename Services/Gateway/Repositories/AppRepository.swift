@@ -11,6 +11,8 @@ struct KeyIdentity: Sendable, Hashable {
     var boundary: CustomerBoundaryMode = .open
     /// The app's live customer token secrets (opened) and public keys (only loaded in `signed` mode).
     var tokenKeys = CustomerTokenKeys()
+    /// The app's active answer signing key, when it signs its answers (``AnswerSigner``).
+    var answerSigner: AnswerSigner? = nil
 }
 
 /// Apps and their API keys.

@@ -58,7 +58,8 @@ struct ChannelProxy: Sendable {
 
     /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
     static let ownPrefixes: [Substring] = [
-        "/health", "/operator", "/v1/admin/keys", "/v1/admin/customer-boundary", "/v1/admin/audit-log", "/console",
+        "/health", "/operator", "/v1/admin/keys", "/v1/admin/customer-boundary", "/v1/admin/audit-log",
+        "/v1/admin/answer-signing", "/console",
     ]
 
     init(
@@ -109,6 +110,8 @@ struct ChannelProxy: Sendable {
         var storedRead: StoredRead?
         /// The length of the body a `POST` forwards; `nil` for a `GET` (whose body, if any, is dropped).
         var bodyLength: Int?
+        /// How the answer is signed, when the app signs its answers.
+        var signing: AnswerSigning?
     }
 
     /// A customer info read answered from the stored info when it counts (``StoredCustomerReads``).
@@ -126,6 +129,7 @@ struct ChannelProxy: Sendable {
         var authorization: String?
         var bodyLength: Int?
         var givenRequestID: String?
+        var nonce: String?
         var forwardedFor: [String] = []
         let readsForwardedFor = clients.readsForwardedFor
         for field in request.headerFields {
@@ -139,6 +143,7 @@ struct ChannelProxy: Sendable {
             case .origin: if corsEnabled { return nil }
             case .authorization: authorization = field.value
             case .requestID: givenRequestID = field.value
+            case AnswerSigner.nonceField: nonce = field.value
             case ClientAddressResolver.forwardedFor: if readsForwardedFor { forwardedFor.append(field.value) }
             default: continue
             }
@@ -183,7 +188,8 @@ struct ChannelProxy: Sendable {
             offersFileDelivery: entry.offersFileDelivery && !isWrite,
             storedRead: identity == nil || isWrite
                 ? nil : storedRead(target: target, path: path, route: entry.route, on: eventLoop),
-            bodyLength: isWrite ? bodyLength ?? 0 : nil)
+            bodyLength: isWrite ? bodyLength ?? 0 : nil,
+            signing: AnswerSigning(signer: identity?.answerSigner, target: target, nonce: nonce))
     }
 
     /// The stored read of a keyed request to `target`, when ``StoredCustomerReads`` may answer it.

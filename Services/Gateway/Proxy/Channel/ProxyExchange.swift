@@ -172,7 +172,8 @@ final class ProxyExchange: UpstreamResponseReceiver {
             guard head.status.code >= 200 else { return }  // an interim 1xx answer
             let downstream = ProxyHeaders.downstream(head)
             if downstream.isBodiless(for: request.method) || downstream.hasHandoffHeaders
-                || (downstream.contentLength ?? .max) <= proxy.bufferLimit
+                || (downstream.contentLength ?? .max)
+                    <= (plan.signing == nil ? proxy.bufferLimit : AnswerSigning.bufferLimit)
             {
                 state = .buffering(connection, downstream, ByteBuffer())
             } else {
@@ -353,8 +354,11 @@ final class ProxyExchange: UpstreamResponseReceiver {
         }
     }
 
+    /// Sends a whole answer (signed when the app signs its answers: every answer of this path but a streamed one).
     private func respond(status: HTTPResponse.Status, fields: HTTPFields, body: ByteBuffer?) {
         state = .done
+        var fields = fields
+        plan.signing?.sign(&fields, status: status, body: body)
         write(.head(response(status, fields)), flush: false)
         if let body, body.readableBytes > 0 { write(.body(body), flush: false) }
         write(.end(nil), flush: true)
