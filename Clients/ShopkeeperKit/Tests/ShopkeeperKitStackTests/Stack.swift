@@ -69,7 +69,8 @@ struct Stack: Sendable {
         directory: URL? = nil, account: URL? = nil, platform: StorePlatform = .appStore,
         retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.2, maxDelay: 2), store: (any DeviceStore)? = nil,
         storefront: String = "USA", edition: SandboxAppEdition? = SandboxAppEdition(originalApplicationVersion: "2.0"),
-        variant: String? = nil, canMakePayments: Bool = true
+        variant: String? = nil, canMakePayments: Bool = true, answerKeys: [String: String] = [:],
+        session: URLSession? = nil
     ) throws -> Device {
         let folder =
             directory
@@ -82,10 +83,11 @@ struct Stack: Sendable {
         let configuration = ShopkeeperConfiguration(
             baseURL: gatewayURL, apiKey: publicKey, platform: platform, appVersion: "2.0", variant: variant,
             storageDirectory: folder.appendingPathComponent("shopkeeper"),
-            idStore: FileIDStore(directory: folder.appendingPathComponent("keychain")), retryPolicy: retry)
+            idStore: FileIDStore(directory: folder.appendingPathComponent("keychain")), retryPolicy: retry,
+            answerKeys: answerKeys)
         return Device(
-            shopkeeper: try Shopkeeper(configuration: configuration, store: store ?? sandbox), store: sandbox,
-            directory: folder)
+            shopkeeper: try Shopkeeper(configuration: configuration, store: store ?? sandbox, session: session),
+            store: sandbox, directory: folder)
     }
 
     // MARK: Admin and sandbox controls (what a developer or a test does beside the app)

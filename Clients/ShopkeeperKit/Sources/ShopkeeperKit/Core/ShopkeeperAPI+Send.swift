@@ -48,12 +48,20 @@ extension ShopkeeperAPI {
             if let customer = request.customer, let token = try await customerToken(for: customer) {
                 urlRequest.setValue(token, forHTTPHeaderField: "Shopkeeper-Customer-Token")
             }
-            if request.cached, let etag = await cache.etag(for: cacheKey) {
-                urlRequest.setValue(etag, forHTTPHeaderField: "If-None-Match")
-            }
+            let cachedETag = request.cached ? await cache.etag(for: cacheKey) : nil
+            if let cachedETag { urlRequest.setValue(cachedETag, forHTTPHeaderField: "If-None-Match") }
+            let nonce = verifier?.makeNonce()
+            if let nonce { urlRequest.setValue(nonce, forHTTPHeaderField: AnswerVerifier.nonceHeader) }
             let failure: ShopkeeperError
-            do {
+            do throws(ShopkeeperError) {
                 let answer = try await exchange.send(urlRequest)
+                if let verifier, let nonce, (200...299).contains(answer.status) || answer.status == 304 {
+                    try verifier.verify(answer, target: AnswerVerifier.target(of: url), nonce: nonce)
+                    // A signed 304 vouches for the entity tag it names: it must be the one whose body is kept.
+                    if answer.status == 304, answer.header("ETag") != cachedETag {
+                        throw .untrustedAnswer("Not Modified names another entity tag than the one kept")
+                    }
+                }
                 if (200...299).contains(answer.status) {
                     if request.cached, let etag = answer.header("ETag") {
                         await cache.store(key: cacheKey, etag: etag, body: answer.body)

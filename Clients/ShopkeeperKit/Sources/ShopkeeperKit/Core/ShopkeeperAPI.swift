@@ -13,10 +13,13 @@ public struct ShopkeeperAPI: Sendable {
     public let configuration: ShopkeeperConfiguration
     let exchange: HTTPExchange
     let cache = ETagCache()
+    /// Checks answers' signatures when the app trusts answer keys.
+    let verifier: AnswerVerifier?
 
     /// A client of the gateway the configuration names.
     public init(configuration: ShopkeeperConfiguration, session: URLSession? = nil) {
         self.configuration = configuration
+        self.verifier = AnswerVerifier(configuration: configuration)
         if let session {
             self.exchange = HTTPExchange(session: session)
         } else {

@@ -31,13 +31,21 @@ public struct ShopkeeperConfiguration: Sendable {
     public var customerToken: (@Sendable (_ appUserID: String) async throws -> String?)?
     /// How long one HTTP request may take, in seconds.
     public var requestTimeout: TimeInterval
+    /// The keys the app trusts to sign Shopkeeper's answers, by key id: the base64 Ed25519 public keys of
+    /// `GET /v1/admin/answer-signing` (two during a rotation). When set, every answer must be signed by one of them
+    /// for its own request, or it is refused as ``ShopkeeperError/untrustedAnswer(_:)`` and never used or cached.
+    /// Empty (the default) takes answers unsigned.
+    public var answerKeys: [String: String]
+    /// How far (in seconds) a signed answer's time may be from the device's clock.
+    public var answerMaxAge: TimeInterval
 
     /// A configuration; only the gateway, the public key, the platform and the app version are required.
     public init(
         baseURL: URL, apiKey: String, platform: StorePlatform = .appStore, appVersion: String,
         buildKind: BuildKind? = nil, variant: String? = nil, locale: String? = nil, storageDirectory: URL? = nil,
         idStore: (any IDStore)? = nil, retryPolicy: RetryPolicy = RetryPolicy(), requestTimeout: TimeInterval = 60,
-        customerToken: (@Sendable (_ appUserID: String) async throws -> String?)? = nil
+        customerToken: (@Sendable (_ appUserID: String) async throws -> String?)? = nil,
+        answerKeys: [String: String] = [:], answerMaxAge: TimeInterval = 300
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey
@@ -51,6 +59,8 @@ public struct ShopkeeperConfiguration: Sendable {
         self.retryPolicy = retryPolicy
         self.requestTimeout = requestTimeout
         self.customerToken = customerToken
+        self.answerKeys = answerKeys
+        self.answerMaxAge = answerMaxAge
     }
 
     /// The Keychain where there is one; else a file in the storage directory (which a reinstall deletes too).

@@ -20,6 +20,9 @@ public enum ShopkeeperError: Error, Hashable, Sendable {
     case storage(String)
     /// The purchase's content was withdrawn (refunded or revoked); its files were deleted from the device.
     case contentRevoked(productID: String)
+    /// The app trusts answer keys and this answer is not signed by one of them for this request (altered, replayed,
+    /// unsigned, or too far from the device's clock): it was not used. See ``ShopkeeperConfiguration/answerKeys``.
+    case untrustedAnswer(String)
 
     /// The server's stable error code, for server answers.
     public var code: String? {
