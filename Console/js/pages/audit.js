@@ -3,7 +3,7 @@
 
 import { get } from "../api.js";
 import { h, append, badge, pageHeading, replace, table } from "../dom.js";
-import { dateTime } from "../format.js";
+import { dateTime } from "../pure/format.js";
 
 function rows(entries) {
   return entries.map((entry) =>

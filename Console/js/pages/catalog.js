@@ -4,7 +4,7 @@
 
 import { get, segment } from "../api.js";
 import { h, append, badge, link, pageHeading, replace, table } from "../dom.js";
-import { words } from "../format.js";
+import { words } from "../pure/format.js";
 
 const reviewTones = { approved: "good", rejected: "bad", removed: "bad", in_review: "warn", waiting_for_review: "warn" };
 

@@ -1,11 +1,13 @@
 // Content: each product's published pack versions (GET /v1/admin/content/{product_id}) and their downloads, distinct
 // devices and re-downloads over a range (GET /v1/admin/reports/content, grouped by product and version).
 
-import { ApiError, get, withQuery } from "../api.js";
+import { ApiError, get } from "../api.js";
 import { barChart } from "../chart.js";
 import { h, append, pageHeading, replace, table } from "../dom.js";
-import { bytes, count, dateTime, daysBetween } from "../format.js";
-import { rangeForm, readRange } from "../range.js";
+import { bytes, count, dateTime, daysBetween } from "../pure/format.js";
+import { readRange } from "../pure/range.js";
+import { withQuery } from "../pure/query.js";
+import { rangeForm } from "../range-form.js";
 
 async function versionsOf(productID) {
   try {

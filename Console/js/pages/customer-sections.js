@@ -4,7 +4,7 @@
 
 import { timelineChart } from "../chart.js";
 import { h, badge, table } from "../dom.js";
-import { count, dateTime, money, storeName, words } from "../format.js";
+import { count, dateTime, money, storeName, words } from "../pure/format.js";
 
 const stateTones = {
   active: "good",

@@ -5,7 +5,7 @@
 import { ApiError, del, get, post, segment } from "../api.js";
 import { confirmAction } from "../dialog.js";
 import { h, append, facts, field, link, pageHeading, replace, select, table } from "../dom.js";
-import { bytes, count, dateTime, storeName } from "../format.js";
+import { bytes, count, dateTime, storeName } from "../pure/format.js";
 import { entitlementsSection, ledgerSection, subscriptionsSection, transactionsTable } from "./customer-sections.js";
 import { eventsTable } from "./events.js";
 

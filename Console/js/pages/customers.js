@@ -4,7 +4,7 @@
 
 import { get, segment } from "../api.js";
 import { h, append, badge, field, link, pageHeading, replace, table } from "../dom.js";
-import { dateTime, storeName, words } from "../format.js";
+import { dateTime, storeName, words } from "../pure/format.js";
 
 const matchNames = {
   app_user_id: "App user id",

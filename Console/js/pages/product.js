@@ -5,7 +5,7 @@
 
 import { ApiError, get, put, segment } from "../api.js";
 import { h, append, field, link, pageHeading, replace, select } from "../dom.js";
-import { words } from "../format.js";
+import { words } from "../pure/format.js";
 
 const reviewStates = ["pending_developer_approval", "waiting_for_review", "in_review", "approved", "rejected", "removed"];
 

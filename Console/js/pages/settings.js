@@ -5,7 +5,7 @@
 import { del, get, post, put } from "../api.js";
 import { confirmAction, showOnce } from "../dialog.js";
 import { h, append, badge, facts, field, pageHeading, replace, select, table } from "../dom.js";
-import { dateTime, words } from "../format.js";
+import { dateTime, words } from "../pure/format.js";
 
 const transferPolicies = [
   ["transfer", "Transfer: the purchase moves to the customer who presents it"],

@@ -4,7 +4,7 @@
 
 import { get, segment } from "../api.js";
 import { h, append, badge, field, link, pageHeading, replace, select, table } from "../dom.js";
-import { dateTime, words } from "../format.js";
+import { dateTime, words } from "../pure/format.js";
 
 const outcomeTones = { verified: "good", invalid: "bad", retryable: "warn" };
 
