@@ -7,7 +7,8 @@ export const chartWidth = 640;
 export const margin = { top: 12, right: 12, bottom: 30, left: 56 };
 
 /** The smallest "round" number (1, 2, 2.5, 5 times a power of ten) at or above `value`, and a step that divides it
- *  into about four ticks; with `integer`, ticks fall on whole numbers. */
+ *  into four ticks; with `integer`, ticks fall on whole numbers (five steps when four would not: 0, 1, ... 5 rather
+ *  than 0, 1.25, ... 5, whose labels a count would round to 0, 1, 3, 4, 5). */
 export function niceScale(value, integer = false) {
   if (integer && value <= 4) {
     const max = Math.max(1, Math.ceil(value));
@@ -15,17 +16,17 @@ export function niceScale(value, integer = false) {
   }
   if (!(value > 0)) return { max: 1, step: 0.25 };
   const magnitude = 10 ** Math.floor(Math.log10(value));
-  for (const factor of [1, 2, 2.5, 5, 10]) {
-    const max = factor * magnitude;
-    if (max >= value) return { max, step: max / 4 };
-  }
-  return { max: 10 * magnitude, step: 2.5 * magnitude };
+  const factor = [1, 2, 2.5, 5, 10].find((candidate) => candidate * magnitude >= value) || 10;
+  const max = factor * magnitude;
+  const step = integer && !Number.isInteger(max / 4) ? max / 5 : max / 4;
+  return { max, step };
 }
 
-/** The ticks of `scale`, from 0 to its max, each a whole number of steps (no sum of steps' rounding errors). */
+/** The ticks of `scale`, from 0 to its max: each the round number its label shows (`0.15`, never the
+ *  `0.15000000000000002` that adding steps up gives). */
 export function ticks(scale) {
   const steps = Math.round(scale.max / scale.step);
-  return Array.from({ length: steps + 1 }, (_, index) => index * scale.step);
+  return Array.from({ length: steps + 1 }, (_, index) => Number((index * scale.step).toPrecision(12)));
 }
 
 /** A day label (`2026-03-14`) as its month and day (`03-14`); other labels as they are. */
