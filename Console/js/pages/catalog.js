@@ -9,9 +9,18 @@ import { words } from "../pure/format.js";
 
 const reviewTones = { approved: "good", rejected: "bad", removed: "bad", in_review: "warn", waiting_for_review: "warn" };
 
-export async function render(section) {
+// Data.
+
+/** The products and the catalog document the export downloads. */
+async function load() {
   const [answer, exported] = await Promise.all([get("/v1/admin/products"), get("/v1/admin/catalog")]);
-  const products = answer.products;
+  return { products: answer.products, exported };
+}
+
+// Markup.
+
+export async function render(section) {
+  const { products, exported } = await load();
   const download = h("a", {
     class: "button",
     download: "catalog.json",
