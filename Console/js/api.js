@@ -3,6 +3,8 @@
 // /console/api/session, and kept nowhere. An answer that is not 2xx becomes an `ApiError` whose message says in words
 // what the server said (its problem document); a 401 also tells the app the session is over.
 
+import { hasMore, withQuery } from "./pure/query.js";
+
 let csrfToken = null;
 
 /** Remembers the signed-in session's CSRF token (in memory only), or forgets it (`null`). */
@@ -32,17 +34,6 @@ function describe(status, problem) {
     .map((error) => `${error.pointer || "?"} ${error.detail || ""}`.trim())
     .join("; ");
   return `${title}${detail}${fields ? ` (${fields})` : ""}`;
-}
-
-/** Builds `path?query` from an object; `undefined`, `null` and empty values are left out. */
-export function withQuery(path, query = {}) {
-  const parameters = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined || value === null || value === "") continue;
-    parameters.set(name, String(value));
-  }
-  const text = parameters.toString();
-  return text ? `${path}?${text}` : path;
 }
 
 /** Encodes one path segment (an app user id may hold anything). */
@@ -105,6 +96,6 @@ export async function collect(path, key, { query = {}, pageSize = 200, limit = 1
     const page = await get(path, { ...query, limit: pageSize, before });
     items.push(...(page[key] || []));
     before = page.next_before;
-  } while (before !== undefined && before !== null && items.length < limit);
-  return { items, more: before !== undefined && before !== null };
+  } while (hasMore(before) && items.length < limit);
+  return { items, more: hasMore(before) };
 }

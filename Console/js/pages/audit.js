@@ -3,7 +3,8 @@
 
 import { get } from "../api.js";
 import { h, append, badge, pageHeading, replace, table } from "../dom.js";
-import { dateTime } from "../format.js";
+import { dateTime } from "../pure/format.js";
+import { hasMore } from "../pure/query.js";
 
 function rows(entries) {
   return entries.map((entry) =>
@@ -34,14 +35,14 @@ export async function render(section) {
     type: "button",
     class: "button",
     text: "Older entries",
-    hidden: before === undefined || before === null,
+    hidden: !hasMore(before),
     onclick: async () => {
       more.disabled = true;
       try {
         const page = await get("/v1/admin/audit-log", { limit: 100, before });
         tbody.append(...rows(page.entries));
         before = page.next_before;
-        more.hidden = before === undefined || before === null;
+        more.hidden = !hasMore(before);
       } catch (error) {
         append(section, h("p", { class: "error", role: "alert", text: `Older entries could not be read: ${error.message}` }));
       } finally {

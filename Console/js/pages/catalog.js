@@ -4,18 +4,23 @@
 
 import { get, segment } from "../api.js";
 import { h, append, badge, link, pageHeading, replace, table } from "../dom.js";
-import { words } from "../format.js";
+import { clearedForSale, localizationsText, minVersionText, storeIDsText } from "../pure/catalog.js";
+import { words } from "../pure/format.js";
 
 const reviewTones = { approved: "good", rejected: "bad", removed: "bad", in_review: "warn", waiting_for_review: "warn" };
 
-/** Whether a product is cleared for sale (absent means yes, as the catalog reads it). */
-export function clearedForSale(product) {
-  return product.cleared_for_sale !== false;
+// Data.
+
+/** The products and the catalog document the export downloads. */
+async function load() {
+  const [answer, exported] = await Promise.all([get("/v1/admin/products"), get("/v1/admin/catalog")]);
+  return { products: answer.products, exported };
 }
 
+// Markup.
+
 export async function render(section) {
-  const [answer, exported] = await Promise.all([get("/v1/admin/products"), get("/v1/admin/catalog")]);
-  const products = answer.products;
+  const { products, exported } = await load();
   const download = h("a", {
     class: "button",
     download: "catalog.json",
@@ -39,25 +44,9 @@ export async function render(section) {
           h("td", { text: words(product.type) }),
           h("td", { class: "review-state" }, badge(words(product.review_state), reviewTones[product.review_state] || "neutral")),
           h("td", { class: "cleared", text: clearedForSale(product) ? "yes" : "no" }),
-          h(
-            "td",
-            { class: "min-version" },
-            product.min_app_version ? `${product.min_app_version} (below: ${words(product.below_min_version || "hide")})` : "—",
-          ),
-          h(
-            "td",
-            {},
-            Object.entries(product.store_product_ids || {})
-              .map(([store, id]) => `${store === "app_store" ? "App Store" : "Google Play"}: ${id}`)
-              .join("; ") || "none (free or included)",
-          ),
-          h(
-            "td",
-            { class: "localizations" },
-            Object.entries(product.localizations || {})
-              .map(([locale, text]) => `${locale}: ${text.name}`)
-              .join("; "),
-          ),
+          h("td", { class: "min-version" }, minVersionText(product)),
+          h("td", {}, storeIDsText(product)),
+          h("td", { class: "localizations" }, localizationsText(product)),
           h("td", {}, link(`/catalog/${segment(product.product_id)}`, "Edit", { "aria-label": `Edit ${product.product_id}` })),
         ),
       ),

@@ -1,17 +1,15 @@
 // A customer's page (#/customers/<app user id>): who they are, what they own and why, their subscriptions, purchases,
 // consumables, devices, events and webhook deliveries; and support's actions, each confirmed in a dialog first:
-// a promotional grant and its revocation, clearing a purchase's devices, resetting a device's content.
+// a promotional grant and its revocation, clearing a purchase's devices, resetting a device's content. The words and
+// sums come from pure/customer.js.
 
 import { ApiError, del, get, post, segment } from "../api.js";
 import { confirmAction } from "../dialog.js";
 import { h, append, facts, field, link, pageHeading, replace, select, table } from "../dom.js";
-import { bytes, count, dateTime, storeName } from "../format.js";
+import { grantableEntitlements, grantExpiry, isRevocable, packsText, purchasesWithDevices, trialText } from "../pure/customer.js";
+import { bytes, count, dateTime, storeName } from "../pure/format.js";
 import { entitlementsSection, ledgerSection, subscriptionsSection, transactionsTable } from "./customer-sections.js";
 import { eventsTable } from "./events.js";
-
-function orNothing(promise) {
-  return promise.catch((error) => ({ unavailable: error }));
-}
 
 const grantDurations = [
   ["1", "1 day"],
@@ -21,176 +19,189 @@ const grantDurations = [
   ["365", "1 year"],
 ];
 
-export async function render(section, { params, navigate, notify }) {
-  const id = params[0];
-  const base = `/v1/customers/${segment(id)}`;
-  let history;
+// Data.
+
+function orNothing(promise) {
+  return promise.catch((error) => ({ unavailable: error }));
+}
+
+/** The customer's history, or `{ missing }` (the 404) when there is no such customer. */
+async function loadHistory(base) {
   try {
-    history = await get(`${base}/history`);
+    return await get(`${base}/history`);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
-      replace(
-        section,
-        pageHeading(`Customer ${id}`),
-        h("p", { role: "alert", class: "error", text: `No customer ${id}: ${error.message}` }),
-        h("p", {}, h("a", { href: "#/customers", text: "Search customers" })),
-      );
-      return;
-    }
+    if (error instanceof ApiError && error.status === 404) return { missing: error };
     throw error;
   }
+}
+
+/** Why they have what they have, their latest events, their content devices and the catalog's products. The last
+ *  three are optional: a page without them still helps. */
+async function loadDetails(id, base) {
   const [explanation, events, devices, products] = await Promise.all([
     get(`${base}/explain`),
     orNothing(get("/v1/admin/events", { app_user_id: id, limit: 50 })),
     orNothing(get(`${base}/content/devices`)),
     orNothing(get("/v1/admin/products")),
   ]);
-  const customer = history.customer;
-  const reload = (message) => navigate(`/customers/${segment(id)}`, {}, message);
+  return { explanation, events, devices, products };
+}
 
+// Markup.
+
+function missingCustomer(section, id, error) {
   replace(
     section,
-    pageHeading(`Customer ${customer.app_user_id}`),
-    facts([
-      ["App user id", h("code", { text: customer.app_user_id })],
-      customer.aliases.length ? ["Aliases", customer.aliases.join(", ")] : null,
-      ["First seen", dateTime(customer.first_seen)],
-      ["Last seen", dateTime(customer.last_seen)],
-      ["Refunds", count(customer.refund_count)],
-      ["Free trial", customer.trial.state === "none" ? "not started" : `${customer.trial.state} (${customer.trial.product_id || "app"}, until ${dateTime(customer.trial.expires_at)})`],
-    ]),
+    pageHeading(`Customer ${id}`),
+    h("p", { role: "alert", class: "error", text: `No customer ${id}: ${error.message}` }),
+    h("p", {}, h("a", { href: "#/customers", text: "Search customers" })),
   );
+}
 
+function who(customer) {
+  return facts([
+    ["App user id", h("code", { text: customer.app_user_id })],
+    customer.aliases.length ? ["Aliases", customer.aliases.join(", ")] : null,
+    ["First seen", dateTime(customer.first_seen)],
+    ["Last seen", dateTime(customer.last_seen)],
+    ["Refunds", count(customer.refund_count)],
+    ["Free trial", trialText(customer.trial)],
+  ]);
+}
+
+function eventsView(events, notify) {
+  return events.unavailable
+    ? h("p", { class: "error", role: "alert", text: `The events could not be read: ${events.unavailable.message}` })
+    : eventsTable(events.events, { notify, withCustomer: false, caption: "The customer's latest events" });
+}
+
+export async function render(section, { params, navigate, notify }) {
+  const id = params[0];
+  const base = `/v1/customers/${segment(id)}`;
+  const history = await loadHistory(base);
+  if (history.missing) {
+    missingCustomer(section, id, history.missing);
+    return;
+  }
+  const { explanation, events, devices, products } = await loadDetails(id, base);
+  const customer = history.customer;
+  const reload = (message) => navigate(`/customers/${segment(id)}`, {}, message);
+  const context = { id, base, notify, reload };
+  replace(section, pageHeading(`Customer ${customer.app_user_id}`), who(customer));
   append(section, h("h2", { id: "why", text: "Entitlements and why" }), entitlementsSection(explanation));
-
-  // Promotional grants.
-  const entitlementIDs = products.unavailable
-    ? []
-    : [...new Set(products.products.flatMap((product) => product.entitlements || []))].sort();
-  append(section, h("h2", { text: "Promotional grants" }), grantsSection(history.grants, { id, base, entitlementIDs, notify, reload }));
-
+  append(
+    section,
+    h("h2", { text: "Promotional grants" }),
+    grantsSection(history.grants, { ...context, entitlementIDs: grantableEntitlements(products) }),
+  );
   append(section, h("h2", { text: "Subscriptions" }), subscriptionsSection(customer, history.subscription_periods || []));
-
   append(
     section,
     h("h2", { text: "Purchases and devices" }),
     transactionsTable(history.transactions),
-    purchaseDevices(history.devices, { notify, reload }),
+    purchaseDevices(history.devices, context),
     h("p", {}, link(`/verification?app_user_id=${encodeURIComponent(id)}&outcome=all`, "Every proof this customer sent, refused ones with why", { class: "verification-link" })),
   );
-
   append(section, h("h2", { text: "Consumables" }), ledgerSection(customer, history.ledger));
-
-  append(section, h("h2", { text: "Content devices" }), contentDevices(devices, { id, base, notify, reload }));
-
-  append(
-    section,
-    h("h2", { text: "Events and webhook deliveries" }),
-    events.unavailable
-      ? h("p", { class: "error", role: "alert", text: `The events could not be read: ${events.unavailable.message}` })
-      : eventsTable(events.events, { notify, withCustomer: false, caption: "The customer's latest events" }),
-  );
+  append(section, h("h2", { text: "Content devices" }), contentDevices(devices, context));
+  append(section, h("h2", { text: "Events and webhook deliveries" }), eventsView(events, notify));
 }
 
-function grantsSection(grants, { id, base, entitlementIDs, notify, reload }) {
+function grantForm({ id, base, entitlementIDs, notify, reload }) {
   const entitlement = h("input", { type: "text", name: "entitlement_id", required: true, list: "entitlement-ids", autocomplete: "off" });
   const duration = select(grantDurations, "30", { name: "duration" });
   const note = h("input", { type: "text", name: "note", maxlength: "500", autocomplete: "off" });
-  const form = h(
+  const submit = async (event) => {
+    event.preventDefault();
+    const entitlementID = entitlement.value.trim();
+    if (!entitlementID) {
+      notify("Name the entitlement to grant.", true);
+      entitlement.focus();
+      return;
+    }
+    const expiresAt = grantExpiry(duration.value);
+    const noteText = note.value.trim();
+    const confirmed = await confirmAction({
+      title: "Grant this entitlement?",
+      message: `${id} gets ${entitlementID} from now until ${dateTime(expiresAt)}${noteText ? ` (${noteText})` : ""}.`,
+      confirmLabel: "Grant",
+    });
+    if (!confirmed) return;
+    try {
+      const body = { entitlement_id: entitlementID, expires_at: expiresAt };
+      if (noteText) body.note = noteText;
+      const answer = await post(`${base}/grants`, body);
+      reload(`Granted ${entitlementID} to ${id} until ${dateTime(answer.grant.expires_at)}.`);
+    } catch (error) {
+      notify(`The grant was not made: ${error.message}`, true);
+    }
+  };
+  return h(
     "form",
-    {
-      class: "grant-form",
-      "aria-label": "Grant an entitlement",
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const entitlementID = entitlement.value.trim();
-        if (!entitlementID) {
-          notify("Name the entitlement to grant.", true);
-          entitlement.focus();
-          return;
-        }
-        const expiresAt = new Date(Date.now() + Number(duration.value) * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-        const confirmed = await confirmAction({
-          title: "Grant this entitlement?",
-          message: `${id} gets ${entitlementID} from now until ${dateTime(expiresAt)}${note.value.trim() ? ` (${note.value.trim()})` : ""}.`,
-          confirmLabel: "Grant",
-        });
-        if (!confirmed) return;
-        try {
-          const body = { entitlement_id: entitlementID, expires_at: expiresAt };
-          if (note.value.trim()) body.note = note.value.trim();
-          const answer = await post(`${base}/grants`, body);
-          reload(`Granted ${entitlementID} to ${id} until ${dateTime(answer.grant.expires_at)}.`);
-        } catch (error) {
-          notify(`The grant was not made: ${error.message}`, true);
-        }
-      },
-    },
+    { class: "grant-form", "aria-label": "Grant an entitlement", onsubmit: submit },
     h("datalist", { id: "entitlement-ids" }, entitlementIDs.map((value) => h("option", { value }))),
     field("Entitlement", entitlement),
     field("For", duration),
     field("Note (optional)", note),
     h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary", text: "Grant entitlement" })),
   );
-  const rows = grants.map((grant) => {
-    const revocable = grant.state === "active" || grant.state === "scheduled";
-    return h(
-      "tr",
-      { dataset: { grant: grant.grant_id, state: grant.state } },
-      h("td", {}, h("code", { text: grant.grant_id })),
-      h("td", { text: grant.entitlement_id }),
-      h("td", { text: grant.state }),
-      h("td", { text: dateTime(grant.starts_at) }),
-      h("td", { text: dateTime(grant.expires_at) }),
-      h("td", { text: grant.note || "—" }),
-      h(
-        "td",
-        {},
-        revocable
-          ? h("button", {
-              type: "button",
-              class: "button small danger",
-              text: "Revoke",
-              "aria-label": `Revoke grant ${grant.grant_id} of ${grant.entitlement_id}`,
-              onclick: async () => {
-                const confirmed = await confirmAction({
-                  title: "Revoke this grant?",
-                  message: `${id} loses ${grant.entitlement_id} from this grant now (other sources of it stay).`,
-                  confirmLabel: "Revoke grant",
-                  danger: true,
-                });
-                if (!confirmed) return;
-                try {
-                  await del(`${base}/grants/${segment(grant.grant_id)}`);
-                  reload(`Revoked grant ${grant.grant_id} of ${grant.entitlement_id}.`);
-                } catch (error) {
-                  notify(`The grant was not revoked: ${error.message}`, true);
-                }
-              },
-            })
-          : grant.revoked_at
-            ? `revoked ${dateTime(grant.revoked_at)}`
-            : "—",
-      ),
-    );
+}
+
+function revokeButton(grant, { id, base, notify, reload }) {
+  return h("button", {
+    type: "button",
+    class: "button small danger",
+    text: "Revoke",
+    "aria-label": `Revoke grant ${grant.grant_id} of ${grant.entitlement_id}`,
+    onclick: async () => {
+      const confirmed = await confirmAction({
+        title: "Revoke this grant?",
+        message: `${id} loses ${grant.entitlement_id} from this grant now (other sources of it stay).`,
+        confirmLabel: "Revoke grant",
+        danger: true,
+      });
+      if (!confirmed) return;
+      try {
+        await del(`${base}/grants/${segment(grant.grant_id)}`);
+        reload(`Revoked grant ${grant.grant_id} of ${grant.entitlement_id}.`);
+      } catch (error) {
+        notify(`The grant was not revoked: ${error.message}`, true);
+      }
+    },
   });
-  return [table(["Grant", "Entitlement", "State", "Starts", "Expires", "Note", "Action"], rows, { caption: "Grants", className: "grants" }), form];
+}
+
+function grantRow(grant, context) {
+  let action = "—";
+  if (isRevocable(grant)) action = revokeButton(grant, context);
+  else if (grant.revoked_at) action = `revoked ${dateTime(grant.revoked_at)}`;
+  return h(
+    "tr",
+    { dataset: { grant: grant.grant_id, state: grant.state } },
+    h("td", {}, h("code", { text: grant.grant_id })),
+    h("td", { text: grant.entitlement_id }),
+    h("td", { text: grant.state }),
+    h("td", { text: dateTime(grant.starts_at) }),
+    h("td", { text: dateTime(grant.expires_at) }),
+    h("td", { text: grant.note || "—" }),
+    h("td", {}, action),
+  );
+}
+
+function grantsSection(grants, context) {
+  const rows = grants.map((grant) => grantRow(grant, context));
+  return [table(["Grant", "Entitlement", "State", "Starts", "Expires", "Note", "Action"], rows, { caption: "Grants", className: "grants" }), grantForm(context)];
 }
 
 function purchaseDevices(devices, { notify, reload }) {
-  const purchases = new Map();
-  for (const device of devices) {
-    const key = `${device.store}/${device.original_transaction_id}`;
-    if (!purchases.has(key)) purchases.set(key, { store: device.store, original: device.original_transaction_id, devices: [] });
-    purchases.get(key).devices.push(device);
-  }
-  if (purchases.size === 0) return h("p", { text: "No device has presented this customer's purchases." });
+  const purchases = purchasesWithDevices(devices);
+  if (purchases.length === 0) return h("p", { text: "No device has presented this customer's purchases." });
   return table(
     ["Purchase", "Devices", "Last seen", "Action"],
-    [...purchases.values()].map((purchase) => [
+    purchases.map((purchase) => [
       h("span", {}, `${storeName(purchase.store)} `, h("code", { text: purchase.original })),
       purchase.devices.map((device) => device.device_id).join(", "),
-      dateTime(purchase.devices.map((device) => device.last_seen).sort().pop()),
+      dateTime(purchase.lastSeen),
       h("button", {
         type: "button",
         class: "button small",
@@ -225,7 +236,7 @@ function contentDevices(answer, { id, base, notify, reload }) {
     ["Device", "Packs", "Downloads", "Files", "Sent", "Last download", "Last reset", "Action"],
     answer.devices.map((device) => [
       h("code", { text: device.device_id }),
-      device.packs.map((pack) => `${pack.product_id} ${pack.version}`).join(", ") || "—",
+      packsText(device.packs),
       count(device.downloads),
       count(device.completed_files),
       bytes(device.bytes_sent),

@@ -4,14 +4,8 @@
 
 import { get, segment } from "../api.js";
 import { h, append, badge, field, link, pageHeading, replace, table } from "../dom.js";
-import { dateTime, storeName, words } from "../format.js";
-
-const matchNames = {
-  app_user_id: "App user id",
-  transaction_id: "Transaction id",
-  original_transaction_id: "Original transaction id",
-  google_order_id: "Google Play order id",
-};
+import { dateTime, storeName, words } from "../pure/format.js";
+import { appleOrderPath, matchName } from "../pure/lists.js";
 
 function customerLinks(ids) {
   if (!ids.length) return "—";
@@ -27,7 +21,7 @@ function customerLinks(ids) {
 async function appleOrder(container, orderID, path) {
   replace(container, h("p", { class: "loading", text: `Asking the App Store for order ${orderID}…` }));
   try {
-    const order = await get(path || `/v1/admin/stores/apple/orders/${segment(orderID)}`);
+    const order = await get(path);
     replace(
       container,
       h("h3", { text: `App Store order ${order.order_id}` }),
@@ -52,8 +46,7 @@ async function appleOrder(container, orderID, path) {
   }
 }
 
-export async function render(section, { query, navigate }) {
-  const text = (query.get("query") || "").trim();
+function searchForm(text, navigate) {
   const input = h("input", {
     type: "search",
     name: "query",
@@ -62,68 +55,67 @@ export async function render(section, { query, navigate }) {
     autocomplete: "off",
     spellcheck: "false",
   });
-  replace(
-    section,
-    pageHeading("Customers"),
-    h(
-      "form",
-      {
-        class: "search",
-        role: "search",
-        onsubmit: (event) => {
-          event.preventDefault();
-          navigate("/customers", { query: input.value.trim() });
-        },
+  return h(
+    "form",
+    {
+      class: "search",
+      role: "search",
+      onsubmit: (event) => {
+        event.preventDefault();
+        navigate("/customers", { query: input.value.trim() });
       },
-      field(
-        "Find a customer",
-        input,
-        "An app user id or alias (or its beginning), a transaction id, an original transaction id, a Google Play order id (GPA.…) or an App Store order id.",
-      ),
-      h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary", text: "Search" })),
+    },
+    field(
+      "Find a customer",
+      input,
+      "An app user id or alias (or its beginning), a transaction id, an original transaction id, a Google Play order id (GPA.…) or an App Store order id.",
     ),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary", text: "Search" })),
   );
-  if (!text) return;
+}
 
+function matchesTable(answer) {
+  if (answer.matches.length === 0 && !answer.apple_order_lookup) return h("p", { text: "No customer matches." });
+  return table(
+    ["Matched", "Value", "Store", "Customer", "First seen", "Last seen"],
+    answer.matches.map((match) => [
+      badge(matchName(match.matched)),
+      h("code", { text: match.value }),
+      match.store ? storeName(match.store) : "—",
+      customerLinks(match.app_user_ids),
+      dateTime(match.first_seen),
+      dateTime(match.last_seen),
+    ]),
+    { caption: `${answer.matches.length} match(es)` },
+  );
+}
+
+function appleOrderPanel(text, lookup) {
+  const orderBox = h("div", { class: "panel" });
+  return [
+    h(
+      "div",
+      { class: "panel" },
+      h("p", {
+        text: "This may be an App Store order id. Orders are not in the signed transactions Shopkeeper records, so only Apple can say which transactions it holds.",
+      }),
+      h("button", {
+        type: "button",
+        class: "button",
+        text: `Look up order ${text} at the App Store`,
+        onclick: () => appleOrder(orderBox, text, appleOrderPath(lookup, text)),
+      }),
+    ),
+    orderBox,
+  ];
+}
+
+export async function render(section, { query, navigate }) {
+  const text = (query.get("query") || "").trim();
+  replace(section, pageHeading("Customers"), searchForm(text, navigate));
+  if (!text) return;
   const answer = await get("/v1/admin/customers", { query: text, limit: 50 });
   const results = h("div", { id: "search-results", "aria-live": "polite" });
   append(section, h("h2", { text: `Results for “${text}”` }), results);
-  append(
-    results,
-    answer.matches.length === 0 && !answer.apple_order_lookup
-      ? h("p", { text: "No customer matches." })
-      : table(
-          ["Matched", "Value", "Store", "Customer", "First seen", "Last seen"],
-          answer.matches.map((match) => [
-            badge(matchNames[match.matched] || words(match.matched)),
-            h("code", { text: match.value }),
-            match.store ? storeName(match.store) : "—",
-            customerLinks(match.app_user_ids),
-            dateTime(match.first_seen),
-            dateTime(match.last_seen),
-          ]),
-          { caption: `${answer.matches.length} match(es)` },
-        ),
-  );
-  if (answer.apple_order_lookup) {
-    const orderBox = h("div", { class: "panel" });
-    append(
-      results,
-      h(
-        "div",
-        { class: "panel" },
-        h("p", {
-          text: "This may be an App Store order id. Orders are not in the signed transactions Shopkeeper records, so only Apple can say which transactions it holds.",
-        }),
-        h("button", {
-          type: "button",
-          class: "button",
-          text: `Look up order ${text} at the App Store`,
-          onclick: () =>
-            appleOrder(orderBox, text, answer.apple_order_lookup.startsWith("/v1/") ? answer.apple_order_lookup : null),
-        }),
-      ),
-      orderBox,
-    );
-  }
+  append(results, matchesTable(answer), answer.apple_order_lookup ? appleOrderPanel(text, answer.apple_order_lookup) : null);
 }

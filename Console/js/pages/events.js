@@ -4,8 +4,9 @@
 import { post, segment } from "../api.js";
 import { confirmAction } from "../dialog.js";
 import { h, link, replace, table } from "../dom.js";
-import { dateTime, words } from "../format.js";
-import { deliveryText, eventSummary } from "./customer-sections.js";
+import { dateTime, words } from "../pure/format.js";
+import { eventSummary } from "../pure/customer.js";
+import { deliveryText } from "./customer-sections.js";
 
 /** The replay button of `event`: asks first, then puts the delivery back in line and shows its new state. */
 function replayButton(event, deliveryCell, notify) {

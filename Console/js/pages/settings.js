@@ -5,13 +5,28 @@
 import { del, get, post, put } from "../api.js";
 import { confirmAction, showOnce } from "../dialog.js";
 import { h, append, badge, facts, field, pageHeading, replace, select, table } from "../dom.js";
-import { dateTime, words } from "../format.js";
+import { dateTime, words } from "../pure/format.js";
 
 const transferPolicies = [
   ["transfer", "Transfer: the purchase moves to the customer who presents it"],
   ["keep_with_original", "Keep with the original customer"],
   ["transfer_if_no_active", "Transfer only when the owner has no active entitlement from it"],
 ];
+
+// Data.
+
+/** The store credentials' status, the entitlement settings, the keys and the customer boundary. */
+async function load() {
+  const [stores, settings, keys, boundary] = await Promise.all([
+    get("/v1/admin/stores"),
+    get("/v1/admin/entitlements/settings"),
+    get("/v1/admin/keys"),
+    get("/v1/admin/customer-boundary"),
+  ]);
+  return { stores, settings, keys, boundary };
+}
+
+// Markup.
 
 function isSet(value) {
   return value ? badge("set", "good") : badge("not set", "warn");
@@ -88,7 +103,7 @@ function entitlementSettingsForm(settings, { navigate }) {
   );
 }
 
-function keysSection(keys, { navigate, notify }) {
+function createKeyForm({ navigate, notify }) {
   const kind = select(
     [
       ["secret", "Secret key (servers, tools, this console)"],
@@ -98,34 +113,62 @@ function keysSection(keys, { navigate, notify }) {
     { name: "kind" },
   );
   const label = h("input", { type: "text", name: "label", maxlength: "100", autocomplete: "off" });
-  const create = h(
+  const submit = async (event) => {
+    event.preventDefault();
+    try {
+      const created = await post("/v1/admin/keys", { kind: kind.value, label: label.value.trim() || null });
+      await showOnce({
+        title: `New ${created.kind} key`,
+        message: h(
+          "div",
+          {},
+          h("p", { text: "Copy the key now: it is not shown again (only its prefix is kept)." }),
+          h("p", {}, h("code", { class: "secret", text: created.key })),
+        ),
+      });
+      navigate("/settings", {}, `Created ${created.kind} key ${created.key_id}.`);
+    } catch (error) {
+      notify(`The key was not created: ${error.message}`, true);
+    }
+  };
+  return h(
     "form",
-    {
-      class: "key-form",
-      "aria-label": "Create a key",
-      onsubmit: async (event) => {
-        event.preventDefault();
-        try {
-          const created = await post("/v1/admin/keys", { kind: kind.value, label: label.value.trim() || null });
-          await showOnce({
-            title: `New ${created.kind} key`,
-            message: h(
-              "div",
-              {},
-              h("p", { text: "Copy the key now: it is not shown again (only its prefix is kept)." }),
-              h("p", {}, h("code", { class: "secret", text: created.key })),
-            ),
-          });
-          navigate("/settings", {}, `Created ${created.kind} key ${created.key_id}.`);
-        } catch (error) {
-          notify(`The key was not created: ${error.message}`, true);
-        }
-      },
-    },
+    { class: "key-form", "aria-label": "Create a key", onsubmit: submit },
     field("Kind", kind),
     field("Label (optional)", label),
     h("div", { class: "actions" }, h("button", { type: "submit", class: "button", text: "Create key" })),
   );
+}
+
+function revokeKeyButton(key, { navigate, notify }) {
+  return h("button", {
+    type: "button",
+    class: "button small danger",
+    text: "Revoke",
+    "aria-label": `Revoke key ${key.key_id}`,
+    onclick: async () => {
+      const confirmed = await confirmAction({
+        title: `Revoke ${key.kind} key ${key.key_id}?`,
+        message:
+          key.kind === "public"
+            ? "Apps that ship this key can no longer call Shopkeeper."
+            : "Tools using this key stop working, and console sessions opened with it end at once (this one too, if it was).",
+        confirmLabel: "Revoke key",
+        danger: true,
+      });
+      if (!confirmed) return;
+      try {
+        await del(`/v1/admin/keys/${encodeURIComponent(key.key_id)}`);
+        navigate("/settings", {}, `Revoked key ${key.key_id}.`);
+      } catch (error) {
+        notify(`The key was not revoked: ${error.message}`, true);
+      }
+    },
+  });
+}
+
+function keysSection(keys, actions) {
+  const create = createKeyForm(actions);
   return [
     table(
       ["Key", "Kind", "Prefix", "Label", "Created", "Revoked", ""],
@@ -136,32 +179,7 @@ function keysSection(keys, { navigate, notify }) {
         key.label || "—",
         dateTime(key.created_at),
         key.revoked_at ? dateTime(key.revoked_at) : "—",
-        key.revoked_at
-          ? ""
-          : h("button", {
-              type: "button",
-              class: "button small danger",
-              text: "Revoke",
-              "aria-label": `Revoke key ${key.key_id}`,
-              onclick: async () => {
-                const confirmed = await confirmAction({
-                  title: `Revoke ${key.kind} key ${key.key_id}?`,
-                  message:
-                    key.kind === "public"
-                      ? "Apps that ship this key can no longer call Shopkeeper."
-                      : "Tools using this key stop working, and console sessions opened with it end at once (this one too, if it was).",
-                  confirmLabel: "Revoke key",
-                  danger: true,
-                });
-                if (!confirmed) return;
-                try {
-                  await del(`/v1/admin/keys/${encodeURIComponent(key.key_id)}`);
-                  navigate("/settings", {}, `Revoked key ${key.key_id}.`);
-                } catch (error) {
-                  notify(`The key was not revoked: ${error.message}`, true);
-                }
-              },
-            }),
+        key.revoked_at ? "" : revokeKeyButton(key, actions),
       ]),
       { caption: "API keys" },
     ),
@@ -170,12 +188,7 @@ function keysSection(keys, { navigate, notify }) {
 }
 
 export async function render(section, { navigate, notify, session }) {
-  const [stores, settings, keys, boundary] = await Promise.all([
-    get("/v1/admin/stores"),
-    get("/v1/admin/entitlements/settings"),
-    get("/v1/admin/keys"),
-    get("/v1/admin/customer-boundary"),
-  ]);
+  const { stores, settings, keys, boundary } = await load();
   replace(
     section,
     pageHeading("Settings"),

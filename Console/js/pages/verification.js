@@ -4,19 +4,11 @@
 
 import { get, segment } from "../api.js";
 import { h, append, badge, field, link, pageHeading, replace, select, table } from "../dom.js";
-import { dateTime, words } from "../format.js";
+import { dateTime, words } from "../pure/format.js";
+import { attemptQuery } from "../pure/lists.js";
+import { hasMore } from "../pure/query.js";
 
 const outcomeTones = { verified: "good", invalid: "bad", retryable: "warn" };
-
-/** The query the API is asked with, from the page's own query (`outcome` defaults to refusals only). */
-export function attemptQuery(query) {
-  const outcome = query.get("outcome") ?? "invalid";
-  return {
-    limit: 50,
-    app_user_id: (query.get("app_user_id") || "").trim() || undefined,
-    outcome: outcome === "all" ? undefined : outcome,
-  };
-}
 
 function rows(attempts) {
   return attempts.map((attempt) =>
@@ -62,14 +54,14 @@ function olderButton(section, tbody, apiQuery, firstBefore) {
     type: "button",
     class: "button",
     text: "Older attempts",
-    hidden: before === undefined || before === null,
+    hidden: !hasMore(before),
     onclick: async () => {
       more.disabled = true;
       try {
         const page = await get("/v1/admin/verification-attempts", { ...apiQuery, before });
         tbody.append(...rows(page.attempts));
         before = page.next_before;
-        more.hidden = before === undefined || before === null;
+        more.hidden = !hasMore(before);
       } catch (error) {
         append(section, h("p", { class: "error", role: "alert", text: `Older attempts could not be read: ${error.message}` }));
       } finally {

@@ -5,15 +5,8 @@
 import { collect, post, put, get } from "../api.js";
 import { confirmAction, showOnce } from "../dialog.js";
 import { h, append, field, pageHeading, replace, select } from "../dom.js";
+import { deliveryFilters, eventsCountText, matchesDelivery, readDeliveryFilter } from "../pure/lists.js";
 import { eventsTable } from "./events.js";
-
-const filters = [
-  ["all", "All events"],
-  ["dead", "Dead letters"],
-  ["pending", "Pending deliveries"],
-  ["delivered", "Delivered"],
-  ["none", "Written without a webhook"],
-];
 
 function secretMessage(secret) {
   return h(
@@ -22,6 +15,64 @@ function secretMessage(secret) {
     h("p", { text: "Store this signing secret now: it is not shown again. Receivers check each delivery's Shopkeeper-Signature with it." }),
     h("p", {}, h("code", { class: "secret", id: "webhook-secret", text: secret })),
   );
+}
+
+// Data.
+
+/** The webhook settings and the latest events (more of them when a filter will leave some out). */
+async function load(filter, customer) {
+  const [settings, listed] = await Promise.all([
+    get("/v1/admin/entitlements/settings"),
+    collect("/v1/admin/events", "events", {
+      query: { app_user_id: customer || undefined },
+      pageSize: 200,
+      limit: filter === "all" ? 200 : 2000,
+    }),
+  ]);
+  return { settings, listed };
+}
+
+// Markup.
+
+function removeButton(save) {
+  return h("button", {
+    type: "button",
+    class: "button danger",
+    text: "Remove webhook",
+    onclick: async () => {
+      const confirmed = await confirmAction({
+        title: "Remove the webhook?",
+        message: "Events are still recorded, but nothing is delivered; pending deliveries end as dead letters (replayable later).",
+        confirmLabel: "Remove webhook",
+        danger: true,
+      });
+      if (confirmed) await save(null);
+    },
+  });
+}
+
+function rotateButton(errorBox, notify) {
+  return h("button", {
+    type: "button",
+    class: "button",
+    text: "Rotate signing secret",
+    onclick: async () => {
+      const confirmed = await confirmAction({
+        title: "Rotate the webhook's signing secret?",
+        message: "A new secret signs every delivery from now on; the old one stops working at once. Update your receiver right after.",
+        confirmLabel: "Rotate secret",
+        danger: true,
+      });
+      if (!confirmed) return;
+      try {
+        const answer = await post("/v1/admin/entitlements/webhook-secret");
+        await showOnce({ title: "The new signing secret", message: secretMessage(answer.webhook_secret) });
+        notify("The webhook's signing secret was rotated.");
+      } catch (error) {
+        errorBox.textContent = `The secret was not rotated: ${error.message}`;
+      }
+    },
+  });
 }
 
 function webhookForm(settings, { navigate, notify }) {
@@ -37,87 +88,55 @@ function webhookForm(settings, { navigate, notify }) {
       errorBox.textContent = `The webhook was not changed: ${error.message}`;
     }
   };
+  const submit = async (event) => {
+    event.preventDefault();
+    const value = url.value.trim();
+    if (!value) {
+      errorBox.textContent = "Give the webhook's URL (http or https), or remove the webhook.";
+      url.focus();
+      return;
+    }
+    await save(value);
+  };
   return h(
     "form",
-    {
-      class: "webhook-form",
-      "aria-label": "Webhook",
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const value = url.value.trim();
-        if (!value) {
-          errorBox.textContent = "Give the webhook's URL (http or https), or remove the webhook.";
-          url.focus();
-          return;
-        }
-        await save(value);
-      },
-    },
+    { class: "webhook-form", "aria-label": "Webhook", onsubmit: submit },
     field("Webhook URL", url, "Every event is delivered here, signed, and retried with backoff until it is answered 2xx or given up (a dead letter)."),
     h(
       "div",
       { class: "actions" },
       h("button", { type: "submit", class: "button primary", text: "Save webhook URL" }),
-      settings.webhook_url
-        ? h("button", {
-            type: "button",
-            class: "button danger",
-            text: "Remove webhook",
-            onclick: async () => {
-              const confirmed = await confirmAction({
-                title: "Remove the webhook?",
-                message: "Events are still recorded, but nothing is delivered; pending deliveries end as dead letters (replayable later).",
-                confirmLabel: "Remove webhook",
-                danger: true,
-              });
-              if (confirmed) await save(null);
-            },
-          })
-        : null,
-      settings.webhook_url
-        ? h("button", {
-            type: "button",
-            class: "button",
-            text: "Rotate signing secret",
-            onclick: async () => {
-              const confirmed = await confirmAction({
-                title: "Rotate the webhook's signing secret?",
-                message: "A new secret signs every delivery from now on; the old one stops working at once. Update your receiver right after.",
-                confirmLabel: "Rotate secret",
-                danger: true,
-              });
-              if (!confirmed) return;
-              try {
-                const answer = await post("/v1/admin/entitlements/webhook-secret");
-                await showOnce({ title: "The new signing secret", message: secretMessage(answer.webhook_secret) });
-                notify("The webhook's signing secret was rotated.");
-              } catch (error) {
-                errorBox.textContent = `The secret was not rotated: ${error.message}`;
-              }
-            },
-          })
-        : null,
+      settings.webhook_url ? removeButton(save) : null,
+      settings.webhook_url ? rotateButton(errorBox, notify) : null,
     ),
     errorBox,
   );
 }
 
-export async function render(section, { query, navigate, notify }) {
-  const filter = filters.some(([value]) => value === query.get("delivery")) ? query.get("delivery") : "all";
-  const customer = (query.get("customer") || "").trim();
-  const [settings, listed] = await Promise.all([
-    get("/v1/admin/entitlements/settings"),
-    collect("/v1/admin/events", "events", {
-      query: { app_user_id: customer || undefined },
-      pageSize: 200,
-      limit: filter === "all" ? 200 : 2000,
-    }),
-  ]);
-  const matching = (event) => (filter === "all" ? true : filter === "none" ? !event.delivery : event.delivery && event.delivery.state === filter);
-  const events = listed.items.filter(matching);
-  const deliveryFilter = select(filters, filter, { name: "delivery" });
+function filterForm(filter, customer, navigate) {
+  const deliveryFilter = select(deliveryFilters, filter, { name: "delivery" });
   const customerFilter = h("input", { type: "search", name: "customer", value: customer, autocomplete: "off" });
+  return h(
+    "form",
+    {
+      class: "filters",
+      "aria-label": "Filter events",
+      onsubmit: (event) => {
+        event.preventDefault();
+        navigate("/webhooks", { delivery: deliveryFilter.value === "all" ? undefined : deliveryFilter.value, customer: customerFilter.value.trim() });
+      },
+    },
+    field("Delivery", deliveryFilter),
+    field("Customer (app user id)", customerFilter),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "button", text: "Filter" })),
+  );
+}
 
+export async function render(section, { query, navigate, notify }) {
+  const filter = readDeliveryFilter(query);
+  const customer = (query.get("customer") || "").trim();
+  const { settings, listed } = await load(filter, customer);
+  const events = listed.items.filter((event) => matchesDelivery(filter, event));
   replace(
     section,
     pageHeading("Webhooks and events"),
@@ -127,28 +146,11 @@ export async function render(section, { query, navigate, notify }) {
       : h("p", { id: "webhook-url", text: "No webhook: events are recorded but not delivered." }),
     webhookForm(settings, { navigate, notify }),
     h("h2", { text: "Events" }),
-    h(
-      "form",
-      {
-        class: "filters",
-        "aria-label": "Filter events",
-        onsubmit: (event) => {
-          event.preventDefault();
-          navigate("/webhooks", { delivery: deliveryFilter.value === "all" ? undefined : deliveryFilter.value, customer: customerFilter.value.trim() });
-        },
-      },
-      field("Delivery", deliveryFilter),
-      field("Customer (app user id)", customerFilter),
-      h("div", { class: "actions" }, h("button", { type: "submit", class: "button", text: "Filter" })),
-    ),
+    filterForm(filter, customer, navigate),
   );
   append(
     section,
-    h("p", {
-      class: "muted",
-      id: "events-count",
-      text: `${events.length} event(s)${filter === "all" ? "" : ` among the latest ${listed.items.length}`}${listed.more ? "; older events are not shown" : ""}.`,
-    }),
-    eventsTable(events, { notify, caption: filters.find(([value]) => value === filter)[1] }),
+    h("p", { class: "muted", id: "events-count", text: eventsCountText(events.length, filter, listed.items.length, listed.more) }),
+    eventsTable(events, { notify, caption: deliveryFilters.find(([value]) => value === filter)[1] }),
   );
 }

@@ -1,4 +1,5 @@
 // Numbers, money and dates as the console shows them. Dates are UTC, as the reports count days in UTC.
+// Pure: no DOM, no fetch (js/pure/ is imported by the unit tests under Node as well as by the pages).
 
 const integerFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
@@ -83,4 +84,9 @@ export function storeName(store) {
 /** A snake_case value as words (`grace_period` → `grace period`). */
 export function words(value) {
   return value === null || value === undefined ? "—" : String(value).replaceAll("_", " ");
+}
+
+/** `text` cut to at most `length` characters, the last one an ellipsis when it was cut. */
+export function truncate(text, length) {
+  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
