@@ -3,14 +3,14 @@
 ///
 /// The operation runs in a new unstructured task, which does not inherit the caller's cancellation; the caller
 /// waits for it. Keep it short: a graceful shutdown waits for it too.
-public func uncancelled<Success: Sendable>(
+package func uncancelled<Success: Sendable>(
     _ operation: sending @escaping @isolated(any) () async -> Success
 ) async -> Success {
     await Task(operation: operation).value
 }
 
 /// ``uncancelled(_:)`` for an operation that throws: its error is rethrown to the caller.
-public func uncancelled<Success: Sendable>(
+package func uncancelled<Success: Sendable>(
     _ operation: sending @escaping @isolated(any) () async throws -> Success
 ) async throws -> Success {
     try await Task(operation: operation).value

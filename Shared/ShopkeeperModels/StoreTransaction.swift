@@ -11,7 +11,7 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
     package var storeProductID: String
     /// The kind of purchase when the store says (StoreKit 2 does; receipts and Play say only whether it is a
     /// subscription); otherwise the catalog's product type decides.
-    package var type: StoreProductType?
+    package var type: ProductType?
     package var quantity: Int
     package var purchaseDate: Date
     package var originalPurchaseDate: Date?
@@ -35,7 +35,7 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
 
     package init(
         store: StorePlatform, environment: StoreEnvironment, transactionID: String, originalTransactionID: String,
-        storeProductID: String, type: StoreProductType?, quantity: Int, purchaseDate: Date,
+        storeProductID: String, type: ProductType?, quantity: Int, purchaseDate: Date,
         originalPurchaseDate: Date? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
         revocationReason: RevocationReason? = nil, ownershipType: OwnershipType = .purchased, offer: StoreOffer? = nil,
         appAccountToken: String? = nil, obfuscatedAccountID: String? = nil, priceMilliunits: Int64? = nil,
@@ -97,14 +97,6 @@ package enum StoreEnvironment: String, Codable, Sendable, CaseIterable {
 
     /// Whether purchases in this environment were signed by a developer's own tools rather than by the store.
     package var isLocalTesting: Bool { self == .xcode || self == .localTesting }
-}
-
-/// The kind of purchase, as the store reports it.
-package enum StoreProductType: String, Codable, Sendable, CaseIterable {
-    case consumable
-    case nonConsumable = "non_consumable"
-    case autoRenewable = "auto_renewable"
-    case nonRenewing = "non_renewing"
 }
 
 /// Why a store took a purchase back.

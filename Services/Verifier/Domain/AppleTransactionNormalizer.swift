@@ -52,7 +52,7 @@ enum AppleTransactionNormalizer {
         }
     }
 
-    static func productType(_ type: AppleProductType) -> StoreProductType {
+    static func productType(_ type: AppleProductType) -> ProductType {
         switch type {
         case .consumable: .consumable
         case .nonConsumable: .nonConsumable

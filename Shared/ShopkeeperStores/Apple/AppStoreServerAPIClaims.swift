@@ -4,26 +4,26 @@ import Foundation
 /// signed with an App Store Connect in-app purchase key, header `{"alg":"ES256","kid":<key id>,"typ":"JWT"}`.
 ///
 /// The verifier signs them; the sandbox store checks them as Apple does.
-public struct AppStoreServerAPIClaims: Codable, Sendable, Equatable {
+package struct AppStoreServerAPIClaims: Codable, Sendable, Equatable {
     /// The only audience Apple accepts.
-    public static let audience = "appstoreconnect-v1"
+    package static let audience = "appstoreconnect-v1"
     /// The longest lifetime (`exp - iat`) Apple accepts.
-    public static let maximumLifetimeSeconds: Int64 = 3600
+    package static let maximumLifetimeSeconds: Int64 = 3600
 
     /// The issuer id of the App Store Connect team that owns the key.
-    public var iss: String
+    package var iss: String
     /// Issued at, UNIX seconds.
-    public var iat: Int64
+    package var iat: Int64
     /// Expires at, UNIX seconds; at most an hour after `iat`.
-    public var exp: Int64
+    package var exp: Int64
     /// Always ``audience``.
-    public var aud: String
+    package var aud: String
     /// The bundle id of the app the call is about.
-    public var bid: String
+    package var bid: String
     /// An optional one-time value.
-    public var nonce: String?
+    package var nonce: String?
 
-    public init(iss: String, iat: Int64, exp: Int64, aud: String = audience, bid: String, nonce: String? = nil) {
+    package init(iss: String, iat: Int64, exp: Int64, aud: String = audience, bid: String, nonce: String? = nil) {
         self.iss = iss
         self.iat = iat
         self.exp = exp
@@ -33,7 +33,7 @@ public struct AppStoreServerAPIClaims: Codable, Sendable, Equatable {
     }
 
     /// Claims issued at `now`, valid for `lifetime` seconds (Apple allows at most 3600).
-    public init(issuerID: String, bundleID: String, now: Date = Date(), lifetime: Int64 = 1200) {
+    package init(issuerID: String, bundleID: String, now: Date = Date(), lifetime: Int64 = 1200) {
         let issuedAt = Int64(now.timeIntervalSince1970)
         self.init(iss: issuerID, iat: issuedAt, exp: issuedAt + lifetime, bid: bundleID)
     }

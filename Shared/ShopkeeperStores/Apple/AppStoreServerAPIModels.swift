@@ -3,31 +3,31 @@
 /// library, so that a field Apple adds or drops never breaks decoding.
 
 /// `GET /inApps/v1/transactions/{transactionId}`: Apple's `TransactionInfoResponse`.
-public struct AppStoreTransactionInfoResponse: Codable, Sendable, Equatable {
+package struct AppStoreTransactionInfoResponse: Codable, Sendable, Equatable {
     /// The transaction, as a JWS whose payload is an ``AppleTransactionPayload``.
-    public var signedTransactionInfo: String?
+    package var signedTransactionInfo: String?
 
-    public init(signedTransactionInfo: String?) {
+    package init(signedTransactionInfo: String?) {
         self.signedTransactionInfo = signedTransactionInfo
     }
 }
 
 /// `GET /inApps/v2/history/{transactionId}`: Apple's `HistoryResponse`, one page of a customer's
 /// transactions for one app.
-public struct AppStoreHistoryResponse: Codable, Sendable, Equatable {
+package struct AppStoreHistoryResponse: Codable, Sendable, Equatable {
     /// The token to send as the `revision` query parameter for the next page.
-    public var revision: String?
+    package var revision: String?
     /// Whether another page follows.
-    public var hasMore: Bool?
-    public var bundleId: String?
+    package var hasMore: Bool?
+    package var bundleId: String?
     /// The app's Apple id (absent in the sandbox environment).
-    public var appAppleId: Int64?
+    package var appAppleId: Int64?
     /// One of ``AppleEnvironment``'s raw values.
-    public var environment: String?
+    package var environment: String?
     /// Transactions as JWS (payload ``AppleTransactionPayload``).
-    public var signedTransactions: [String]?
+    package var signedTransactions: [String]?
 
-    public init(
+    package init(
         revision: String?, hasMore: Bool?, bundleId: String?, appAppleId: Int64?, environment: String?,
         signedTransactions: [String]?
     ) {
@@ -42,14 +42,14 @@ public struct AppStoreHistoryResponse: Codable, Sendable, Equatable {
 
 /// `GET /inApps/v1/subscriptions/{transactionId}`: Apple's `StatusResponse`, the status of every
 /// auto-renewable subscription of a customer in one app, grouped by subscription group.
-public struct AppStoreStatusResponse: Codable, Sendable, Equatable {
+package struct AppStoreStatusResponse: Codable, Sendable, Equatable {
     /// One of ``AppleEnvironment``'s raw values.
-    public var environment: String?
-    public var bundleId: String?
-    public var appAppleId: Int64?
-    public var data: [AppStoreSubscriptionGroupItem]?
+    package var environment: String?
+    package var bundleId: String?
+    package var appAppleId: Int64?
+    package var data: [AppStoreSubscriptionGroupItem]?
 
-    public init(environment: String?, bundleId: String?, appAppleId: Int64?, data: [AppStoreSubscriptionGroupItem]?) {
+    package init(environment: String?, bundleId: String?, appAppleId: Int64?, data: [AppStoreSubscriptionGroupItem]?) {
         self.environment = environment
         self.bundleId = bundleId
         self.appAppleId = appAppleId
@@ -58,28 +58,28 @@ public struct AppStoreStatusResponse: Codable, Sendable, Equatable {
 }
 
 /// One subscription group of a ``AppStoreStatusResponse`` (Apple's `SubscriptionGroupIdentifierItem`).
-public struct AppStoreSubscriptionGroupItem: Codable, Sendable, Equatable {
-    public var subscriptionGroupIdentifier: String?
+package struct AppStoreSubscriptionGroupItem: Codable, Sendable, Equatable {
+    package var subscriptionGroupIdentifier: String?
     /// The latest transaction of each original transaction in the group.
-    public var lastTransactions: [AppStoreLastTransactionsItem]?
+    package var lastTransactions: [AppStoreLastTransactionsItem]?
 
-    public init(subscriptionGroupIdentifier: String?, lastTransactions: [AppStoreLastTransactionsItem]?) {
+    package init(subscriptionGroupIdentifier: String?, lastTransactions: [AppStoreLastTransactionsItem]?) {
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
         self.lastTransactions = lastTransactions
     }
 }
 
 /// The latest signed transaction and renewal info of one subscription (Apple's `LastTransactionsItem`).
-public struct AppStoreLastTransactionsItem: Codable, Sendable, Equatable {
+package struct AppStoreLastTransactionsItem: Codable, Sendable, Equatable {
     /// One of ``AppStoreSubscriptionStatus``'s raw values.
-    public var status: Int?
-    public var originalTransactionId: String?
+    package var status: Int?
+    package var originalTransactionId: String?
     /// JWS, payload ``AppleTransactionPayload``.
-    public var signedTransactionInfo: String?
+    package var signedTransactionInfo: String?
     /// JWS, payload ``AppleRenewalInfoPayload``.
-    public var signedRenewalInfo: String?
+    package var signedRenewalInfo: String?
 
-    public init(
+    package init(
         status: Int?, originalTransactionId: String?, signedTransactionInfo: String?, signedRenewalInfo: String?
     ) {
         self.status = status
@@ -90,7 +90,7 @@ public struct AppStoreLastTransactionsItem: Codable, Sendable, Equatable {
 }
 
 /// Apple's auto-renewable subscription status numbers.
-public enum AppStoreSubscriptionStatus: Int, Codable, Sendable, CaseIterable {
+package enum AppStoreSubscriptionStatus: Int, Codable, Sendable, CaseIterable {
     case active = 1
     case expired = 2
     case billingRetry = 3
@@ -99,43 +99,43 @@ public enum AppStoreSubscriptionStatus: Int, Codable, Sendable, CaseIterable {
 }
 
 /// `GET /inApps/v1/lookup/{orderId}`: Apple's `OrderLookupResponse`.
-public struct AppStoreOrderLookupResponse: Codable, Sendable, Equatable {
+package struct AppStoreOrderLookupResponse: Codable, Sendable, Equatable {
     /// One of ``AppStoreOrderLookupStatus``'s raw values.
-    public var status: Int?
+    package var status: Int?
     /// The order's transactions as JWS (payload ``AppleTransactionPayload``); empty when invalid.
-    public var signedTransactions: [String]?
+    package var signedTransactions: [String]?
 
-    public init(status: Int?, signedTransactions: [String]?) {
+    package init(status: Int?, signedTransactions: [String]?) {
         self.status = status
         self.signedTransactions = signedTransactions
     }
 }
 
 /// Whether an order id was found (Apple's `OrderLookupStatus`).
-public enum AppStoreOrderLookupStatus: Int, Codable, Sendable {
+package enum AppStoreOrderLookupStatus: Int, Codable, Sendable {
     case valid = 0
     case invalid = 1
 }
 
 /// The body of every App Store Server API error (Apple's `ErrorPayload`). A 401 has no body at all.
-public struct AppStoreErrorPayload: Codable, Sendable, Equatable {
+package struct AppStoreErrorPayload: Codable, Sendable, Equatable {
     /// One of ``AppStoreErrorCode``'s raw values, or another code Apple added.
-    public var errorCode: Int64?
-    public var errorMessage: String?
+    package var errorCode: Int64?
+    package var errorMessage: String?
 
-    public init(errorCode: Int64?, errorMessage: String?) {
+    package init(errorCode: Int64?, errorMessage: String?) {
         self.errorCode = errorCode
         self.errorMessage = errorMessage
     }
 
     /// The payload Apple sends for `code`, with Apple's message.
-    public init(_ code: AppStoreErrorCode) {
+    package init(_ code: AppStoreErrorCode) {
         self.init(errorCode: code.rawValue, errorMessage: code.message)
     }
 }
 
 /// The App Store Server API error codes Shopkeeper meets, with the HTTP status Apple sends each with.
-public enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
+package enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
     /// 400: the request is invalid (e.g. Send Consumption Information without `customerConsented` true).
     case generalBadRequest = 4_000_000
     /// 400: the `revision` query parameter is not one Apple issued.
@@ -183,7 +183,7 @@ public enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
     case generalInternalRetryable = 5_000_001
 
     /// Apple's `errorMessage` for this code.
-    public var message: String {
+    package var message: String {
         switch self {
         case .generalBadRequest: "Bad request."
         case .invalidRequestRevision: "Invalid request revision."
@@ -217,25 +217,25 @@ public enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
     }
 
     /// The HTTP status code Apple answers with.
-    public var httpStatus: Int {
+    package var httpStatus: Int {
         Int(rawValue / 10_000)
     }
 }
 
 /// `PUT /inApps/v2/transactions/consumption/{transactionId}`: Apple's `ConsumptionRequest`, the app's answer to a
 /// `CONSUMPTION_REQUEST` notification (App Store Server API 1.19).
-public struct AppStoreConsumptionRequest: Codable, Sendable, Equatable {
+package struct AppStoreConsumptionRequest: Codable, Sendable, Equatable {
     /// Must be `true`: Apple refuses anything else.
-    public var customerConsented: Bool
+    package var customerConsented: Bool
     /// `DELIVERED`, or an `UNDELIVERED_...` reason.
-    public var deliveryStatus: String
-    public var sampleContentProvided: Bool
+    package var deliveryStatus: String
+    package var sampleContentProvided: Bool
     /// The share consumed, in thousandths of a percent (0...100 000); left out when unknown.
-    public var consumptionPercentage: Int?
+    package var consumptionPercentage: Int?
     /// `DECLINE`, `GRANT_FULL` or `GRANT_PRORATED`; left out for no preference.
-    public var refundPreference: String?
+    package var refundPreference: String?
 
-    public init(
+    package init(
         customerConsented: Bool, deliveryStatus: String, sampleContentProvided: Bool,
         consumptionPercentage: Int? = nil, refundPreference: String? = nil
     ) {

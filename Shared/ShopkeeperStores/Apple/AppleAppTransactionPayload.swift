@@ -7,34 +7,34 @@ import Foundation
 /// An app transaction has no `signedDate` of its own: Apple signs it at `receiptCreationDate`, which Apple's
 /// `SignedDataVerifier` takes as the date to validate the chain at, and its environment is `receiptType`. This type
 /// answers ``AppleSignedPayload`` the same way, so ``AppleSignedDataVerifier`` verifies it like any other payload.
-public struct AppleAppTransactionPayload: AppleSignedPayload, Codable, Equatable {
+package struct AppleAppTransactionPayload: AppleSignedPayload, Codable, Equatable {
     /// The server environment that signed the app transaction: one of ``AppleEnvironment``'s raw values.
-    public var receiptType: String?
+    package var receiptType: String?
     /// The app's Apple id (absent outside production).
-    public var appAppleId: Int64?
-    public var bundleId: String?
+    package var appAppleId: Int64?
+    package var bundleId: String?
     /// The app version (`CFBundleVersion`) the app transaction applies to.
-    public var applicationVersion: String?
+    package var applicationVersion: String?
     /// The App Store's identifier of the app version.
-    public var versionExternalIdentifier: Int64?
+    package var versionExternalIdentifier: Int64?
     /// UNIX milliseconds at which the App Store signed the app transaction.
-    public var receiptCreationDate: Int64?
+    package var receiptCreationDate: Int64?
     /// UNIX milliseconds at which the customer first obtained the app.
-    public var originalPurchaseDate: Int64?
+    package var originalPurchaseDate: Int64?
     /// The app version the customer first obtained.
-    public var originalApplicationVersion: String?
+    package var originalApplicationVersion: String?
     /// Base64 SHA-384 of the device's verification id appended to ``deviceVerificationNonce``.
-    public var deviceVerification: String?
+    package var deviceVerification: String?
     /// The UUID (lowercase string) the device verification value was computed with.
-    public var deviceVerificationNonce: String?
+    package var deviceVerificationNonce: String?
     /// UNIX milliseconds at which the customer pre-ordered the app, when they did.
-    public var preorderDate: Int64?
+    package var preorderDate: Int64?
     /// The unique identifier of the app download transaction.
-    public var appTransactionId: String?
+    package var appTransactionId: String?
     /// The platform the customer first obtained the app on: one of ``ApplePurchasePlatform``'s raw values.
-    public var originalPlatform: String?
+    package var originalPlatform: String?
 
-    public init(
+    package init(
         receiptType: String? = nil, appAppleId: Int64? = nil, bundleId: String? = nil,
         applicationVersion: String? = nil, versionExternalIdentifier: Int64? = nil,
         receiptCreationDate: Int64? = nil, originalPurchaseDate: Int64? = nil,
@@ -58,17 +58,17 @@ public struct AppleAppTransactionPayload: AppleSignedPayload, Codable, Equatable
     }
 
     /// The date the App Store signed the app transaction: its ``receiptCreationDate`` (as Apple's library takes it).
-    public var signedDate: Int64? { receiptCreationDate }
+    package var signedDate: Int64? { receiptCreationDate }
 
     /// The environment of the app transaction: its ``receiptType``.
-    public var environment: String? { receiptType }
+    package var environment: String? { receiptType }
 
     /// ``originalPlatform``, when it is one Apple documents.
-    public var typedOriginalPlatform: ApplePurchasePlatform? { originalPlatform.flatMap(ApplePurchasePlatform.init) }
+    package var typedOriginalPlatform: ApplePurchasePlatform? { originalPlatform.flatMap(ApplePurchasePlatform.init) }
 }
 
 /// The platforms Apple names in an app transaction's `originalPlatform` (Apple's `PurchasePlatform`).
-public enum ApplePurchasePlatform: String, Codable, Sendable, CaseIterable {
+package enum ApplePurchasePlatform: String, Codable, Sendable, CaseIterable {
     case iOS
     case macOS
     case tvOS

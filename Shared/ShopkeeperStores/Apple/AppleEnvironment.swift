@@ -1,5 +1,5 @@
 /// The App Store server environment a transaction belongs to (Apple's `environment` values).
-public enum AppleEnvironment: String, Codable, Sendable, CaseIterable {
+package enum AppleEnvironment: String, Codable, Sendable, CaseIterable {
     case production = "Production"
     case sandbox = "Sandbox"
     /// StoreKit testing in Xcode: signed by Xcode, not by Apple. Development only.
@@ -8,13 +8,13 @@ public enum AppleEnvironment: String, Codable, Sendable, CaseIterable {
     case localTesting = "LocalTesting"
 
     /// Whether Apple itself signs data in this environment.
-    public var isSignedByApple: Bool {
+    package var isSignedByApple: Bool {
         self == .production || self == .sandbox
     }
 }
 
 /// Apple's in-app purchase types (the JWS payload's `type`).
-public enum AppleProductType: String, Codable, Sendable, CaseIterable {
+package enum AppleProductType: String, Codable, Sendable, CaseIterable {
     case autoRenewable = "Auto-Renewable Subscription"
     case nonConsumable = "Non-Consumable"
     case consumable = "Consumable"

@@ -9,12 +9,12 @@ import Foundation
 /// read such a date and keep the whole milliseconds; this does the same: only when the plain decode fails, every
 /// non-integer number under a key ending in `Date` is floored to whole milliseconds and the JSON decoded again. The
 /// models keep their `Int64` fields, and the common case pays for nothing.
-public enum AppleJSON {
+package enum AppleJSON {
     /// One decoder for every payload (Foundation's decoder is safe to share).
     private static let decoder = JSONDecoder()
 
     /// Decodes Apple's JSON `bytes` as `T`, accepting dates with fractional milliseconds.
-    public static func decode<T: Decodable>(_: T.Type = T.self, from bytes: Data) throws -> T {
+    package static func decode<T: Decodable>(_: T.Type = T.self, from bytes: Data) throws -> T {
         do {
             return try decoder.decode(T.self, from: bytes)
         } catch {
@@ -57,7 +57,7 @@ public enum AppleJSON {
 extension CompactJWS {
     /// The payload decoded as Apple's JSON (``AppleJSON``), or `nil` when it is not a `T`. For a JWS whose signature
     /// was verified before (it is read back from storage).
-    public func appleDecodedPayload<T: Decodable>(as _: T.Type = T.self) -> T? {
+    package func appleDecodedPayload<T: Decodable>(as _: T.Type = T.self) -> T? {
         try? AppleJSON.decode(T.self, from: Data(payload))
     }
 }

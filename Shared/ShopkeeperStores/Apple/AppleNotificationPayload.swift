@@ -6,34 +6,34 @@ import Foundation
 ///
 /// A payload carries exactly one of `data` (in-app purchase events), `summary` (`RENEWAL_EXTENSION` `SUMMARY`),
 /// `externalPurchaseToken` (`EXTERNAL_PURCHASE_TOKEN`) and `appData` (`RESCIND_CONSENT`).
-public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
+package struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
     /// One of ``AppleNotificationType``'s raw values (kept as a string: Apple adds types).
-    public var notificationType: String
+    package var notificationType: String
     /// One of ``AppleNotificationSubtype``'s raw values, present only for some types.
-    public var subtype: String?
+    package var subtype: String?
     /// Unique per notification; Apple sends a retried notification with the same one.
-    public var notificationUUID: String
+    package var notificationUUID: String
     /// The app and the signed transaction and renewal info the notification is about.
-    public var data: Data?
+    package var data: Data?
     /// For `RENEWAL_EXTENSION` with subtype `SUMMARY`.
-    public var summary: Summary?
+    package var summary: Summary?
     /// The App Store Server Notifications version, `2.0`.
-    public var version: String?
+    package var version: String?
     /// UNIX milliseconds at which the App Store signed the notification.
-    public var signedDate: Int64?
+    package var signedDate: Int64?
     /// For `EXTERNAL_PURCHASE_TOKEN`: the external purchase token the notification is about.
-    public var externalPurchaseToken: ExternalPurchaseToken?
+    package var externalPurchaseToken: ExternalPurchaseToken?
     /// For `RESCIND_CONSENT`: the app and its signed app transaction.
-    public var appData: AppData?
+    package var appData: AppData?
 
     /// The environment of the part the payload has (``app``).
-    public var environment: String? { app.environment }
+    package var environment: String? { app.environment }
 
     /// The app a notification is about and its environment, read from whichever part the payload has, as Apple's
     /// `SignedDataVerifier.verifyAndDecodeNotification` reads them: `data`, else `summary`, else
     /// `externalPurchaseToken` (which names no environment: an `externalPurchaseId` that starts with `SANDBOX` is the
     /// sandbox's, any other production's), else `appData`.
-    public var app: App {
+    package var app: App {
         if let data {
             return App(bundleId: data.bundleId, appAppleId: data.appAppleId, environment: data.environment)
         }
@@ -50,19 +50,19 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
     }
 
     /// The app of a notification: its bundle id, App Apple ID and environment (an ``AppleEnvironment`` raw value).
-    public struct App: Equatable, Sendable {
-        public var bundleId: String?
-        public var appAppleId: Int64?
-        public var environment: String?
+    package struct App: Equatable, Sendable {
+        package var bundleId: String?
+        package var appAppleId: Int64?
+        package var environment: String?
 
-        public init(bundleId: String?, appAppleId: Int64?, environment: String?) {
+        package init(bundleId: String?, appAppleId: Int64?, environment: String?) {
             self.bundleId = bundleId
             self.appAppleId = appAppleId
             self.environment = environment
         }
     }
 
-    public init(
+    package init(
         notificationType: String, subtype: String? = nil, notificationUUID: String, data: Data? = nil,
         summary: Summary? = nil, version: String? = "2.0", signedDate: Int64? = nil,
         externalPurchaseToken: ExternalPurchaseToken? = nil, appData: AppData? = nil
@@ -79,31 +79,31 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
     }
 
     /// The notification's type, when it is one Apple documents.
-    public var type: AppleNotificationType? { AppleNotificationType(rawValue: notificationType) }
+    package var type: AppleNotificationType? { AppleNotificationType(rawValue: notificationType) }
     /// The notification's subtype, when it has one Apple documents.
-    public var typedSubtype: AppleNotificationSubtype? { subtype.flatMap(AppleNotificationSubtype.init(rawValue:)) }
+    package var typedSubtype: AppleNotificationSubtype? { subtype.flatMap(AppleNotificationSubtype.init(rawValue:)) }
 
     /// The app and the signed transaction and renewal info a notification is about.
-    public struct Data: Codable, Equatable, Sendable {
+    package struct Data: Codable, Equatable, Sendable {
         /// The app's Apple id (absent in the sandbox environment).
-        public var appAppleId: Int64?
-        public var bundleId: String?
+        package var appAppleId: Int64?
+        package var bundleId: String?
         /// The build version (`CFBundleVersion`) of the app.
-        public var bundleVersion: String?
+        package var bundleVersion: String?
         /// One of ``AppleEnvironment``'s raw values.
-        public var environment: String?
+        package var environment: String?
         /// A `JWSTransaction` (``AppleTransactionPayload``).
-        public var signedTransactionInfo: String?
+        package var signedTransactionInfo: String?
         /// A `JWSRenewalInfo` (``AppleRenewalInfoPayload``).
-        public var signedRenewalInfo: String?
+        package var signedRenewalInfo: String?
         /// The subscription's status (as in `GET /inApps/v1/subscriptions`): 1 active, 2 expired, 3 billing retry,
         /// 4 grace period, 5 revoked.
-        public var status: Int?
+        package var status: Int?
         /// For `CONSUMPTION_REQUEST`: why the customer asked for a refund (`UNINTENDED_PURCHASE`,
         /// `FULFILLMENT_ISSUE`, `UNSATISFIED_WITH_PURCHASE`, `LEGAL`, `OTHER`).
-        public var consumptionRequestReason: String?
+        package var consumptionRequestReason: String?
 
-        public init(
+        package init(
             appAppleId: Int64? = nil, bundleId: String? = nil, bundleVersion: String? = nil, environment: String? = nil,
             signedTransactionInfo: String? = nil, signedRenewalInfo: String? = nil, status: Int? = nil,
             consumptionRequestReason: String? = nil
@@ -120,22 +120,22 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
     }
 
     /// The outcome of a mass subscription-renewal-date extension (`RENEWAL_EXTENSION`, `SUMMARY`).
-    public struct Summary: Codable, Equatable, Sendable {
+    package struct Summary: Codable, Equatable, Sendable {
         /// The id of the mass-extension request.
-        public var requestIdentifier: String?
-        public var environment: String?
-        public var appAppleId: Int64?
-        public var bundleId: String?
+        package var requestIdentifier: String?
+        package var environment: String?
+        package var appAppleId: Int64?
+        package var bundleId: String?
         /// The subscription whose renewal dates were extended.
-        public var productId: String?
+        package var productId: String?
         /// ISO 3166-1 alpha-3 codes of the storefronts the extension applied to.
-        public var storefrontCountryCodes: [String]?
+        package var storefrontCountryCodes: [String]?
         /// How many subscriptions were extended.
-        public var succeededCount: Int64?
+        package var succeededCount: Int64?
         /// How many could not be extended.
-        public var failedCount: Int64?
+        package var failedCount: Int64?
 
-        public init(
+        package init(
             requestIdentifier: String? = nil, environment: String? = nil, appAppleId: Int64? = nil,
             bundleId: String? = nil, productId: String? = nil, storefrontCountryCodes: [String]? = nil,
             succeededCount: Int64? = nil, failedCount: Int64? = nil
@@ -152,15 +152,15 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
     }
 
     /// An external purchase token (`EXTERNAL_PURCHASE_TOKEN`): the decoded token of an external purchase.
-    public struct ExternalPurchaseToken: Codable, Equatable, Sendable {
+    package struct ExternalPurchaseToken: Codable, Equatable, Sendable {
         /// Uniquely identifies the token.
-        public var externalPurchaseId: String?
+        package var externalPurchaseId: String?
         /// UNIX milliseconds at which the token was created.
-        public var tokenCreationDate: Int64?
-        public var appAppleId: Int64?
-        public var bundleId: String?
+        package var tokenCreationDate: Int64?
+        package var appAppleId: Int64?
+        package var bundleId: String?
 
-        public init(
+        package init(
             externalPurchaseId: String? = nil, tokenCreationDate: Int64? = nil, appAppleId: Int64? = nil,
             bundleId: String? = nil
         ) {
@@ -172,22 +172,22 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
 
         /// The token's environment, which Apple does not write: `Sandbox` when ``externalPurchaseId`` starts with
         /// `SANDBOX`, else `Production` (Apple's libraries' rule).
-        public var environment: String {
+        package var environment: String {
             externalPurchaseId?.hasPrefix("SANDBOX") == true
                 ? AppleEnvironment.sandbox.rawValue : AppleEnvironment.production.rawValue
         }
     }
 
     /// The app of a `RESCIND_CONSENT` notification and its signed app transaction.
-    public struct AppData: Codable, Equatable, Sendable {
-        public var appAppleId: Int64?
-        public var bundleId: String?
+    package struct AppData: Codable, Equatable, Sendable {
+        package var appAppleId: Int64?
+        package var bundleId: String?
         /// One of ``AppleEnvironment``'s raw values.
-        public var environment: String?
+        package var environment: String?
         /// A `JWSAppTransaction` (``AppleAppTransactionPayload``).
-        public var signedAppTransactionInfo: String?
+        package var signedAppTransactionInfo: String?
 
-        public init(
+        package init(
             appAppleId: Int64? = nil, bundleId: String? = nil, environment: String? = nil,
             signedAppTransactionInfo: String? = nil
         ) {
@@ -201,17 +201,17 @@ public struct AppleNotificationPayload: AppleSignedPayload, Codable, Equatable {
 
 /// `{"signedPayload": "<JWS>"}`: the body Apple POSTs to an app's App Store Server Notifications V2 URL
 /// (Apple's `responseBodyV2`).
-public struct AppleResponseBodyV2: Codable, Equatable, Sendable {
+package struct AppleResponseBodyV2: Codable, Equatable, Sendable {
     /// A JWS (ES256, `x5c` chain) whose payload is an ``AppleNotificationPayload``.
-    public var signedPayload: String
+    package var signedPayload: String
 
-    public init(signedPayload: String) {
+    package init(signedPayload: String) {
         self.signedPayload = signedPayload
     }
 }
 
 /// The notification types Apple documents for App Store Server Notifications V2.
-public enum AppleNotificationType: String, Codable, Sendable, CaseIterable {
+package enum AppleNotificationType: String, Codable, Sendable, CaseIterable {
     case consumptionRequest = "CONSUMPTION_REQUEST"
     case didChangeRenewalPref = "DID_CHANGE_RENEWAL_PREF"
     case didChangeRenewalStatus = "DID_CHANGE_RENEWAL_STATUS"
@@ -239,7 +239,7 @@ public enum AppleNotificationType: String, Codable, Sendable, CaseIterable {
 }
 
 /// The notification subtypes Apple documents.
-public enum AppleNotificationSubtype: String, Codable, Sendable, CaseIterable {
+package enum AppleNotificationSubtype: String, Codable, Sendable, CaseIterable {
     case accepted = "ACCEPTED"
     case activeTokenReminder = "ACTIVE_TOKEN_REMINDER"
     case autoRenewDisabled = "AUTO_RENEW_DISABLED"

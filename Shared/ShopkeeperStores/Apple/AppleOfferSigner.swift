@@ -12,19 +12,19 @@ import Foundation
 ///
 /// The fields and their order are those of Apple's App Store Server Library (`PromotionalOfferSignatureCreator`,
 /// `PromotionalOfferV2SignatureCreator`, `IntroductoryOfferEligibilitySignatureCreator`).
-public struct AppleOfferSigner: Sendable {
+package struct AppleOfferSigner: Sendable {
     /// The separator Apple joins the classic signature's fields with (INVISIBLE SEPARATOR).
-    public static let separator = "\u{2063}"
+    package static let separator = "\u{2063}"
 
     private let key: P256.Signing.PrivateKey
     /// The key's id in App Store Connect.
-    public let keyID: String
+    package let keyID: String
     /// The team's issuer id (the JWS forms' `iss`).
-    public let issuerID: String
+    package let issuerID: String
     /// The app's bundle id.
-    public let bundleID: String
+    package let bundleID: String
 
-    public init(key: P256.Signing.PrivateKey, keyID: String, issuerID: String, bundleID: String) {
+    package init(key: P256.Signing.PrivateKey, keyID: String, issuerID: String, bundleID: String) {
         self.key = key
         self.keyID = keyID
         self.issuerID = issuerID
@@ -32,20 +32,20 @@ public struct AppleOfferSigner: Sendable {
     }
 
     /// What the device hands StoreKit with a classic promotional offer.
-    public struct ClassicSignature: Sendable, Equatable {
-        public var keyID: String
+    package struct ClassicSignature: Sendable, Equatable {
+        package var keyID: String
         /// Lowercase, as signed.
-        public var nonce: UUID
+        package var nonce: UUID
         /// UNIX milliseconds; StoreKit accepts the signature for 24 hours after it.
-        public var timestamp: Int64
+        package var timestamp: Int64
         /// Base64 of the DER-encoded ECDSA signature.
-        public var signature: String
+        package var signature: String
     }
 
     /// The message the classic signature signs: bundle id, key id, product id, offer id, the application username
     /// (the app account token, lowercased; may be empty), the nonce (lowercased) and the timestamp, joined by
     /// ``separator``.
-    public func classicMessage(
+    package func classicMessage(
         productID: String, offerID: String, applicationUsername: String, nonce: UUID, timestamp: Int64
     ) -> String {
         [
@@ -55,7 +55,7 @@ public struct AppleOfferSigner: Sendable {
     }
 
     /// A classic promotional offer signature with a new nonce, at `now`.
-    public func classicSignature(
+    package func classicSignature(
         productID: String, offerID: String, applicationUsername: String, nonce: UUID = UUID(), now: Date = Date()
     ) throws -> ClassicSignature {
         let timestamp = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
@@ -70,7 +70,7 @@ public struct AppleOfferSigner: Sendable {
 
     /// A promotional offer as a JWS (`aud` `promotional-offer`); `transactionID` is any transaction of the customer
     /// (its app transaction id will do), optional but recommended by Apple.
-    public func promotionalOfferJWS(
+    package func promotionalOfferJWS(
         productID: String, offerID: String, transactionID: String?, now: Date = Date(), nonce: UUID = UUID()
     ) throws -> String {
         try sign(
@@ -81,7 +81,7 @@ public struct AppleOfferSigner: Sendable {
 
     /// An introductory offer eligibility as a JWS (`aud` `introductory-offer-eligibility`): whether StoreKit may
     /// offer the customer the product's introductory offer, whatever its own records say.
-    public func introductoryOfferEligibilityJWS(
+    package func introductoryOfferEligibilityJWS(
         productID: String, allowIntroductoryOffer: Bool, transactionID: String, now: Date = Date(),
         nonce: UUID = UUID()
     ) throws -> String {
@@ -98,20 +98,20 @@ public struct AppleOfferSigner: Sendable {
 }
 
 /// The claims of the JWS forms: the common ones (`bid`, `iss`, `aud`, `iat`, `nonce`) and the feature's own.
-public struct OfferClaims: Codable, Sendable, Equatable {
-    public var bid: String
-    public var iss: String
-    public var aud: String
+package struct OfferClaims: Codable, Sendable, Equatable {
+    package var bid: String
+    package var iss: String
+    package var aud: String
     /// Issued at, UNIX seconds.
-    public var iat: Int64
+    package var iat: Int64
     /// A one-time UUID, lowercase.
-    public var nonce: String
-    public var productId: String
-    public var offerIdentifier: String?
-    public var transactionId: String?
-    public var allowIntroductoryOffer: Bool?
+    package var nonce: String
+    package var productId: String
+    package var offerIdentifier: String?
+    package var transactionId: String?
+    package var allowIntroductoryOffer: Bool?
 
-    public init(
+    package init(
         audience: String, bundleID: String, issuerID: String, now: Date, nonce: UUID, productID: String,
         offerIdentifier: String? = nil, transactionID: String? = nil, allowIntroductoryOffer: Bool? = nil
     ) {
@@ -126,7 +126,7 @@ public struct OfferClaims: Codable, Sendable, Equatable {
         self.allowIntroductoryOffer = allowIntroductoryOffer
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(bid, forKey: .bid)
         try container.encode(iss, forKey: .iss)

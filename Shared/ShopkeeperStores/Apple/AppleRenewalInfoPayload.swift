@@ -1,27 +1,27 @@
 /// Subscription renewal information as Apple signs it: the payload of a `signedRenewalInfo` JWS
 /// (Apple's `JWSRenewalInfoDecodedPayload`). Dates are UNIX milliseconds.
-public struct AppleRenewalInfoPayload: AppleSignedPayload, Codable, Equatable {
-    public var originalTransactionId: String?
-    public var productId: String?
-    public var autoRenewProductId: String?
+package struct AppleRenewalInfoPayload: AppleSignedPayload, Codable, Equatable {
+    package var originalTransactionId: String?
+    package var productId: String?
+    package var autoRenewProductId: String?
     /// 1: renews, 0: the customer turned renewal off.
-    public var autoRenewStatus: Int?
-    public var isInBillingRetryPeriod: Bool?
+    package var autoRenewStatus: Int?
+    package var isInBillingRetryPeriod: Bool?
     /// 1 cancelled, 2 billing error, 3 price increase declined, 4 product unavailable, 5 other.
-    public var expirationIntent: Int?
-    public var gracePeriodExpiresDate: Int64?
-    public var offerType: Int?
-    public var offerIdentifier: String?
-    public var signedDate: Int64?
-    public var environment: String?
-    public var recentSubscriptionStartDate: Int64?
-    public var renewalDate: Int64?
-    public var currency: String?
-    public var renewalPrice: Int64?
-    public var appAccountToken: String?
-    public var appTransactionId: String?
+    package var expirationIntent: Int?
+    package var gracePeriodExpiresDate: Int64?
+    package var offerType: Int?
+    package var offerIdentifier: String?
+    package var signedDate: Int64?
+    package var environment: String?
+    package var recentSubscriptionStartDate: Int64?
+    package var renewalDate: Int64?
+    package var currency: String?
+    package var renewalPrice: Int64?
+    package var appAccountToken: String?
+    package var appTransactionId: String?
 
-    public init(
+    package init(
         originalTransactionId: String? = nil, productId: String? = nil, autoRenewProductId: String? = nil,
         autoRenewStatus: Int? = nil, isInBillingRetryPeriod: Bool? = nil, expirationIntent: Int? = nil,
         gracePeriodExpiresDate: Int64? = nil, offerType: Int? = nil, offerIdentifier: String? = nil,

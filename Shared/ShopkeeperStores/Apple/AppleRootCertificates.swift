@@ -4,10 +4,10 @@ import SwiftASN1
 import X509
 
 /// Apple's root certificates, built in so that production never depends on a file being in place.
-public enum AppleRootCertificates {
+package enum AppleRootCertificates {
     /// Apple Root CA - G3, the root of every StoreKit 2 signing chain, from
     /// https://www.apple.com/certificateauthority/ (valid until 2039-04-30).
-    public static let appleRootCAG3PEM = """
+    package static let appleRootCAG3PEM = """
         -----BEGIN CERTIFICATE-----
         MIICQzCCAcmgAwIBAgIILcX8iNLFS5UwCgYIKoZIzj0EAwMwZzEbMBkGA1UEAwwS
         QXBwbGUgUm9vdCBDQSAtIEczMSYwJAYDVQQLDB1BcHBsZSBDZXJ0aWZpY2F0aW9u
@@ -26,16 +26,16 @@ public enum AppleRootCertificates {
         """
 
     /// The SHA-256 fingerprint Apple publishes for Apple Root CA - G3 (lowercase hex of the DER).
-    public static let appleRootCAG3Fingerprint = "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179"
+    package static let appleRootCAG3Fingerprint = "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179"
 
     /// Apple Root CA - G3, parsed.
-    public static func appleRootCAG3() throws -> Certificate {
+    package static func appleRootCAG3() throws -> Certificate {
         try Certificate(pemEncoded: appleRootCAG3PEM)
     }
 
     /// Apple Inc. Root (RSA), the root of the chain that signs legacy app receipts (PKCS#7), from
     /// https://www.apple.com/certificateauthority/ (valid until 2035-02-09).
-    public static let appleIncRootPEM = """
+    package static let appleIncRootPEM = """
         -----BEGIN CERTIFICATE-----
         MIIEuzCCA6OgAwIBAgIBAjANBgkqhkiG9w0BAQUFADBiMQswCQYDVQQGEwJVUzET
         MBEGA1UEChMKQXBwbGUgSW5jLjEmMCQGA1UECxMdQXBwbGUgQ2VydGlmaWNhdGlv
@@ -67,15 +67,15 @@ public enum AppleRootCertificates {
         """
 
     /// The SHA-256 fingerprint Apple publishes for Apple Inc. Root.
-    public static let appleIncRootFingerprint = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
+    package static let appleIncRootFingerprint = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
 
     /// Apple Inc. Root, parsed.
-    public static func appleIncRoot() throws -> Certificate {
+    package static func appleIncRoot() throws -> Certificate {
         try Certificate(pemEncoded: appleIncRootPEM)
     }
 
     /// The lowercase hex SHA-256 of `certificate`'s DER encoding.
-    public static func fingerprint(of certificate: Certificate) throws -> String {
+    package static func fingerprint(of certificate: Certificate) throws -> String {
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
         return SHA256.hash(data: serializer.serializedBytes).hexString

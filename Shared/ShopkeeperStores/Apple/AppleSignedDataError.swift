@@ -1,6 +1,6 @@
 /// Why a StoreKit 2 signed payload (a JWS with an `x5c` chain) was refused. Each case has a
 /// stable machine-readable ``code``; none of them is worth retrying.
-public enum AppleSignedDataError: Error, Equatable, CustomStringConvertible {
+package enum AppleSignedDataError: Error, Equatable, CustomStringConvertible {
     /// Not a compact JWS, not base64url, not JSON, or a required field is missing.
     case malformed(String)
     /// Longer than any App Store JWS.
@@ -18,7 +18,7 @@ public enum AppleSignedDataError: Error, Equatable, CustomStringConvertible {
     /// The signature does not match the payload and the leaf's key.
     case invalidSignature
 
-    public var code: String {
+    package var code: String {
         switch self {
         case .malformed: "malformed_proof"
         case .tooLarge: "proof_too_large"
@@ -31,7 +31,7 @@ public enum AppleSignedDataError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed(let reason): "The signed data is malformed: \(reason)."
         case .tooLarge(let limit): "The signed data is longer than \(limit) bytes."

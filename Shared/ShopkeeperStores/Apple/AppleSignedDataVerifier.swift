@@ -12,9 +12,9 @@ import NIOConcurrencyHelpers
 /// the leaf's key. A chain that passed is cached under its header, so verifying another transaction
 /// signed by the same chain costs one signature check. Whether the payload belongs to the right app
 /// and environment is the caller's question.
-public struct AppleSignedDataVerifier: Sendable {
+package struct AppleSignedDataVerifier: Sendable {
     /// App Store JWS are about 4 KB; anything far longer is refused before parsing.
-    public static let maximumLength = 32 * 1024
+    package static let maximumLength = 32 * 1024
 
     private let chainVerifier: X5CVerifier
     private let cache: VerifiedChainCache
@@ -22,13 +22,13 @@ public struct AppleSignedDataVerifier: Sendable {
     /// - Parameters:
     ///   - trustedRoots: The roots a chain must lead to (Apple Root CA - G3 in production).
     ///   - cacheCapacity: How many verified chains to remember.
-    public init(trustedRoots: [Certificate], cacheCapacity: Int = 64) throws {
+    package init(trustedRoots: [Certificate], cacheCapacity: Int = 64) throws {
         self.chainVerifier = try X5CVerifier(rootCertificates: trustedRoots)
         self.cache = VerifiedChainCache(capacity: cacheCapacity)
     }
 
     /// Verifies `token` and decodes its payload.
-    public func verify<Payload: AppleSignedPayload>(
+    package func verify<Payload: AppleSignedPayload>(
         _ token: String, as _: Payload.Type = Payload.self
     ) async throws(AppleSignedDataError) -> Payload {
         guard token.utf8.count <= Self.maximumLength else {

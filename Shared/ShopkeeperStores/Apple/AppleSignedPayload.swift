@@ -2,7 +2,7 @@ import Foundation
 
 /// A payload Apple signs as a JWS with an `x5c` chain: it carries the time it was signed, at which
 /// the chain is validated.
-public protocol AppleSignedPayload: Decodable, Sendable {
+package protocol AppleSignedPayload: Decodable, Sendable {
     /// UNIX milliseconds at which the App Store signed the data.
     var signedDate: Int64? { get }
     /// One of ``AppleEnvironment``'s raw values.
@@ -11,12 +11,12 @@ public protocol AppleSignedPayload: Decodable, Sendable {
 
 extension Date {
     /// The date of a UNIX-milliseconds timestamp as Apple writes them.
-    public init(appleMilliseconds: Int64) {
+    package init(appleMilliseconds: Int64) {
         self.init(timeIntervalSince1970: Double(appleMilliseconds) / 1000)
     }
 
     /// This date as UNIX milliseconds, as Apple writes them.
-    public var appleMilliseconds: Int64 {
+    package var appleMilliseconds: Int64 {
         Int64((timeIntervalSince1970 * 1000).rounded())
     }
 }

@@ -3,47 +3,47 @@ import Foundation
 /// A StoreKit 2 transaction as Apple signs it: the payload of a `signedTransactionInfo` JWS
 /// (Apple's `JWSTransactionDecodedPayload`), with Apple's field names and value types. Dates are
 /// UNIX milliseconds; the `...Date` accessors convert them.
-public struct AppleTransactionPayload: AppleSignedPayload, Codable, Equatable {
-    public var transactionId: String?
-    public var originalTransactionId: String?
-    public var webOrderLineItemId: String?
-    public var bundleId: String?
-    public var productId: String?
-    public var subscriptionGroupIdentifier: String?
-    public var purchaseDate: Int64?
-    public var originalPurchaseDate: Int64?
-    public var expiresDate: Int64?
-    public var quantity: Int?
+package struct AppleTransactionPayload: AppleSignedPayload, Codable, Equatable {
+    package var transactionId: String?
+    package var originalTransactionId: String?
+    package var webOrderLineItemId: String?
+    package var bundleId: String?
+    package var productId: String?
+    package var subscriptionGroupIdentifier: String?
+    package var purchaseDate: Int64?
+    package var originalPurchaseDate: Int64?
+    package var expiresDate: Int64?
+    package var quantity: Int?
     /// One of ``AppleProductType``'s raw values.
-    public var type: String?
-    public var appAccountToken: String?
+    package var type: String?
+    package var appAccountToken: String?
     /// `PURCHASED` or `FAMILY_SHARED`.
-    public var inAppOwnershipType: String?
-    public var signedDate: Int64?
+    package var inAppOwnershipType: String?
+    package var signedDate: Int64?
     /// 0: refunded for another reason, 1: refunded because of an issue in the app.
-    public var revocationReason: Int?
-    public var revocationDate: Int64?
-    public var isUpgraded: Bool?
+    package var revocationReason: Int?
+    package var revocationDate: Int64?
+    package var isUpgraded: Bool?
     /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
-    public var offerType: Int?
-    public var offerIdentifier: String?
+    package var offerType: Int?
+    package var offerIdentifier: String?
     /// One of ``AppleEnvironment``'s raw values.
-    public var environment: String?
-    public var storefront: String?
-    public var storefrontId: String?
+    package var environment: String?
+    package var storefront: String?
+    package var storefrontId: String?
     /// `PURCHASE` or `RENEWAL`.
-    public var transactionReason: String?
-    public var currency: String?
+    package var transactionReason: String?
+    package var currency: String?
     /// Price in milliunits of `currency`.
-    public var price: Int64?
+    package var price: Int64?
     /// `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME`.
-    public var offerDiscountType: String?
-    public var offerPeriod: String?
-    public var appTransactionId: String?
+    package var offerDiscountType: String?
+    package var offerPeriod: String?
+    package var appTransactionId: String?
     /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`: how a revoked transaction was revoked.
-    public var revocationType: String?
+    package var revocationType: String?
 
-    public init(
+    package init(
         transactionId: String? = nil, originalTransactionId: String? = nil, webOrderLineItemId: String? = nil,
         bundleId: String? = nil, productId: String? = nil, subscriptionGroupIdentifier: String? = nil,
         purchaseDate: Int64? = nil, originalPurchaseDate: Int64? = nil, expiresDate: Int64? = nil,

@@ -10,9 +10,9 @@ import X509
 /// signed by the uploaded one's key, and a signature by that certificate's P-256 key. No validity window is checked:
 /// the certificate is the developer's own and trusted because they uploaded it. Whether such a proof may be accepted
 /// at all (never for an app in production mode) and whether it belongs to the app are the caller's questions.
-public enum StoreKitTestVerifier {
+package enum StoreKitTestVerifier {
     /// Verifies `token` against `certificate` and decodes its payload (Apple's JSON, fractional dates included).
-    public static func verify<Payload: AppleSignedPayload>(
+    package static func verify<Payload: AppleSignedPayload>(
         _ token: String, trusting certificate: Certificate, as _: Payload.Type = Payload.self
     ) throws(AppleSignedDataError) -> Payload {
         guard token.utf8.count <= AppleSignedDataVerifier.maximumLength else {
@@ -47,7 +47,7 @@ public enum StoreKitTestVerifier {
     }
 
     /// A StoreKit test certificate as a developer pastes it: PEM, or base64 of the DER (`.cer`) file.
-    public static func certificate(pemOrBase64DER text: String) -> Certificate? {
+    package static func certificate(pemOrBase64DER text: String) -> Certificate? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("-----BEGIN") {
             return try? Certificate(pemEncoded: trimmed)

@@ -34,7 +34,7 @@ extension AppReceipt {
     /// Strings are UTF8String and dates IA5String RFC 3339 (`2023-01-01T12:00:00Z`, with milliseconds only when
     /// the date has some). Absent receipt-level optionals are left out; like Apple, an in-app purchase always
     /// carries its expires and cancellation dates, empty when absent.
-    public func derPayload() throws -> [UInt8] {
+    package func derPayload() throws -> [UInt8] {
         typealias A = AppReceiptAttribute
         var attributes = [
             ReceiptAttribute(type: A.receiptType, value: try ReceiptAttribute.utf8(receiptType)),
@@ -62,7 +62,7 @@ extension AppReceipt {
 
     /// Decodes a receipt payload (BER or DER). Unknown attributes are ignored; a known attribute of the wrong
     /// type, a repeated one, or a missing required one is ``AppReceiptError/malformed(_:)``.
-    public init(derPayload bytes: [UInt8]) throws(AppReceiptError) {
+    package init(derPayload bytes: [UInt8]) throws(AppReceiptError) {
         typealias A = AppReceiptAttribute
         let fields = try KnownAttributes(
             ReceiptAttribute.parseSet(bytes),

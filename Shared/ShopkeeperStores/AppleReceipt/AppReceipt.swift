@@ -5,33 +5,33 @@ import Foundation
 /// The sandbox store writes it (``AppReceiptContainer/sign(_:with:)``) and the verifier reads it back
 /// (``AppReceiptReader``). Every date is kept at millisecond precision, the precision of
 /// `verifyReceipt`'s `*_ms` fields, so a receipt survives both the ASN.1 and the JSON round trip unchanged.
-public struct AppReceipt: Sendable, Equatable {
+package struct AppReceipt: Sendable, Equatable {
     /// The environment the receipt was issued in: `"Production"`, `"ProductionSandbox"`, `"Xcode"`, …
-    public var receiptType: String
-    public var bundleId: String
+    package var receiptType: String
+    package var bundleId: String
     /// `CFBundleVersion` of the app when the receipt was created.
-    public var applicationVersion: String
+    package var applicationVersion: String
     /// The app version the customer originally bought.
-    public var originalApplicationVersion: String
+    package var originalApplicationVersion: String
     /// When the App Store created the receipt; the signing chain is validated at this instant.
-    public var creationDate: Date {
+    package var creationDate: Date {
         didSet { creationDate = ReceiptDate.normalized(creationDate) }
     }
     /// When a Volume Purchase Program receipt expires; `nil` for ordinary receipts.
-    public var expirationDate: Date? {
+    package var expirationDate: Date? {
         didSet { expirationDate = expirationDate.map(ReceiptDate.normalized) }
     }
     /// When the customer originally bought the app.
-    public var originalPurchaseDate: Date? {
+    package var originalPurchaseDate: Date? {
         didSet { originalPurchaseDate = originalPurchaseDate.map(ReceiptDate.normalized) }
     }
     /// Apple's opaque value, input of the device hash check.
-    public var opaqueValue: Data
+    package var opaqueValue: Data
     /// The SHA-1 of device identifier, opaque value and bundle id.
-    public var sha1Hash: Data
-    public var inAppPurchases: [InAppPurchase]
+    package var sha1Hash: Data
+    package var inAppPurchases: [InAppPurchase]
 
-    public init(
+    package init(
         receiptType: String = "ProductionSandbox",
         bundleId: String,
         applicationVersion: String = "1",
@@ -58,34 +58,34 @@ public struct AppReceipt: Sendable, Equatable {
 
 extension AppReceipt {
     /// One in-app purchase receipt (ASN.1 attribute 17 of the app receipt).
-    public struct InAppPurchase: Sendable, Equatable {
-        public var quantity: Int
-        public var productId: String
-        public var transactionId: String
-        public var originalTransactionId: String
-        public var purchaseDate: Date {
+    package struct InAppPurchase: Sendable, Equatable {
+        package var quantity: Int
+        package var productId: String
+        package var transactionId: String
+        package var originalTransactionId: String
+        package var purchaseDate: Date {
             didSet { purchaseDate = ReceiptDate.normalized(purchaseDate) }
         }
-        public var originalPurchaseDate: Date {
+        package var originalPurchaseDate: Date {
             didSet { originalPurchaseDate = ReceiptDate.normalized(originalPurchaseDate) }
         }
         /// When an auto-renewable subscription period ends; `nil` for other products.
-        public var expiresDate: Date? {
+        package var expiresDate: Date? {
             didSet { expiresDate = expiresDate.map(ReceiptDate.normalized) }
         }
         /// When Apple refunded or revoked the purchase.
-        public var cancellationDate: Date? {
+        package var cancellationDate: Date? {
             didSet { cancellationDate = cancellationDate.map(ReceiptDate.normalized) }
         }
         /// The subscription-period identifier that links renewals across devices.
-        public var webOrderLineItemId: Int64?
-        public var isTrialPeriod: Bool
-        public var isInIntroOfferPeriod: Bool
+        package var webOrderLineItemId: Int64?
+        package var isTrialPeriod: Bool
+        package var isInIntroOfferPeriod: Bool
         /// The promotional offer the customer redeemed, if any.
-        public var promotionalOfferIdentifier: String?
+        package var promotionalOfferIdentifier: String?
 
         /// A purchase; the original transaction and purchase date default to this transaction's.
-        public init(
+        package init(
             quantity: Int = 1,
             productId: String,
             transactionId: String,

@@ -3,10 +3,10 @@ import Foundation
 @_spi(CMS) import X509
 
 /// Apple's app receipt container: the receipt payload inside a PKCS#7 / CMS `SignedData` with attached content.
-public enum AppReceiptContainer {
+package enum AppReceiptContainer {
     /// Signs `receipt` the way the App Store does, with `chain`'s leaf key (ECDSA P-256 with SHA-256), and
     /// embeds leaf, intermediate and root. Returns the DER of the container; receipts travel base64-encoded.
-    public static func sign(_ receipt: AppReceipt, with chain: SigningChain) throws -> [UInt8] {
+    package static func sign(_ receipt: AppReceipt, with chain: SigningChain) throws -> [UInt8] {
         try sign(
             payload: receipt.derPayload(), certificate: chain.leaf,
             privateKey: Certificate.PrivateKey(chain.leafKey),
@@ -20,7 +20,7 @@ public enum AppReceiptContainer {
     ///
     /// - Parameter signingTime: when set, the container carries CMS signed attributes (content type, message
     ///   digest, signing time) and the signature covers them; App Store receipts have none.
-    public static func sign(
+    package static func sign(
         payload: [UInt8], certificate: Certificate, privateKey: Certificate.PrivateKey,
         signatureAlgorithm: Certificate.SignatureAlgorithm, additionalCertificates: [Certificate],
         signingTime: Date? = nil

@@ -1,6 +1,6 @@
 /// Why an app receipt was refused. Each case has a stable machine ``code``; the associated text is for
 /// people and logs and may change.
-public enum AppReceiptError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum AppReceiptError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not base64, not a PKCS#7 container, bad ASN.1, too large or truncated, or a payload whose attributes
     /// have the wrong types.
     case malformed(String)
@@ -14,7 +14,7 @@ public enum AppReceiptError: Error, Sendable, Equatable, CustomStringConvertible
     case certificateNotValidAtSigningDate(String)
 
     /// The stable machine-readable code of the error, e.g. `"invalid_signature"`.
-    public var code: String {
+    package var code: String {
         switch self {
         case .malformed: "malformed_receipt"
         case .invalidSignature: "invalid_signature"
@@ -25,7 +25,7 @@ public enum AppReceiptError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// The human-readable reason.
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .malformed(let reason), .invalidSignature(let reason), .untrustedChain(let reason),
             .missingMarkerExtension(let reason), .certificateNotValidAtSigningDate(let reason):
@@ -33,5 +33,5 @@ public enum AppReceiptError: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 
-    public var description: String { "\(code): \(reason)" }
+    package var description: String { "\(code): \(reason)" }
 }

@@ -9,24 +9,24 @@ import Foundation
 /// last the chain to one of ``trustedRoots`` under ``AppleMarkerPolicy`` with RFC 5280 validity evaluated at the
 /// receipt's creation date (`untrusted_chain`, `certificate_not_valid_at_signing_date`). Certificates in the
 /// receipt only ever serve as intermediates: the root must be one of ``trustedRoots``.
-public struct AppReceiptReader: Sendable {
+package struct AppReceiptReader: Sendable {
     /// The longest base64 text accepted (512 KiB); real receipts are a few KiB.
-    public static let maximumBase64Length = 512 * 1024
+    package static let maximumBase64Length = 512 * 1024
 
     /// The roots a receipt must chain to.
-    public let trustedRoots: [Certificate]
+    package let trustedRoots: [Certificate]
 
-    public init(trustedRoots: [Certificate]) {
+    package init(trustedRoots: [Certificate]) {
         self.trustedRoots = trustedRoots
     }
 
     /// Verifies `receiptData` (base64; line breaks and spaces are ignored) and returns its receipt.
-    public func read(base64 receiptData: String) async throws(AppReceiptError) -> AppReceipt {
+    package func read(base64 receiptData: String) async throws(AppReceiptError) -> AppReceipt {
         try await read(der: Self.decodeBase64(receiptData))
     }
 
     /// Verifies a receipt container given as bytes.
-    public func read(der bytes: [UInt8]) async throws(AppReceiptError) -> AppReceipt {
+    package func read(der bytes: [UInt8]) async throws(AppReceiptError) -> AppReceipt {
         guard bytes.count <= Self.maximumBase64Length / 4 * 3 else {
             throw .malformed("receipt of \(bytes.count) bytes is over the size limit")
         }

@@ -3,34 +3,34 @@ import Foundation
 extension VerifyReceiptResponse {
     /// One in-app purchase transaction, as in `receipt.in_app` and `latest_receipt_info`. Every value is a
     /// string, as Apple sends it: `quantity` `"1"`, booleans `"true"`/`"false"`.
-    public struct InApp: Codable, Sendable, Equatable {
-        public var quantity: String
-        public var productId: String
-        public var transactionId: String
-        public var originalTransactionId: String
-        public var purchaseDate: String
-        public var purchaseDateMs: String
-        public var purchaseDatePst: String
-        public var originalPurchaseDate: String
-        public var originalPurchaseDateMs: String
-        public var originalPurchaseDatePst: String
-        public var expiresDate: String?
-        public var expiresDateMs: String?
-        public var expiresDatePst: String?
-        public var cancellationDate: String?
-        public var cancellationDateMs: String?
-        public var cancellationDatePst: String?
+    package struct InApp: Codable, Sendable, Equatable {
+        package var quantity: String
+        package var productId: String
+        package var transactionId: String
+        package var originalTransactionId: String
+        package var purchaseDate: String
+        package var purchaseDateMs: String
+        package var purchaseDatePst: String
+        package var originalPurchaseDate: String
+        package var originalPurchaseDateMs: String
+        package var originalPurchaseDatePst: String
+        package var expiresDate: String?
+        package var expiresDateMs: String?
+        package var expiresDatePst: String?
+        package var cancellationDate: String?
+        package var cancellationDateMs: String?
+        package var cancellationDatePst: String?
         /// `"1"` refunded for an issue in the app, `"0"` for another reason.
-        public var cancellationReason: String?
-        public var webOrderLineItemId: String?
-        public var isTrialPeriod: String?
-        public var isInIntroOfferPeriod: String?
+        package var cancellationReason: String?
+        package var webOrderLineItemId: String?
+        package var isTrialPeriod: String?
+        package var isInIntroOfferPeriod: String?
         /// `"PURCHASED"` or `"FAMILY_SHARED"`.
-        public var inAppOwnershipType: String?
-        public var promotionalOfferId: String?
-        public var offerCodeRefName: String?
-        public var subscriptionGroupIdentifier: String?
-        public var isUpgraded: String?
+        package var inAppOwnershipType: String?
+        package var promotionalOfferId: String?
+        package var offerCodeRefName: String?
+        package var subscriptionGroupIdentifier: String?
+        package var isUpgraded: String?
 
         enum CodingKeys: String, CodingKey {
             case quantity
@@ -61,7 +61,7 @@ extension VerifyReceiptResponse {
         }
 
         /// The JSON form of a receipt's in-app purchase, as the sandbox store answers `verifyReceipt` with.
-        public init(_ purchase: AppReceipt.InAppPurchase, ownershipType: String = "PURCHASED") {
+        package init(_ purchase: AppReceipt.InAppPurchase, ownershipType: String = "PURCHASED") {
             quantity = String(purchase.quantity)
             productId = purchase.productId
             transactionId = purchase.transactionId
@@ -87,23 +87,23 @@ extension VerifyReceiptResponse {
     }
 
     /// A `verifyReceipt` field that cannot be read back into an ``AppReceipt``.
-    public struct FieldError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct FieldError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Apple's JSON key.
-        public var field: String
-        public var value: String?
+        package var field: String
+        package var value: String?
 
-        public init(field: String, value: String?) {
+        package init(field: String, value: String?) {
             self.field = field
             self.value = value
         }
 
-        public var description: String { "verifyReceipt field \(field) has an unreadable value \(value ?? "null")" }
+        package var description: String { "verifyReceipt field \(field) has an unreadable value \(value ?? "null")" }
     }
 }
 
 extension AppReceipt.InAppPurchase {
     /// Reads an in-app purchase back from `verifyReceipt` JSON, by its `*_ms` dates.
-    public init(_ inApp: VerifyReceiptResponse.InApp) throws(VerifyReceiptResponse.FieldError) {
+    package init(_ inApp: VerifyReceiptResponse.InApp) throws(VerifyReceiptResponse.FieldError) {
         func date(_ text: String?, _ field: String) throws(VerifyReceiptResponse.FieldError) -> Date? {
             guard let text, !text.isEmpty else { return nil }
             guard let date = VerifyReceiptDate.parse(text) else { throw .init(field: field, value: text) }
@@ -143,7 +143,7 @@ extension AppReceipt.InAppPurchase {
 
 extension VerifyReceiptResponse.Receipt {
     /// The JSON form of an app receipt, as the sandbox store answers `verifyReceipt` with.
-    public init(_ receipt: AppReceipt, requestDate: Date = Date()) {
+    package init(_ receipt: AppReceipt, requestDate: Date = Date()) {
         self.init(
             bundleId: receipt.bundleId, applicationVersion: receipt.applicationVersion,
             inApp: receipt.inAppPurchases.map { VerifyReceiptResponse.InApp($0) }

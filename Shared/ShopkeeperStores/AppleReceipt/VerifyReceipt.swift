@@ -1,15 +1,15 @@
 import Foundation
 
 /// The JSON body of a POST to Apple's legacy `verifyReceipt` endpoint.
-public struct VerifyReceiptRequest: Codable, Sendable, Equatable {
+package struct VerifyReceiptRequest: Codable, Sendable, Equatable {
     /// The base64 app receipt (`receipt-data`).
-    public var receiptData: String
+    package var receiptData: String
     /// The app's shared secret, required for auto-renewable subscriptions (`password`).
-    public var password: String?
+    package var password: String?
     /// Keep only the latest renewal of each subscription in `latest_receipt_info` (`exclude-old-transactions`).
-    public var excludeOldTransactions: Bool?
+    package var excludeOldTransactions: Bool?
 
-    public init(receiptData: String, password: String? = nil, excludeOldTransactions: Bool? = nil) {
+    package init(receiptData: String, password: String? = nil, excludeOldTransactions: Bool? = nil) {
         self.receiptData = receiptData
         self.password = password
         self.excludeOldTransactions = excludeOldTransactions
@@ -25,20 +25,20 @@ public struct VerifyReceiptRequest: Codable, Sendable, Equatable {
 /// The JSON response of `verifyReceipt` (Apple's `responseBody`), with Apple's keys. Dates are strings in three
 /// forms, as Apple sends them: `"2023-01-01 12:00:00 Etc/GMT"`, milliseconds (`*_ms`, a decimal string) and
 /// Pacific time (`*_pst`).
-public struct VerifyReceiptResponse: Codable, Sendable, Equatable {
-    public var status: VerifyReceiptStatus
+package struct VerifyReceiptResponse: Codable, Sendable, Equatable {
+    package var status: VerifyReceiptStatus
     /// `"Sandbox"` or `"Production"`.
-    public var environment: String?
-    public var receipt: Receipt?
+    package var environment: String?
+    package var receipt: Receipt?
     /// Every in-app purchase transaction, newest renewals included (`latest_receipt_info`).
-    public var latestReceiptInfo: [InApp]?
+    package var latestReceiptInfo: [InApp]?
     /// The latest base64 app receipt (`latest_receipt`).
-    public var latestReceipt: String?
-    public var pendingRenewalInfo: [PendingRenewalInfo]?
+    package var latestReceipt: String?
+    package var pendingRenewalInfo: [PendingRenewalInfo]?
     /// Set with statuses 21100…21199: whether to try again later (`is-retryable`).
-    public var isRetryable: Bool?
+    package var isRetryable: Bool?
 
-    public init(
+    package init(
         status: VerifyReceiptStatus, environment: String? = nil, receipt: Receipt? = nil,
         latestReceiptInfo: [InApp]? = nil, latestReceipt: String? = nil,
         pendingRenewalInfo: [PendingRenewalInfo]? = nil, isRetryable: Bool? = nil
@@ -60,7 +60,7 @@ public struct VerifyReceiptResponse: Codable, Sendable, Equatable {
         case isRetryable = "is-retryable"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         status = try container.decode(VerifyReceiptStatus.self, forKey: .status)
         environment = try container.decodeIfPresent(String.self, forKey: .environment)
@@ -79,33 +79,33 @@ public struct VerifyReceiptResponse: Codable, Sendable, Equatable {
 
 extension VerifyReceiptResponse {
     /// The decoded app receipt (`responseBody.Receipt`).
-    public struct Receipt: Codable, Sendable, Equatable {
-        public var receiptType: String?
-        public var adamId: Int64?
-        public var appItemId: Int64?
-        public var bundleId: String
-        public var applicationVersion: String
-        public var downloadId: Int64?
-        public var versionExternalIdentifier: Int64?
-        public var receiptCreationDate: String?
-        public var receiptCreationDateMs: String?
-        public var receiptCreationDatePst: String?
-        public var requestDate: String?
-        public var requestDateMs: String?
-        public var requestDatePst: String?
-        public var originalPurchaseDate: String?
-        public var originalPurchaseDateMs: String?
-        public var originalPurchaseDatePst: String?
-        public var originalApplicationVersion: String?
-        public var expirationDate: String?
-        public var expirationDateMs: String?
-        public var expirationDatePst: String?
-        public var preorderDate: String?
-        public var preorderDateMs: String?
-        public var preorderDatePst: String?
-        public var inApp: [InApp]
+    package struct Receipt: Codable, Sendable, Equatable {
+        package var receiptType: String?
+        package var adamId: Int64?
+        package var appItemId: Int64?
+        package var bundleId: String
+        package var applicationVersion: String
+        package var downloadId: Int64?
+        package var versionExternalIdentifier: Int64?
+        package var receiptCreationDate: String?
+        package var receiptCreationDateMs: String?
+        package var receiptCreationDatePst: String?
+        package var requestDate: String?
+        package var requestDateMs: String?
+        package var requestDatePst: String?
+        package var originalPurchaseDate: String?
+        package var originalPurchaseDateMs: String?
+        package var originalPurchaseDatePst: String?
+        package var originalApplicationVersion: String?
+        package var expirationDate: String?
+        package var expirationDateMs: String?
+        package var expirationDatePst: String?
+        package var preorderDate: String?
+        package var preorderDateMs: String?
+        package var preorderDatePst: String?
+        package var inApp: [InApp]
 
-        public init(bundleId: String, applicationVersion: String, inApp: [InApp] = []) {
+        package init(bundleId: String, applicationVersion: String, inApp: [InApp] = []) {
             self.bundleId = bundleId
             self.applicationVersion = applicationVersion
             self.inApp = inApp
@@ -140,25 +140,25 @@ extension VerifyReceiptResponse {
     }
 
     /// A pending or failed renewal of an auto-renewable subscription (`responseBody.Pending_renewal_info`).
-    public struct PendingRenewalInfo: Codable, Sendable, Equatable {
+    package struct PendingRenewalInfo: Codable, Sendable, Equatable {
         /// The product the subscription renews to.
-        public var autoRenewProductId: String?
+        package var autoRenewProductId: String?
         /// `"1"` when the subscription renews, `"0"` when the customer turned renewal off.
-        public var autoRenewStatus: String?
-        public var originalTransactionId: String
-        public var productId: String
+        package var autoRenewStatus: String?
+        package var originalTransactionId: String
+        package var productId: String
         /// Why the subscription expired: `"1"` cancelled … `"5"` other.
-        public var expirationIntent: String?
+        package var expirationIntent: String?
         /// `"1"` while Apple is still trying to bill the customer.
-        public var isInBillingRetryPeriod: String?
-        public var gracePeriodExpiresDate: String?
-        public var gracePeriodExpiresDateMs: String?
-        public var gracePeriodExpiresDatePst: String?
-        public var priceConsentStatus: String?
-        public var offerCodeRefName: String?
-        public var promotionalOfferId: String?
+        package var isInBillingRetryPeriod: String?
+        package var gracePeriodExpiresDate: String?
+        package var gracePeriodExpiresDateMs: String?
+        package var gracePeriodExpiresDatePst: String?
+        package var priceConsentStatus: String?
+        package var offerCodeRefName: String?
+        package var promotionalOfferId: String?
 
-        public init(
+        package init(
             originalTransactionId: String, productId: String, autoRenewProductId: String? = nil,
             autoRenewStatus: Bool = true
         ) {
@@ -169,7 +169,7 @@ extension VerifyReceiptResponse {
         }
 
         /// The grace period end (from `grace_period_expires_date_ms`).
-        public var gracePeriodExpiresAt: Date? {
+        package var gracePeriodExpiresAt: Date? {
             get { gracePeriodExpiresDateMs.flatMap(VerifyReceiptDate.parse) }
             set {
                 gracePeriodExpiresDate = newValue.map(ReceiptDate.gmt)

@@ -1,5 +1,5 @@
 /// The `status` of a `verifyReceipt` response, Apple's table of outcomes.
-public enum VerifyReceiptStatus: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum VerifyReceiptStatus: Sendable, Hashable, Codable, CustomStringConvertible {
     /// 0: the receipt is valid (even if a subscription in it has expired).
     case valid
     /// 21000: the request was not an HTTP POST (formerly: the App Store could not read the JSON object).
@@ -30,7 +30,7 @@ public enum VerifyReceiptStatus: Sendable, Hashable, Codable, CustomStringConver
     case unknown(Int)
 
     /// The status for a numeric code.
-    public init(code: Int) {
+    package init(code: Int) {
         switch code {
         case 0: self = .valid
         case 21000: self = .invalidRequest
@@ -50,7 +50,7 @@ public enum VerifyReceiptStatus: Sendable, Hashable, Codable, CustomStringConver
     }
 
     /// The numeric code Apple sends.
-    public var code: Int {
+    package var code: Int {
         switch self {
         case .valid: 0
         case .invalidRequest: 21000
@@ -69,20 +69,20 @@ public enum VerifyReceiptStatus: Sendable, Hashable, Codable, CustomStringConver
     }
 
     /// Whether the same request may succeed later: 21002, 21005, 21009 and 21100…21199.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch self {
         case .malformedReceiptData, .serverUnavailable, .internalDataAccessError, .internalError: true
         default: false
         }
     }
 
-    public var description: String { String(code) }
+    package var description: String { String(code) }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init(code: try decoder.singleValueContainer().decode(Int.self))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(code)
     }

@@ -3,21 +3,21 @@ import Foundation
 /// What Cloud Pub/Sub POSTs to a push subscription's endpoint: one message (for Play, a
 /// ``GoogleDeveloperNotification`` as base64 JSON in `data`) and the subscription it came through. Pub/Sub writes the
 /// message id and publish time twice, in camelCase and snake_case.
-public struct PubSubPushEnvelope: Codable, Sendable, Equatable {
-    public var message: Message
+package struct PubSubPushEnvelope: Codable, Sendable, Equatable {
+    package var message: Message
     /// `projects/{project}/subscriptions/{subscription}`.
-    public var subscription: String?
+    package var subscription: String?
     /// How often Pub/Sub tried to deliver this message; only set when the subscription has a dead-letter policy.
-    public var deliveryAttempt: Int?
+    package var deliveryAttempt: Int?
 
-    public init(message: Message, subscription: String? = nil, deliveryAttempt: Int? = nil) {
+    package init(message: Message, subscription: String? = nil, deliveryAttempt: Int? = nil) {
         self.message = message
         self.subscription = subscription
         self.deliveryAttempt = deliveryAttempt
     }
 
     /// The envelope of one Play notification, as Pub/Sub pushes it.
-    public init(
+    package init(
         notification: GoogleDeveloperNotification, messageId: String, publishTime: String, subscription: String
     ) throws {
         let encoder = JSONEncoder()
@@ -30,22 +30,22 @@ public struct PubSubPushEnvelope: Codable, Sendable, Equatable {
     }
 
     /// Google's `PubsubMessage` as pushed.
-    public struct Message: Codable, Sendable, Equatable {
+    package struct Message: Codable, Sendable, Equatable {
         /// Standard base64 of the payload (for Play, a ``GoogleDeveloperNotification`` as JSON).
-        public var data: String?
+        package var data: String?
         /// Unique within the topic; Pub/Sub delivers at least once and redelivers a message with the same id.
-        public var messageId: String?
+        package var messageId: String?
         /// The same id under its snake_case name, which Pub/Sub sends too.
-        public var message_id: String?
+        package var message_id: String?
         /// RFC 3339 time at which Pub/Sub received the publish.
-        public var publishTime: String?
+        package var publishTime: String?
         /// The same time under its snake_case name.
-        public var publish_time: String?
+        package var publish_time: String?
         /// Set by the publisher; Play sends none.
-        public var attributes: [String: String]?
-        public var orderingKey: String?
+        package var attributes: [String: String]?
+        package var orderingKey: String?
 
-        public init(
+        package init(
             data: String?, messageId: String?, publishTime: String? = nil, attributes: [String: String]? = nil,
             orderingKey: String? = nil
         ) {
@@ -59,13 +59,13 @@ public struct PubSubPushEnvelope: Codable, Sendable, Equatable {
         }
 
         /// The message id, under either name.
-        public var id: String? { messageId ?? message_id }
+        package var id: String? { messageId ?? message_id }
 
         /// The decoded bytes of `data`; `nil` when absent or not base64.
-        public var decodedData: Data? { data.flatMap { Data(base64Encoded: $0) } }
+        package var decodedData: Data? { data.flatMap { Data(base64Encoded: $0) } }
 
         /// `data` decoded as a Play developer notification; `nil` when it is not one.
-        public var developerNotification: GoogleDeveloperNotification? {
+        package var developerNotification: GoogleDeveloperNotification? {
             decodedData.flatMap { try? JSONDecoder().decode(GoogleDeveloperNotification.self, from: $0) }
         }
     }
@@ -74,20 +74,20 @@ public struct PubSubPushEnvelope: Codable, Sendable, Equatable {
 /// A Google Play real-time developer notification (RTDN, Google's `DeveloperNotification`): only a signal that
 /// something changed; the state is fetched from the Play Developer API. Exactly one of `subscriptionNotification`,
 /// `oneTimeProductNotification`, `voidedPurchaseNotification` and `testNotification` is set.
-public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
+package struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
     /// The notification format's version, `1.0`.
-    public var version: String?
+    package var version: String?
     /// The app, e.g. `com.some.thing`.
-    public var packageName: String
+    package var packageName: String
     /// UNIX milliseconds of the event, as a string, as Google writes it (`"1503349566168"`); a JSON number decodes too.
-    public var eventTimeMillis: String?
-    public var subscriptionNotification: SubscriptionNotification?
-    public var oneTimeProductNotification: OneTimeProductNotification?
-    public var voidedPurchaseNotification: VoidedPurchaseNotification?
+    package var eventTimeMillis: String?
+    package var subscriptionNotification: SubscriptionNotification?
+    package var oneTimeProductNotification: OneTimeProductNotification?
+    package var voidedPurchaseNotification: VoidedPurchaseNotification?
     /// Sent by the Play Console's "Send test notification".
-    public var testNotification: TestNotification?
+    package var testNotification: TestNotification?
 
-    public init(
+    package init(
         version: String? = "1.0", packageName: String, eventTimeMillis: String?,
         subscriptionNotification: SubscriptionNotification? = nil,
         oneTimeProductNotification: OneTimeProductNotification? = nil,
@@ -107,7 +107,7 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
         case voidedPurchaseNotification, testNotification
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(String.self, forKey: .version)
         packageName = try container.decode(String.self, forKey: .packageName)
@@ -126,17 +126,17 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
     }
 
     /// Google's `SubscriptionNotification`.
-    public struct SubscriptionNotification: Codable, Sendable, Equatable {
+    package struct SubscriptionNotification: Codable, Sendable, Equatable {
         /// `1.0`.
-        public var version: String?
+        package var version: String?
         /// ``GoogleSubscriptionNotificationType``'s raw value.
-        public var notificationType: Int
+        package var notificationType: Int
         /// The subscription's purchase token (read its state with `purchases.subscriptionsv2.get`).
-        public var purchaseToken: String
+        package var purchaseToken: String
         /// The subscription's product id (Google still sends it, though it is deprecated).
-        public var subscriptionId: String?
+        package var subscriptionId: String?
 
-        public init(version: String? = "1.0", notificationType: Int, purchaseToken: String, subscriptionId: String?) {
+        package init(version: String? = "1.0", notificationType: Int, purchaseToken: String, subscriptionId: String?) {
             self.version = version
             self.notificationType = notificationType
             self.purchaseToken = purchaseToken
@@ -144,22 +144,22 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
         }
 
         /// The type, when it is one Google documents.
-        public var type: GoogleSubscriptionNotificationType? {
+        package var type: GoogleSubscriptionNotificationType? {
             GoogleSubscriptionNotificationType(rawValue: notificationType)
         }
     }
 
     /// Google's `OneTimeProductNotification`.
-    public struct OneTimeProductNotification: Codable, Sendable, Equatable {
+    package struct OneTimeProductNotification: Codable, Sendable, Equatable {
         /// `1.0`.
-        public var version: String?
+        package var version: String?
         /// ``GoogleOneTimeProductNotificationType``'s raw value: 1 purchased, 2 canceled.
-        public var notificationType: Int
-        public var purchaseToken: String
+        package var notificationType: Int
+        package var purchaseToken: String
         /// The one-time product's id.
-        public var sku: String
+        package var sku: String
 
-        public init(version: String? = "1.0", notificationType: Int, purchaseToken: String, sku: String) {
+        package init(version: String? = "1.0", notificationType: Int, purchaseToken: String, sku: String) {
             self.version = version
             self.notificationType = notificationType
             self.purchaseToken = purchaseToken
@@ -167,22 +167,22 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
         }
 
         /// The type, when it is one Google documents.
-        public var type: GoogleOneTimeProductNotificationType? {
+        package var type: GoogleOneTimeProductNotificationType? {
             GoogleOneTimeProductNotificationType(rawValue: notificationType)
         }
     }
 
     /// Google's `VoidedPurchaseNotification`: a purchase was refunded, charged back or revoked.
-    public struct VoidedPurchaseNotification: Codable, Sendable, Equatable {
-        public var purchaseToken: String
+    package struct VoidedPurchaseNotification: Codable, Sendable, Equatable {
+        package var purchaseToken: String
         /// The order that was voided (for a subscription, the order that was refunded).
-        public var orderId: String?
+        package var orderId: String?
         /// 1 subscription, 2 one-time product (``GoogleVoidedProductType``).
-        public var productType: Int?
+        package var productType: Int?
         /// 1 full refund, 2 quantity-based partial refund (``GoogleRefundType``).
-        public var refundType: Int?
+        package var refundType: Int?
 
-        public init(purchaseToken: String, orderId: String?, productType: Int?, refundType: Int?) {
+        package init(purchaseToken: String, orderId: String?, productType: Int?, refundType: Int?) {
             self.purchaseToken = purchaseToken
             self.orderId = orderId
             self.productType = productType
@@ -191,17 +191,17 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
     }
 
     /// Google's `TestNotification`: no purchase, just a check that the topic is wired up.
-    public struct TestNotification: Codable, Sendable, Equatable {
+    package struct TestNotification: Codable, Sendable, Equatable {
         /// `1.0`.
-        public var version: String?
+        package var version: String?
 
-        public init(version: String? = "1.0") {
+        package init(version: String? = "1.0") {
             self.version = version
         }
     }
 
     /// A short name of the kind of notification: `subscription.<type>`, `one_time.<type>`, `voided`, `test`.
-    public var kind: String {
+    package var kind: String {
         if let subscription = subscriptionNotification {
             return "subscription."
                 + (GoogleSubscriptionNotificationType(rawValue: subscription.notificationType).map { "\($0)" }
@@ -214,7 +214,7 @@ public struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
 }
 
 /// `SubscriptionNotification.notificationType`: Play's subscription notification types.
-public enum GoogleSubscriptionNotificationType: Int, Codable, Sendable, CaseIterable {
+package enum GoogleSubscriptionNotificationType: Int, Codable, Sendable, CaseIterable {
     /// Recovered from account hold, or resumed from a pause.
     case recovered = 1
     /// An active subscription renewed.
@@ -249,7 +249,7 @@ public enum GoogleSubscriptionNotificationType: Int, Codable, Sendable, CaseIter
 }
 
 /// `OneTimeProductNotification.notificationType`.
-public enum GoogleOneTimeProductNotificationType: Int, Codable, Sendable, CaseIterable {
+package enum GoogleOneTimeProductNotificationType: Int, Codable, Sendable, CaseIterable {
     /// A one-time product was bought (also once a pending purchase completes).
     case purchased = 1
     /// A pending one-time purchase was cancelled.
@@ -257,13 +257,13 @@ public enum GoogleOneTimeProductNotificationType: Int, Codable, Sendable, CaseIt
 }
 
 /// `VoidedPurchaseNotification.productType`.
-public enum GoogleVoidedProductType: Int, Codable, Sendable, CaseIterable {
+package enum GoogleVoidedProductType: Int, Codable, Sendable, CaseIterable {
     case subscription = 1
     case oneTime = 2
 }
 
 /// `VoidedPurchaseNotification.refundType`.
-public enum GoogleRefundType: Int, Codable, Sendable, CaseIterable {
+package enum GoogleRefundType: Int, Codable, Sendable, CaseIterable {
     case fullRefund = 1
     case quantityBasedPartialRefund = 2
 }

@@ -3,28 +3,28 @@ import _CryptoExtras
 
 /// A JSON Web Key Set as Google publishes its OIDC signing keys (`https://www.googleapis.com/oauth2/v3/certs`):
 /// RSA public keys by `kid`.
-public struct GoogleJSONWebKeySet: Codable, Sendable, Equatable {
-    public var keys: [Key]
+package struct GoogleJSONWebKeySet: Codable, Sendable, Equatable {
+    package var keys: [Key]
 
-    public init(keys: [Key]) {
+    package init(keys: [Key]) {
         self.keys = keys
     }
 
     /// One RSA key (RFC 7517): modulus and exponent base64url without padding.
-    public struct Key: Codable, Sendable, Equatable {
+    package struct Key: Codable, Sendable, Equatable {
         /// `RSA`.
-        public var kty: String
+        package var kty: String
         /// `RS256`.
-        public var alg: String?
+        package var alg: String?
         /// `sig`.
-        public var use: String?
-        public var kid: String?
+        package var use: String?
+        package var kid: String?
         /// The modulus, base64url.
-        public var n: String
+        package var n: String
         /// The public exponent, base64url (`AQAB`).
-        public var e: String
+        package var e: String
 
-        public init(
+        package init(
             kty: String = "RSA", alg: String? = "RS256", use: String? = "sig", kid: String?, n: String, e: String
         ) {
             self.kty = kty
@@ -36,14 +36,14 @@ public struct GoogleJSONWebKeySet: Codable, Sendable, Equatable {
         }
 
         /// The JWK of `publicKey`.
-        public init(publicKey: _RSA.Signing.PublicKey, kid: String) throws {
+        package init(publicKey: _RSA.Signing.PublicKey, kid: String) throws {
             let primitives = try publicKey.getKeyPrimitives()
             self.init(
                 kid: kid, n: Base64URL.encode(primitives.modulus), e: Base64URL.encode(primitives.publicExponent))
         }
 
         /// The RSA public key; `nil` when this is not an RSA key of at least 2048 bits.
-        public var publicKey: _RSA.Signing.PublicKey? {
+        package var publicKey: _RSA.Signing.PublicKey? {
             guard kty == "RSA", let modulus = Base64URL.decode(n), let exponent = Base64URL.decode(e) else {
                 return nil
             }
@@ -52,7 +52,7 @@ public struct GoogleJSONWebKeySet: Codable, Sendable, Equatable {
     }
 
     /// The key with `kid`.
-    public func key(id kid: String) -> Key? {
+    package func key(id kid: String) -> Key? {
         keys.first { $0.kid == kid }
     }
 }

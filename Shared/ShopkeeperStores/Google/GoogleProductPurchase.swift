@@ -1,33 +1,33 @@
 /// A one-time product purchase as the Play Developer API returns it
 /// (`purchases.products.get`, Google's `ProductPurchase`), with Google's JSON field names.
 /// Google writes 64-bit numbers (`purchaseTimeMillis`) as strings.
-public struct GoogleProductPurchase: Codable, Sendable, Equatable {
+package struct GoogleProductPurchase: Codable, Sendable, Equatable {
     /// The `kind` Google sends.
-    public static let kindValue = "androidpublisher#productPurchase"
+    package static let kindValue = "androidpublisher#productPurchase"
 
-    public var kind: String?
+    package var kind: String?
     /// UNIX milliseconds, as a decimal string.
-    public var purchaseTimeMillis: String?
+    package var purchaseTimeMillis: String?
     /// One of ``GooglePurchaseState``'s raw values.
-    public var purchaseState: Int?
+    package var purchaseState: Int?
     /// 0: yet to be consumed, 1: consumed.
-    public var consumptionState: Int?
-    public var developerPayload: String?
-    public var orderId: String?
+    package var consumptionState: Int?
+    package var developerPayload: String?
+    package var orderId: String?
     /// Present only for purchases not made the normal way: 0 test (license testing), 1 promo, 2 rewarded.
-    public var purchaseType: Int?
+    package var purchaseType: Int?
     /// 0: yet to be acknowledged, 1: acknowledged.
-    public var acknowledgementState: Int?
-    public var purchaseToken: String?
-    public var productId: String?
-    public var quantity: Int?
-    public var obfuscatedExternalAccountId: String?
-    public var obfuscatedExternalProfileId: String?
+    package var acknowledgementState: Int?
+    package var purchaseToken: String?
+    package var productId: String?
+    package var quantity: Int?
+    package var obfuscatedExternalAccountId: String?
+    package var obfuscatedExternalProfileId: String?
     /// ISO 3166-1 alpha-2 billing region.
-    public var regionCode: String?
-    public var refundableQuantity: Int?
+    package var regionCode: String?
+    package var refundableQuantity: Int?
 
-    public init(
+    package init(
         kind: String? = kindValue, purchaseTimeMillis: String? = nil, purchaseState: Int? = nil,
         consumptionState: Int? = nil, developerPayload: String? = nil, orderId: String? = nil,
         purchaseType: Int? = nil, acknowledgementState: Int? = nil, purchaseToken: String? = nil,
@@ -53,14 +53,14 @@ public struct GoogleProductPurchase: Codable, Sendable, Equatable {
 }
 
 /// `ProductPurchase.purchaseState`.
-public enum GooglePurchaseState: Int, Codable, Sendable {
+package enum GooglePurchaseState: Int, Codable, Sendable {
     case purchased = 0
     case canceled = 1
     case pending = 2
 }
 
 /// `ProductPurchase.purchaseType`, present only for purchases not made the normal way.
-public enum GooglePurchaseType: Int, Codable, Sendable {
+package enum GooglePurchaseType: Int, Codable, Sendable {
     /// Bought from a license-testing account: no money changed hands.
     case test = 0
     case promo = 1

@@ -3,26 +3,26 @@ import Foundation
 /// The claims of the OIDC ID token Pub/Sub puts in `Authorization: Bearer` of an authenticated push, signed RS256 by
 /// one of Google's keys (`https://www.googleapis.com/oauth2/v3/certs`), with Google's names and types (dates in UNIX
 /// seconds): what the sandbox store signs. ``GooglePushTokenVerifier`` checks them as ``GooglePushClaims``.
-public struct GooglePushTokenClaims: Codable, Sendable, Equatable {
+package struct GooglePushTokenClaims: Codable, Sendable, Equatable {
     /// Google's issuers: `https://accounts.google.com` (or `accounts.google.com`).
-    public static let issuers: Set<String> = ["https://accounts.google.com", "accounts.google.com"]
+    package static let issuers: Set<String> = ["https://accounts.google.com", "accounts.google.com"]
 
     /// `https://accounts.google.com`.
-    public var iss: String
+    package var iss: String
     /// The audience configured on the push subscription (by default its endpoint URL).
-    public var aud: String
+    package var aud: String
     /// The push service account's unique id.
-    public var azp: String?
+    package var azp: String?
     /// The service account the push subscription authenticates as.
-    public var email: String?
-    public var email_verified: Bool?
-    public var sub: String?
+    package var email: String?
+    package var email_verified: Bool?
+    package var sub: String?
     /// UNIX seconds.
-    public var iat: Int64
+    package var iat: Int64
     /// UNIX seconds; Google's tokens live an hour.
-    public var exp: Int64
+    package var exp: Int64
 
-    public init(
+    package init(
         iss: String = "https://accounts.google.com", aud: String, azp: String?, email: String?,
         emailVerified: Bool? = true, sub: String?, iat: Int64, exp: Int64
     ) {

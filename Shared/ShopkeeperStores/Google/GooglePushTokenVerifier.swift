@@ -4,23 +4,23 @@ import JWTKit
 /// Checks the OIDC token Cloud Pub/Sub puts on an authenticated push (`Authorization: Bearer <JWT>`): signed by one
 /// of Google's keys (a configured JWKS), issued by `accounts.google.com`, for the configured audience, not expired,
 /// and, when emails are configured, by one of those service accounts with a verified email.
-public struct GooglePushTokenVerifier: Sendable {
+package struct GooglePushTokenVerifier: Sendable {
     private let keys: Keys
-    public let audience: String
-    public let emails: Set<String>
+    package let audience: String
+    package let emails: Set<String>
 
     /// - Parameters:
     ///   - jwksJSON: Google's signing keys as a JWKS (`https://www.googleapis.com/oauth2/v3/certs`).
     ///   - audience: The audience set on the Pub/Sub push subscription.
     ///   - emails: The push service accounts accepted; any when empty.
-    public init(jwksJSON: String, audience: String, emails: Set<String> = []) {
+    package init(jwksJSON: String, audience: String, emails: Set<String> = []) {
         self.keys = Keys(jwksJSON: jwksJSON)
         self.audience = audience
         self.emails = emails
     }
 
     /// Verifies a push's bearer token; throws when it is not a valid token for this endpoint.
-    public func verify(_ token: String) async throws -> GooglePushClaims {
+    package func verify(_ token: String) async throws -> GooglePushClaims {
         let claims = try await keys.collection().verify(token, as: GooglePushClaims.self)
         guard claims.aud.value.contains(audience) else { throw GooglePushTokenError.wrongAudience }
         if !emails.isEmpty {
@@ -51,21 +51,21 @@ private actor Keys {
 }
 
 /// Why a push token was refused (besides a bad signature or an expired token).
-public enum GooglePushTokenError: Error, Equatable {
+package enum GooglePushTokenError: Error, Equatable {
     case wrongAudience
     case wrongAccount
 }
 
 /// The claims of a Pub/Sub push OIDC token.
-public struct GooglePushClaims: JWTPayload, Equatable {
-    public var iss: IssuerClaim
-    public var aud: AudienceClaim
-    public var exp: ExpirationClaim
-    public var iat: IssuedAtClaim?
-    public var email: String?
-    public var emailVerified: Bool?
+package struct GooglePushClaims: JWTPayload, Equatable {
+    package var iss: IssuerClaim
+    package var aud: AudienceClaim
+    package var exp: ExpirationClaim
+    package var iat: IssuedAtClaim?
+    package var email: String?
+    package var emailVerified: Bool?
 
-    public init(
+    package init(
         iss: String = "https://accounts.google.com", aud: String, exp: Date, iat: Date = Date(), email: String?,
         emailVerified: Bool? = true
     ) {
@@ -82,7 +82,7 @@ public struct GooglePushClaims: JWTPayload, Equatable {
         case emailVerified = "email_verified"
     }
 
-    public func verify(using algorithm: some JWTAlgorithm) async throws {
+    package func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
         guard iss.value == "https://accounts.google.com" || iss.value == "accounts.google.com" else {
             throw JWTError.claimVerificationFailure(failedClaim: iss, reason: "not issued by Google")

@@ -1,24 +1,24 @@
 import Foundation
 
 /// A Google service-account key file (the JSON the Cloud console downloads), with Google's field names.
-public struct GoogleServiceAccountKey: Codable, Sendable, Equatable {
+package struct GoogleServiceAccountKey: Codable, Sendable, Equatable {
     /// Always `service_account`.
-    public var type: String
-    public var projectId: String
-    public var privateKeyId: String
+    package var type: String
+    package var projectId: String
+    package var privateKeyId: String
     /// RSA-2048 private key, PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
-    public var privateKey: String
+    package var privateKey: String
     /// `name@project.iam.gserviceaccount.com`: the `iss` of the account's assertions.
-    public var clientEmail: String
-    public var clientId: String
-    public var authUri: String
+    package var clientEmail: String
+    package var clientId: String
+    package var authUri: String
     /// Where to exchange an assertion for an access token; also the assertion's `aud`.
-    public var tokenUri: String
-    public var authProviderX509CertUrl: String
-    public var clientX509CertUrl: String
-    public var universeDomain: String?
+    package var tokenUri: String
+    package var authProviderX509CertUrl: String
+    package var clientX509CertUrl: String
+    package var universeDomain: String?
 
-    public enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case type
         case projectId = "project_id"
         case privateKeyId = "private_key_id"
@@ -32,7 +32,7 @@ public struct GoogleServiceAccountKey: Codable, Sendable, Equatable {
         case universeDomain = "universe_domain"
     }
 
-    public init(
+    package init(
         type: String = "service_account", projectId: String, privateKeyId: String, privateKey: String,
         clientEmail: String, clientId: String, authUri: String = "https://accounts.google.com/o/oauth2/auth",
         tokenUri: String, authProviderX509CertUrl: String = "https://www.googleapis.com/oauth2/v1/certs",
@@ -56,28 +56,28 @@ public struct GoogleServiceAccountKey: Codable, Sendable, Equatable {
 /// `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`; header `{"alg":"RS256","typ":"JWT","kid":<private_key_id>}`.
 ///
 /// The verifier signs them (``RS256Signer``); the sandbox store checks them as Google does.
-public struct GoogleServiceAccountClaims: Codable, Sendable, Equatable {
+package struct GoogleServiceAccountClaims: Codable, Sendable, Equatable {
     /// The grant type of the token request.
-    public static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    package static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
     /// The scope the Play Developer API needs.
-    public static let androidPublisherScope = "https://www.googleapis.com/auth/androidpublisher"
+    package static let androidPublisherScope = "https://www.googleapis.com/auth/androidpublisher"
     /// The longest lifetime (`exp - iat`) Google accepts.
-    public static let maximumLifetimeSeconds: Int64 = 3600
+    package static let maximumLifetimeSeconds: Int64 = 3600
 
     /// The service account's `client_email`.
-    public var iss: String
+    package var iss: String
     /// Space-separated scopes.
-    public var scope: String
+    package var scope: String
     /// The key's `token_uri`.
-    public var aud: String
+    package var aud: String
     /// Issued at, UNIX seconds.
-    public var iat: Int64
+    package var iat: Int64
     /// Expires at, UNIX seconds; at most an hour after `iat`.
-    public var exp: Int64
+    package var exp: Int64
     /// The user to impersonate (domain-wide delegation); unused by the Play Developer API.
-    public var sub: String?
+    package var sub: String?
 
-    public init(iss: String, scope: String, aud: String, iat: Int64, exp: Int64, sub: String? = nil) {
+    package init(iss: String, scope: String, aud: String, iat: Int64, exp: Int64, sub: String? = nil) {
         self.iss = iss
         self.scope = scope
         self.aud = aud
@@ -87,7 +87,7 @@ public struct GoogleServiceAccountClaims: Codable, Sendable, Equatable {
     }
 
     /// Claims for `key`, asking for the Play Developer API scope, issued at `now` for an hour.
-    public init(key: GoogleServiceAccountKey, now: Date = Date(), lifetime: Int64 = 3600) {
+    package init(key: GoogleServiceAccountKey, now: Date = Date(), lifetime: Int64 = 3600) {
         let issuedAt = Int64(now.timeIntervalSince1970)
         self.init(
             iss: key.clientEmail, scope: Self.androidPublisherScope, aud: key.tokenUri, iat: issuedAt,
@@ -95,26 +95,26 @@ public struct GoogleServiceAccountClaims: Codable, Sendable, Equatable {
     }
 
     /// Whether `scope` includes `wanted`.
-    public func hasScope(_ wanted: String) -> Bool {
+    package func hasScope(_ wanted: String) -> Bool {
         scope.split(separator: " ").contains { $0 == wanted }
     }
 }
 
 /// A successful token response: `{"access_token":"ya29...","expires_in":3599,"token_type":"Bearer"}`.
-public struct GoogleTokenResponse: Codable, Sendable, Equatable {
-    public var accessToken: String
+package struct GoogleTokenResponse: Codable, Sendable, Equatable {
+    package var accessToken: String
     /// Seconds the token stays valid.
-    public var expiresIn: Int
+    package var expiresIn: Int
     /// Always `Bearer`.
-    public var tokenType: String
+    package var tokenType: String
 
-    public enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
         case expiresIn = "expires_in"
         case tokenType = "token_type"
     }
 
-    public init(accessToken: String, expiresIn: Int, tokenType: String = "Bearer") {
+    package init(accessToken: String, expiresIn: Int, tokenType: String = "Bearer") {
         self.accessToken = accessToken
         self.expiresIn = expiresIn
         self.tokenType = tokenType
@@ -122,17 +122,17 @@ public struct GoogleTokenResponse: Codable, Sendable, Equatable {
 }
 
 /// A refused token request: `{"error":"invalid_grant","error_description":"Invalid JWT Signature."}`.
-public struct GoogleOAuthErrorResponse: Codable, Sendable, Equatable {
+package struct GoogleOAuthErrorResponse: Codable, Sendable, Equatable {
     /// `invalid_grant`, `invalid_scope`, `unsupported_grant_type`, `invalid_request`, ...
-    public var error: String
-    public var errorDescription: String?
+    package var error: String
+    package var errorDescription: String?
 
-    public enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case error
         case errorDescription = "error_description"
     }
 
-    public init(error: String, errorDescription: String?) {
+    package init(error: String, errorDescription: String?) {
         self.error = error
         self.errorDescription = errorDescription
     }

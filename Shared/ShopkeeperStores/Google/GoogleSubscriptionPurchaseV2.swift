@@ -1,25 +1,25 @@
 /// A subscription as the Play Developer API returns it (`purchases.subscriptionsv2.get`, Google's
 /// `SubscriptionPurchaseV2`), with Google's JSON field names. Times are RFC 3339 strings.
-public struct GoogleSubscriptionPurchaseV2: Codable, Sendable, Equatable {
+package struct GoogleSubscriptionPurchaseV2: Codable, Sendable, Equatable {
     /// The `kind` Google sends.
-    public static let kindValue = "androidpublisher#subscriptionPurchaseV2"
+    package static let kindValue = "androidpublisher#subscriptionPurchaseV2"
 
-    public var kind: String?
-    public var regionCode: String?
+    package var kind: String?
+    package var regionCode: String?
     /// When the subscription was granted (RFC 3339, e.g. `2025-01-31T12:00:00.123Z`).
-    public var startTime: String?
+    package var startTime: String?
     /// One of ``GoogleSubscriptionState``'s raw values.
-    public var subscriptionState: String?
-    public var latestOrderId: String?
-    public var linkedPurchaseToken: String?
+    package var subscriptionState: String?
+    package var latestOrderId: String?
+    package var linkedPurchaseToken: String?
     /// One of ``GoogleAcknowledgementState``'s raw values (a string here, unlike ``GoogleProductPurchase``).
-    public var acknowledgementState: String?
-    public var lineItems: [GoogleSubscriptionLineItem]?
+    package var acknowledgementState: String?
+    package var lineItems: [GoogleSubscriptionLineItem]?
     /// Present (an empty object) only for license-testing purchases.
-    public var testPurchase: GoogleTestPurchase?
-    public var externalAccountIdentifiers: GoogleExternalAccountIdentifiers?
+    package var testPurchase: GoogleTestPurchase?
+    package var externalAccountIdentifiers: GoogleExternalAccountIdentifiers?
 
-    public init(
+    package init(
         kind: String? = kindValue, regionCode: String? = nil, startTime: String? = nil,
         subscriptionState: String? = nil, latestOrderId: String? = nil, linkedPurchaseToken: String? = nil,
         acknowledgementState: String? = nil, lineItems: [GoogleSubscriptionLineItem]? = nil,
@@ -39,16 +39,16 @@ public struct GoogleSubscriptionPurchaseV2: Codable, Sendable, Equatable {
 }
 
 /// One subscribed product of a ``GoogleSubscriptionPurchaseV2`` (Google's `SubscriptionPurchaseLineItem`).
-public struct GoogleSubscriptionLineItem: Codable, Sendable, Equatable {
-    public var productId: String?
+package struct GoogleSubscriptionLineItem: Codable, Sendable, Equatable {
+    package var productId: String?
     /// RFC 3339.
-    public var expiryTime: String?
+    package var expiryTime: String?
     /// Present for auto-renewing plans.
-    public var autoRenewingPlan: GoogleAutoRenewingPlan?
-    public var offerDetails: GoogleOfferDetails?
-    public var latestSuccessfulOrderId: String?
+    package var autoRenewingPlan: GoogleAutoRenewingPlan?
+    package var offerDetails: GoogleOfferDetails?
+    package var latestSuccessfulOrderId: String?
 
-    public init(
+    package init(
         productId: String?, expiryTime: String?, autoRenewingPlan: GoogleAutoRenewingPlan?,
         offerDetails: GoogleOfferDetails?, latestSuccessfulOrderId: String? = nil
     ) {
@@ -61,22 +61,22 @@ public struct GoogleSubscriptionLineItem: Codable, Sendable, Equatable {
 }
 
 /// Google's `AutoRenewingPlan`.
-public struct GoogleAutoRenewingPlan: Codable, Sendable, Equatable {
+package struct GoogleAutoRenewingPlan: Codable, Sendable, Equatable {
     /// Whether the subscription renews at `expiryTime` (false once the user cancelled).
-    public var autoRenewEnabled: Bool?
+    package var autoRenewEnabled: Bool?
 
-    public init(autoRenewEnabled: Bool?) {
+    package init(autoRenewEnabled: Bool?) {
         self.autoRenewEnabled = autoRenewEnabled
     }
 }
 
 /// Google's `OfferDetails`: which base plan and offer the line item was bought with.
-public struct GoogleOfferDetails: Codable, Sendable, Equatable {
-    public var basePlanId: String?
-    public var offerId: String?
-    public var offerTags: [String]?
+package struct GoogleOfferDetails: Codable, Sendable, Equatable {
+    package var basePlanId: String?
+    package var offerId: String?
+    package var offerTags: [String]?
 
-    public init(basePlanId: String?, offerId: String? = nil, offerTags: [String]? = nil) {
+    package init(basePlanId: String?, offerId: String? = nil, offerTags: [String]? = nil) {
         self.basePlanId = basePlanId
         self.offerId = offerId
         self.offerTags = offerTags
@@ -84,18 +84,18 @@ public struct GoogleOfferDetails: Codable, Sendable, Equatable {
 }
 
 /// Google's `TestPurchase`: an empty object whose presence marks a license-testing purchase.
-public struct GoogleTestPurchase: Codable, Sendable, Equatable {
-    public init() {}
+package struct GoogleTestPurchase: Codable, Sendable, Equatable {
+    package init() {}
 }
 
 /// Google's `ExternalAccountIdentifiers`.
-public struct GoogleExternalAccountIdentifiers: Codable, Sendable, Equatable {
-    public var externalAccountId: String?
+package struct GoogleExternalAccountIdentifiers: Codable, Sendable, Equatable {
+    package var externalAccountId: String?
     /// The app's own (obfuscated) account id, set with `setObfuscatedAccountId` when buying.
-    public var obfuscatedExternalAccountId: String?
-    public var obfuscatedExternalProfileId: String?
+    package var obfuscatedExternalAccountId: String?
+    package var obfuscatedExternalProfileId: String?
 
-    public init(
+    package init(
         externalAccountId: String? = nil, obfuscatedExternalAccountId: String?,
         obfuscatedExternalProfileId: String? = nil
     ) {
@@ -106,7 +106,7 @@ public struct GoogleExternalAccountIdentifiers: Codable, Sendable, Equatable {
 }
 
 /// `SubscriptionPurchaseV2.subscriptionState`.
-public enum GoogleSubscriptionState: String, Codable, Sendable, CaseIterable {
+package enum GoogleSubscriptionState: String, Codable, Sendable, CaseIterable {
     case unspecified = "SUBSCRIPTION_STATE_UNSPECIFIED"
     case pending = "SUBSCRIPTION_STATE_PENDING"
     case active = "SUBSCRIPTION_STATE_ACTIVE"
@@ -120,7 +120,7 @@ public enum GoogleSubscriptionState: String, Codable, Sendable, CaseIterable {
 }
 
 /// `SubscriptionPurchaseV2.acknowledgementState`.
-public enum GoogleAcknowledgementState: String, Codable, Sendable {
+package enum GoogleAcknowledgementState: String, Codable, Sendable {
     case unspecified = "ACKNOWLEDGEMENT_STATE_UNSPECIFIED"
     case pending = "ACKNOWLEDGEMENT_STATE_PENDING"
     case acknowledged = "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"

@@ -1,12 +1,12 @@
 /// `GET .../purchases/voidedpurchases`: Google's `VoidedPurchasesListResponse`.
-public struct GoogleVoidedPurchasesListResponse: Codable, Sendable, Equatable {
+package struct GoogleVoidedPurchasesListResponse: Codable, Sendable, Equatable {
     /// Absent when nothing was voided in the window, as Google does.
-    public var voidedPurchases: [GoogleVoidedPurchase]?
-    public var pageInfo: GooglePageInfo?
+    package var voidedPurchases: [GoogleVoidedPurchase]?
+    package var pageInfo: GooglePageInfo?
     /// Present when another page follows: send its `nextPageToken` as the `token` query parameter.
-    public var tokenPagination: GoogleTokenPagination?
+    package var tokenPagination: GoogleTokenPagination?
 
-    public init(
+    package init(
         voidedPurchases: [GoogleVoidedPurchase]?, pageInfo: GooglePageInfo? = nil,
         tokenPagination: GoogleTokenPagination? = nil
     ) {
@@ -17,26 +17,26 @@ public struct GoogleVoidedPurchasesListResponse: Codable, Sendable, Equatable {
 }
 
 /// A refunded, charged-back or revoked purchase (Google's `VoidedPurchase`).
-public struct GoogleVoidedPurchase: Codable, Sendable, Equatable {
+package struct GoogleVoidedPurchase: Codable, Sendable, Equatable {
     /// The `kind` Google sends.
-    public static let kindValue = "androidpublisher#voidedPurchase"
+    package static let kindValue = "androidpublisher#voidedPurchase"
 
-    public var kind: String?
-    public var purchaseToken: String?
+    package var kind: String?
+    package var purchaseToken: String?
     /// UNIX milliseconds, as a decimal string.
-    public var purchaseTimeMillis: String?
+    package var purchaseTimeMillis: String?
     /// UNIX milliseconds, as a decimal string.
-    public var voidedTimeMillis: String?
-    public var orderId: String?
+    package var voidedTimeMillis: String?
+    package var orderId: String?
     /// 0 user, 1 developer, 2 Google.
-    public var voidedSource: Int?
+    package var voidedSource: Int?
     /// 0 other, 1 remorse, 2 not received, 3 defective, 4 accidental purchase, 5 fraud,
     /// 6 friendly fraud, 7 chargeback.
-    public var voidedReason: Int?
+    package var voidedReason: Int?
     /// Set for quantity-based partial refunds only.
-    public var voidedQuantity: Int?
+    package var voidedQuantity: Int?
 
-    public init(
+    package init(
         kind: String? = kindValue, purchaseToken: String?, purchaseTimeMillis: String?, voidedTimeMillis: String?,
         orderId: String?, voidedSource: Int?, voidedReason: Int?, voidedQuantity: Int? = nil
     ) {
@@ -52,12 +52,12 @@ public struct GoogleVoidedPurchase: Codable, Sendable, Equatable {
 }
 
 /// Google's `PageInfo`.
-public struct GooglePageInfo: Codable, Sendable, Equatable {
-    public var totalResults: Int?
-    public var resultPerPage: Int?
-    public var startIndex: Int?
+package struct GooglePageInfo: Codable, Sendable, Equatable {
+    package var totalResults: Int?
+    package var resultPerPage: Int?
+    package var startIndex: Int?
 
-    public init(totalResults: Int?, resultPerPage: Int?, startIndex: Int?) {
+    package init(totalResults: Int?, resultPerPage: Int?, startIndex: Int?) {
         self.totalResults = totalResults
         self.resultPerPage = resultPerPage
         self.startIndex = startIndex
@@ -65,11 +65,11 @@ public struct GooglePageInfo: Codable, Sendable, Equatable {
 }
 
 /// Google's `TokenPagination`.
-public struct GoogleTokenPagination: Codable, Sendable, Equatable {
-    public var nextPageToken: String?
-    public var previousPageToken: String?
+package struct GoogleTokenPagination: Codable, Sendable, Equatable {
+    package var nextPageToken: String?
+    package var previousPageToken: String?
 
-    public init(nextPageToken: String?, previousPageToken: String? = nil) {
+    package init(nextPageToken: String?, previousPageToken: String? = nil) {
         self.nextPageToken = nextPageToken
         self.previousPageToken = previousPageToken
     }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Base64url without padding (RFC 4648 §5), the encoding of every JWS segment.
-public enum Base64URL {
-    public static func encode(_ bytes: some DataProtocol) -> String {
+package enum Base64URL {
+    package static func encode(_ bytes: some DataProtocol) -> String {
         var text = Data(bytes).base64EncodedString()
         text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         while text.last == "=" { text.removeLast() }
@@ -11,7 +11,7 @@ public enum Base64URL {
 
     /// The bytes of `text`, or `nil` when it is not unpadded base64url. Decodes straight from UTF-8 with a
     /// table: this runs for every segment of every verified transaction.
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
         if let bytes = text.utf8.withContiguousStorageIfAvailable({ decode(bytes: $0) }) {
             return bytes
         }

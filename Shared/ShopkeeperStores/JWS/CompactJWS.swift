@@ -1,19 +1,19 @@
 import Foundation
 
 /// A JWS in compact serialization (`header.payload.signature`), split but not yet trusted.
-public struct CompactJWS: Sendable {
+package struct CompactJWS: Sendable {
     /// The protected header segment, still base64url-encoded (also the chain cache's key).
-    public let headerSegment: Substring
-    public let header: JWSHeader
+    package let headerSegment: Substring
+    package let header: JWSHeader
     /// The decoded payload bytes.
-    public let payload: [UInt8]
+    package let payload: [UInt8]
     /// The decoded signature bytes.
-    public let signature: [UInt8]
+    package let signature: [UInt8]
     /// `header.payload`, the bytes the signature covers.
-    public let signingInput: Substring
+    package let signingInput: Substring
 
     /// Splits and decodes `token`; `nil` when it is not a well-formed compact JWS.
-    public init?(_ token: String) {
+    package init?(_ token: String) {
         guard let segments = Segments(token), let header = JWSHeader(segment: segments.header),
             let payload = Base64URL.decode(segments.payload),
             let signature = Base64URL.decode(segments.signature)
@@ -26,15 +26,15 @@ public struct CompactJWS: Sendable {
     }
 
     /// The three segments of a compact JWS, found without decoding anything.
-    public struct Segments: Sendable {
-        public let header: Substring
-        public let payload: Substring
-        public let signature: Substring
+    package struct Segments: Sendable {
+        package let header: Substring
+        package let payload: Substring
+        package let signature: Substring
         /// `header.payload`.
-        public let signingInput: Substring
+        package let signingInput: Substring
 
         /// `nil` unless `token` has exactly three segments and non-empty header and payload.
-        public init?(_ token: String) {
+        package init?(_ token: String) {
             // Find the dots on the contiguous UTF-8 bytes (a scan of a few kilobytes per transaction).
             let dots =
                 token.utf8.withContiguousStorageIfAvailable { Self.dotOffsets(in: $0) }
@@ -67,22 +67,22 @@ public struct CompactJWS: Sendable {
 }
 
 /// The JWS protected-header fields Shopkeeper reads and writes.
-public struct JWSHeader: Codable, Sendable, Equatable {
-    public var alg: String?
-    public var kid: String?
-    public var typ: String?
+package struct JWSHeader: Codable, Sendable, Equatable {
+    package var alg: String?
+    package var kid: String?
+    package var typ: String?
     /// The certificate chain, leaf first, each base64 (not base64url) DER.
-    public var x5c: [String]?
+    package var x5c: [String]?
 
     /// The header a base64url header segment holds; `nil` when it is not base64url JSON.
-    public init?(segment: Substring) {
+    package init?(segment: Substring) {
         guard let bytes = Base64URL.decode(segment),
             let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(bytes))
         else { return nil }
         self = header
     }
 
-    public init(alg: String?, kid: String? = nil, typ: String? = nil, x5c: [String]? = nil) {
+    package init(alg: String?, kid: String? = nil, typ: String? = nil, x5c: [String]? = nil) {
         self.alg = alg
         self.kid = kid
         self.typ = typ

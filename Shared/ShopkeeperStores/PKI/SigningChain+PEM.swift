@@ -5,7 +5,7 @@ import X509
 extension SigningChain {
     /// The chain and its keys as one PEM text: root, intermediate and leaf, each certificate
     /// followed by its private key. This is how the sandbox store persists its PKI.
-    public func pemBundle() throws -> String {
+    package func pemBundle() throws -> String {
         let blocks = [
             try root.serializeAsPEM().pemString, rootKey.pemRepresentation,
             try intermediate.serializeAsPEM().pemString, intermediateKey.pemRepresentation,
@@ -15,7 +15,7 @@ extension SigningChain {
     }
 
     /// Reads a bundle written by ``pemBundle()``.
-    public init(pemBundle: String) throws {
+    package init(pemBundle: String) throws {
         let documents = try PEMDocument.parseMultiple(pemString: pemBundle)
         guard documents.count == 6 else {
             throw SigningChainError.malformedBundle("expected 6 PEM blocks, found \(documents.count)")
@@ -34,10 +34,10 @@ extension SigningChain {
 }
 
 /// A persisted signing chain that cannot be read back.
-public enum SigningChainError: Error, CustomStringConvertible {
+package enum SigningChainError: Error, CustomStringConvertible {
     case malformedBundle(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedBundle(let reason): "malformed signing-chain bundle: \(reason)"
         }

@@ -12,26 +12,26 @@ import X509
 /// The sandbox store generates one once and persists it (``pemBundle``); tests build variants of it
 /// (a leaf without its marker, a chain to another root, short validity) to prove that the verifier
 /// refuses each kind of forgery.
-public struct SigningChain: Sendable {
-    public var root: Certificate
-    public var intermediate: Certificate
-    public var leaf: Certificate
-    public var rootKey: P256.Signing.PrivateKey
-    public var intermediateKey: P256.Signing.PrivateKey
-    public var leafKey: P256.Signing.PrivateKey
+package struct SigningChain: Sendable {
+    package var root: Certificate
+    package var intermediate: Certificate
+    package var leaf: Certificate
+    package var rootKey: P256.Signing.PrivateKey
+    package var intermediateKey: P256.Signing.PrivateKey
+    package var leafKey: P256.Signing.PrivateKey
 
     /// What to put in a generated chain. The defaults make a chain Apple's rules accept.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Prefix of every certificate's common name.
-        public var name: String
-        public var notValidBefore: Date
-        public var notValidAfter: Date
+        package var name: String
+        package var notValidBefore: Date
+        package var notValidAfter: Date
         /// Leaf validity; the chain's when `nil`.
-        public var leafValidity: ClosedRange<Date>?
-        public var intermediateMarker: Bool
-        public var leafMarker: Bool
+        package var leafValidity: ClosedRange<Date>?
+        package var intermediateMarker: Bool
+        package var leafMarker: Bool
 
-        public init(
+        package init(
             name: String = "Shopkeeper Sandbox",
             notValidBefore: Date = Date(timeIntervalSinceNow: -86_400),
             notValidAfter: Date = Date(timeIntervalSinceNow: 20 * 365 * 86_400),
@@ -48,7 +48,7 @@ public struct SigningChain: Sendable {
         }
     }
 
-    public init(
+    package init(
         root: Certificate, intermediate: Certificate, leaf: Certificate,
         rootKey: P256.Signing.PrivateKey, intermediateKey: P256.Signing.PrivateKey, leafKey: P256.Signing.PrivateKey
     ) {
@@ -61,7 +61,7 @@ public struct SigningChain: Sendable {
     }
 
     /// Generates a new chain with fresh keys.
-    public static func generate(_ options: Options = Options()) throws -> SigningChain {
+    package static func generate(_ options: Options = Options()) throws -> SigningChain {
         let rootKey = P256.Signing.PrivateKey()
         let root = try CertificateFactory.root(
             name: "\(options.name) Root CA", key: rootKey,
@@ -71,7 +71,7 @@ public struct SigningChain: Sendable {
     }
 
     /// Generates an intermediate and a leaf under an existing root.
-    public static func generate(
+    package static func generate(
         _ options: Options, under root: Certificate, rootKey: P256.Signing.PrivateKey
     ) throws -> SigningChain {
         let intermediateKey = P256.Signing.PrivateKey()
@@ -95,7 +95,7 @@ public struct SigningChain: Sendable {
     }
 
     /// The `x5c` header value: leaf, intermediate, root, each base64 DER.
-    public func x5c() throws -> [String] {
+    package func x5c() throws -> [String] {
         try [leaf, intermediate, root].map { certificate in
             var serializer = DER.Serializer()
             try serializer.serialize(certificate)
@@ -109,7 +109,7 @@ extension SigningChain {
     /// Identifier on each, an Authority Key Identifier on the intermediate and the leaf. Chains generated before
     /// the certificates were shaped like Apple's lack them (Apple's Python library refused them with "Missing
     /// Authority Key Identifier").
-    public var hasKeyIdentifiers: Bool {
+    package var hasKeyIdentifiers: Bool {
         func has(_ certificate: Certificate, authority: Bool) -> Bool {
             let subject = (try? certificate.extensions.subjectKeyIdentifier) != nil
             let issuer = (try? certificate.extensions.authorityKeyIdentifier) != nil
