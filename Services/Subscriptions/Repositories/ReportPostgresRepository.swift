@@ -114,12 +114,14 @@ struct ReportPostgresRepository: ReportRepository {
                       s.renewal_observed_at, s.grace_expires_at, s.billing_retry, s.paused, now())
                   IN ('grace_period', 'billing_retry')
         ), trouble AS MATERIALIZED (
-            -- Each in its state at each day's end (or now), by the same function and today's facts.
+            -- Each in its state at each day's end (or now), by the same function and today's facts. A day's end is
+            -- its last microsecond: a period that ends at midnight ends on the next day, as the flows count it.
             SELECT d.day, CASE WHEN $7::boolean THEN s.product_id END AS product_id,
                    count(*) FILTER (WHERE x.state = 'grace_period') AS grace,
                    count(*) FILTER (WHERE x.state = 'billing_retry') AS retry
             FROM days d
-            CROSS JOIN LATERAL (SELECT least(subscriptions.utc_start(d.day + 1), now()) AS at) cut
+            CROSS JOIN LATERAL (
+                SELECT least(subscriptions.utc_start(d.day + 1) - interval '1 microsecond', now()) AS at) cut
             CROSS JOIN in_trouble s
             CROSS JOIN LATERAL (
                 SELECT subscriptions.effective_state(
