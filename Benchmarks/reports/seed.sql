@@ -184,7 +184,7 @@ JOIN bench_products p ON p.idx = b.product;
 INSERT INTO subscriptions.subscriptions (
     store, original_transaction_id, app_id, environment, product_id, store_product_id, group_key, state, period_type,
     started_at, expires_at, access_until, will_renew, grace_expires_at, billing_retry, expiration_reason,
-    renewal_observed_at, updated_at)
+    renewal_observed_at, updated_at, period_started_at)
 SELECT l.store, l.original_transaction_id, :'app', l.environment, p.product_id,
        CASE WHEN l.store = 'app_store' THEN 'com.bench.' || p.product_id ELSE p.product_id END,
        split_part(p.product_id, '_', 1),
@@ -199,7 +199,7 @@ SELECT l.store, l.original_transaction_id, :'app', l.environment, p.product_id,
        CASE WHEN l.ends <= c.now AND l.ends > c.now - interval '16 days' AND l.s % 100 = 0
             THEN l.ends + interval '16 days' END,
        l.ends <= c.now AND l.ends > c.now - interval '16 days' AND (l.s % 100 = 0 OR l.s % 40 = 0),
-       CASE WHEN l.ends <= c.now THEN 'voluntary' END, c.now, c.now
+       CASE WHEN l.ends <= c.now THEN 'voluntary' END, c.now, c.now, l.starts_at
 FROM (SELECT DISTINCT ON (s) *, starts_at + length AS ends FROM bench_periods ORDER BY s, k DESC) l
 JOIN bench_products p ON p.idx = l.product,
      bench_clock c;
@@ -211,7 +211,7 @@ SELECT :'app', md5(:'app' || 't' || i)::uuid, 'pro_monthly', 'pro', 'trial-devic
 FROM generate_series(1, :n / 50) AS i, bench_clock c,
      LATERAL (SELECT c.start + make_interval(days => pg_temp.h(i * 5) % 365, secs => pg_temp.h(i) % 86400) AS started) t
 WHERE t.started < c.now;
-INSERT INTO entitlements.trial_conversions (app_id, customer_id, product_id, transaction_id, converted_at)
+INSERT INTO subscriptions.trial_conversions (app_id, customer_id, product_id, transaction_id, converted_at)
 SELECT app_id, customer_id, 'pro_monthly', 'conversion-' || customer_id, least(ends_at, (SELECT now FROM bench_clock))
 FROM subscriptions.trials
 WHERE app_id = :'app' AND pg_temp.h(hashtext(device_id)) % 10 < 3;
@@ -234,5 +234,5 @@ FROM generate_series(1, :n * 3 / 10 / 6) AS s, bench_clock c,
 
 RESET session_replication_role;
 VACUUM ANALYZE entitlements.customers, entitlements.transactions, entitlements.purchases, entitlements.ledger,
-    entitlements.trial_conversions, subscriptions.subscriptions, subscriptions.periods, subscriptions.trials,
+    subscriptions.trial_conversions, subscriptions.subscriptions, subscriptions.periods, subscriptions.trials,
     content.downloads;

@@ -30,6 +30,20 @@ import Testing
         }
     }
 
+    @Test(
+        "Customer info gets subscriptions' state rule inlined (subscriptions.effective_state), not called per row",
+        arguments: [CustomerInfoQuery.RenderAndStore.sql, CustomerInfoQuery.Render.sql])
+    func subscriptionStateInlined(sql: String) async throws {
+        try await Self.planAfterAPurchase(
+            of: sql, types: "text, text", arguments: { "'\($0)', 'planned'" }, options: "VERBOSE, COSTS OFF"
+        ) { plan in
+            let text = plan.joined(separator: "\n")
+            #expect(text.contains("subscriptions.subscriptions"), "\(text)")
+            #expect(!text.contains("effective_state"), "\(text)")
+            #expect(!text.contains("grants_access"), "\(text)")
+        }
+    }
+
     @Test("An app launch reads the stored info, and what tells it is still good, through indexes")
     func storedInfoThroughIndexes() async throws {
         try await Self.planAfterAPurchase(
@@ -67,18 +81,19 @@ import Testing
         }
     }
 
-    /// Checks the generic plan of `sql` (see ``genericPlan(of:types:arguments:database:)``; `arguments` from the app
+    /// Checks the generic plan of `sql` (see ``genericPlan(of:types:arguments:options:database:)``; `arguments` from the app
     /// id) in an app whose customer `planned` bought a product.
     static func planAfterAPurchase(
         of sql: String, types: String, arguments: @escaping @Sendable (String) -> String,
-        _ check: @escaping @Sendable ([String]) -> Void
+        options: String = "COSTS OFF", _ check: @escaping @Sendable ([String]) -> Void
     ) async throws {
         try await EntitlementsHarness.run { harness in
             _ = try await harness.applied(
                 [EntitlementsFixtures.transaction(product: "garden")], user: "planned", device: "device-1")
             check(
                 try await genericPlan(
-                    of: sql, types: types, arguments: arguments(harness.appID), database: harness.database))
+                    of: sql, types: types, arguments: arguments(harness.appID), options: options,
+                    database: harness.database))
         }
     }
 
@@ -102,9 +117,9 @@ import Testing
 
     /// The generic plan of `sql` (parameters of `types`) executed with `arguments` (SQL literals: EXPLAIN EXECUTE takes
     /// no parameters; tests pass their own ids only), sequential scans priced out.
-    static func genericPlan(of sql: String, types: String, arguments: String, database: DatabaseSettings)
-        async throws -> [String]
-    {
+    static func genericPlan(
+        of sql: String, types: String, arguments: String, options: String = "COSTS OFF", database: DatabaseSettings
+    ) async throws -> [String] {
         #expect(!arguments.contains(";"))
         return try await TestDatabase.withClient(database) { client in
             let logger = Logger(label: "plan-test")
@@ -114,7 +129,7 @@ import Testing
                     PostgresQuery(unsafeSQL: "PREPARE planned(\(types)) AS " + sql), logger: logger)
                 try await connection.query("SET plan_cache_mode = force_generic_plan", logger: logger)
                 let rows = try await connection.query(
-                    PostgresQuery(unsafeSQL: "EXPLAIN (COSTS OFF) EXECUTE planned(\(arguments))"), logger: logger)
+                    PostgresQuery(unsafeSQL: "EXPLAIN (\(options)) EXECUTE planned(\(arguments))"), logger: logger)
                 var plan: [String] = []
                 for try await line in rows.decode(String.self) { plan.append(line) }
                 try await connection.query("DEALLOCATE planned", logger: logger)

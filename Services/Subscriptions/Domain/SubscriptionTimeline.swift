@@ -95,6 +95,8 @@ struct SubscriptionStatus: Sendable, Equatable {
     var periodType: SubscriptionPeriodType
     var transactionID: String
     var startedAt: Date
+    /// When the governing period started: billing trouble observed before it belongs to an earlier period.
+    var periodStartedAt: Date
     var expiresAt: Date
     /// When the entitlements end (the period's end, or the grace period's); the revocation when revoked.
     var accessUntil: Date
@@ -117,6 +119,10 @@ struct SubscriptionStatus: Sendable, Equatable {
 ///
 /// Billing trouble reported before the latest period began belongs to an earlier period and is ignored: the
 /// renewal that started the latest period resolved it.
+///
+/// SQL has the same rule once, `subscriptions.effective_state` (migration `0007_effective_state`), for the readers that
+/// need the state at read time (`subscriptions_v1`, entitlements' customer info, the subscriptions report);
+/// `EffectiveStateTests` holds the two equal case by case. A change of the rule here needs a new migration there.
 enum SubscriptionTimeline {
     static func status(of facts: SubscriptionFacts, at now: Date) -> SubscriptionStatus? {
         guard let current = facts.current else { return nil }
@@ -130,7 +136,7 @@ enum SubscriptionTimeline {
         var status = SubscriptionStatus(
             state: .expired, productID: current.productID, storeProductID: current.storeProductID,
             periodType: current.periodType, transactionID: current.transactionID, startedAt: started,
-            expiresAt: end, accessUntil: grace ?? end, nextChangeAt: nil,
+            periodStartedAt: current.startsAt, expiresAt: end, accessUntil: grace ?? end, nextChangeAt: nil,
             willRenew: renewal.willRenew,
             renewsIntoStoreProductID: renewal.renewsIntoStoreProductID == current.storeProductID
                 ? nil : renewal.renewsIntoStoreProductID,

@@ -4,7 +4,11 @@ import ShopkeeperDatabase
 enum SubscriptionsMigrations {
     static let runner = MigrationRunner(schema: "subscriptions", migrations: all)
 
-    static let all: [Migration] = [
+    /// Every migration, in order: the first ones, then those of each later change.
+    static let all: [Migration] = firstRelease + effectiveState
+
+    /// Migrations 0001 to 0006.
+    static let firstRelease: [Migration] = [
         Migration(
             "0001_subscriptions_periods_trials_changes",
             sql: """

@@ -9,8 +9,9 @@ import ShopkeeperReports
 /// first day: `trial` and `active` are the trial and paid periods in force, `expired` the churns less reactivations.
 /// The stores do not say when a grace period or a billing retry began or ended once it is over, so `grace_period` and
 /// `billing_retry` count the subscriptions in that state now, on each day since their period ended (they are taken out
-/// of `expired`). App trials (the app's own, `POST /v1/customers/{id}/trial`) are the app's, whatever the environment;
-/// their conversions are the entitlements service's record (`entitlements.trial_conversions_v1`).
+/// of `expired`), each in the state `subscriptions.effective_state` gives it at the day's end. App trials (the app's own,
+/// `POST /v1/customers/{id}/trial`) are the app's, whatever the environment, and so are their conversions
+/// (`subscriptions.trial_conversions`): the report reads this schema only.
 ///
 /// Each part is computed once (`MATERIALIZED`) and joined to the grid of days on keys a hash join can use (`coalesce`
 /// of a product that is not grouped by): an estimate must not make the planner compute a part once per day.
@@ -95,29 +96,37 @@ struct ReportPostgresRepository: ReportRepository {
         ), app_conversions AS MATERIALIZED (
             SELECT subscriptions.utc_day(c.converted_at) AS day,
                    CASE WHEN $7::boolean THEN c.product_id END AS product_id, count(*) AS converted
-            FROM entitlements.trial_conversions_v1 c
+            FROM subscriptions.trial_conversions c
             WHERE c.app_id = $1::text AND c.converted_at >= subscriptions.utc_start($3::text::date)
               AND c.converted_at < subscriptions.utc_start($6::text::date + 1)
             GROUP BY 1, 2
         ), in_trouble AS MATERIALIZED (
-            SELECT product_id, expires_at, grace_expires_at,
-                   state = 'billing_retry'
-                       OR (state IN ('trial', 'active', 'grace_period') AND access_until <= now() AND billing_retry)
-                       AS retrying
-            FROM subscriptions.subscriptions
-            WHERE app_id = $1::text AND environment = $5::text
-              AND (state IN ('grace_period', 'billing_retry') OR billing_retry)
-              AND (state = 'billing_retry' OR (state = 'grace_period' AND access_until > now())
-                   OR (state IN ('trial', 'active', 'grace_period') AND access_until <= now() AND billing_retry))
+            -- In a grace period or in billing retry now, by subscriptions.effective_state; the candidates are the rows
+            -- of the partial index subscriptions_maybe_in_trouble.
+            SELECT s.product_id, s.period_type, s.period_started_at, s.expires_at, s.store_ended_at,
+                   s.renewal_observed_at, s.grace_expires_at, s.billing_retry, s.paused
+            FROM subscriptions.subscriptions s
+            WHERE s.app_id = $1::text AND s.environment = $5::text
+              AND (s.state IN ('grace_period', 'billing_retry') OR s.billing_retry
+                   OR s.grace_expires_at > s.expires_at)
+              AND subscriptions.effective_state(
+                      s.period_type, s.period_started_at, s.expires_at, s.store_ended_at, s.revoked_at, s.state,
+                      s.renewal_observed_at, s.grace_expires_at, s.billing_retry, s.paused, now())
+                  IN ('grace_period', 'billing_retry')
         ), trouble AS MATERIALIZED (
+            -- Each in its state at each day's end (or now), by the same function and today's facts. A day's end is
+            -- its last microsecond: a period that ends at midnight ends on the next day, as the flows count it.
             SELECT d.day, CASE WHEN $7::boolean THEN s.product_id END AS product_id,
-                   count(*) FILTER (WHERE s.expires_at < cut.at AND s.grace_expires_at >= cut.at) AS grace,
-                   count(*) FILTER (
-                       WHERE s.retrying AND greatest(s.expires_at, coalesce(s.grace_expires_at, s.expires_at)) < cut.at
-                   ) AS retry
+                   count(*) FILTER (WHERE x.state = 'grace_period') AS grace,
+                   count(*) FILTER (WHERE x.state = 'billing_retry') AS retry
             FROM days d
-            CROSS JOIN LATERAL (SELECT least(subscriptions.utc_start(d.day + 1), now()) AS at) cut
+            CROSS JOIN LATERAL (
+                SELECT least(subscriptions.utc_start(d.day + 1) - interval '1 microsecond', now()) AS at) cut
             CROSS JOIN in_trouble s
+            CROSS JOIN LATERAL (
+                SELECT subscriptions.effective_state(
+                    s.period_type, s.period_started_at, s.expires_at, s.store_ended_at, NULL, NULL,
+                    s.renewal_observed_at, s.grace_expires_at, s.billing_retry, s.paused, cut.at) AS state) x
             GROUP BY 1, 2
         ), keys AS MATERIALIZED (
             SELECT product_id FROM flows

@@ -106,13 +106,11 @@ enum CustomerInfoQuery {
             UNION ALL
             SELECT m.customer_id FROM c JOIN entitlements.customers m ON m.merged_into = c.customer_id
         ), subs AS (
-            -- Auto-renewable purchases with their timelines (the purchase alone until the subscriptions service
-            -- has applied it).
+            -- Auto-renewable purchases with their timelines (the purchase alone, one paid period, until the
+            -- subscriptions service has applied it); the state by subscriptions' rule (subscriptions.effective_state).
             SELECT coalesce(s.product_id, p.product_id) AS product_id, p.store_product_id, p.store, p.environment,
-                   p.original_transaction_id, p.purchase_date, s.group_key,
-                   coalesce(s.state, CASE WHEN p.revoked_at IS NOT NULL THEN 'refunded'
-                                          WHEN p.expires_date > now() THEN 'active' ELSE 'expired' END) AS state,
-                   coalesce(s.active, p.revoked_at IS NULL AND p.expires_date > now()) AS active,
+                   p.original_transaction_id, p.purchase_date, s.group_key, e.state,
+                   subscriptions.grants_access(e.state) AS active,
                    coalesce(s.period_type, 'normal') AS period_type, coalesce(s.started_at, p.purchase_date)
                        AS started_at,
                    coalesce(s.expires_at, p.expires_date) AS expires_at,
@@ -124,6 +122,10 @@ enum CustomerInfoQuery {
             JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'auto_renewable'
             LEFT JOIN subscriptions.subscriptions_v1 s
                 ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
+            CROSS JOIN LATERAL (
+                SELECT coalesce(s.state, subscriptions.effective_state(
+                    'normal', p.purchase_date, p.expires_date, NULL, p.revoked_at, 'refunded', NULL, NULL, false,
+                    false, now())) AS state) e
         ), nr AS (
             -- Non-renewing purchases stack end to end per group: each extends the end by its duration from the
             -- later of its purchase and the end so far, so the group ends at max(purchase + the durations of it

@@ -139,7 +139,7 @@ enum SubscriptionRows {
         try await connection.run(Update.self, try statusBindings(subscription, status: status), logger: logger)
     }
 
-    /// `$1` to `$19` of ``Update`` and ``Insert``: the subscription's key, its status and its renewal facts.
+    /// `$1` to `$20` of ``Update`` and ``Insert``: the subscription's key, its status and its renewal facts.
     private static func statusBindings(_ subscription: StoredSubscription, status: SubscriptionStatus) throws
         -> PostgresBindings
     {
@@ -156,7 +156,7 @@ enum SubscriptionRows {
         return try PostgresBindings(
             storeName, subscription.originalTransactionID, status.productID, status.storeProductID, state, periodType,
             status.startedAt, status.expiresAt, status.accessUntil, willRenew, renewsInto, grace, renewal.billingRetry,
-            renewal.paused, reason, status.revokedAt, observed, status.nextChangeAt, ended)
+            renewal.paused, reason, status.revokedAt, observed, status.nextChangeAt, ended, status.periodStartedAt)
     }
 
     /// By the primary key alone (the app is checked on the row): with `app_id = $n` in the condition, a plan
@@ -187,11 +187,11 @@ enum SubscriptionRows {
                 store, original_transaction_id, product_id, store_product_id, state, period_type, started_at,
                 expires_at, access_until, will_renew, renews_into_store_product_id, grace_expires_at, billing_retry,
                 paused, expiration_reason, revoked_at, renewal_observed_at, next_change_at, store_ended_at,
-                app_id, environment, group_key)
+                period_started_at, app_id, environment, group_key)
             VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $8::timestamptz,
                     $9::timestamptz, $10::boolean, $11::text, $12::timestamptz, $13::boolean, $14::boolean, $15::text,
-                    $16::timestamptz, $17::timestamptz, $18::timestamptz, $19::timestamptz,
-                    $20::text, $21::text, $22::text)
+                    $16::timestamptz, $17::timestamptz, $18::timestamptz, $19::timestamptz, $20::timestamptz,
+                    $21::text, $22::text, $23::text)
             ON CONFLICT (store, original_transaction_id) DO NOTHING
             RETURNING 1
             """
@@ -226,7 +226,7 @@ enum SubscriptionRows {
                 grace_expires_at = $12::timestamptz, billing_retry = $13::boolean, paused = $14::boolean,
                 expiration_reason = $15::text, revoked_at = $16::timestamptz,
                 renewal_observed_at = $17::timestamptz, next_change_at = $18::timestamptz,
-                store_ended_at = $19::timestamptz, updated_at = now()
+                store_ended_at = $19::timestamptz, period_started_at = $20::timestamptz, updated_at = now()
             WHERE store = $1::text AND original_transaction_id = $2::text
             """
     }
