@@ -21,14 +21,20 @@ func buildApplication(
     let httpClient = makeReadinessClient(settings: settings)
     let repository = AppPostgresRepository(
         client: database, box: TokenSecretBox(masterKey: settings.masterKey), logger: logger)
-    let pools = UpstreamPools(
-        routes: settings.routes,
-        connectTimeout: settings.connectTimeout,
-        readTimeout: settings.readTimeout,
-        logger: logger
-    )
     let shared = GatewayShared(repository: hooks.keyLookups(repository), settings: settings)
     hooks.built(shared)
+    let pools = UpstreamPools(
+        routes: settings.routes, connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
+    let reporter = DownloadReporter(
+        httpClient: httpClient, signature: settings.service.internalSignature, timeout: settings.readTimeout,
+        logger: logger)
+    let forwarder = Forwarder(
+        pools: pools, cache: shared.cache, signature: settings.service.internalSignature,
+        maxBodyBytes: settings.service.maxBodyBytes, bodyLimits: settings.bodyLimits,
+        files: settings.contentDirectory.map { directory in
+            FileDelivery(root: directory, reporter: reporter, services: [GatewaySettings.contentService])
+        },
+        propagatesTrace: settings.service.observability.isTracing, logger: logger)
     let console = ConsoleDependencies(
         sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),
         auditLog: AuditLogPostgresRepository(client: database, logger: logger),
@@ -36,7 +42,7 @@ func buildApplication(
     let router = buildRouter(
         settings: settings,
         repository: repository,
-        pools: pools,
+        forwarder: forwarder,
         shared: shared,
         console: console,
         readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
@@ -47,14 +53,6 @@ func buildApplication(
     let metricsListener = MetricsListener.make(
         host: settings.metricsHost, port: settings.metricsPort, registry: metrics, logger: logger,
         onListening: hooks.metricsListening)
-    let channelPools = UpstreamChannelPools(
-        routes: settings.routes, connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
-    let reporter = DownloadReporter(
-        httpClient: httpClient, signature: settings.service.internalSignature, timeout: settings.readTimeout,
-        logger: logger)
-    let files = settings.contentDirectory.map { directory in
-        FileDelivery(root: directory, reporter: reporter, services: [GatewaySettings.contentService])
-    }
     // App launches answered from the info the entitlements service stored; `last_seen` written in batches, four a
     // second: the gateway answers most launches, and smaller batches keep each update short.
     let lastSeen = LastSeenRecorder(
@@ -66,12 +64,9 @@ func buildApplication(
     // Spans live in the router's middleware: with tracing on, every request takes the router path.
     let channelProxy = ChannelProxy(
         routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
-        rateLimiter: shared.rateLimiter, limits: settings.rateLimits, clients: shared.clients, cache: shared.cache,
-        signature: settings.service.internalSignature, pools: channelPools, corsEnabled: !settings.corsOrigins.isEmpty,
-        bufferLimit: ReverseProxy.defaultBufferLimit, maxBodyBytes: settings.service.maxBodyBytes,
-        bodyLimits: settings.bodyLimits, files: files,
-        leavesAllToRouter: settings.service.observability.isTracing,
-        storedReads: settings.storedReadConnections > 0 ? storedReads : nil, logger: logger)
+        rateLimiter: shared.rateLimiter, limits: settings.rateLimits, clients: shared.clients, forwarder: forwarder,
+        corsEnabled: !settings.corsOrigins.isEmpty, leavesAllToRouter: settings.service.observability.isTracing,
+        storedReads: settings.storedReadConnections > 0 ? storedReads : nil)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         server: .http1(configuration: .init(additionalChannelHandlers: [ChannelProxyHandler(proxy: channelProxy)])),
@@ -81,13 +76,12 @@ func buildApplication(
         // Shut down in reverse: the pools and the stored reads' connections once the server has drained, then the
         // last `last_seen` batch, the reports of the last downloads, then the client that sends them; the metrics
         // listener last, so the final counts can still be scraped.
-        services: [metricsListener, HTTPClientService(client: httpClient), reporter, lastSeen] + pools.services
-            + [channelPools, storedReads],
+        services: [metricsListener, HTTPClientService(client: httpClient), reporter, lastSeen, pools, storedReads],
         logger: logger
     )
 }
 
-/// What both proxy paths share: remembered keys, the rate limiter's buckets, the rule that names a request's client,
+/// What the router and the connection pipeline share: remembered keys, the rate limiter's buckets, the rule that names a request's client,
 /// and the micro-cache.
 struct GatewayShared: Sendable {
     let authenticator: APIKeyAuthenticator
@@ -107,7 +101,7 @@ struct GatewayShared: Sendable {
 struct GatewayHooks: Sendable {
     /// Wraps the repository that key lookups go through (a test counts them).
     var keyLookups: @Sendable (any AppRepository) -> any AppRepository = { $0 }
-    /// Called once with what both proxy paths share (a test watches the authenticator).
+    /// Called once with what the router and the connection pipeline share (a test watches the authenticator).
     var built: @Sendable (GatewayShared) -> Void = { _ in }
     /// Called with the metrics listener's port once it listens (a test's is any free port).
     var metricsListening: @Sendable (Int) async -> Void = { _ in }
@@ -127,7 +121,7 @@ struct ConsoleDependencies: Sendable {
 func buildRouter(
     settings: GatewaySettings,
     repository: any AppRepository,
-    pools: UpstreamPools,
+    forwarder: Forwarder,
     shared: GatewayShared,
     console: ConsoleDependencies,
     readiness: [ReadinessCheck],
@@ -172,12 +166,8 @@ func buildRouter(
             OperatorController(repository: repository, keys: issuer, boundaries: boundaries, maxBodyBytes: maxBody)
                 .endpoints)
 
-    var proxy = ReverseProxy(
-        signature: settings.service.internalSignature, maxBodyBytes: maxBody, cache: shared.cache)
-    proxy.propagatesTrace = settings.service.observability.isTracing
     let proxies = ProxyController(
-        proxy: proxy, routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, pools: pools,
-        bodyLimits: settings.bodyLimits)
+        forwarder: forwarder, routes: settings.routes, keylessPrefixes: settings.keylessPrefixes)
     proxies.addKeylessRoutes(to: router)
 
     let api = router.group()
@@ -200,8 +190,6 @@ func buildRouter(
     return router
 }
 
-/// The client of the readiness checks and download reports (requests go through ``UpstreamConnectionPool``); shut
-/// down after the server has drained.
 /// The signed client of the entitlements service's internal API (the customer boundary switch suspends its public-key
 /// links), when a route goes to that service.
 func entitlementsClient(settings: GatewaySettings, httpClient: HTTPClient) -> EntitlementsClient? {
@@ -214,6 +202,8 @@ func entitlementsClient(settings: GatewaySettings, httpClient: HTTPClient) -> En
             signature: settings.service.internalSignature, timeout: settings.readTimeout, maxResponseBytes: 64 << 10))
 }
 
+/// The client of the readiness checks and download reports (requests the gateway forwards go through its
+/// ``UpstreamPools``); shut down after the server has drained.
 func makeReadinessClient(settings: GatewaySettings) -> HTTPClient {
     var configuration = HTTPClient.Configuration()
     configuration.timeout = .init(

@@ -84,8 +84,10 @@ import _CryptoExtras
         let gatewayRouter = Gateway.buildRouter(
             settings: gatewaySettings,
             repository: gatewayRepository,
-            pools: UpstreamPools(
-                routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1), logger: logger),
+            forwarder: Forwarder(
+                pools: UpstreamPools(
+                    routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1)),
+                cache: ResponseMicroCache(), signature: gatewaySettings.service.internalSignature, logger: logger),
             shared: GatewayShared(repository: gatewayRepository, settings: gatewaySettings),
             console: ConsoleDependencies(
                 sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),

@@ -1,5 +1,4 @@
 import Hummingbird
-import Logging
 import NIOCore
 
 /// Registers each routing-table prefix, and everything below it, for every method, forwarding to its service.
@@ -9,14 +8,11 @@ import NIOCore
 /// cannot hold `/v1/customers/*/…` beside `/v1/customers/**`.)
 ///
 /// Keyless prefixes (store notifications) are registered outside the API key check and forwarded with no app
-/// identity; every other prefix needs a key.
+/// identity; every other prefix needs a key. Requests go out through the gateway's one ``Forwarder``.
 struct ProxyController {
-    let proxy: ReverseProxy
+    let forwarder: Forwarder
     let routes: [UpstreamRoute]
     let keylessPrefixes: Set<String>
-    let pools: UpstreamPools
-    /// Body limits of prefixes that take more than the proxy's default (content uploads).
-    var bodyLimits: [String: Int] = [:]
     /// The customer boundary: checked before anything is forwarded or answered from the micro-cache.
     var gate = CustomerBoundaryGate()
 
@@ -25,20 +21,20 @@ struct ProxyController {
     /// The routes that need an API key.
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
         register(routes.filter { !keylessPrefixes.contains($0.prefix) }, on: group) { context in
-            (context.identity, context.eventLoop, context.requestID, context.logger)
+            (context.identity, context.eventLoop, context.requestID)
         }
     }
 
     /// The keyless routes, on the router itself (no API key middleware).
     func addKeylessRoutes(to router: Router<GatewayRequestContext>) {
         register(routes.filter { keylessPrefixes.contains($0.prefix) }, on: router.group()) { context in
-            (nil, context.eventLoop, context.requestID, context.logger)
+            (nil, context.eventLoop, context.requestID)
         }
     }
 
     private func register<Context: RequestContext>(
         _ registered: [UpstreamRoute], on group: RouterGroup<Context>,
-        _ details: @escaping @Sendable (Context) -> (KeyIdentity?, any EventLoop, String?, Logger)
+        _ details: @escaping @Sendable (Context) -> (KeyIdentity?, any EventLoop, String?)
     ) {
         let specific = registered.filter(\.hasWildcard)
         for route in registered {
@@ -49,7 +45,7 @@ struct ProxyController {
             for path in [route.prefix, route.prefix + "/**"] {
                 for method in Self.methods {
                     group.on(RouterPath(path), method: method) { request, context in
-                        let (identity, eventLoop, requestID, logger) = details(context)
+                        let (identity, eventLoop, requestID) = details(context)
                         let route = inner.first { $0.matches(request.uri.path[...]) } ?? route
                         let named = try CustomerPath(target: request.head.path ?? "/")
                         var customer: String?
@@ -58,13 +54,9 @@ struct ProxyController {
                                 path: request.uri.path[...], named: named?.appUserID, headers: request.headers,
                                 identity: identity)
                         }
-                        guard let pool = pools.pool(for: route, on: eventLoop) else {
-                            throw GatewayError.upstreamUnavailable(service: route.service)
-                        }
-                        return try await proxy.forward(
-                            named.map { request.forwarding(to: $0) } ?? request, identity: identity,
-                            customer: customer, requestID: requestID, route: route,
-                            pool: pool, logger: logger, maxBodyBytes: bodyLimits[route.prefix])
+                        return try await forwarder.forward(
+                            named.map { request.forwarding(to: $0) } ?? request, to: route, identity: identity,
+                            customer: customer, requestID: requestID, on: eventLoop)
                     }
                 }
             }
