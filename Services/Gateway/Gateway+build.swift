@@ -30,11 +30,11 @@ func buildApplication(
         logger: logger)
     let forwarder = Forwarder(
         pools: pools, cache: shared.cache, signature: settings.service.internalSignature,
-        maxBodyBytes: settings.service.maxBodyBytes, bodyLimits: settings.bodyLimits,
-        files: settings.contentDirectory.map { directory in
-            FileDelivery(root: directory, reporter: reporter, services: [GatewaySettings.contentService])
-        },
+        files: settings.contentDirectory.map { FileDelivery(root: $0, reporter: reporter) },
         propagatesTrace: settings.service.observability.isTracing, logger: logger)
+    let routes = RouteTable(
+        settings: settings, deliversFiles: settings.contentDirectory != nil,
+        answersStoredReads: settings.storedReadConnections > 0)
     let console = ConsoleDependencies(
         sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),
         auditLog: AuditLogPostgresRepository(client: database, logger: logger),
@@ -42,6 +42,7 @@ func buildApplication(
     let router = buildRouter(
         settings: settings,
         repository: repository,
+        routes: routes,
         forwarder: forwarder,
         shared: shared,
         console: console,
@@ -63,8 +64,8 @@ func buildApplication(
         observe: hooks.storedReads, logger: logger)
     // Spans live in the router's middleware: with tracing on, every request takes the router path.
     let channelProxy = ChannelProxy(
-        routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
-        rateLimiter: shared.rateLimiter, limits: settings.rateLimits, clients: shared.clients, forwarder: forwarder,
+        routes: routes, authenticator: shared.authenticator, rateLimiter: shared.rateLimiter,
+        limits: settings.rateLimits, clients: shared.clients, forwarder: forwarder,
         corsEnabled: !settings.corsOrigins.isEmpty, leavesAllToRouter: settings.service.observability.isTracing,
         storedReads: settings.storedReadConnections > 0 ? storedReads : nil)
     return ServiceApplication.make(
@@ -116,11 +117,12 @@ struct ConsoleDependencies: Sendable {
     var files: ConsoleFileController.Source
 }
 
-/// The gateway's public routes: health probes, operator, the app's own keys, the console, and the proxied service
-/// prefixes.
+/// The gateway's public routes, as `routes` lists them: what it answers itself (health probes, operator, the app's
+/// own keys, the customer boundary, the audit log, the console) and the prefixes it forwards.
 func buildRouter(
     settings: GatewaySettings,
     repository: any AppRepository,
+    routes: RouteTable,
     forwarder: Forwarder,
     shared: GatewayShared,
     console: ConsoleDependencies,
@@ -159,15 +161,14 @@ func buildRouter(
         clients: shared.clients, operatorKey: settings.operatorKey, maxBodyBytes: maxBody
     ).addRoutes(to: router)
 
-    router.group("/operator/v1")
+    router.group(RouterPath(OwnRoute.operatorAPI.prefix + "/v1"))
         .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey, sessions: sessions))
         .add(middleware: AuditMiddleware<GatewayRequestContext>(log: console.auditLog))
         .addRoutes(
             OperatorController(repository: repository, keys: issuer, boundaries: boundaries, maxBodyBytes: maxBody)
                 .endpoints)
 
-    let proxies = ProxyController(
-        forwarder: forwarder, routes: settings.routes, keylessPrefixes: settings.keylessPrefixes)
+    let proxies = ProxyController(forwarder: forwarder, routes: routes)
     proxies.addKeylessRoutes(to: router)
 
     let api = router.group()
@@ -180,11 +181,11 @@ func buildRouter(
         .add(middleware: AuditMiddleware<AuthenticatedContext>(log: console.auditLog))
     api.addRoutes(
         AppKeyController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints,
-        atPath: "/v1/admin/keys")
+        atPath: RouterPath(OwnRoute.appKeys.prefix))
     api.addRoutes(
         CustomerBoundaryController(admin: boundaries, maxBodyBytes: maxBody).endpoints,
-        atPath: "/v1/admin/customer-boundary")
-    api.addRoutes(AuditLogController(log: console.auditLog).endpoints, atPath: "/v1/admin/audit-log")
+        atPath: RouterPath(OwnRoute.customerBoundary.prefix))
+    api.addRoutes(AuditLogController(log: console.auditLog).endpoints, atPath: RouterPath(OwnRoute.auditLog.prefix))
 
     proxies.addRoutes(to: api)
     return router

@@ -113,7 +113,7 @@ import Testing
                 let routes = UpstreamRoute.defaults(
                     catalogURL: service, verifierURL: service, entitlementsURL: service, contentURL: service)
                 let proxy = ChannelProxy(
-                    routes: routes, keylessPrefixes: ["/v1/notifications", "/v1/downloads"],
+                    routes: RouteTable(routes: routes, keylessPrefixes: ["/v1/notifications", "/v1/downloads"]),
                     authenticator: authenticator, rateLimiter: TokenBucketRateLimiter(),
                     limits: RateLimits(
                         publicKeys: RateLimit(perSecond: 1000, burst: 1000),

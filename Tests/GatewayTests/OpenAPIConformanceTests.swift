@@ -84,6 +84,7 @@ import _CryptoExtras
         let gatewayRouter = Gateway.buildRouter(
             settings: gatewaySettings,
             repository: gatewayRepository,
+            routes: RouteTable(settings: gatewaySettings),
             forwarder: Forwarder(
                 pools: UpstreamPools(
                     routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1)),

@@ -1,7 +1,8 @@
 import Hummingbird
 import NIOCore
 
-/// Registers each routing-table prefix, and everything below it, for every method, forwarding to its service.
+/// Registers each forwarded prefix of the route table, and everything below it, for every method, forwarding to its
+/// service.
 ///
 /// A prefix with a `*` segment (`/v1/customers/*/restore`) lies inside a plainer one (`/v1/customers`) that the
 /// router matches first; the plainer route's handler hands such paths to the more specific route. (The router
@@ -11,8 +12,7 @@ import NIOCore
 /// identity; every other prefix needs a key. Requests go out through the gateway's one ``Forwarder``.
 struct ProxyController {
     let forwarder: Forwarder
-    let routes: [UpstreamRoute]
-    let keylessPrefixes: Set<String>
+    let routes: RouteTable
     /// The customer boundary: checked before anything is forwarded or answered from the micro-cache.
     var gate = CustomerBoundaryGate()
 
@@ -20,33 +20,35 @@ struct ProxyController {
 
     /// The routes that need an API key.
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        register(routes.filter { !keylessPrefixes.contains($0.prefix) }, on: group) { context in
+        register(routes.forwarded.filter { !$0.keyless }, on: group) { context in
             (context.identity, context.eventLoop, context.requestID)
         }
     }
 
     /// The keyless routes, on the router itself (no API key middleware).
     func addKeylessRoutes(to router: Router<GatewayRequestContext>) {
-        register(routes.filter { keylessPrefixes.contains($0.prefix) }, on: router.group()) { context in
+        register(routes.forwarded.filter(\.keyless), on: router.group()) { context in
             (nil, context.eventLoop, context.requestID)
         }
     }
 
     private func register<Context: RequestContext>(
-        _ registered: [UpstreamRoute], on group: RouterGroup<Context>,
+        _ registered: [ForwardedRoute], on group: RouterGroup<Context>,
         _ details: @escaping @Sendable (Context) -> (KeyIdentity?, any EventLoop, String?)
     ) {
-        let specific = registered.filter(\.hasWildcard)
-        for route in registered {
+        let specific = registered.filter(\.upstream.hasWildcard)
+        for forwarded in registered {
+            let route = forwarded.upstream
             let covered =
-                route.hasWildcard && registered.contains { !$0.hasWildcard && route.prefix.hasPrefix($0.prefix + "/") }
+                route.hasWildcard
+                && registered.contains { !$0.upstream.hasWildcard && route.prefix.hasPrefix($0.upstream.prefix + "/") }
             if covered { continue }
-            let inner = specific.filter { $0.prefix.hasPrefix(route.prefix + "/") }
+            let inner = specific.filter { $0.upstream.prefix.hasPrefix(route.prefix + "/") }
             for path in [route.prefix, route.prefix + "/**"] {
                 for method in Self.methods {
                     group.on(RouterPath(path), method: method) { request, context in
                         let (identity, eventLoop, requestID) = details(context)
-                        let route = inner.first { $0.matches(request.uri.path[...]) } ?? route
+                        let forwarded = inner.first { $0.upstream.matches(request.uri.path[...]) } ?? forwarded
                         let named = try CustomerPath(target: request.head.path ?? "/")
                         var customer: String?
                         if let identity {
@@ -55,7 +57,7 @@ struct ProxyController {
                                 identity: identity)
                         }
                         return try await forwarder.forward(
-                            named.map { request.forwarding(to: $0) } ?? request, to: route, identity: identity,
+                            named.map { request.forwarding(to: $0) } ?? request, to: forwarded, identity: identity,
                             customer: customer, requestID: requestID, on: eventLoop)
                     }
                 }

@@ -14,10 +14,11 @@ extension Forwarder {
     /// With tracing on, the head carries the request span's `traceparent`. A failure of the service is thrown as a
     /// ``GatewayError`` (502 or 504), for the router's middleware to render.
     func forward(
-        _ request: Request, to route: UpstreamRoute, identity: KeyIdentity?, customer: String?, requestID: String?,
-        on eventLoop: any EventLoop
+        _ request: Request, to forwarded: ForwardedRoute, identity: KeyIdentity?, customer: String?,
+        requestID: String?, on eventLoop: any EventLoop
     ) async throws -> Response {
-        let limit = bodyLimit(for: route)
+        let route = forwarded.upstream
+        let limit = forwarded.bodyLimit
         let contentLength = request.headers[.contentLength].flatMap(Int.init)
         if let contentLength, contentLength > limit { throw RequestError.bodyTooLarge(limit: limit) }
         let hasBody = contentLength.map { $0 > 0 } ?? (request.headers[.transferEncoding] != nil)
@@ -31,7 +32,7 @@ extension Forwarder {
             hasBody ? .streamed(length: contentLength) : contentLength == 0 ? .whole(length: 0) : .none
         let plan = RoutedPlan(
             route: route, identity: identity, customer: customer, requestID: requestID ?? requestIDs.next(),
-            body: body, traceHeaders: traceHeaders)
+            body: body, usesMicroCache: forwarded.localAnswers.contains(.microCache), traceHeaders: traceHeaders)
         let loop = pool.eventLoop
         let answer = loop.makePromise(of: RouterClient.Answer.self)
         let head = request.head
@@ -74,6 +75,7 @@ extension Forwarder {
         var customer: String?
         var requestID: String
         var body: ProxyPlan.Body
+        var usesMicroCache: Bool
         var traceHeaders: HTTPHeaders
     }
 
@@ -83,7 +85,7 @@ extension Forwarder {
     ) -> NIOLoopBound<ProxyExchange<RouterClient>> {
         let plan = ProxyPlan(
             route: routed.route, identity: routed.identity, customer: routed.customer, pool: pool,
-            requestID: routed.requestID, metricsRoute: nil, body: routed.body,
+            requestID: routed.requestID, metricsRoute: nil, usesMicroCache: routed.usesMicroCache, body: routed.body,
             retriesOnStaleConnection: !routed.body.isStreamed, traceHeaders: routed.traceHeaders)
         let client = RouterClient(eventLoop: pool.eventLoop, answer: answer)
         let exchange = ProxyExchange(request: head, plan: plan, forwarder: self, client: client)

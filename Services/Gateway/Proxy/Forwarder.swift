@@ -17,10 +17,6 @@ struct Forwarder: Sendable {
     /// Responses up to this many bytes (with a `Content-Length`) are buffered rather than streamed.
     var bufferLimit = Self.defaultBufferLimit
     static let defaultBufferLimit = 256 * 1024
-    /// The largest request body forwarded, unless ``bodyLimits`` has the route's.
-    var maxBodyBytes = 1 << 20
-    /// Body limits of prefixes that take more than ``maxBodyBytes`` (content uploads).
-    var bodyLimits: [String: Int] = [:]
     /// Sends downloads from the content volume, when the gateway can read it.
     var files: FileDelivery?
     /// Whether forwarded heads carry the request span's `traceparent` (tracing on: ``ServiceTracing``).
@@ -32,22 +28,15 @@ struct Forwarder: Sendable {
 
     init(
         pools: UpstreamPools, cache: ResponseMicroCache, signature: InternalSignature,
-        bufferLimit: Int = Self.defaultBufferLimit, maxBodyBytes: Int = 1 << 20, bodyLimits: [String: Int] = [:],
-        files: FileDelivery? = nil, propagatesTrace: Bool = false, logger: Logger
+        bufferLimit: Int = Self.defaultBufferLimit, files: FileDelivery? = nil, propagatesTrace: Bool = false,
+        logger: Logger
     ) {
         self.pools = pools
         self.cache = cache
         self.signature = signature
         self.bufferLimit = bufferLimit
-        self.maxBodyBytes = maxBodyBytes
-        self.bodyLimits = bodyLimits
         self.files = files
         self.propagatesTrace = propagatesTrace
         self.logger = logger
-    }
-
-    /// The largest request body forwarded to `route`.
-    func bodyLimit(for route: UpstreamRoute) -> Int {
-        bodyLimits[route.prefix] ?? maxBodyBytes
     }
 }

@@ -82,7 +82,7 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
             break
         }
         // Entries are per app, not per customer: a request in a customer's name never uses them.
-        if request.method == .get, plan.customer == nil, let identity = plan.identity,
+        if request.method == .get, plan.usesMicroCache, plan.customer == nil, let identity = plan.identity,
             let entry = forwarder.cache.lookup(appID: identity.appID, uri: request.path ?? "/")
         {
             let (status, fields, body) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
@@ -378,8 +378,8 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
         // For a `GET` the gateway evaluates If-None-Match (``ProxyHeaders`` kept it from the service), and may keep the
         // response (never one in a customer's name: entries are per app).
         let entry = ResponseMicroCache.Entry(status: downstream.status, headers: downstream.fields, body: body)
-        if downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero, plan.customer == nil,
-            let identity = plan.identity
+        if downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero, plan.usesMicroCache,
+            plan.customer == nil, let identity = plan.identity
         {
             forwarder.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
         }

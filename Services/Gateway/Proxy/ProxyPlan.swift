@@ -16,6 +16,8 @@ struct ProxyPlan {
     /// The route's label in the gateway's request metrics (`/v1/catalog/**`); `nil` when the router's metrics
     /// middleware records the request.
     var metricsRoute: String?
+    /// Whether a `GET` may be answered from, and kept in, the micro-cache (``ForwardedRoute/LocalAnswer/microCache``).
+    var usesMicroCache: Bool
     /// Whether the service may hand a download off to the gateway (``FileHandoff``).
     var offersFileDelivery = false
     /// A customer info read the gateway tries to answer from the stored info first.

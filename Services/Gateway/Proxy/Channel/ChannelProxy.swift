@@ -15,16 +15,20 @@ import ShopkeeperHTTP
 /// length, unknown or refused keys, CORS, the gateway's own routes) goes on to the router, which renders every refusal
 /// and forwards the rest through the same ``Forwarder`` (``ProxyExchange``), so a client cannot tell the paths apart.
 struct ChannelProxy: Sendable {
-    /// One routing-table entry, with what each request needs of it worked out once.
+    /// One forwarded route of the table, with what each request needs of it worked out once.
     struct Entry: Sendable {
         var route: UpstreamRoute
         var keyless: Bool
+        var bodyLimit: Int
         /// Whether one of the gateway's own paths lies under this prefix (then requests are checked against them).
         var coversOwnPaths: Bool
         /// The route's connection pools, one per event loop.
         var pools: [NIOLoopBoundBox<UpstreamPool>]
         /// Whether requests offer the service to hand downloads off to ``Forwarder/files``.
         var offersFileDelivery: Bool
+        var usesMicroCache: Bool
+        /// Whether a customer info read may be answered from the stored info (``StoredCustomerReads``).
+        var answersStoredReads: Bool
     }
 
     /// The table, most specific prefix first.
@@ -43,22 +47,24 @@ struct ChannelProxy: Sendable {
     /// Answers customer info reads from the stored info, when configured.
     let storedReads: StoredCustomerReads?
 
-    /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
-    static let ownPrefixes: [Substring] = [
-        "/health", "/operator", "/v1/admin/keys", "/v1/admin/customer-boundary", "/v1/admin/audit-log", "/console",
-    ]
+    /// Paths the gateway answers itself (``RouteTable/own``), never forwarded by this path even under a configured
+    /// prefix.
+    static let ownPrefixes: [Substring] = RouteTable.own.map { Substring($0.prefix) }
 
     init(
-        routes: [UpstreamRoute], keylessPrefixes: Set<String>, authenticator: APIKeyAuthenticator,
-        rateLimiter: TokenBucketRateLimiter, limits: RateLimits, clients: ClientAddressResolver, forwarder: Forwarder,
-        corsEnabled: Bool, leavesAllToRouter: Bool = false, storedReads: StoredCustomerReads? = nil
+        routes: RouteTable, authenticator: APIKeyAuthenticator, rateLimiter: TokenBucketRateLimiter,
+        limits: RateLimits, clients: ClientAddressResolver, forwarder: Forwarder, corsEnabled: Bool,
+        leavesAllToRouter: Bool = false, storedReads: StoredCustomerReads? = nil
     ) {
-        self.entries = routes.map { route in
-            Entry(
-                route: route, keyless: keylessPrefixes.contains(route.prefix),
+        self.entries = routes.forwarded.map { forwarded in
+            let route = forwarded.upstream
+            return Entry(
+                route: route, keyless: forwarded.keyless, bodyLimit: forwarded.bodyLimit,
                 coversOwnPaths: Self.ownPrefixes.contains { route.matches($0) },
                 pools: forwarder.pools.pools(for: route),
-                offersFileDelivery: forwarder.files?.services.contains(route.service) ?? false)
+                offersFileDelivery: forwarder.files != nil && forwarded.localAnswers.contains(.fileDelivery),
+                usesMicroCache: forwarded.localAnswers.contains(.microCache),
+                answersStoredReads: storedReads != nil && forwarded.localAnswers.contains(.storedCustomerRead))
         }
         .sorted { $0.route.segments.count > $1.route.segments.count }
         self.authenticator = authenticator
@@ -117,7 +123,7 @@ struct ChannelProxy: Sendable {
         }
         if isWrite {
             // The router renders the refusals: a body over the route's limit (413), an encoded NUL in the path.
-            guard !entry.keyless, (bodyLength ?? 0) <= forwarder.bodyLimit(for: entry.route),
+            guard !entry.keyless, (bodyLength ?? 0) <= entry.bodyLimit,
                 !target.contains("%00")
             else { return nil }
         }
@@ -142,17 +148,15 @@ struct ChannelProxy: Sendable {
             pathSegments.count == entry.route.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
         return ProxyPlan(
             route: entry.route, identity: identity, pool: pool, requestID: requestID, metricsRoute: metricsRoute,
-            offersFileDelivery: entry.offersFileDelivery && !isWrite,
-            storedRead: identity == nil || isWrite
-                ? nil : storedRead(target: target, path: path, route: entry.route, on: eventLoop),
+            usesMicroCache: entry.usesMicroCache, offersFileDelivery: entry.offersFileDelivery && !isWrite,
+            storedRead: identity == nil || isWrite || !entry.answersStoredReads
+                ? nil : storedRead(target: target, path: path, on: eventLoop),
             body: isWrite ? .whole(length: bodyLength ?? 0) : .none, retriesOnStaleConnection: !isWrite)
     }
 
-    /// The stored read of a keyed request to `target`, when ``StoredCustomerReads`` may answer it.
-    private func storedRead(target: String, path: Substring, route: UpstreamRoute, on eventLoop: any EventLoop)
-        -> StoredRead?
-    {
-        guard let storedReads, route.service == StoredCustomerReads.service, path.utf8.count == target.utf8.count,
+    /// The stored read of a keyed request to `target` on a route that answers them, when ``StoredCustomerReads`` may.
+    private func storedRead(target: String, path: Substring, on eventLoop: any EventLoop) -> StoredRead? {
+        guard let storedReads, path.utf8.count == target.utf8.count,
             let appUserID = StoredCustomerReads.appUserID(in: path),
             let connections = storedReads.connections(on: eventLoop)
         else { return nil }
