@@ -21,14 +21,20 @@ func buildApplication(
     let httpClient = makeReadinessClient(settings: settings)
     let repository = AppPostgresRepository(
         client: database, box: GatewaySecretBox(masterKey: settings.masterKey), logger: logger)
-    let pools = UpstreamPools(
-        routes: settings.routes,
-        connectTimeout: settings.connectTimeout,
-        readTimeout: settings.readTimeout,
-        logger: logger
-    )
     let shared = GatewayShared(repository: hooks.keyLookups(repository), settings: settings)
     hooks.built(shared)
+    let pools = UpstreamPools(
+        routes: settings.routes, connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
+    let reporter = DownloadReporter(
+        httpClient: httpClient, signature: settings.service.internalSignature, timeout: settings.readTimeout,
+        logger: logger)
+    let forwarder = Forwarder(
+        pools: pools, cache: shared.cache, signature: settings.service.internalSignature,
+        files: settings.contentDirectory.map { FileDelivery(root: $0, reporter: reporter) },
+        propagatesTrace: settings.service.observability.isTracing, logger: logger)
+    let routes = RouteTable(
+        settings: settings, deliversFiles: settings.contentDirectory != nil,
+        answersStoredReads: settings.storedReadConnections > 0)
     let console = ConsoleDependencies(
         sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),
         auditLog: AuditLogPostgresRepository(client: database, logger: logger),
@@ -37,7 +43,8 @@ func buildApplication(
         settings: settings,
         repository: repository,
         answerKeys: repository,
-        pools: pools,
+        routes: routes,
+        forwarder: forwarder,
         shared: shared,
         console: console,
         readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
@@ -48,14 +55,6 @@ func buildApplication(
     let metricsListener = MetricsListener.make(
         host: settings.metricsHost, port: settings.metricsPort, registry: metrics, logger: logger,
         onListening: hooks.metricsListening)
-    let channelPools = UpstreamChannelPools(
-        routes: settings.routes, connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
-    let reporter = DownloadReporter(
-        httpClient: httpClient, signature: settings.service.internalSignature, timeout: settings.readTimeout,
-        logger: logger)
-    let files = settings.contentDirectory.map { directory in
-        FileDelivery(root: directory, reporter: reporter, services: [GatewaySettings.contentService])
-    }
     // App launches answered from the info the entitlements service stored; `last_seen` written in batches, four a
     // second: the gateway answers most launches, and smaller batches keep each update short.
     let lastSeen = LastSeenRecorder(
@@ -66,13 +65,10 @@ func buildApplication(
         observe: hooks.storedReads, logger: logger)
     // Spans live in the router's middleware: with tracing on, every request takes the router path.
     let channelProxy = ChannelProxy(
-        routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, authenticator: shared.authenticator,
-        rateLimiter: shared.rateLimiter, limits: settings.rateLimits, clients: shared.clients, cache: shared.cache,
-        signature: settings.service.internalSignature, pools: channelPools, corsEnabled: !settings.corsOrigins.isEmpty,
-        bufferLimit: ReverseProxy.defaultBufferLimit, maxBodyBytes: settings.service.maxBodyBytes,
-        bodyLimits: settings.bodyLimits, files: files,
-        leavesAllToRouter: settings.service.observability.isTracing,
-        storedReads: settings.storedReadConnections > 0 ? storedReads : nil, logger: logger)
+        routes: routes, authenticator: shared.authenticator, rateLimiter: shared.rateLimiter,
+        limits: settings.rateLimits, clients: shared.clients, forwarder: forwarder,
+        corsEnabled: !settings.corsOrigins.isEmpty, leavesAllToRouter: settings.service.observability.isTracing,
+        storedReads: settings.storedReadConnections > 0 ? storedReads : nil)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         server: .http1(configuration: .init(additionalChannelHandlers: [ChannelProxyHandler(proxy: channelProxy)])),
@@ -82,13 +78,12 @@ func buildApplication(
         // Shut down in reverse: the pools and the stored reads' connections once the server has drained, then the
         // last `last_seen` batch, the reports of the last downloads, then the client that sends them; the metrics
         // listener last, so the final counts can still be scraped.
-        services: [metricsListener, HTTPClientService(client: httpClient), reporter, lastSeen] + pools.services
-            + [channelPools, storedReads],
+        services: [metricsListener, HTTPClientService(client: httpClient), reporter, lastSeen, pools, storedReads],
         logger: logger
     )
 }
 
-/// What both proxy paths share: remembered keys, the rate limiter's buckets, the rule that names a request's client,
+/// What the router and the connection pipeline share: remembered keys, the rate limiter's buckets, the rule that names a request's client,
 /// and the micro-cache.
 struct GatewayShared: Sendable {
     let authenticator: APIKeyAuthenticator
@@ -108,7 +103,7 @@ struct GatewayShared: Sendable {
 struct GatewayHooks: Sendable {
     /// Wraps the repository that key lookups go through (a test counts them).
     var keyLookups: @Sendable (any AppRepository) -> any AppRepository = { $0 }
-    /// Called once with what both proxy paths share (a test watches the authenticator).
+    /// Called once with what the router and the connection pipeline share (a test watches the authenticator).
     var built: @Sendable (GatewayShared) -> Void = { _ in }
     /// Called with the metrics listener's port once it listens (a test's is any free port).
     var metricsListening: @Sendable (Int) async -> Void = { _ in }
@@ -123,13 +118,14 @@ struct ConsoleDependencies: Sendable {
     var files: ConsoleFileController.Source
 }
 
-/// The gateway's public routes: health probes, operator, the app's own keys, the console, and the proxied service
-/// prefixes.
+/// The gateway's public routes, as `routes` lists them: what it answers itself (health probes, operator, the app's
+/// own keys, the customer boundary, the audit log, the console) and the prefixes it forwards.
 func buildRouter(
     settings: GatewaySettings,
     repository: any AppRepository,
     answerKeys: any AnswerSigningKeyRepository,
-    pools: UpstreamPools,
+    routes: RouteTable,
+    forwarder: Forwarder,
     shared: GatewayShared,
     console: ConsoleDependencies,
     readiness: [ReadinessCheck],
@@ -167,19 +163,14 @@ func buildRouter(
         clients: shared.clients, operatorKey: settings.operatorKey, maxBodyBytes: maxBody
     ).addRoutes(to: router)
 
-    router.group("/operator/v1")
+    router.group(RouterPath(OwnRoute.operatorAPI.prefix + "/v1"))
         .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey, sessions: sessions))
         .add(middleware: AuditMiddleware<GatewayRequestContext>(log: console.auditLog))
         .addRoutes(
             OperatorController(repository: repository, keys: issuer, boundaries: boundaries, maxBodyBytes: maxBody)
                 .endpoints)
 
-    var proxy = ReverseProxy(
-        signature: settings.service.internalSignature, maxBodyBytes: maxBody, cache: shared.cache)
-    proxy.propagatesTrace = settings.service.observability.isTracing
-    let proxies = ProxyController(
-        proxy: proxy, routes: settings.routes, keylessPrefixes: settings.keylessPrefixes, pools: pools,
-        bodyLimits: settings.bodyLimits)
+    let proxies = ProxyController(forwarder: forwarder, routes: routes)
     proxies.addKeylessRoutes(to: router)
 
     let api = router.group()
@@ -192,22 +183,20 @@ func buildRouter(
         .add(middleware: AuditMiddleware<AuthenticatedContext>(log: console.auditLog))
     api.addRoutes(
         AppKeyController(repository: repository, keys: issuer, maxBodyBytes: maxBody).endpoints,
-        atPath: "/v1/admin/keys")
+        atPath: RouterPath(OwnRoute.appKeys.prefix))
     api.addRoutes(
         CustomerBoundaryController(admin: boundaries, maxBodyBytes: maxBody).endpoints,
-        atPath: "/v1/admin/customer-boundary")
-    api.addRoutes(AuditLogController(log: console.auditLog).endpoints, atPath: "/v1/admin/audit-log")
+        atPath: RouterPath(OwnRoute.customerBoundary.prefix))
+    api.addRoutes(AuditLogController(log: console.auditLog).endpoints, atPath: RouterPath(OwnRoute.auditLog.prefix))
     api.addRoutes(
         AnswerSigningController(admin: AnswerSigningAdmin(repository: answerKeys, authenticator: authenticator))
             .endpoints,
-        atPath: "/v1/admin/answer-signing")
+        atPath: RouterPath(OwnRoute.answerSigning.prefix))
 
     proxies.addRoutes(to: api)
     return router
 }
 
-/// The client of the readiness checks and download reports (requests go through ``UpstreamConnectionPool``); shut
-/// down after the server has drained.
 /// The signed client of the entitlements service's internal API (the customer boundary switch suspends its public-key
 /// links), when a route goes to that service.
 func entitlementsClient(settings: GatewaySettings, httpClient: HTTPClient) -> EntitlementsClient? {
@@ -220,6 +209,8 @@ func entitlementsClient(settings: GatewaySettings, httpClient: HTTPClient) -> En
             signature: settings.service.internalSignature, timeout: settings.readTimeout, maxResponseBytes: 64 << 10))
 }
 
+/// The client of the readiness checks and download reports (requests the gateway forwards go through its
+/// ``UpstreamPools``); shut down after the server has drained.
 func makeReadinessClient(settings: GatewaySettings) -> HTTPClient {
     var configuration = HTTPClient.Configuration()
     configuration.timeout = .init(

@@ -7,10 +7,11 @@ import NIOPosix
 import ShopkeeperTestSupport
 import Testing
 
-/// A client that reads a streamed response slowly makes the channel path stop reading the service's connection
-/// (`autoRead` off) until the client can take more. The connection goes back to the pool when the response ends:
-/// reading must be on again then, or the next request on it waits for bytes that are never read, until the read
-/// timeout (seen as 504s after large report exports).
+/// A client that reads a streamed response slowly makes the forwarder stop reading the service's connection
+/// (`autoRead` off) until the client can take more, whichever way in the request took (the connection pipeline, or
+/// the router, here for a CORS origin). The connection goes back to the pool when the response ends: reading must be
+/// on again then, or the next request on it waits for bytes that are never read, until the read timeout (seen as 504s
+/// after large report exports).
 @Suite struct ChannelProxySlowReaderTests {
     static let hugeSize = 24 * 1024 * 1024
 
@@ -26,14 +27,19 @@ import Testing
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
-    @Test func theServiceConnectionOfASlowlyReadStreamIsReadableWhenReused() async throws {
+    @Test(arguments: [false, true])
+    func theServiceConnectionOfASlowlyReadStreamIsReadableWhenReused(throughTheRouter: Bool) async throws {
+        let origin = "https://shop.example.com"
+        let environment = [
+            "SHOPKEEPER_KEY_CACHE_SECONDS": "60", "SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS": "3000",
+            "SHOPKEEPER_CORS_ORIGINS": throughTheRouter ? origin : "",
+        ]
         try await Self.upstream().testLive { upstream in
             try await GatewayHarness.run(
-                environment: ["SHOPKEEPER_KEY_CACHE_SECONDS": "60", "SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS": "3000"],
-                upstreamURL: "http://127.0.0.1:\(upstream.port ?? 0)"
+                environment: environment, upstreamURL: "http://127.0.0.1:\(upstream.port ?? 0)"
             ) { gateway in
                 let key = try await gateway.createApp("Slow reader").publicKey.key
-                // Remembered: the next GETs take the channel path.
+                // Remembered: the next GETs take the channel path (unless they come from a CORS origin).
                 #expect(try await gateway.send(.get, "/v1/catalog/small/0", bearer: key).status == .ok)
                 let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                     .connect(host: "127.0.0.1", port: gateway.client.port ?? 0) { channel in
@@ -47,9 +53,11 @@ import Testing
                     var reader = inbound.makeAsyncIterator()
                     var pending = ByteBuffer()
                     func get(_ path: String) async throws {
+                        let from = throughTheRouter ? "Origin: \(origin)\r\n" : ""
                         try await outbound.write(
                             ByteBuffer(
-                                string: "GET \(path) HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n\r\n"))
+                                string:
+                                    "GET \(path) HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(key)\r\n\(from)\r\n"))
                     }
                     /// The next response's status and body length, read `slowly` (a pause after each chunk).
                     func response(slowly: Bool) async throws -> (String, Int) {

@@ -113,7 +113,7 @@ import Testing
                 let routes = UpstreamRoute.defaults(
                     catalogURL: service, verifierURL: service, entitlementsURL: service, contentURL: service)
                 let proxy = ChannelProxy(
-                    routes: routes, keylessPrefixes: ["/v1/notifications", "/v1/downloads"],
+                    routes: RouteTable(routes: routes, keylessPrefixes: ["/v1/notifications", "/v1/downloads"]),
                     authenticator: authenticator, rateLimiter: TokenBucketRateLimiter(),
                     limits: RateLimits(
                         publicKeys: RateLimit(perSecond: 1000, burst: 1000),
@@ -121,9 +121,12 @@ import Testing
                         publicAddresses: RateLimit(perSecond: 1000, burst: 1000),
                         secretKeys: RateLimit(perSecond: 0.001, burst: 2)),
                     clients: ClientAddressResolver(trustedProxies: []),
-                    cache: ResponseMicroCache(), signature: InternalSignature(secret: TestEnvironment.internalSecret),
-                    pools: UpstreamChannelPools(routes: routes, connectTimeout: .seconds(1), readTimeout: .seconds(1)),
-                    corsEnabled: true, bufferLimit: 1024, logger: logger)
+                    forwarder: Forwarder(
+                        pools: UpstreamPools(routes: routes, connectTimeout: .seconds(1), readTimeout: .seconds(1)),
+                        cache: ResponseMicroCache(),
+                        signature: InternalSignature(secret: TestEnvironment.internalSecret),
+                        bufferLimit: 1024, logger: logger),
+                    corsEnabled: true)
                 let loop = MultiThreadedEventLoopGroup.singleton.any()
                 /// "service app-id" of the plan, or `nil` when the request is left to the router.
                 func plan(_ method: HTTPRequest.Method, _ path: String, key: String?, _ extra: HTTPFields = [:])

@@ -85,8 +85,11 @@ import _CryptoExtras
             settings: gatewaySettings,
             repository: gatewayRepository,
             answerKeys: gatewayRepository,
-            pools: UpstreamPools(
-                routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1), logger: logger),
+            routes: RouteTable(settings: gatewaySettings),
+            forwarder: Forwarder(
+                pools: UpstreamPools(
+                    routes: gatewaySettings.routes, connectTimeout: .seconds(1), readTimeout: .seconds(1)),
+                cache: ResponseMicroCache(), signature: gatewaySettings.service.internalSignature, logger: logger),
             shared: GatewayShared(repository: gatewayRepository, settings: gatewaySettings),
             console: ConsoleDependencies(
                 sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),

@@ -66,6 +66,46 @@ import Testing
         }
     }
 
+    /// A body of unknown length (chunked) is the router's to forward: streamed to the service as it arrives within the
+    /// route's limit, refused with 413 once it passes it.
+    @Test func chunkedUploadsStreamWithinTheBodyLimit() async throws {
+        try await Self.upstream().testLive { upstream in
+            let url = "http://127.0.0.1:\(upstream.port ?? 0)"
+            try await GatewayHarness.run(environment: ["SHOPKEEPER_MAX_BODY_BYTES": "4194304"], upstreamURL: url) {
+                gateway in
+                let app = try await gateway.createApp("Chunked")
+                let upload = Data((0..<(3 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+                let parts = stride(from: 0, to: upload.count, by: 64 * 1024).map {
+                    ByteBuffer(bytes: upload[$0..<min($0 + 64 * 1024, upload.count)])
+                }
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(gateway.client.port ?? 0)/v1/catalog/echo")
+                request.method = .POST
+                request.headers.add(name: "Authorization", value: "Bearer \(app.secretKey.key)")
+                request.body = .stream(
+                    AsyncStream(ByteBuffer.self) { continuation in
+                        for part in parts { continuation.yield(part) }
+                        continuation.finish()
+                    }, length: .unknown)
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+                let echoed = try await response.body.collect(upTo: 1024)
+                let expected = SHA256.hash(data: upload).map { String(format: "%02x", $0) }.joined()
+                #expect(response.status == .ok)
+                #expect(String(buffer: echoed) == "\(upload.count) \(expected)")
+
+                let chunk = String(repeating: "x", count: 1 << 20)
+                let tooLarge =
+                    "POST /v1/catalog/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer \(app.secretKey.key)\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n"
+                    + String(repeating: "100000\r\n\(chunk)\r\n", count: 5) + "0\r\n\r\n"
+                let refused = try await RawHTTP.exchange(port: gateway.client.port ?? 0, tooLarge, responses: 1)
+                #expect(refused.count == 1 && refused.first?.contains("body_too_large") == true, "\(refused)")
+                // The service's connections are fine afterwards.
+                let small = try await gateway.send(.get, "/v1/catalog/small/1", bearer: app.secretKey.key)
+                #expect(String(buffer: small.body) == "small 1")
+            }
+        }
+    }
+
     @Test func manyConcurrentRequestsShareThePool() async throws {
         try await Self.upstream().testLive { upstream in
             let url = "http://127.0.0.1:\(upstream.port ?? 0)"

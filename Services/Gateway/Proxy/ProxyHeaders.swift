@@ -5,8 +5,8 @@ import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// What the gateway changes in the heads it forwards, shared by both proxy paths (``ReverseProxy`` and
-/// ``ChannelProxyHandler``): client-supplied `x-shopkeeper-*` headers, the API key and hop-by-hop headers are dropped
+/// What the gateway changes in the heads it forwards (every ``ProxyExchange``, whichever path took the request):
+/// client-supplied `x-shopkeeper-*` headers, the API key and hop-by-hop headers are dropped
 /// on the way in, the signed identity headers and the request id added; hop-by-hop and internal (`x-shopkeeper-*`)
 /// headers are dropped on the way out.
 enum ProxyHeaders {

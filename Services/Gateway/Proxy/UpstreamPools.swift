@@ -1,49 +1,51 @@
 import Logging
 import NIOCore
 import NIOPosix
-import ShopkeeperCore
+import ServiceLifecycle
 
-/// Connection pools per distinct service address and event loop.
-///
-/// A request uses a pool on its client connection's loop, so its upstream I/O and its own resumptions all happen
-/// on one thread: no wake-ups of another thread per request.
-struct UpstreamPools: Sendable {
-    private let pools: [String: [UpstreamConnectionPool]]
+/// The gateway's upstream connection pools: one per distinct service address and event loop, each used only on its
+/// loop (a request uses the pool of its client connection's loop, so its upstream I/O stays on that thread). As a lifecycle service it closes their idle connections at shutdown, after the server has drained.
+struct UpstreamPools: Service, Sendable {
+    private let pools: [String: [NIOLoopBoundBox<UpstreamPool>]]
 
     init(
         routes: [UpstreamRoute],
         connectTimeout: Duration,
         readTimeout: Duration,
         maximumConnectionsPerService: Int = 256,
-        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton,
-        logger: Logger
+        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
     ) {
         let loops = Array(eventLoopGroup.makeIterator())
-        var pools: [String: [UpstreamConnectionPool]] = [:]
-        for route in routes where pools[Self.key(route)] == nil {
-            pools[Self.key(route)] = loops.map { loop in
-                UpstreamConnectionPool(
-                    host: route.host,
-                    port: route.port,
-                    connectTimeout: .milliseconds(connectTimeout.milliseconds),
-                    readTimeout: .milliseconds(readTimeout.milliseconds),
-                    maximumConnections: max(1, maximumConnectionsPerService / max(1, loops.count)),
-                    eventLoop: loop,
-                    logger: logger
-                )
+        var pools: [String: [NIOLoopBoundBox<UpstreamPool>]] = [:]
+        for route in routes where pools[route.hostHeader] == nil {
+            pools[route.hostHeader] = loops.map { loop in
+                NIOLoopBoundBox.makeBoxSendingValue(
+                    UpstreamPool(
+                        host: route.host, port: route.port, eventLoop: loop,
+                        connectTimeout: .milliseconds(connectTimeout.milliseconds),
+                        readTimeout: .milliseconds(readTimeout.milliseconds),
+                        maximumConnections: max(1, maximumConnectionsPerService / max(1, loops.count))),
+                    eventLoop: loop)
             }
         }
         self.pools = pools
     }
 
+    /// The pools serving `route`, one per event loop (a request uses the one of its client connection's loop).
+    func pools(for route: UpstreamRoute) -> [NIOLoopBoundBox<UpstreamPool>] {
+        pools[route.hostHeader] ?? []
+    }
+
     /// The pool serving `route` on `eventLoop` (or the first one, for a loop outside the group).
-    func pool(for route: UpstreamRoute, on eventLoop: any EventLoop) -> UpstreamConnectionPool? {
-        guard let candidates = pools[Self.key(route)] else { return nil }
+    func pool(for route: UpstreamRoute, on eventLoop: any EventLoop) -> NIOLoopBoundBox<UpstreamPool>? {
+        let candidates = pools(for: route)
         return candidates.first { $0.eventLoop === eventLoop } ?? candidates.first
     }
 
-    /// The pools as lifecycle services (they close their connections at shutdown).
-    var services: [UpstreamConnectionPool] { pools.keys.sorted().flatMap { pools[$0] ?? [] } }
-
-    private static func key(_ route: UpstreamRoute) -> String { "\(route.host):\(route.port)" }
+    func run() async throws {
+        try? await gracefulShutdown()
+        for box in pools.values.joined() {
+            box.eventLoop.execute { box.value.close() }
+        }
+    }
 }

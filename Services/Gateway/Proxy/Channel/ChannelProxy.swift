@@ -12,20 +12,23 @@ import ShopkeeperHTTP
 /// prefix, whose API key is remembered as valid and within its rate limit (or a keyless prefix), from a caller
 /// without an `Origin` when CORS is configured; and the app's own writes, a public key's `POST` with a body of known
 /// length within the route's limit (a purchase). Everything else (other writes, bodies of unknown or excessive
-/// length, unknown or refused keys, CORS, the gateway's own routes) goes on to the router and ``ReverseProxy``, which
-/// render every refusal; both paths build heads with ``ProxyHeaders`` and share the micro-cache, so a client cannot
-/// tell them apart.
+/// length, unknown or refused keys, CORS, the gateway's own routes) goes on to the router, which renders every refusal
+/// and forwards the rest through the same ``Forwarder`` (``ProxyExchange``), so a client cannot tell the paths apart.
 struct ChannelProxy: Sendable {
-    /// One routing-table entry, with what each request needs of it worked out once.
+    /// One forwarded route of the table, with what each request needs of it worked out once.
     struct Entry: Sendable {
         var route: UpstreamRoute
         var keyless: Bool
+        var bodyLimit: Int
         /// Whether one of the gateway's own paths lies under this prefix (then requests are checked against them).
         var coversOwnPaths: Bool
         /// The route's connection pools, one per event loop.
-        var pools: [NIOLoopBoundBox<UpstreamChannelPool>]
-        /// Whether requests offer the service to hand downloads off to ``ChannelProxy/files``.
+        var pools: [NIOLoopBoundBox<UpstreamPool>]
+        /// Whether requests offer the service to hand downloads off to ``Forwarder/files``.
         var offersFileDelivery: Bool
+        var usesMicroCache: Bool
+        /// Whether a customer info read may be answered from the stored info (``StoredCustomerReads``).
+        var answersStoredReads: Bool
     }
 
     /// The table, most specific prefix first.
@@ -35,83 +38,43 @@ struct ChannelProxy: Sendable {
     let limits: RateLimits
     /// Who a public key's request counts against (the same rule as ``APIKeyMiddleware``).
     let clients: ClientAddressResolver
-    let cache: ResponseMicroCache
-    let signature: InternalSignature
-    let pools: UpstreamChannelPools
-    let requestIDs = RequestIDGenerator()
+    /// The engine both paths forward with: pools, micro-cache, body limits, file delivery.
+    let forwarder: Forwarder
     /// Whether CORS origins are configured (requests with an `Origin` then go to the router's CORS middleware).
     let corsEnabled: Bool
-    /// Responses up to this many bytes (with a `Content-Length`) are buffered rather than streamed.
-    let bufferLimit: Int
-    /// The largest request body taken here, unless ``bodyLimits`` has the route's (as ``ReverseProxy`` applies them).
-    let maxBodyBytes: Int
-    /// Body limits of prefixes that take more than ``maxBodyBytes``.
-    let bodyLimits: [String: Int]
-    let metrics = ProxyMetrics()
-    /// Sends downloads from the content volume, when the gateway can read it.
-    let files: FileDelivery?
-    let logger: Logger
     /// Whether every request goes on to the router (tracing on: the router's middleware makes each request's span).
     let leavesAllToRouter: Bool
     /// Answers customer info reads from the stored info, when configured.
     let storedReads: StoredCustomerReads?
 
-    /// Paths the gateway answers itself, never forwarded by this path even under a configured prefix.
-    static let ownPrefixes: [Substring] = [
-        "/health", "/operator", "/v1/admin/keys", "/v1/admin/customer-boundary", "/v1/admin/audit-log",
-        "/v1/admin/answer-signing", "/console",
-    ]
+    /// Paths the gateway answers itself (``RouteTable/own``), never forwarded by this path even under a configured
+    /// prefix.
+    static let ownPrefixes: [Substring] = RouteTable.own.map { Substring($0.prefix) }
 
     init(
-        routes: [UpstreamRoute], keylessPrefixes: Set<String>, authenticator: APIKeyAuthenticator,
-        rateLimiter: TokenBucketRateLimiter, limits: RateLimits, clients: ClientAddressResolver,
-        cache: ResponseMicroCache,
-        signature: InternalSignature, pools: UpstreamChannelPools, corsEnabled: Bool, bufferLimit: Int,
-        maxBodyBytes: Int = 1 << 20, bodyLimits: [String: Int] = [:], files: FileDelivery? = nil,
-        leavesAllToRouter: Bool = false, storedReads: StoredCustomerReads? = nil,
-        logger: Logger
+        routes: RouteTable, authenticator: APIKeyAuthenticator, rateLimiter: TokenBucketRateLimiter,
+        limits: RateLimits, clients: ClientAddressResolver, forwarder: Forwarder, corsEnabled: Bool,
+        leavesAllToRouter: Bool = false, storedReads: StoredCustomerReads? = nil
     ) {
-        self.entries = routes.map { route in
-            Entry(
-                route: route, keyless: keylessPrefixes.contains(route.prefix),
-                coversOwnPaths: Self.ownPrefixes.contains { route.matches($0) }, pools: pools.pools(for: route),
-                offersFileDelivery: files?.services.contains(route.service) ?? false)
+        self.entries = routes.forwarded.map { forwarded in
+            let route = forwarded.upstream
+            return Entry(
+                route: route, keyless: forwarded.keyless, bodyLimit: forwarded.bodyLimit,
+                coversOwnPaths: Self.ownPrefixes.contains { route.matches($0) },
+                pools: forwarder.pools.pools(for: route),
+                offersFileDelivery: forwarder.files != nil && forwarded.localAnswers.contains(.fileDelivery),
+                usesMicroCache: forwarded.localAnswers.contains(.microCache),
+                answersStoredReads: storedReads != nil && forwarded.localAnswers.contains(.storedCustomerRead))
         }
         .sorted { $0.route.segments.count > $1.route.segments.count }
         self.authenticator = authenticator
         self.rateLimiter = rateLimiter
         self.limits = limits
         self.clients = clients
-        self.cache = cache
-        self.signature = signature
-        self.pools = pools
+        self.forwarder = forwarder
         self.corsEnabled = corsEnabled
-        self.bufferLimit = bufferLimit
-        self.maxBodyBytes = maxBodyBytes
-        self.bodyLimits = bodyLimits
-        self.files = files
         self.leavesAllToRouter = leavesAllToRouter
         self.storedReads = storedReads
-        self.logger = logger
-    }
-
-    /// A request this path answers: where it goes and as whom.
-    struct Plan {
-        var route: UpstreamRoute
-        /// `nil` on a keyless route.
-        var identity: KeyIdentity?
-        var pool: UpstreamChannelPool
-        var requestID: String
-        /// The route's label in metrics, as the router names it (`/v1/catalog/**`).
-        var metricsRoute: String
-        /// Whether the service may hand a download off to the gateway (``FileHandoff``).
-        var offersFileDelivery: Bool
-        /// A customer info read the gateway tries to answer from the stored info first.
-        var storedRead: StoredRead?
-        /// The length of the body a `POST` forwards; `nil` for a `GET` (whose body, if any, is dropped).
-        var bodyLength: Int?
-        /// How the answer is signed, when the app signs its answers.
-        var signing: AnswerSigning?
     }
 
     /// A customer info read answered from the stored info when it counts (``StoredCustomerReads``).
@@ -122,7 +85,9 @@ struct ChannelProxy: Sendable {
     }
 
     /// The plan for `request` from the client connection's `peer`, or `nil` to leave it to the router.
-    func plan(for request: HTTPRequest, on eventLoop: any EventLoop, peer: @autoclosure () -> SocketAddress?) -> Plan? {
+    func plan(for request: HTTPRequest, on eventLoop: any EventLoop, peer: @autoclosure () -> SocketAddress?)
+        -> ProxyPlan?
+    {
         let isWrite = request.method == .post
         guard request.method == .get || isWrite, !leavesAllToRouter, let target = request.path else { return nil }
         // One pass over the headers for the few this decision reads.
@@ -160,7 +125,7 @@ struct ChannelProxy: Sendable {
         }
         if isWrite {
             // The router renders the refusals: a body over the route's limit (413), an encoded NUL in the path.
-            guard !entry.keyless, (bodyLength ?? 0) <= bodyLimits[entry.route.prefix] ?? maxBodyBytes,
+            guard !entry.keyless, (bodyLength ?? 0) <= entry.bodyLimit,
                 !target.contains("%00")
             else { return nil }
         }
@@ -180,23 +145,21 @@ struct ChannelProxy: Sendable {
             else { return nil }
             identity = known
         }
-        let requestID = requestIDs.id(given: givenRequestID)
+        let requestID = forwarder.requestIDs.id(given: givenRequestID)
         let metricsRoute =
             pathSegments.count == entry.route.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
-        return Plan(
+        return ProxyPlan(
             route: entry.route, identity: identity, pool: pool, requestID: requestID, metricsRoute: metricsRoute,
-            offersFileDelivery: entry.offersFileDelivery && !isWrite,
-            storedRead: identity == nil || isWrite
-                ? nil : storedRead(target: target, path: path, route: entry.route, on: eventLoop),
-            bodyLength: isWrite ? bodyLength ?? 0 : nil,
+            usesMicroCache: entry.usesMicroCache, offersFileDelivery: entry.offersFileDelivery && !isWrite,
+            storedRead: identity == nil || isWrite || !entry.answersStoredReads
+                ? nil : storedRead(target: target, path: path, on: eventLoop),
+            body: isWrite ? .whole(length: bodyLength ?? 0) : .none, retriesOnStaleConnection: !isWrite,
             signing: AnswerSigning(signer: identity?.answerSigner, target: target, nonce: nonce))
     }
 
-    /// The stored read of a keyed request to `target`, when ``StoredCustomerReads`` may answer it.
-    private func storedRead(target: String, path: Substring, route: UpstreamRoute, on eventLoop: any EventLoop)
-        -> StoredRead?
-    {
-        guard let storedReads, route.service == StoredCustomerReads.service, path.utf8.count == target.utf8.count,
+    /// The stored read of a keyed request to `target` on a route that answers them, when ``StoredCustomerReads`` may.
+    private func storedRead(target: String, path: Substring, on eventLoop: any EventLoop) -> StoredRead? {
+        guard let storedReads, path.utf8.count == target.utf8.count,
             let appUserID = StoredCustomerReads.appUserID(in: path),
             let connections = storedReads.connections(on: eventLoop)
         else { return nil }

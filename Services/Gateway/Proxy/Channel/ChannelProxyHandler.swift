@@ -16,7 +16,7 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let proxy: ChannelProxy
     /// The request being answered here.
-    private var exchange: ProxyExchange?
+    private var exchange: ProxyExchange<PipelineClient>?
     /// What happens to the body of a request answered here while it arrives.
     private enum RequestBody {
         /// No request answered here is arriving.
@@ -75,9 +75,10 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 let plan = proxy.plan(
                     for: request, on: context.eventLoop, peer: context.channel.remoteAddress)
             {
-                requestBody = plan.bodyLength == nil ? .discarding : .forwarding
+                if case .none = plan.body { requestBody = .discarding } else { requestBody = .forwarding }
                 let exchange = ProxyExchange(
-                    request: request, plan: plan, proxy: proxy, handler: self, context: context)
+                    request: request, plan: plan, forwarder: proxy.forwarder,
+                    client: PipelineClient(handler: self, context: context))
                 self.exchange = exchange
                 exchange.start()
                 return

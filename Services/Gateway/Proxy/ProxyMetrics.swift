@@ -3,7 +3,7 @@ import HTTPTypes
 import Metrics
 import NIOConcurrencyHelpers
 
-/// The request metrics of the channel path, under the names and dimensions Hummingbird's `MetricsMiddleware` gives
+/// The request metrics of the requests the connection pipeline answers (``ChannelProxy``), under the names and dimensions Hummingbird's `MetricsMiddleware` gives
 /// the router's requests (`hb.requests`, `http.server.request.duration`), so `/metrics` counts both paths as one.
 final class ProxyMetrics: Sendable {
     private struct Key: Hashable {

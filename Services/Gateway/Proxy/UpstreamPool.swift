@@ -2,13 +2,13 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// Keep-alive connections to one service, owned by one event loop, for the channel-level proxy path
-/// (``ChannelProxyHandler``): leases and releases are plain calls on that loop, with no locks and no tasks.
+/// Keep-alive connections to one service, owned by one event loop: the gateway's one upstream pool, which every
+/// ``ProxyExchange`` leases from. Leases and releases are plain calls on that loop, with no locks and no tasks.
 ///
 /// Every method must be called on ``eventLoop``. At most `maximumConnections` are open; further requests wait for
 /// one to come back. An idle connection closes after the read timeout (its ``IdleStateHandler``).
-final class UpstreamChannelPool {
-    typealias Waiter = (Result<UpstreamChannel, any Error>) -> Void
+final class UpstreamPool {
+    typealias Waiter = (Result<UpstreamConnection, any Error>) -> Void
 
     let host: String
     let port: Int
@@ -17,7 +17,7 @@ final class UpstreamChannelPool {
     private let readTimeout: TimeAmount
     private let maximumConnections: Int
 
-    private var idle: [UpstreamChannel] = []
+    private var idle: [UpstreamConnection] = []
     private var open = 0
     private var waiters = CircularBuffer<Waiter>()
     private var closed = false
@@ -48,7 +48,7 @@ final class UpstreamChannelPool {
     }
 
     /// Gives a connection back: to the next waiting request, to the idle list, or closed when not `reusable`.
-    func release(_ connection: UpstreamChannel, reusable: Bool) {
+    func release(_ connection: UpstreamConnection, reusable: Bool) {
         eventLoop.preconditionInEventLoop()
         connection.router.receiver = nil
         guard reusable, !closed, connection.channel.isActive else {
@@ -97,7 +97,7 @@ final class UpstreamChannelPool {
                         self.connectionClosed(nil)
                         return waiter(.failure(UpstreamConnectionClosed()))
                     }
-                    let connection = UpstreamChannel(channel: channel, router: router)
+                    let connection = UpstreamConnection(channel: channel, router: router)
                     channel.closeFuture.assumeIsolated().whenComplete { _ in self.connectionClosed(connection) }
                     waiter(.success(connection))
                 case .failure(let error):
@@ -108,7 +108,7 @@ final class UpstreamChannelPool {
     }
 
     /// Bookkeeping when a connection closed (or failed to open): frees its place, and connects for a waiter.
-    private func connectionClosed(_ connection: UpstreamChannel?) {
+    private func connectionClosed(_ connection: UpstreamConnection?) {
         open -= 1
         if let connection { idle.removeAll { $0 === connection } }
         guard !closed, open < maximumConnections, let waiter = waiters.popFirst() else { return }
@@ -118,7 +118,7 @@ final class UpstreamChannelPool {
 }
 
 /// One keep-alive HTTP/1.1 connection to a service, used by one request at a time.
-final class UpstreamChannel {
+final class UpstreamConnection {
     let channel: any Channel
     let router: UpstreamResponseRouter
     /// Requests completed on this connection; a failure on a reused connection may be a stale keep-alive.
@@ -183,4 +183,24 @@ final class UpstreamResponseRouter: ChannelInboundHandler, RemovableChannelHandl
 /// The connection to a service failed with `underlying` (a socket error, an unparsable response).
 struct UpstreamConnectionFailed: Error {
     var underlying: any Error
+}
+
+/// The service closed the connection before its response was complete.
+struct UpstreamConnectionClosed: Error {}
+
+/// The service sent nothing for longer than the read timeout.
+struct UpstreamReadTimeout: Error {}
+
+extension ClientBootstrap {
+    /// A bootstrap for connections to services.
+    static func upstream(on eventLoop: any EventLoop, connectTimeout: TimeAmount) -> ClientBootstrap {
+        ClientBootstrap(group: eventLoop)
+            .connectTimeout(connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            // Large downloads arrive in reads of up to 256 KiB instead of NIO's default 64 KiB: a quarter of the
+            // reads and body parts to pass on; small answers still get small buffers (the allocator adapts).
+            .channelOption(
+                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 18)
+            )
+    }
 }

@@ -8,31 +8,31 @@ import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// One request the channel path answers: from the micro-cache, or through a pooled upstream connection (a `POST`'s
-/// body read whole first, at most the route's limit, which ``ChannelProxy`` checked against its length), with the
-/// response buffered (small, with a length: it may be cached and `If-None-Match` is answered here) or streamed
-/// (reads from the service paused while the client cannot take more), or, for a download the content service hands
-/// off (``FileHandoff``), sent from the content volume with `sendfile(2)`. Lives on the client connection's event
-/// loop.
-final class ProxyExchange: UpstreamResponseReceiver {
+/// One request the gateway forwards, whichever path took it: answered from the micro-cache, or through a pooled
+/// upstream connection (``UpstreamPool``), with the response buffered (small, with a length: it may be cached and
+/// `If-None-Match` is answered here) or streamed (reads from the service paused while the client cannot take more),
+/// or, for a download the content service hands off (``FileHandoff``), sent from the content volume with
+/// `sendfile(2)`. A request body is read whole first when its length is known and small (the pipeline's `POST`s,
+/// whose length ``ChannelProxy`` checked), or streamed to the service as it arrives (the router's uploads, chunked
+/// ones included). Lives on its client's event loop; `Client` is where the answer goes (``ProxyClient``).
+final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
     private let request: HTTPRequest
-    private let plan: ChannelProxy.Plan
-    private let proxy: ChannelProxy
-    private unowned let handler: ChannelProxyHandler
-    private let context: ChannelHandlerContext
+    private let plan: ProxyPlan
+    private let forwarder: Forwarder
+    private let client: Client
     private let started = ProxyMetrics.now()
 
     private enum State {
-        /// A `POST`'s body arriving from the client.
+        /// A `POST`'s body arriving from the client, to be forwarded whole.
         case receivingBody
         /// The customer's stored info being read (``StoredCustomerReads``).
         case readingStored
         case waitingForConnection
-        case waitingForHead(UpstreamChannel)
+        case waitingForHead(UpstreamConnection)
         /// A response of known, small length being collected.
-        case buffering(UpstreamChannel, ProxyHeaders.Downstream, ByteBuffer)
+        case buffering(UpstreamConnection, ProxyHeaders.Downstream, ByteBuffer)
         /// A response whose head has gone to the client.
-        case streaming(UpstreamChannel, ProxyHeaders.Downstream)
+        case streaming(UpstreamConnection, ProxyHeaders.Downstream)
         /// A hand-off's file being opened.
         case openingFile
         /// A hand-off's file going out.
@@ -43,34 +43,48 @@ final class ProxyExchange: UpstreamResponseReceiver {
     private var state = State.waitingForConnection
     /// A `POST`'s body, as received so far.
     private var requestBody: ByteBuffer?
+    /// Set until a streamed request body may go out: completed once the head is sent, failed if it never is.
+    private var upload: EventLoopPromise<Void>?
+    /// The future of ``upload`` (kept once it is completed: the lease may complete within ``start()``).
+    private var uploadStarted: EventLoopFuture<Void>?
+    /// Whether a streamed request body is still going out (its connection cannot carry another request then).
+    private var uploading = false
     private var attempts = 0
     /// Whether the request offers the service to hand a download off (until the volume turns out unreadable).
     private var offersFileDelivery: Bool
     /// The bytes of a hand-off's file the client's connection has taken.
     private var fileBytesSent: Int64 = 0
 
-    init(
-        request: HTTPRequest, plan: ChannelProxy.Plan, proxy: ChannelProxy, handler: ChannelProxyHandler,
-        context: ChannelHandlerContext
-    ) {
+    init(request: HTTPRequest, plan: ProxyPlan, forwarder: Forwarder, client: Client) {
         self.request = request
         self.plan = plan
-        self.proxy = proxy
-        self.handler = handler
-        self.context = context
+        self.forwarder = forwarder
+        self.client = client
         self.offersFileDelivery = plan.offersFileDelivery
     }
 
     func start() {
-        if let length = plan.bodyLength {
-            // A write: what the micro-cache keeps of the app may be stale once it lands (as on the router's path).
-            if let identity = plan.identity { proxy.cache.invalidate(appID: identity.appID) }
-            requestBody = context.channel.allocator.buffer(capacity: length)
+        // A write: what the micro-cache keeps of the app may be stale once it lands.
+        if request.method != .get && request.method != .head, let identity = plan.identity {
+            forwarder.cache.invalidate(appID: identity.appID)
+        }
+        switch plan.body {
+        case .whole(let length):
+            requestBody = ByteBufferAllocator().buffer(capacity: length)
             state = .receivingBody
             return
+        case .streamed:
+            let promise = client.eventLoop.makePromise(of: Void.self)
+            upload = promise
+            uploadStarted = promise.futureResult
+            return lease()
+        case .none:
+            break
         }
-        let uri = request.path ?? "/"
-        if let identity = plan.identity, let entry = proxy.cache.lookup(appID: identity.appID, uri: uri) {
+        // Entries are per app, not per customer: a request in a customer's name never uses them.
+        if request.method == .get, plan.usesMicroCache, plan.customer == nil, let identity = plan.identity,
+            let entry = forwarder.cache.lookup(appID: identity.appID, uri: request.path ?? "/")
+        {
             let (status, fields, body) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
             return respond(status: status, fields: fields, body: body)
         }
@@ -91,7 +105,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
             return lease()
         }
         state = .readingStored
-        reading.hop(to: context.eventLoop).assumeIsolated().whenComplete { [self] result in
+        reading.hop(to: client.eventLoop).assumeIsolated().whenComplete { [self] result in
             guard case .readingStored = state else { return }  // the client left meanwhile
             var json: String?
             switch result {
@@ -136,6 +150,56 @@ final class ProxyExchange: UpstreamResponseReceiver {
         lease()
     }
 
+    /// Succeeds once a streamed body may go out (the head has gone to the service); fails if it never will (then the
+    /// client has the exchange's answer, a failure).
+    func uploadReady() -> EventLoopFuture<Void> {
+        uploadStarted ?? client.eventLoop.makeFailedFuture(UpstreamConnectionClosed())
+    }
+
+    /// Sends a part of a streamed body; the future completes once the service's connection has taken it.
+    func uploadReceived(_ part: ByteBuffer) -> EventLoopFuture<Void> {
+        guard uploading, let connection = connectionInUse else {
+            return client.eventLoop.makeFailedFuture(UpstreamConnectionClosed())
+        }
+        return connection.channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part)))
+    }
+
+    /// A streamed body is complete.
+    func uploadEnded() -> EventLoopFuture<Void> {
+        guard uploading, let connection = connectionInUse else {
+            return client.eventLoop.makeFailedFuture(UpstreamConnectionClosed())
+        }
+        uploading = false
+        return connection.channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+    }
+
+    /// Reading the client's streamed body failed (it is too large, or the client left): the exchange is abandoned, and
+    /// its connection, holding half a request, closed. The router answers `error`.
+    func uploadFailed(_ error: any Error) {
+        if let connection = connectionInUse { plan.pool.release(connection, reusable: false) }
+        uploading = false
+        upload?.fail(error)
+        upload = nil
+        guard !isDone else { return }
+        state = .done
+        client.exchangeEnded()
+    }
+
+    /// The connection the exchange is using, if any.
+    private var connectionInUse: UpstreamConnection? {
+        switch state {
+        case .waitingForHead(let connection), .buffering(let connection, _, _), .streaming(let connection, _):
+            connection
+        case .receivingBody, .readingStored, .waitingForConnection, .openingFile, .sendingFile, .done:
+            nil
+        }
+    }
+
+    private var isDone: Bool {
+        if case .done = state { return true }
+        return false
+    }
+
     private func lease() {
         attempts += 1
         state = .waitingForConnection
@@ -152,13 +216,21 @@ final class ProxyExchange: UpstreamResponseReceiver {
         }
     }
 
-    private func send(on connection: UpstreamChannel) {
+    private func send(on connection: UpstreamConnection) {
         state = .waitingForHead(connection)
         connection.router.receiver = self
-        let head = ProxyHeaders.upstreamRequest(
-            request, identity: plan.identity, requestID: plan.requestID, route: plan.route,
-            contentLength: plan.bodyLength, hasBody: plan.bodyLength != nil, signature: proxy.signature,
+        var head = ProxyHeaders.upstreamRequest(
+            request, identity: plan.identity, customer: plan.customer, requestID: plan.requestID, route: plan.route,
+            contentLength: plan.body.length, hasBody: plan.body.isPresent, signature: forwarder.signature,
             offersFileDelivery: offersFileDelivery)
+        for (name, value) in plan.traceHeaders { head.headers.replaceOrAdd(name: name, value: value) }
+        if case .streamed = plan.body {
+            uploading = true
+            connection.channel.writeAndFlush(HTTPClientRequestPart.head(head), promise: nil)
+            upload?.succeed()
+            upload = nil
+            return
+        }
         connection.channel.write(HTTPClientRequestPart.head(head), promise: nil)
         if let requestBody, requestBody.readableBytes > 0 {
             connection.channel.write(HTTPClientRequestPart.body(.byteBuffer(requestBody)), promise: nil)
@@ -173,7 +245,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
             let downstream = ProxyHeaders.downstream(head)
             if downstream.isBodiless(for: request.method) || downstream.hasHandoffHeaders
                 || (downstream.contentLength ?? .max)
-                    <= (plan.signing == nil ? proxy.bufferLimit : AnswerSigning.bufferLimit)
+                    <= (plan.signing == nil ? forwarder.bufferLimit : AnswerSigning.bufferLimit)
             {
                 state = .buffering(connection, downstream, ByteBuffer())
             } else {
@@ -188,19 +260,20 @@ final class ProxyExchange: UpstreamResponseReceiver {
             if downstream.hasHandoffHeaders && !(offersFileDelivery && downstream.handoff != nil) {
                 return fail(UnexpectedFileHandoff())
             }
-            plan.pool.release(connection, reusable: downstream.keepAlive)
+            // A service may answer before a streamed body is all sent: its connection then holds half a request.
+            plan.pool.release(connection, reusable: downstream.keepAlive && !uploading)
             if let handoff = downstream.handoff { return sendFile(handoff, downstream) }
             answerBuffered(downstream, body: body)
         case (.streaming(let connection, _), .body(let part)):
             write(.body(part), flush: true)
-            if !context.channel.isWritable {
+            if !client.isWritable {
                 connection.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
             }
         case (.streaming(let connection, let downstream), .end):
             // The last parts may have left reading off (the client could not take them): a pooled connection that
             // is not read would keep its next request waiting until the read timeout.
             connection.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
-            plan.pool.release(connection, reusable: downstream.keepAlive)
+            plan.pool.release(connection, reusable: downstream.keepAlive && !uploading)
             write(.end(nil), flush: true)
             finish(status: downstream.status)
         default:
@@ -228,20 +301,24 @@ final class ProxyExchange: UpstreamResponseReceiver {
             break
         }
         state = .done
+        uploading = false
+        upload?.fail(UpstreamConnectionClosed())
+        upload = nil
     }
 
     /// Opens the hand-off's file (off the event loop), then sends it; when the volume cannot give it, asks the
     /// service again without offering a hand-off, so the download still works (streamed through the service).
     private func sendFile(_ handoff: FileHandoff, _ downstream: ProxyHeaders.Downstream) {
-        guard let files = proxy.files else { return fail(UnexpectedFileHandoff()) }
+        guard let files = forwarder.files else { return fail(UnexpectedFileHandoff()) }
         state = .openingFile
-        files.open(handoff, on: context.eventLoop).assumeIsolated().whenComplete { [self] result in
-            let codec = try? context.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
-            guard case .openingFile = state, case .success(let handle) = result, let codec else {
+        files.open(handoff, on: client.eventLoop).assumeIsolated().whenComplete { [self] result in
+            let context = client.pipeline
+            let codec = try? context?.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
+            guard case .openingFile = state, case .success(let handle) = result, let context, let codec else {
                 if case .success(let handle) = result { try? handle.close() }
                 report(handoff, completed: false, to: files)
                 guard case .openingFile = state else { return }  // the client left meanwhile
-                var logger = proxy.logger
+                var logger = forwarder.logger
                 logger[metadataKey: "request_id"] = .string(plan.requestID)
                 logger.warning(
                     "cannot send the download from SHOPKEEPER_CONTENT_DIR; the content service streams it instead",
@@ -250,7 +327,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
                 attempts = 0
                 return lease()
             }
-            transmit(handle, handoff, downstream, files: files, through: codec)
+            transmit(handle, handoff, downstream, files: files, into: context, through: codec)
         }
     }
 
@@ -258,19 +335,19 @@ final class ProxyExchange: UpstreamResponseReceiver {
     /// the end; once the end is written (or the connection failed) the file is closed and the outcome reported.
     private func transmit(
         _ handle: NIOFileHandle, _ handoff: FileHandoff, _ downstream: ProxyHeaders.Downstream, files: FileDelivery,
-        through codec: ChannelHandlerContext
+        into context: ChannelHandlerContext, through codec: ChannelHandlerContext
     ) {
         state = .sendingFile
         var fields = downstream.fields
         fields[.contentLength] = String(handoff.length)
         write(.head(response(downstream.status, fields)), flush: false)
         for part in FileDelivery.parts(of: handoff.range, handle: handle) {
-            let written = context.eventLoop.makePromise(of: Void.self)
+            let written = client.eventLoop.makePromise(of: Void.self)
             written.futureResult.assumeIsolated().whenSuccess { [self] in fileBytesSent += Int64(part.readableBytes) }
             // Below the HTTP-types codec, whose body parts are byte buffers only.
             codec.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(part))), promise: written)
         }
-        let ended = context.eventLoop.makePromise(of: Void.self)
+        let ended = client.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil)), promise: ended)
         ended.futureResult.assumeIsolated().whenComplete { [self] result in
             try? handle.close()
@@ -280,7 +357,7 @@ final class ProxyExchange: UpstreamResponseReceiver {
             guard succeeded else {
                 state = .done
                 context.close(promise: nil)
-                return handler.exchangeFinished(context: context)
+                return client.exchangeEnded()
             }
             finish(status: downstream.status)
         }
@@ -296,12 +373,16 @@ final class ProxyExchange: UpstreamResponseReceiver {
         guard !downstream.isBodiless(for: request.method) else {
             return respond(status: downstream.status, fields: downstream.fields, body: nil)
         }
-        // As the router's path does: the gateway evaluates If-None-Match, and may keep the response.
+        guard request.method == .get else {
+            return respond(status: downstream.status, fields: downstream.fields, body: body)
+        }
+        // For a `GET` the gateway evaluates If-None-Match (``ProxyHeaders`` kept it from the service), and may keep the
+        // response (never one in a customer's name: entries are per app).
         let entry = ResponseMicroCache.Entry(status: downstream.status, headers: downstream.fields, body: body)
-        if request.method == .get, downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero,
-            let identity = plan.identity
+        if downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero, plan.usesMicroCache,
+            plan.customer == nil, let identity = plan.identity
         {
-            proxy.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
+            forwarder.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
         }
         let (status, fields, answer) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
         respond(status: status, fields: fields, body: answer)
@@ -316,14 +397,14 @@ final class ProxyExchange: UpstreamResponseReceiver {
             plan.pool.release(connection, reusable: false)
             log(error)
             state = .done
-            context.close(promise: nil)
-            handler.exchangeFinished(context: context)
+            client.abort(GatewayError.upstream(error, service: plan.route.service))
+            client.exchangeEnded()
             return
         case .waitingForHead(let connection):
             plan.pool.release(connection, reusable: false)
             // A keep-alive connection the service had already closed: once more on another, as nothing was lost. Not
-            // a `POST`, which the service may have taken before it closed (as on the router's path).
-            if connection.completedRequests > 0, attempts == 1, plan.bodyLength == nil,
+            // a request with a body, which the service may have taken before it closed.
+            if connection.completedRequests > 0, attempts == 1, plan.retriesOnStaleConnection,
                 error is UpstreamConnectionClosed || error is UpstreamConnectionFailed
             {
                 return lease()
@@ -333,15 +414,22 @@ final class ProxyExchange: UpstreamResponseReceiver {
         case .receivingBody, .readingStored, .waitingForConnection:
             break
         }
+        uploading = false
+        upload?.fail(error)
+        upload = nil
         log(error)
         let problem = GatewayError.upstream(error, service: plan.route.service)
+        if client.takes(problem) {
+            state = .done
+            return client.exchangeEnded()
+        }
         let (fields, body) = ProblemRenderer.parts(
             problem: problem.problem(requestID: plan.requestID), headers: problem.headers)
         respond(status: problem.status, fields: fields, body: body)
     }
 
     private func log(_ error: any Error, reading what: String? = nil) {
-        var logger = proxy.logger
+        var logger = forwarder.logger
         logger[metadataKey: "request_id"] = .string(plan.requestID)
         if let identity = plan.identity { logger[metadataKey: "app_id"] = .string(identity.appID) }
         if let what {
@@ -372,19 +460,16 @@ final class ProxyExchange: UpstreamResponseReceiver {
     }
 
     private func write(_ part: HTTPResponsePart, flush: Bool) {
-        if flush {
-            context.writeAndFlush(NIOAny(part), promise: nil)
-        } else {
-            context.write(NIOAny(part), promise: nil)
-        }
+        client.write(part, flush: flush)
     }
 
     private func finish(status: HTTPResponse.Status) {
         state = .done
-        proxy.metrics.record(
-            route: plan.metricsRoute, method: request.method, status: status,
-            nanoseconds: ProxyMetrics.now() - started)
-        handler.exchangeFinished(context: context)
+        if let metricsRoute = plan.metricsRoute {
+            forwarder.metrics.record(
+                route: metricsRoute, method: request.method, status: status, nanoseconds: ProxyMetrics.now() - started)
+        }
+        client.exchangeEnded()
     }
 }
 

@@ -15,8 +15,6 @@ struct FileDelivery: Sendable {
     /// The content volume's root, as this process sees it (`SHOPKEEPER_CONTENT_DIR`).
     let root: String
     let reporter: DownloadReporter
-    /// The services whose requests offer a hand-off (the content service's).
-    let services: Set<String>
     /// A file goes out in parts of this size: each part's completion counts the bytes sent for the report.
     static let partBytes = 4 << 20
 
