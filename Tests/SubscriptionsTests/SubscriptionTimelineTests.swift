@@ -175,7 +175,7 @@ struct SubscriptionTimelineTests {
         var after: [SubscriptionFacts.Period]
         var afterRenewal = SubscriptionFacts.Renewal()
         var at: TimeInterval
-        var events: [SubscriptionEventType]
+        var events: [EventType]
         var testDescription: String { name }
     }
 

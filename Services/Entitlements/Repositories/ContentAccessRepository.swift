@@ -67,7 +67,7 @@ struct ContentAccessPostgresRepository: ContentAccessRepository {
     private static func decide(product: String, info: CustomerInfo, granting: [String]) -> Decision {
         let bought = info.nonSubscriptionPurchases.filter { $0.productID == product }
         // A non-renewing purchase grants only while its stack runs (the subscription entry below).
-        if let live = bought.first(where: { $0.revokedAt == nil && $0.type != "non_renewing" }) {
+        if let live = bought.first(where: { $0.revokedAt == nil && $0.type != ProductType.nonRenewing.rawValue }) {
             return Decision(
                 access: ContentAccess(productID: product, state: .granted, source: "purchase"),
                 purchase: (live.store, live.originalTransactionID))

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import ShopkeeperDatabase
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// Which of an app's events to list, newest first.
 struct EventFilter: Sendable, Equatable {

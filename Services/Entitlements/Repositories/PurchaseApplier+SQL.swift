@@ -1,5 +1,6 @@
 import PostgresNIO
 import ShopkeeperDatabase
+import ShopkeeperModels
 
 extension PurchaseApplier {
     /// The statements of every purchase, prepared once per connection.

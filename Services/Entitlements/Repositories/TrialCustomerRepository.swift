@@ -60,7 +60,7 @@ struct TrialCustomerPostgresRepository: TrialCustomerRepository {
     private enum Subscriptions: PreparedSQL {
         static let sql = """
             SELECT store, original_transaction_id FROM entitlements.purchases
-            WHERE customer_id = $1::uuid AND product_type = 'auto_renewable'
+            WHERE customer_id = $1::uuid AND product_type = \(ProductType.autoRenewable.sql)
             """
     }
 }

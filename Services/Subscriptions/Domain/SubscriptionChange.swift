@@ -1,33 +1,16 @@
 import Foundation
 import ShopkeeperModels
 
-/// The events a subscription change emits, through the entitlements outbox, to the app's webhook.
-enum SubscriptionEventType: String, Sendable, CaseIterable, Codable {
-    case subscriptionStarted = "subscription_started"
-    case renewal
-    /// Auto-renew switched off.
-    case cancellation
-    /// Auto-renew switched back on.
-    case uncancellation
-    case billingIssue = "billing_issue"
-    case gracePeriodStarted = "grace_period_started"
-    case expiration
-    case productChange = "product_change"
-    case trialStarted = "trial_started"
-    case trialConverted = "trial_converted"
-    case trialExpired = "trial_expired"
-}
-
 /// What changed between two statuses of one subscription, as events in the order they happened.
 enum SubscriptionChange {
-    static func events(from old: SubscriptionStatus?, to new: SubscriptionStatus) -> [SubscriptionEventType] {
+    static func events(from old: SubscriptionStatus?, to new: SubscriptionStatus) -> [EventType] {
         guard let old else {
-            var events: [SubscriptionEventType] = [new.periodType == .trial ? .trialStarted : .subscriptionStarted]
+            var events: [EventType] = [new.periodType == .trial ? .trialStarted : .subscriptionStarted]
             if new.willRenew == false && new.state.grantsAccess { events.append(.cancellation) }
             events += endings(from: nil, to: new)
             return events
         }
-        var events: [SubscriptionEventType] = []
+        var events: [EventType] = []
         if old.transactionID != new.transactionID, new.state.grantsAccess || new.expiresAt > old.expiresAt {
             if old.storeProductID != new.storeProductID {
                 events.append(.productChange)
@@ -48,7 +31,7 @@ enum SubscriptionChange {
     }
 
     /// Events of a move into a state that is not a new period.
-    private static func endings(from old: SubscriptionStatus?, to new: SubscriptionStatus) -> [SubscriptionEventType] {
+    private static func endings(from old: SubscriptionStatus?, to new: SubscriptionStatus) -> [EventType] {
         let hadBillingTrouble = old.map { $0.state == .gracePeriod || $0.state == .billingRetry } ?? false
         switch new.state {
         case .gracePeriod:

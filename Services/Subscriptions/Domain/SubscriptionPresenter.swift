@@ -5,7 +5,8 @@ import ShopkeeperModels
 enum SubscriptionPresenter {
     static func info(_ subscription: StoredSubscription, status: SubscriptionStatus) -> SubscriptionInfo {
         SubscriptionInfo(
-            productID: status.productID, storeProductID: status.storeProductID, type: "auto_renewable",
+            productID: status.productID, storeProductID: status.storeProductID,
+            type: ProductType.autoRenewable.rawValue,
             store: subscription.store,
             environment: StoreEnvironment(rawValue: subscription.environment) ?? .production,
             originalTransactionID: subscription.originalTransactionID, state: status.state,

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ShopkeeperDatabase
+import ShopkeeperModels
 
 /// The voided-purchases poller's memory (`verifier.google_voided_cursors`): one cursor per app with Google
 /// credentials, leased to one replica at a time.
@@ -116,7 +117,7 @@ struct VoidedCursorPostgresRepository: VoidedCursorRepository {
         let first = orderID.components(separatedBy: "..").first ?? orderID
         let rows = try await client.query(
             """
-            SELECT bool_or(type = 'auto_renewable'), bool_or(revocation_date IS NOT NULL)
+            SELECT bool_or(type = \(unescaped: ProductType.autoRenewable.sql)), bool_or(revocation_date IS NOT NULL)
             FROM verifier.transactions
             WHERE app_id = \(appID) AND store = 'play_store'
               AND (transaction_id = \(orderID) OR original_transaction_id = \(first))

@@ -1,4 +1,5 @@
 import ShopkeeperDatabase
+import ShopkeeperModels
 
 extension CustomerInfoQuery {
     /// ``TouchRenderAndStore`` for a *plain* customer, with a shorter plan: most of a render's cost is PostgreSQL
@@ -22,7 +23,7 @@ extension CustomerInfoQuery {
                    NOT EXISTS (SELECT 1 FROM entitlements.customers m WHERE m.merged_into = cu.customer_id)
                    AND NOT EXISTS (
                        SELECT 1 FROM entitlements.purchases p
-                       WHERE p.customer_id = cu.customer_id AND p.product_type IN ('auto_renewable', 'non_renewing'))
+                       WHERE p.customer_id = cu.customer_id AND p.product_type IN (\(ProductType.autoRenewable.sql), \(ProductType.nonRenewing.sql)))
                    AND NOT EXISTS (
                        SELECT 1 FROM subscriptions.trials_v1 t WHERE t.app_id = $1 AND t.customer_id = cu.customer_id)
                    AND NOT EXISTS (

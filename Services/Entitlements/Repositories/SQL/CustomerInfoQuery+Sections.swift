@@ -1,3 +1,5 @@
+import ShopkeeperModels
+
 extension CustomerInfoQuery {
     /// The parts of customer info that the full render (``rendering(storing:touching:)``) and the plain one
     /// (``plainRendering``) write alike, so that the two cannot disagree where both apply. Each reads the customer as
@@ -15,7 +17,7 @@ extension CustomerInfoQuery {
                         WHEN p.expires_date IS NOT NULL AND p.expires_date <= now() THEN 'expired'
                         ELSE 'owned' END AS state
             FROM c
-            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'non_consumable'
+            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = \(ProductType.nonConsumable.sql)
             JOIN catalog.products_v1 pr ON pr.app_id = p.app_id AND pr.product_id = p.product_id
             CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(pr.entitlements, '[]'::jsonb))
                 AS e(entitlement_id)
@@ -56,7 +58,7 @@ extension CustomerInfoQuery {
                     'revoked_at', entitlements.iso(p.revoked_at), 'revocation_reason', p.revocation_reason)
                     ORDER BY p.purchase_date, p.original_transaction_id)
                 FROM entitlements.purchases p
-                WHERE p.customer_id = c.customer_id AND p.product_type <> 'auto_renewable'), '[]'::jsonb),
+                WHERE p.customer_id = c.customer_id AND p.product_type <> \(ProductType.autoRenewable.sql)), '[]'::jsonb),
             'consumable_balances', coalesce((
                 SELECT jsonb_object_agg(bal.product_id, bal.balance)
                 FROM entitlements.balances bal WHERE bal.customer_id = c.customer_id), '{}'::jsonb)

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import ShopkeeperDatabase
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// Renders a customer's info as JSON in one statement, so reading it costs one round trip and no decoding.
 ///
@@ -119,7 +120,7 @@ enum CustomerInfoQuery {
                    coalesce(s.refunded_at, CASE WHEN s.store IS NULL THEN p.revoked_at END) AS refunded_at,
                    s.revoked_at
             FROM c
-            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'auto_renewable'
+            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = \(ProductType.autoRenewable.sql)
             LEFT JOIN subscriptions.subscriptions_v1 s
                 ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
             CROSS JOIN LATERAL (
@@ -137,7 +138,7 @@ enum CustomerInfoQuery {
                        ORDER BY p.purchase_date DESC, p.original_transaction_id DESC
                        ROWS UNBOUNDED PRECEDING) AS reach
             FROM c
-            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = 'non_renewing'
+            JOIN entitlements.purchases p ON p.customer_id = c.customer_id AND p.product_type = \(ProductType.nonRenewing.sql)
                 AND p.revoked_at IS NULL
             JOIN catalog.products_v1 pr ON pr.app_id = p.app_id AND pr.product_id = p.product_id
         ), stacks AS (
@@ -166,7 +167,7 @@ enum CustomerInfoQuery {
                             THEN 'included' ELSE 'grandfathered' END,
                        t.first_seen
                 FROM entitlements.app_transactions t
-                JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.type = 'non_consumable'
+                JOIN catalog.products_v1 pr ON pr.app_id = $1 AND pr.type = \(ProductType.nonConsumable.sql)
                 -- (the customers are the app's: by customer alone, so the customer index is the one used)
                 WHERE t.customer_id = ANY (ARRAY(SELECT customer_id FROM ids))
                   AND ((t.variant IS NOT NULL AND coalesce(pr.included_in_variants, '[]'::jsonb) ? t.variant)
@@ -246,7 +247,7 @@ enum CustomerInfoQuery {
                     SELECT jsonb_agg(x.doc ORDER BY x.started_at, x.original_transaction_id) FROM (
                         SELECT s.started_at, s.original_transaction_id, jsonb_build_object(
                             'product_id', s.product_id, 'store_product_id', s.store_product_id,
-                            'type', 'auto_renewable', 'store', s.store, 'environment', s.environment,
+                            'type', \(ProductType.autoRenewable.sql), 'store', s.store, 'environment', s.environment,
                             'original_transaction_id', s.original_transaction_id, 'state', s.state,
                             'active', s.active, 'period_type', s.period_type,
                             'started_at', entitlements.iso(s.started_at), 'expires_at', entitlements.iso(s.expires_at),
@@ -259,7 +260,7 @@ enum CustomerInfoQuery {
                         UNION ALL
                         SELECT st.started_at, st.original_transaction_id, jsonb_build_object(
                             'product_id', st.product_id, 'store_product_id', st.store_product_id,
-                            'type', 'non_renewing', 'store', st.store, 'environment', st.environment,
+                            'type', \(ProductType.nonRenewing.sql), 'store', st.store, 'environment', st.environment,
                             'original_transaction_id', st.original_transaction_id,
                             'state', CASE WHEN st.ends_at > now() THEN 'active' ELSE 'expired' END,
                             'active', st.ends_at > now(), 'period_type', 'normal',
@@ -345,7 +346,7 @@ enum CustomerInfoQuery {
          FROM entitlements.purchases p
          LEFT JOIN subscriptions.subscriptions_v1 s
              ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
-         WHERE p.customer_id = \(customer) AND p.product_type = 'auto_renewable')
+         WHERE p.customer_id = \(customer) AND p.product_type = \(ProductType.autoRenewable.sql))
         """
     }
 }

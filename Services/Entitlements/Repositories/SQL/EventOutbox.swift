@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import ShopkeeperDatabase
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// Writes events in the caller's transaction, with a webhook delivery when the app has a webhook: the change and
 /// its event commit together or not at all.

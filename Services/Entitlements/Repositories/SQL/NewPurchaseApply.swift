@@ -55,7 +55,7 @@ enum NewPurchaseApply {
                     -- In parentheses: PL/pgSQL would end the condition at the CASE's THEN.
                     OR (\(PurchaseRow.typeDecision(
                         productID: "v_start.product_id", catalogType: "v_start.type", storeType: "p_store_type")))
-                        IN ('auto_renewable', 'non_renewing')
+                        IN (\(ProductType.autoRenewable.sql), \(ProductType.nonRenewing.sql))
                 THEN
                     RETURN;
                 END IF;

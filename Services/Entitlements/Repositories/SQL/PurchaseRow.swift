@@ -130,15 +130,15 @@ extension PurchaseRow {
         static let sql = """
             WITH decided AS (
                 SELECT kind.type, units.credit,
-                       CASE WHEN units.credit IS NOT NULL THEN 'consumable_purchase'
-                            WHEN $6::text IS NULL THEN 'initial_purchase'
-                            WHEN kind.type IN ('consumable', 'auto_renewable') THEN NULL
-                            WHEN kind.type = 'non_renewing' THEN 'non_renewing_purchase'
-                            ELSE 'initial_purchase' END AS event
+                       CASE WHEN units.credit IS NOT NULL THEN \(EventType.consumablePurchase.sql)
+                            WHEN $6::text IS NULL THEN \(EventType.initialPurchase.sql)
+                            WHEN kind.type IN (\(ProductType.consumable.sql), \(ProductType.autoRenewable.sql)) THEN NULL
+                            WHEN kind.type = \(ProductType.nonRenewing.sql) THEN \(EventType.nonRenewingPurchase.sql)
+                            ELSE \(EventType.initialPurchase.sql) END AS event
                 FROM (SELECT \(typeDecision(productID: "$6::text", catalogType: "$7::text", storeType: "$25::text")))
                     AS kind (type)
                 CROSS JOIN LATERAL (
-                    SELECT CASE WHEN $6::text IS NOT NULL AND kind.type = 'consumable' AND $26::boolean
+                    SELECT CASE WHEN $6::text IS NOT NULL AND kind.type = \(ProductType.consumable.sql) AND $26::boolean
                                 THEN \(unitsDecision(consumableQuantity: "$22::bigint", quantity: "$12::bigint")) END)
                     AS units (credit)
             ), purchase AS (

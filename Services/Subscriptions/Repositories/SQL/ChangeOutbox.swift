@@ -27,8 +27,7 @@ enum ChangeOutbox {
     }
 
     /// A subscription's change.
-    static func row(_ type: SubscriptionEventType, subscription: StoredSubscription, status: SubscriptionStatus) -> Row
-    {
+    static func row(_ type: EventType, subscription: StoredSubscription, status: SubscriptionStatus) -> Row {
         let payload = ChangePayload(
             productID: status.productID, storeProductID: status.storeProductID, store: subscription.store.rawValue,
             environment: subscription.environment, transactionID: status.transactionID,
@@ -44,7 +43,7 @@ enum ChangeOutbox {
 
     /// A change of the app's own trial.
     static func appendTrial(
-        _ type: SubscriptionEventType, appID: String, customerID: UUID, productID: String, expiresAt: Date,
+        _ type: EventType, appID: String, customerID: UUID, productID: String, expiresAt: Date,
         on connection: PostgresConnection, logger: Logger
     ) async throws {
         let payload = ChangePayload(

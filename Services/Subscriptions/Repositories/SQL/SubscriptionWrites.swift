@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import ShopkeeperModels
 
 /// The periods and changes of one apply, kept until its subscriptions are all worked out and then written with one
 /// statement each, in the same database transaction: a reader sees all of them or none, as before, for two
@@ -23,7 +24,7 @@ struct SubscriptionWrites {
 
     /// Adds the change `type` of `subscription` to the outbox, after those added before it.
     mutating func change(
-        _ type: SubscriptionEventType, subscription: StoredSubscription, status: SubscriptionStatus
+        _ type: EventType, subscription: StoredSubscription, status: SubscriptionStatus
     ) {
         changes.append(ChangeOutbox.row(type, subscription: subscription, status: status))
     }
