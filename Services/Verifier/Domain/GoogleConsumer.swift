@@ -119,8 +119,7 @@ struct GoogleConsumeWorker: Service, PolledWork {
         ).run()
     }
 
-    /// Claims one batch of due consumes (unprocessed ones are claimed again when their lease ends: consuming twice is
-    /// harmless).
+    /// Claims one batch of due consumes.
     func claim() async throws -> ClaimedBatch<PendingConsumption> {
         ClaimedBatch(
             try await consumer.consumptions.claimDue(limit: batchSize, base: consumer.base), limit: batchSize)
@@ -128,5 +127,10 @@ struct GoogleConsumeWorker: Service, PolledWork {
 
     func process(_ consumption: PendingConsumption) async {
         await consumer.handle([consumption])
+    }
+
+    /// Hands consumes not tried yet back (shutting down): due again at once.
+    func release(_ consumptions: [PendingConsumption]) async throws {
+        try await consumer.consumptions.release(consumptions)
     }
 }

@@ -31,7 +31,7 @@ struct SubscriptionReconciler: Service, PolledWork {
         ).run()
     }
 
-    /// Claims one batch of stale subscriptions (unprocessed ones are asked about again when their lease ends).
+    /// Claims one batch of stale subscriptions.
     func claim() async throws -> ClaimedBatch<StaleSubscription> {
         ClaimedBatch(
             try await reconciliations.claim(limit: batchSize, after: settings.after, lease: lease), limit: batchSize)
@@ -52,6 +52,11 @@ struct SubscriptionReconciler: Service, PolledWork {
             // The lease runs out and it is asked about again: recording and applying are idempotent.
             logger.warning("could not record a reconciliation", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Hands subscriptions not asked about yet back (shutting down): due again at once.
+    func release(_ subscriptions: [StaleSubscription]) async throws {
+        try await reconciliations.release(subscriptions)
     }
 
     /// Asks the store about one subscription and applies what it says; returns the outcome to record and how long

@@ -68,7 +68,7 @@ struct VoidedPurchasesPoller: Service, PolledWork {
 
     /// Hands apps not polled yet back (shutting down): due again at once.
     func release(_ leases: [VoidedCursorLease]) async throws {
-        for lease in leases { try await cursors.release(lease, pause: .zero, error: nil) }
+        for lease in leases { try await cursors.handBack(lease) }
     }
 
     /// Reads the app's voided purchases from its cursor on, page by page; returns when to poll it next and why this
