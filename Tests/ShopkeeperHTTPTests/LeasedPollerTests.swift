@@ -88,6 +88,40 @@ import Testing
         }
     }
 
+    @Test("In slots, items are claimed as slots free, each processed once, and shutdown finishes those in process")
+    func slotsFinishInFlightAtShutdown() async throws {
+        try await TestDatabase.withClient { client in
+            let table = try await QueueTable.create(client, items: 40)
+            let work = QueueWork(table: table, client: client, worker: "slots", batchSize: 40)
+            let slots = LeasedPoller(
+                name: "test_slots", work: work, interval: .milliseconds(20), slots: 4, shutdown: .finishInFlight,
+                startup: nil, logger: Logger(label: "test"))
+            try await running([slots]) {
+                try await eventually("every item processed") { try await table.unprocessed() == 0 }
+            }
+            #expect(try await table.timesProcessed() == [1])
+            #expect(work.largestClaim <= 4)
+
+            // Items that block until released: the shutdown waits for the one in process instead of cancelling it.
+            try await table.insert(1)
+            let gate = QueueWork(table: table, client: client, worker: "gated", batchSize: 1, gated: true)
+            let gated = LeasedPoller(
+                name: "test_gated", work: gate, interval: .milliseconds(20), slots: 2, shutdown: .finishInFlight,
+                startup: nil, logger: Logger(label: "test"))
+            let group = ServiceGroup(configuration: .init(services: [gated], logger: Logger(label: "test")))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try await eventually("the item is in process") { gate.started > 0 }
+                await group.triggerGracefulShutdown()
+                gate.openGate()
+                try await tasks.waitForAll()
+            }
+            #expect(try await table.unprocessed() == 0)
+            #expect(try await table.workers().contains("gated"))
+            try await table.drop()
+        }
+    }
+
     @Test("Backoff doubles from the first delay up to the limit, with jitter below each ceiling")
     func backoffGrows() {
         let backoff = PollerBackoff(first: .milliseconds(100), limit: .seconds(1))
@@ -196,11 +230,14 @@ final class QueueWork: PolledWork, Sendable {
     let failuresFirst: Int
     /// Whether a process waits until it is cancelled (a store that never answers).
     let blocks: Bool
-    private let counts = NIOLockedValueBox((claims: 0, started: 0, failed: 0, released: 0))
+    /// Whether a process waits until ``openGate()`` (a slow attempt that must be finished, not cancelled).
+    let gated: Bool
+    private let counts = NIOLockedValueBox((claims: 0, started: 0, failed: 0, released: 0, largestClaim: 0))
+    private let gate = NIOLockedValueBox((isOpen: false, waiters: [CheckedContinuation<Void, Never>]()))
 
     init(
         table: QueueTable, client: PostgresClient, worker: String, batchSize: Int, failuresFirst: Int = 0,
-        blocks: Bool = false
+        blocks: Bool = false, gated: Bool = false
     ) {
         self.table = table
         self.client = client
@@ -208,14 +245,34 @@ final class QueueWork: PolledWork, Sendable {
         self.batchSize = batchSize
         self.failuresFirst = failuresFirst
         self.blocks = blocks
+        self.gated = gated
     }
 
     var claims: Int { counts.withLockedValue { $0.claims } }
     var started: Int { counts.withLockedValue { $0.started } }
     var failed: Int { counts.withLockedValue { $0.failed } }
     var released: Int { counts.withLockedValue { $0.released } }
+    var largestClaim: Int { counts.withLockedValue { $0.largestClaim } }
+
+    /// Lets gated processes go on.
+    func openGate() {
+        let waiters = gate.withLockedValue { gate in
+            gate.isOpen = true
+            defer { gate.waiters.removeAll() }
+            return gate.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func claim(upTo limit: Int) async throws -> ClaimedBatch<Int64> {
+        try await claim(limit: min(limit, batchSize))
+    }
 
     func claim() async throws -> ClaimedBatch<Int64> {
+        try await claim(limit: batchSize)
+    }
+
+    private func claim(limit: Int) async throws -> ClaimedBatch<Int64> {
         counts.withLockedValue { $0.claims += 1 }
         let rows = try await client.query(
             """
@@ -223,12 +280,13 @@ final class QueueWork: PolledWork, Sendable {
             WHERE id IN (
                 SELECT id FROM \(unescaped: table.name)
                 WHERE times_processed = 0 AND (leased_until IS NULL OR leased_until <= now())
-                ORDER BY id LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+                ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING id
             """)
         var ids: [Int64] = []
         for try await id in rows.decode(Int64.self) { ids.append(id) }
-        return ClaimedBatch(ids.sorted(), limit: batchSize)
+        counts.withLockedValue { $0.largestClaim = max($0.largestClaim, ids.count) }
+        return ClaimedBatch(ids.sorted(), limit: limit)
     }
 
     func process(_ id: Int64) async throws {
@@ -242,6 +300,17 @@ final class QueueWork: PolledWork, Sendable {
         if blocks {
             // Never answers: waits until the shutdown cancels it (no test waits for this time).
             try await Task.sleep(for: .seconds(3600))
+        }
+        if gated {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let isOpen = gate.withLockedValue { gate in
+                    if !gate.isOpen { gate.waiters.append(continuation) }
+                    return gate.isOpen
+                }
+                if isOpen { continuation.resume() }
+            }
+            // A shutdown that cancelled the process would show here: the item would be handed back unprocessed.
+            try Task.checkCancellation()
         }
         try await client.query(
             """
