@@ -234,7 +234,7 @@ let package = Package(
             "ShopkeeperHTTPTests",
             dependencies: [
                 "ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperTestSupport", .hummingbirdTesting,
-                .logging,
+                .logging, .postgresNIO, .serviceLifecycle, .nioConcurrencyHelpers,
             ]
         ),
         .tests(

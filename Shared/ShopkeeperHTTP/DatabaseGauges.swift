@@ -16,10 +16,11 @@ package struct DatabaseGauge: Sendable {
     }
 }
 
-/// Reads ``DatabaseGauge``s every `interval` and sets them, so that backlog gauges cost the request path nothing:
-/// one query per gauge per interval per replica, on the schema's partial indexes. A failed read keeps the last value
-/// and is logged at `debug` (the service's readiness reports the database).
-package struct DatabaseGaugeRefresher: Service {
+/// Reads ``DatabaseGauge``s every `interval` and sets them (a ``LeasedPoller`` whose rounds lease nothing: every
+/// replica reads them), so that backlog gauges cost the request path nothing: one query per gauge per interval per
+/// replica, on the schema's partial indexes. A failed read keeps the last value and is logged at `debug` (the
+/// service's readiness reports the database).
+package struct DatabaseGaugeRefresher: Service, PolledWork {
     let client: PostgresClient
     let gauges: [DatabaseGauge]
     let interval: Duration
@@ -37,16 +38,19 @@ package struct DatabaseGaugeRefresher: Service {
     }
 
     package func run() async throws {
-        let instruments = gauges.map { (gauge: $0, instrument: Gauge(label: $0.name)) }
-        await cancelWhenGracefulShutdown {
-            await startup?.wait()
-            while !Task.isCancelled {
-                for (gauge, instrument) in instruments {
-                    if let value = await read(gauge) { instrument.record(value) }
-                }
-                try? await Task.sleep(for: interval)
-            }
-        }
+        try await LeasedPoller(
+            name: "database_gauges", work: self, interval: interval, startup: startup, logger: logger
+        ).run()
+    }
+
+    /// Every gauge, every round.
+    package func claim() async throws -> ClaimedBatch<DatabaseGauge> {
+        ClaimedBatch(gauges, count: gauges.count, limit: .max)
+    }
+
+    /// Reads one gauge and sets it (the metrics factory keeps one instrument per name).
+    package func process(_ gauge: DatabaseGauge) async {
+        if let value = await read(gauge) { Gauge(label: gauge.name).record(value) }
     }
 
     /// One gauge's current value, or `nil` when the database did not answer.

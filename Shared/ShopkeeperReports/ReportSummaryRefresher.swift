@@ -10,9 +10,9 @@ import ShopkeeperHTTP
 /// changed since (a few minutes of facts at most: milliseconds).
 ///
 /// Every ``interval`` (the first time one interval after start), it lists the apps that have facts (``apps``) and
-/// refreshes each summary of each in turn. Replicas
-/// may all run it: a refresh takes the app's summary lock, so a second one waits and then finds nothing to do.
-package struct ReportSummaryRefresher: Service {
+/// refreshes each summary of each in turn (a ``LeasedPoller``). Replicas may all run it: a refresh takes the app's
+/// summary lock, so a second one waits and then finds nothing to do.
+package struct ReportSummaryRefresher: Service, PolledWork {
     /// The summaries, refreshed in this order for each app.
     package let rollups: [DailyRollup]
     /// One `text` column: the apps with facts in the summaries' tables (``distinctApps(in:)``).
@@ -50,49 +50,61 @@ package struct ReportSummaryRefresher: Service {
     }
 
     package func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await startup.wait()
-            // A round first after one interval: a process that starts and stops again soon (a rollout's replica that
-            // loses its place, a test) does no work for others' reports.
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard !Task.isCancelled else { break }
-                await refreshAll()
-            }
-        }
+        // A round first after one interval: a process that starts and stops again soon (a rollout's replica that
+        // loses its place, a test) does no work for others' reports.
+        try await LeasedPoller(
+            name: "report_summary_refresher", work: self, interval: interval, firstRound: .afterInterval,
+            startup: startup, logger: logger
+        ).run()
+    }
+
+    /// The apps with facts; a round refreshes each one's summaries.
+    package func claim() async throws -> ClaimedBatch<String> {
+        var found: [String] = []
+        let rows = try await client.query(PostgresQuery(unsafeSQL: apps), logger: logger)
+        for try await app in rows.decode(String.self) { found.append(app) }
+        // Never full: the next round comes after the interval.
+        return ClaimedBatch(found, count: found.count, limit: .max)
+    }
+
+    package func process(_ app: String) async {
+        _ = await refresh(app)
     }
 
     /// One round: every summary of every app with facts. Returns how many summaries were refreshed.
     @discardableResult
     package func refreshAll() async -> Int {
-        var found: [String] = []
+        let found: [String]
         do {
-            let rows = try await client.query(PostgresQuery(unsafeSQL: apps), logger: logger)
-            for try await app in rows.decode(String.self) { found.append(app) }
+            found = try await claim().items
         } catch {
-            if !Task.isCancelled {
-                logger.warning(
-                    "could not list the apps to summarize", metadata: ["error": "\(String(reflecting: error))"])
-            }
+            logger.warning("could not list the apps to summarize", metadata: ["error": "\(String(reflecting: error))"])
             return 0
         }
         var refreshed = 0
         for app in found {
-            for rollup in rollups {
-                guard !Task.isCancelled else { return refreshed }
-                do {
-                    try await rollup.refresh(appID: app, client: client, logger: logger)
-                    refreshed += 1
-                } catch {
-                    // The next round, or the next report request, tries again.
-                    if !Task.isCancelled {
-                        logger.warning(
-                            "could not refresh a report summary",
-                            metadata: [
-                                "rollup": "\(rollup.name)", "app_id": "\(app)",
-                                "error": "\(String(reflecting: error))",
-                            ])
-                    }
+            guard !Task.isCancelled else { break }
+            refreshed += await refresh(app)
+        }
+        return refreshed
+    }
+
+    /// Refreshes each summary of `app`; returns how many were refreshed (a failure is logged: the next round, or the
+    /// next report request, tries again).
+    private func refresh(_ app: String) async -> Int {
+        var refreshed = 0
+        for rollup in rollups {
+            guard !Task.isCancelled else { break }
+            do {
+                try await rollup.refresh(appID: app, client: client, logger: logger)
+                refreshed += 1
+            } catch {
+                if !Task.isCancelled {
+                    logger.warning(
+                        "could not refresh a report summary",
+                        metadata: [
+                            "rollup": "\(rollup.name)", "app_id": "\(app)", "error": "\(String(reflecting: error))",
+                        ])
                 }
             }
         }

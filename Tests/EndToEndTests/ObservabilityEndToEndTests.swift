@@ -117,6 +117,19 @@ import Testing
                 until: { $0.value("shopkeeper_webhook_backlog") != nil })
             #expect(webhooks.value("shopkeeper_webhook_backlog") == 0)
 
+            // Every background loop is a LeasedPoller, counted under its name.
+            let rounds = try await ShopkeeperTestSupport.eventually(
+                { try await verifier.metrics() },
+                until: {
+                    ($0.value("shopkeeper_poller_runs_total", ["poller": "notification_worker", "outcome": "idle"]) ?? 0)
+                        >= 1
+                })
+            #expect(
+                (rounds.value("shopkeeper_poller_runs_total", ["poller": "notification_worker", "outcome": "idle"]) ?? 0)
+                    >= 1)
+            #expect(
+                rounds.value("shopkeeper_poller_last_success_timestamp_seconds", ["poller": "pending_apply"]) != nil)
+
             // Every series the Grafana dashboard queries is one these services emit (webhook attempts aside: this
             // shop has no webhook, so none was attempted).
             var scraped = gatewayMetrics.names.union(webhooks.names).union(gauges.names)

@@ -120,6 +120,21 @@ import Testing
         }
     }
 
+    @Test func aReleasedSubscriptionIsDueAgainAtOnceWithItsCheckNotCounted() async throws {
+        try await withDatabase { client in
+            try await subscription("handed-back", endedSecondsAgo: 600, on: client)
+            let repository = ReconciliationPostgresRepository(client: client, logger: Self.logger)
+            let first = try await repository.claim(limit: 5, after: .seconds(300), lease: .seconds(3600))
+            #expect(first.map(\.attempts) == [1])
+            #expect(try await repository.claim(limit: 5, after: .seconds(300), lease: .seconds(3600)).isEmpty)
+            // A replica shutting down hands it back: another takes it at once, as its first check still.
+            try await repository.release(first)
+            let again = try await repository.claim(limit: 5, after: .seconds(300), lease: .seconds(3600))
+            #expect(again.map(\.originalTransactionID) == ["handed-back"])
+            #expect(again.map(\.attempts) == [1])
+        }
+    }
+
     @Test func pausesDoubleUpToADay() {
         let settings = ReconcilerSettings(interval: .seconds(60), after: .seconds(300), backoff: .seconds(600))
         #expect(settings.pause(afterAttempt: 1) == .seconds(600))

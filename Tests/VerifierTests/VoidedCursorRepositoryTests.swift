@@ -96,6 +96,23 @@ import Testing
         }
     }
 
+    @Test func aHandedBackLeaseIsDueAgainAtOnceAndKeepsItsLastPoll() async throws {
+        try await withDatabase { client in
+            try await credentials("app-b", on: client)
+            let repository = VoidedCursorPostgresRepository(client: client, logger: Self.logger)
+            let first = try #require(try await repository.claim(limit: 1, lease: .seconds(3600)).first)
+            try await repository.release(first, pause: .zero, error: "the store did not answer")
+            let second = try #require(try await repository.claim(limit: 1, lease: .seconds(3600)).first)
+            // A replica shutting down hands it back: another takes it at once; the last poll's error stays.
+            try await repository.handBack(second)
+            let third = try #require(try await repository.claim(limit: 1, lease: .seconds(3600)).first)
+            #expect(third.appID == "app-b" && third.leaseID != second.leaseID)
+            let rows = try await client.query(
+                "SELECT last_error FROM verifier.google_voided_cursors WHERE app_id = 'app-b'", logger: Self.logger)
+            for try await error in rows.decode(String?.self) { #expect(error == "the store did not answer") }
+        }
+    }
+
     @Test func aVoidedOrderIsKnownByItsOrderOrItsSubscription() async throws {
         try await withDatabase { client in
             func fact(_ id: String, original: String, type: String?, revoked: Bool) async throws {

@@ -2,9 +2,10 @@ import Logging
 import ServiceLifecycle
 import ShopkeeperHTTP
 
-/// Runs the ``SubscriptionChangeRelay`` in the background: subscription and trial changes become the customer's
-/// events and webhooks, and drop the customer's cached info, within about `interval`.
-struct SubscriptionRelayService: Service {
+/// Runs the ``SubscriptionChangeRelay`` in the background (a ``LeasedPoller``): subscription and trial changes
+/// become the customer's events and webhooks, and drop the customer's cached info, within about `interval`. The
+/// relay's own statement holds the cursor row, so there is nothing to process or hand back after it.
+struct SubscriptionRelayService: Service, PolledWork {
     let relay: SubscriptionChangeRelay
     let interval: Duration
     /// Opens once the schema is migrated.
@@ -12,32 +13,20 @@ struct SubscriptionRelayService: Service {
     let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await startup.wait()
-            while !Task.isCancelled {
-                do {
-                    try await relay.ensureCursor()
-                    break
-                } catch {
-                    logger.warning(
-                        "could not create the relay cursor; retrying",
-                        metadata: ["error": "\(String(reflecting: error))"])
-                    try? await Task.sleep(for: interval)
-                }
-            }
-            while !Task.isCancelled {
-                var read = 0
-                do {
-                    read = try await relay.relayOnce()
-                } catch {
-                    logger.warning(
-                        "could not relay subscription changes; retrying",
-                        metadata: ["error": "\(String(reflecting: error))"])
-                }
-                if read < relay.batchSize {
-                    try? await Task.sleep(for: interval)
-                }
-            }
-        }
+        try await LeasedPoller(
+            name: "subscription_relay", work: self, interval: interval, startup: startup, logger: logger
+        ).run()
     }
+
+    /// Creates the relay's cursor row (retried until it exists).
+    func prepare() async throws {
+        try await relay.ensureCursor()
+    }
+
+    /// Relays one batch of changes.
+    func claim() async throws -> ClaimedBatch<Never> {
+        .done(try await relay.relayOnce(), limit: relay.batchSize)
+    }
+
+    func process(_ item: Never) async {}
 }

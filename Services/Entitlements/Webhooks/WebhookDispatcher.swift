@@ -7,7 +7,7 @@ import ShopkeeperHTTP
 
 /// Delivers the outbox's events to the apps' webhooks, at least once each, until graceful shutdown.
 ///
-/// Every replica runs one; they share the work through
+/// Every replica runs one (a ``LeasedPoller`` in slots); they share the work through
 /// ``WebhookDeliveryQueue/claim(limit:perApp:lease:)``. A dispatcher keeps up to ``WebhookSettings/concurrency``
 /// attempts in flight and claims more as each one ends (and every ``WebhookSettings/pollInterval`` while it has room),
 /// never waiting for a batch: an attempt that takes the whole timeout holds one slot, not the others. The claim takes
@@ -16,7 +16,7 @@ import ShopkeeperHTTP
 ///
 /// At graceful shutdown nothing more is claimed and the attempts in flight are finished (each has a timeout); an
 /// attempt cut short by a crash is claimed again once its lease ends.
-struct WebhookDispatcher: Service {
+struct WebhookDispatcher: Service, PolledWork {
     let queue: any WebhookDeliveryQueue
     let sender: WebhookSender
     /// Opens the apps' sealed signing secrets.
@@ -30,74 +30,39 @@ struct WebhookDispatcher: Service {
     /// How long a claim keeps a delivery from other dispatchers: longer than any attempt takes.
     var lease: Duration { settings.timeout + .seconds(60) }
 
-    /// What wakes the dispatcher's loop.
-    private enum Signal: Sendable {
-        /// The poll interval passed.
-        case tick
-        /// An attempt ended: its slot is free.
-        case finished
-        /// Graceful shutdown began.
-        case stop
+    func run() async throws {
+        try await LeasedPoller(
+            name: "webhook_dispatcher", work: self, interval: settings.pollInterval, slots: settings.concurrency,
+            shutdown: .finishInFlight, startup: startup, logger: logger
+        ).run()
+        logger.info("webhook dispatcher stopped")
     }
 
-    func run() async throws {
-        guard await waitUntilReady(), await sealUnsealedSecrets() else { return }
+    /// Seals the secrets an earlier release stored in plaintext, before the first claim (claims read sealed secrets
+    /// only); the poller tries again, backing off, until it succeeds.
+    func prepare() async throws {
+        let sealed = try await queue.sealUnsealedSecrets(with: secrets)
+        if sealed > 0 { logger.notice("sealed plaintext webhook secrets", metadata: ["count": "\(sealed)"]) }
         logger.info(
             "webhook dispatcher started",
             metadata: [
                 "poll_ms": "\(settings.pollInterval.milliseconds)", "concurrency": "\(settings.concurrency)",
                 "per_app": "\(settings.perAppConcurrency)",
             ])
-        let (signals, signal) = AsyncStream.makeStream(of: Signal.self)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                while true {
-                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: settings.pollInterval) }
-                    if Task.isShuttingDownGracefully || Task.isCancelled {
-                        signal.yield(.stop)
-                        return
-                    }
-                    signal.yield(.tick)
-                }
-            }
-            var inFlight = 0
-            var stopping = false
-            var wantsClaim = true
-            var next = signals.makeAsyncIterator()
-            while !(stopping && inFlight == 0) {
-                if wantsClaim, !stopping, inFlight < settings.concurrency {
-                    for delivery in await claim(limit: settings.concurrency - inFlight) {
-                        inFlight += 1
-                        group.addTask {
-                            await attempt(delivery)
-                            signal.yield(.finished)
-                        }
-                    }
-                }
-                // Cancellation (not graceful shutdown) ends the stream; the group then cancels the attempts.
-                guard let woken = await next.next() else { break }
-                switch woken {
-                case .tick: wantsClaim = true
-                case .finished:
-                    inFlight -= 1
-                    wantsClaim = true
-                case .stop: stopping = true
-                }
-            }
-            signal.finish()
-            group.cancelAll()
-        }
-        logger.info("webhook dispatcher stopped")
     }
 
-    /// Claims up to `limit` deliveries; none when the claim fails (it is tried again at the next signal).
-    private func claim(limit: Int) async -> [ClaimedDelivery] {
-        do {
-            return try await queue.claim(limit: limit, perApp: settings.perAppConcurrency, lease: lease)
-        } catch {
-            logger.error("could not claim webhook deliveries", metadata: ["error": "\(String(reflecting: error))"])
-            return []
-        }
+    func claim() async throws -> ClaimedBatch<ClaimedDelivery> {
+        try await claim(upTo: settings.concurrency)
+    }
+
+    /// Claims up to `limit` deliveries (the free slots), within each app's share.
+    func claim(upTo limit: Int) async throws -> ClaimedBatch<ClaimedDelivery> {
+        ClaimedBatch(
+            try await queue.claim(limit: limit, perApp: settings.perAppConcurrency, lease: lease), limit: limit)
+    }
+
+    func process(_ delivery: ClaimedDelivery) async {
+        await attempt(delivery)
     }
 
     /// Makes one attempt and records how it went.
@@ -162,28 +127,5 @@ struct WebhookDispatcher: Service {
             metadata["error"] = "\(String(reflecting: error))"
             logger.error("could not record a failed webhook attempt", metadata: metadata)
         }
-    }
-
-    /// Seals the secrets an earlier release stored in plaintext, before the first claim (claims read sealed secrets
-    /// only); tried again every poll interval until it succeeds. `false` when the service is stopped first.
-    private func sealUnsealedSecrets() async -> Bool {
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            do {
-                let sealed = try await queue.sealUnsealedSecrets(with: secrets)
-                if sealed > 0 { logger.notice("sealed plaintext webhook secrets", metadata: ["count": "\(sealed)"]) }
-                return true
-            } catch {
-                logger.error(
-                    "could not seal plaintext webhook secrets", metadata: ["error": "\(String(reflecting: error))"])
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: settings.pollInterval) }
-            }
-        }
-        return false
-    }
-
-    /// Waits until the schema is migrated; `false` when the service is stopped first.
-    private func waitUntilReady() async -> Bool {
-        await cancelWhenGracefulShutdown { await startup.wait() }
-        return !Task.isShuttingDownGracefully && !Task.isCancelled
     }
 }

@@ -1,24 +1,30 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import ShopkeeperHTTP
 
 /// The stores' own clock: every tick, subscriptions whose period (or grace period, billing retry, account hold) ended
 /// move on as the store would move them, each with its notification. Periods are compressed by the time scale when
-/// they are made; dates stay real.
-struct SubscriptionClock: Service {
+/// they are made; dates stay real. The ticks are a ``LeasedPoller``'s rounds (the store is in memory: nothing to lease).
+struct SubscriptionClock: Service, PolledWork {
     let store: SandboxStore
     let dispatcher: NotificationDispatcher
     let interval: Duration
     let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await tick()
-                try? await Task.sleep(for: interval)
-            }
-        }
+        try await LeasedPoller(
+            name: "sandbox_subscription_clock", work: self, interval: interval, startup: nil, logger: logger
+        ).run()
     }
+
+    /// One tick, done in the "claim".
+    func claim() async throws -> ClaimedBatch<Never> {
+        await tick()
+        return .empty
+    }
+
+    func process(_ item: Never) async {}
 
     /// Moves on everything due at `now`.
     func tick(at now: Date = Date()) async {

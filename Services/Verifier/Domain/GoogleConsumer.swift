@@ -35,13 +35,6 @@ struct GoogleConsumer: Sendable {
         }
     }
 
-    /// Claims one batch of due consumes and handles it; returns how many were claimed.
-    func runOnce(limit: Int) async throws -> Int {
-        let claimed = try await consumptions.claimDue(limit: limit, base: base)
-        await handle(claimed)
-        return claimed.count
-    }
-
     /// Consumes, skips or leaves for later each claimed consume, and records what became of it.
     func handle(_ claimed: [PendingConsumption]) async {
         for consumption in claimed {
@@ -109,10 +102,10 @@ struct GoogleConsumer: Sendable {
     }
 }
 
-/// Runs ``GoogleConsumer`` in the background: consumes whose request did not consume them (the verifier stopped
-/// between grant and consume, Google did not answer, the grant came later through the background apply). Replicas
-/// share the work through the claim's lease.
-struct GoogleConsumeWorker: Service {
+/// Runs ``GoogleConsumer`` in the background (a ``LeasedPoller``): consumes whose request did not consume them (the
+/// verifier stopped between grant and consume, Google did not answer, the grant came later through the background
+/// apply). Replicas share the work through the claim's lease.
+struct GoogleConsumeWorker: Service, PolledWork {
     let consumer: GoogleConsumer
     /// How often an idle worker looks.
     let interval: Duration
@@ -121,23 +114,23 @@ struct GoogleConsumeWorker: Service {
     var batchSize = 100
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await startup.wait()
-            while !Task.isCancelled {
-                let claimed: Int
-                do {
-                    claimed = try await consumer.runOnce(limit: batchSize)
-                } catch {
-                    if !Task.isCancelled {
-                        logger.error(
-                            "could not claim Play consumes", metadata: ["error": "\(String(reflecting: error))"])
-                    }
-                    claimed = 0
-                }
-                if claimed < batchSize {
-                    try? await Task.sleep(for: interval)
-                }
-            }
-        }
+        try await LeasedPoller(
+            name: "google_consume", work: self, interval: interval, startup: startup, logger: logger
+        ).run()
+    }
+
+    /// Claims one batch of due consumes.
+    func claim() async throws -> ClaimedBatch<PendingConsumption> {
+        ClaimedBatch(
+            try await consumer.consumptions.claimDue(limit: batchSize, base: consumer.base), limit: batchSize)
+    }
+
+    func process(_ consumption: PendingConsumption) async {
+        await consumer.handle([consumption])
+    }
+
+    /// Hands consumes not tried yet back (shutting down): due again at once.
+    func release(_ consumptions: [PendingConsumption]) async throws {
+        try await consumer.consumptions.release(consumptions)
     }
 }

@@ -35,6 +35,9 @@ protocol NotificationInbox: Sendable {
     /// Puts notifications back for a later attempt, backing off with their attempts from `base`.
     func retryLater(_ notifications: [ReceivedNotification], reason: String, base: Duration) async throws
 
+    /// Hands claimed notifications back unprocessed (shutdown): due again at once, the claim's attempt not counted.
+    func release(_ notifications: [ReceivedNotification]) async throws
+
     /// Keeps what was answered to the store for a notification (or why nothing was).
     func recordAnswer(_ notification: ReceivedNotification, answer: String) async throws
 }
@@ -97,6 +100,15 @@ struct NotificationPostgresInbox: NotificationInbox {
         }
     }
 
+    func release(_ notifications: [ReceivedNotification]) async throws {
+        guard !notifications.isEmpty else { return }
+        let stores: [String] = notifications.map(\.store)
+        let ids: [String] = notifications.map(\.id)
+        try await client.withConnection { connection in
+            try await connection.run(Release.self, try PostgresBindings(stores, ids), logger: logger)
+        }
+    }
+
     func retryLater(_ notifications: [ReceivedNotification], reason: String, base: Duration) async throws {
         guard !notifications.isEmpty else { return }
         let stores: [String] = notifications.map(\.store)
@@ -146,6 +158,14 @@ struct NotificationPostgresInbox: NotificationInbox {
         static let sql = """
             UPDATE verifier.notifications SET state = 'failed', processed_at = now(), last_error = $3::text
             WHERE store = $1::text AND notification_id = $2::text
+            """
+    }
+
+    private enum Release: PreparedSQL {
+        static let sql = """
+            UPDATE verifier.notifications n SET next_attempt_at = now(), attempts = greatest(n.attempts - 1, 0)
+            FROM unnest($1::text[], $2::text[]) AS k(store, notification_id)
+            WHERE n.store = k.store AND n.notification_id = k.notification_id AND n.state = 'pending'
             """
     }
 

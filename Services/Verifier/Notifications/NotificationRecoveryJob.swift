@@ -22,7 +22,7 @@ import ShopkeeperHTTP
 /// Should two read the same range anyway (a lease ran out), nothing is done twice: the inbox records
 /// a notification once per `notificationUUID`, and the cursor only moves forward. A failed run leaves the cursor
 /// where it was, so the range is read again.
-struct NotificationRecoveryJob: Service {
+struct NotificationRecoveryJob: Service, PolledWork {
     let recovery: NotificationRecovery
     let repository: any NotificationRecoveryRepository
     let settings: NotificationRecoverySettings
@@ -37,21 +37,9 @@ struct NotificationRecoveryJob: Service {
     var maxPages = 250
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await startup.wait()
-            do {
-                try await repository.makeDue(unlessRunWithin: startGrace)
-            } catch {
-                logger.warning(
-                    "could not make notification recovery due at start; it runs on its interval",
-                    metadata: ["error": "\(String(reflecting: error))"])
-            }
-            while !Task.isCancelled {
-                if await runOnce() < batchSize {
-                    try? await Task.sleep(for: settings.interval)
-                }
-            }
-        }
+        try await LeasedPoller(
+            name: "notification_recovery", work: self, interval: settings.interval, startup: startup, logger: logger
+        ).run()
     }
 
     /// At start, a pair that ran this recently is left to its interval: a replica starting just after another one
@@ -60,35 +48,31 @@ struct NotificationRecoveryJob: Service {
         min(settings.interval, .seconds(30))
     }
 
-    /// Claims due (app, environment) pairs and reads each one's history; returns how many were claimed.
-    @discardableResult
-    func runOnce() async -> Int {
-        let claimed: [RecoveryCursor]
+    /// Makes every pair due that did not run within ``startGrace``; a failure is logged (the pairs run on their
+    /// interval).
+    func prepare() async {
         do {
-            // A claim that committed is always seen (and so handed back on shutdown), never lost to a cancellation.
-            claimed = try await uncancelled { [repository, batchSize, lease] in
-                try await repository.claim(limit: batchSize, lease: lease)
-            }
+            try await repository.makeDue(unlessRunWithin: startGrace)
         } catch {
-            if !Task.isCancelled {
-                logger.error(
-                    "could not claim notification recovery", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            return 0
+            logger.warning(
+                "could not make notification recovery due at start; it runs on its interval",
+                metadata: ["error": "\(String(reflecting: error))"])
         }
-        for (index, cursor) in claimed.enumerated() {
-            guard !Task.isCancelled else {
-                // Shutting down: the pairs not read yet go back at once, rather than each through a run that can
-                // only fail (a batch of them kept a replica's shutdown waiting past its grace period under load).
-                let unread = Array(claimed[index...])
-                await uncancelled { [repository] in
-                    for cursor in unread { try? await repository.release(cursor) }
-                }
-                break
-            }
-            await run(cursor)
-        }
-        return claimed.count
+    }
+
+    /// Claims due (app, environment) pairs.
+    func claim() async throws -> ClaimedBatch<RecoveryCursor> {
+        ClaimedBatch(try await repository.claim(limit: batchSize, lease: lease), limit: batchSize)
+    }
+
+    func process(_ cursor: RecoveryCursor) async {
+        await run(cursor)
+    }
+
+    /// Hands pairs not read yet back at once (shutting down), rather than each through a run that can only fail (a
+    /// batch of them kept a replica's shutdown waiting past its grace period under load).
+    func release(_ cursors: [RecoveryCursor]) async throws {
+        for cursor in cursors { try? await repository.release(cursor) }
     }
 
     /// Reads one app's history in one environment, narrowing the range while it holds more than ``maxPages``.

@@ -8,8 +8,9 @@ import ShopkeeperStores
 /// Processes recorded store notifications in the background: each one's facts are recorded like any verified
 /// proof and handed to subscriptions and entitlements, one apply per app and batch. A notification stays pending
 /// (and is retried with backoff) until that succeeds, so a crash or an outage loses none; one that can never
-/// succeed is marked failed with the reason. Several replicas share the work (`FOR UPDATE SKIP LOCKED` leases).
-struct NotificationWorker: Service {
+/// succeed is marked failed with the reason. Several replicas share the work (`FOR UPDATE SKIP LOCKED` leases), each
+/// through a ``LeasedPoller`` of ``concurrency`` lanes.
+struct NotificationWorker: Service, PolledWork {
     let inbox: any NotificationInbox
     let apple: AppleNotifications
     let google: GoogleNotifications
@@ -29,38 +30,34 @@ struct NotificationWorker: Service {
     var preparing = 8
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await startup.wait()
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<concurrency {
-                    group.addTask {
-                        while !Task.isCancelled {
-                            if await runOnce() < batchSize {
-                                try? await Task.sleep(for: interval)
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        try await LeasedPoller(
+            name: "notification_worker", work: self, interval: interval, lanes: concurrency, startup: startup,
+            logger: logger
+        ).run()
     }
 
-    /// Claims and processes one batch; returns how many notifications it claimed.
-    @discardableResult
-    func runOnce() async -> Int {
-        let claimed: [ReceivedNotification]
-        do {
-            claimed = try await inbox.claim(limit: batchSize, lease: lease)
-        } catch {
-            if !Task.isCancelled {
-                logger.error("could not claim notifications", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            return 0
+    /// One app's notifications of a claimed batch, applied together.
+    struct AppNotifications: Sendable {
+        var appID: String
+        var notifications: [ReceivedNotification]
+    }
+
+    /// Claims one batch, grouped by app.
+    func claim() async throws -> ClaimedBatch<AppNotifications> {
+        let claimed = try await inbox.claim(limit: batchSize, lease: lease)
+        let apps = Dictionary(grouping: claimed, by: \.appID).map {
+            AppNotifications(appID: $0.key, notifications: $0.value)
         }
-        for (appID, notifications) in Dictionary(grouping: claimed, by: \.appID) {
-            await process(notifications, appID: appID)
-        }
-        return claimed.count
+        return ClaimedBatch(apps, count: claimed.count, limit: batchSize)
+    }
+
+    func process(_ app: AppNotifications) async {
+        await process(app.notifications, appID: app.appID)
+    }
+
+    /// Makes the notifications due again at once (shutdown), their attempt not counted.
+    func release(_ apps: [AppNotifications]) async throws {
+        try await inbox.release(apps.flatMap(\.notifications))
     }
 
     /// Records the facts of one app's notifications and applies them together.

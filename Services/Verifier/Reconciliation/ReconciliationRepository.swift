@@ -25,6 +25,8 @@ protocol ReconciliationRepository: Sendable {
     func claim(limit: Int, after: Duration, lease: Duration) async throws -> [StaleSubscription]
     /// Records what asking the store about `subscription` gave, and when to ask again if it still looks stale.
     func finish(_ subscription: StaleSubscription, outcome: String, nextCheckIn: Duration) async throws
+    /// Hands claimed subscriptions back unasked (shutdown): due again at once, the claim's check not counted.
+    func release(_ subscriptions: [StaleSubscription]) async throws
     /// The Play purchase token of the subscription's latest recorded order, if any.
     func latestPlayToken(appID: String, originalTransactionID: String) async throws -> String?
 }
@@ -33,6 +35,20 @@ protocol ReconciliationRepository: Sendable {
 struct ReconciliationPostgresRepository: ReconciliationRepository {
     let client: PostgresClient
     let logger: Logger
+
+    func release(_ subscriptions: [StaleSubscription]) async throws {
+        guard !subscriptions.isEmpty else { return }
+        let stores: [String] = subscriptions.map(\.store.rawValue)
+        let ids: [String] = subscriptions.map(\.originalTransactionID)
+        try await client.query(
+            """
+            UPDATE verifier.reconciliations r SET next_check_at = now(), attempts = greatest(r.attempts - 1, 0)
+            FROM unnest(\(stores)::text[], \(ids)::text[]) AS k(store, original_transaction_id)
+            WHERE r.store = k.store AND r.original_transaction_id = k.original_transaction_id
+            """,
+            logger: logger
+        )
+    }
 
     func claim(limit: Int, after: Duration, lease: Duration) async throws -> [StaleSubscription] {
         let afterSeconds = Double(after.milliseconds) / 1000

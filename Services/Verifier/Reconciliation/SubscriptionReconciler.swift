@@ -11,7 +11,7 @@ import ShopkeeperModels
 /// notification's facts, so a customer whose renewal went unheard is paid up again, and one whose subscription
 /// really ended is marked so and not asked about again. Each period end is asked about with growing pauses (the
 /// first after `backoff`, doubling up to a day) while it stays stale; replicas share the work through leases.
-struct SubscriptionReconciler: Service {
+struct SubscriptionReconciler: Service, PolledWork {
     let reconciliations: any ReconciliationRepository
     let apple: AppleNotifications
     let google: GoogleNotifications
@@ -25,44 +25,38 @@ struct SubscriptionReconciler: Service {
     var lease: Duration = .seconds(120)
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await startup.wait()
-            while !Task.isCancelled {
-                if await runOnce() < batchSize {
-                    try? await Task.sleep(for: settings.interval)
-                }
-            }
+        try await LeasedPoller(
+            name: "subscription_reconciler", work: self, interval: settings.interval, startup: startup,
+            logger: logger
+        ).run()
+    }
+
+    /// Claims one batch of stale subscriptions.
+    func claim() async throws -> ClaimedBatch<StaleSubscription> {
+        ClaimedBatch(
+            try await reconciliations.claim(limit: batchSize, after: settings.after, lease: lease), limit: batchSize)
+    }
+
+    /// Asks the store about one subscription and records the outcome.
+    func process(_ subscription: StaleSubscription) async {
+        let (outcome, pause) = await reconcile(subscription)
+        logger.info(
+            "reconciled a stale subscription",
+            metadata: [
+                "app_id": "\(subscription.appID)", "store": "\(subscription.store.rawValue)",
+                "original_transaction_id": "\(subscription.originalTransactionID)", "outcome": "\(outcome)",
+            ])
+        do {
+            try await reconciliations.finish(subscription, outcome: outcome, nextCheckIn: pause)
+        } catch {
+            // The lease runs out and it is asked about again: recording and applying are idempotent.
+            logger.warning("could not record a reconciliation", metadata: ["error": "\(error)"])
         }
     }
 
-    /// Claims one batch and asks the stores about each; returns how many were claimed.
-    @discardableResult
-    func runOnce() async -> Int {
-        let claimed: [StaleSubscription]
-        do {
-            claimed = try await reconciliations.claim(limit: batchSize, after: settings.after, lease: lease)
-        } catch {
-            if !Task.isCancelled {
-                logger.error("could not claim stale subscriptions", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            return 0
-        }
-        for subscription in claimed {
-            let (outcome, pause) = await reconcile(subscription)
-            logger.info(
-                "reconciled a stale subscription",
-                metadata: [
-                    "app_id": "\(subscription.appID)", "store": "\(subscription.store.rawValue)",
-                    "original_transaction_id": "\(subscription.originalTransactionID)", "outcome": "\(outcome)",
-                ])
-            do {
-                try await reconciliations.finish(subscription, outcome: outcome, nextCheckIn: pause)
-            } catch {
-                // The lease runs out and it is asked about again: recording and applying are idempotent.
-                logger.warning("could not record a reconciliation", metadata: ["error": "\(error)"])
-            }
-        }
-        return claimed.count
+    /// Hands subscriptions not asked about yet back (shutting down): due again at once.
+    func release(_ subscriptions: [StaleSubscription]) async throws {
+        try await reconciliations.release(subscriptions)
     }
 
     /// Asks the store about one subscription and applies what it says; returns the outcome to record and how long

@@ -19,6 +19,8 @@ protocol VoidedCursorRepository: Sendable {
     ) async throws -> Bool
     /// Ends a lease: the app is polled again after `pause`; `error` says why this poll stopped short.
     func release(_ lease: VoidedCursorLease, pause: Duration, error: String?) async throws
+    /// Hands a lease back unpolled (shutdown): the app is due again at once, its last poll's record kept.
+    func handBack(_ lease: VoidedCursorLease) async throws
     /// What Shopkeeper recorded of a Play order: `nil` when nothing (the order, or for a renewal its subscription).
     func knownOrder(appID: String, orderID: String) async throws -> KnownPlayOrder?
 }
@@ -107,6 +109,15 @@ struct VoidedCursorPostgresRepository: VoidedCursorRepository {
             UPDATE verifier.google_voided_cursors SET
                 next_poll_at = now() + make_interval(secs => \(seconds)), polled_at = now(), last_error = \(error),
                 lease_id = NULL
+            WHERE app_id = \(lease.appID) AND lease_id = \(lease.leaseID)
+            """,
+            logger: logger)
+    }
+
+    func handBack(_ lease: VoidedCursorLease) async throws {
+        try await client.query(
+            """
+            UPDATE verifier.google_voided_cursors SET next_poll_at = now(), lease_id = NULL
             WHERE app_id = \(lease.appID) AND lease_id = \(lease.leaseID)
             """,
             logger: logger)

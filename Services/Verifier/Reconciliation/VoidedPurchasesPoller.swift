@@ -19,7 +19,7 @@ import ShopkeeperStores
 ///
 /// Replicas share the apps: a claim leases a cursor to one replica (`FOR UPDATE SKIP LOCKED`, a lease id checked by
 /// every save), and one whose lease ran out can no longer move it.
-struct VoidedPurchasesPoller: Service {
+struct VoidedPurchasesPoller: Service, PolledWork {
     let cursors: any VoidedCursorRepository
     let credentials: any CredentialsRepository
     let client: GooglePlayClient
@@ -38,46 +38,37 @@ struct VoidedPurchasesPoller: Service {
     var pagesPerPoll = 50
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await startup.wait()
-            while !Task.isCancelled {
-                if await runOnce() < batchSize {
-                    try? await Task.sleep(for: interval)
-                }
-            }
+        try await LeasedPoller(
+            name: "google_voided_purchases", work: self, interval: interval, startup: startup, logger: logger
+        ).run()
+    }
+
+    /// Claims the apps due for a poll.
+    func claim() async throws -> ClaimedBatch<VoidedCursorLease> {
+        ClaimedBatch(try await cursors.claim(limit: batchSize, lease: lease), limit: batchSize)
+    }
+
+    /// Polls one app and releases its cursor, due again after the poll's pause.
+    func process(_ lease: VoidedCursorLease) async {
+        let (pause, failure) = await poll(lease)
+        if let failure {
+            logger.warning(
+                "voided Play purchases not read; polling again later",
+                metadata: ["app_id": "\(lease.appID)", "reason": "\(failure)"])
+        }
+        do {
+            // Even when shutting down: the cursor's progress is saved, the app due again after `pause`.
+            try await uncancelled { try await cursors.release(lease, pause: pause, error: failure) }
+        } catch {
+            // The lease runs out and the app is polled again from the saved cursor.
+            logger.warning(
+                "could not release a voided-purchase cursor", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 
-    /// Claims the apps due for a poll and polls each; returns how many were claimed.
-    @discardableResult
-    func runOnce() async -> Int {
-        let claimed: [VoidedCursorLease]
-        do {
-            claimed = try await cursors.claim(limit: batchSize, lease: lease)
-        } catch {
-            if !Task.isCancelled {
-                logger.error(
-                    "could not claim voided-purchase cursors", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            return 0
-        }
-        for lease in claimed {
-            let (pause, failure) = await poll(lease)
-            if let failure {
-                logger.warning(
-                    "voided Play purchases not read; polling again later",
-                    metadata: ["app_id": "\(lease.appID)", "reason": "\(failure)"])
-            }
-            do {
-                // Even when shutting down: the cursor's progress is saved, the app due again after `pause`.
-                try await uncancelled { try await cursors.release(lease, pause: pause, error: failure) }
-            } catch {
-                // The lease runs out and the app is polled again from the saved cursor.
-                logger.warning(
-                    "could not release a voided-purchase cursor", metadata: ["error": "\(String(reflecting: error))"])
-            }
-        }
-        return claimed.count
+    /// Hands apps not polled yet back (shutting down): due again at once.
+    func release(_ leases: [VoidedCursorLease]) async throws {
+        for lease in leases { try await cursors.handBack(lease) }
     }
 
     /// Reads the app's voided purchases from its cursor on, page by page; returns when to poll it next and why this

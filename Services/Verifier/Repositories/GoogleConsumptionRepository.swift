@@ -17,6 +17,8 @@ protocol GoogleConsumptionRepository: Sendable {
     /// Marks a consume done (`consumed`), never to be tried again (`skipped`, with the reason), or failed this time
     /// (kept pending until the lease the claim set runs out, with the error).
     func settle(_ consumption: PendingConsumption, outcome: ConsumptionOutcome) async throws
+    /// Hands claimed consumes back untried (shutdown): due again at once, the claim's attempt not counted.
+    func release(_ consumptions: [PendingConsumption]) async throws
 }
 
 /// A queued consume, leased by a claim, and where its purchase stands with entitlements.
@@ -88,6 +90,17 @@ struct GoogleConsumptionPostgresRepository: GoogleConsumptionRepository {
                 \(unescaped: Self.returning)
                 """,
                 logger: logger))
+    }
+
+    func release(_ consumptions: [PendingConsumption]) async throws {
+        guard !consumptions.isEmpty else { return }
+        let ids: [String] = consumptions.map(\.transactionID)
+        try await client.query(
+            """
+            UPDATE verifier.google_consumptions c SET next_attempt_at = now(), attempts = greatest(c.attempts - 1, 0)
+            WHERE c.transaction_id = ANY(\(ids)::text[]) AND c.state = 'pending'
+            """,
+            logger: logger)
     }
 
     func claim(transactionIDs: [String], appID: String, base: Duration) async throws -> [PendingConsumption] {

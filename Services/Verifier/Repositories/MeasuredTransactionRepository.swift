@@ -43,6 +43,10 @@ struct MeasuredTransactionRepository<Base: TransactionRepository>: TransactionRe
         try await base.claimPending(limit: limit, base: limitBase)
     }
 
+    func releasePending(_ facts: [PendingFact]) async throws {
+        try await base.releasePending(facts)
+    }
+
     func recordRevocations(_ transactions: [StoreTransaction], appID: String) async throws -> [StoreTransaction] {
         try await base.recordRevocations(transactions, appID: appID)
     }

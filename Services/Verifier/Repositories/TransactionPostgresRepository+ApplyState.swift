@@ -118,6 +118,21 @@ extension TransactionPostgresRepository {
         return claimed
     }
 
+    func releasePending(_ facts: [PendingFact]) async throws {
+        guard !facts.isEmpty else { return }
+        let stores: [String] = facts.map(\.transaction.store.rawValue)
+        let ids: [String] = facts.map(\.transaction.transactionID)
+        try await client.query(
+            """
+            UPDATE verifier.transactions t
+            SET next_apply_at = now(), apply_attempts = greatest(t.apply_attempts - 1, 0)
+            FROM unnest(\(stores)::text[], \(ids)::text[]) AS k(store, transaction_id)
+            WHERE t.store = k.store AND t.transaction_id = k.transaction_id AND t.apply_state = 'pending'
+            """,
+            logger: logger
+        )
+    }
+
     func recordRevocations(_ transactions: [StoreTransaction], appID: String) async throws -> [StoreTransaction] {
         var news: [StoreTransaction] = []
         for transaction in transactions {

@@ -32,6 +32,8 @@ protocol TransactionRepository: Sendable {
     /// Leases up to `limit` pending facts whose time has come to one background worker, pushing their next try
     /// back by `base` doubled per attempt (at most an hour).
     func claimPending(limit: Int, base: Duration) async throws -> [PendingFact]
+    /// Hands claimed pending facts back unapplied (shutdown): due again at once, the claim's attempt not counted.
+    func releasePending(_ facts: [PendingFact]) async throws
     /// Keeps the revocations these fresh store facts report for recorded transactions, and returns the ones that
     /// were news; they are left pending, to be applied to their current owner.
     func recordRevocations(_ transactions: [StoreTransaction], appID: String) async throws -> [StoreTransaction]

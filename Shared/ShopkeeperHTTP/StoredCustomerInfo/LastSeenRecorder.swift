@@ -15,8 +15,9 @@ import ShopkeeperHTTP
 /// of the read; the write is gathered here and made with the others of the last ``interval`` in one statement, so a
 /// read stays one row read instead of a row written (and a commit) per launch. `last_seen` is bookkeeping, never
 /// money: what a replica had gathered when it died is lost, and the customer's next read gathers it again (its
-/// `last_seen` is still old). A graceful stop writes what is gathered.
-package final class LastSeenRecorder: Service, Sendable {
+/// `last_seen` is still old). A graceful stop writes what is gathered. The writes are a ``LeasedPoller``'s rounds: its
+/// "claim" takes what is gathered (in memory: nothing is leased), and a hand-back puts it back for the last write.
+package final class LastSeenRecorder: Service, PolledWork, Sendable {
     package let client: PostgresClient
     /// How old `last_seen` may be before a read refreshes it.
     package let resolution: TimeInterval
@@ -51,23 +52,44 @@ package final class LastSeenRecorder: Service, Sendable {
     }
 
     package func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await self.startup?.wait()
-            while !Task.isCancelled {
-                try? await Task.sleep(for: self.interval)
-                await self.flush()
-            }
-        }
+        try await LeasedPoller(
+            name: "last_seen_recorder", work: self, interval: interval, firstRound: .afterInterval,
+            startup: startup, logger: logger
+        ).run()
         // Stopping: what was gathered is written, the shutdown's cancellation notwithstanding.
         await uncancelled { await self.flush() }
     }
 
+    /// Takes what is gathered, as one write.
+    package func claim() async throws -> ClaimedBatch<[UUID]> {
+        let customers = takeGathered()
+        return ClaimedBatch(customers.isEmpty ? [] : [customers], count: customers.count, limit: .max)
+    }
+
+    package func process(_ customers: [UUID]) async {
+        await write(customers)
+    }
+
+    /// Puts back what was taken and not written (stopping): the last flush writes it.
+    package func release(_ batches: [[UUID]]) async {
+        pending.withLockedValue { pending in
+            for customers in batches { pending.formUnion(customers) }
+        }
+    }
+
     /// Writes what is gathered (nothing when the database does not answer: logged, and dropped).
     package func flush() async {
-        let customers = pending.withLockedValue { pending in
+        await write(takeGathered())
+    }
+
+    private func takeGathered() -> [UUID] {
+        pending.withLockedValue { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return Array(pending)
         }
+    }
+
+    private func write(_ customers: [UUID]) async {
         guard !customers.isEmpty else { return }
         do {
             try await client.withConnection { connection in
