@@ -11,6 +11,9 @@ public struct Product: Sendable {
         let name: String
         public static func appAccountToken(_ token: UUID) -> PurchaseOption { .init(name: "token \(token)") }
         public static func quantity(_ quantity: Int) -> PurchaseOption { .init(name: "quantity \(quantity)") }
+        public static func promotionalOffer(
+            offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int
+        ) -> PurchaseOption { .init(name: "offer \(offerID)") }
     }
     public enum PurchaseResult: Sendable {
         case success(VerificationResult<Transaction>)

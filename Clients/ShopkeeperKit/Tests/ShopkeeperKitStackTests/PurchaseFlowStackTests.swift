@@ -282,6 +282,28 @@ import Testing
         #expect(signed.jws.split(separator: ".").count == 3)
         let introductory = try await kit.offerSignature(productID: pro.productID, offer: .introductory)
         #expect(introductory.allowIntroductoryOffer == false, "the customer subscribed in the group already")
+        // Bought with the offer: the store checks the server's signature and the purchase carries the offer.
+        guard
+            case .delivered(let comeback) = try await kit.purchase(
+                productID: pro.productID, promotionalOfferID: "comeback")
+        else {
+            Issue.record("the purchase with the promotional offer was not delivered")
+            return
+        }
+        let offered = comeback.transactions.first { $0.storeProductID == pro.storeProductID }
+        #expect(offered?.offer?.type == "promotional", "\(String(describing: offered))")
+        #expect(offered?.offer?.identifier == "comeback")
+        // An offer id the store does not know the server's signature for is refused by the store, not bought.
+        await #expect(throws: ShopkeeperError.self) {
+            _ = try await device.store.purchase(
+                DevicePurchaseRequest(
+                    storeProductID: pro.storeProductID, productType: .autoRenewable, period: "P1M",
+                    appAccountToken: AppAccountToken.uuid(forAppUserID: await kit.appUserID),
+                    promotionalOffer: OfferSignature(
+                        offer: .promotional, productID: pro.productID, storeProductID: pro.storeProductID,
+                        offerID: "forged", appAccountToken: signed.appAccountToken, signature: signed.signature,
+                        jws: signed.jws)))
+        }
     }
 
     @Test func aFreeProductIsClaimedOnce() async throws {

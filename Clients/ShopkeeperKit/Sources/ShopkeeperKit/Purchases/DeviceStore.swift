@@ -62,17 +62,21 @@ public struct DevicePurchaseRequest: Hashable, Sendable {
     public var appAccountToken: UUID
     /// Units (consumables).
     public var quantity: Int
+    /// A promotional offer the server signed for this buyer (``Shopkeeper/offerSignature(productID:offer:offerID:)``),
+    /// to buy the subscription with: StoreKit's `.promotionalOffer(offerID:keyID:nonce:signature:timestamp:)`.
+    public var promotionalOffer: OfferSignature?
 
     /// A request.
     public init(
         storeProductID: String, productType: ProductType, period: String? = nil, appAccountToken: UUID,
-        quantity: Int = 1
+        quantity: Int = 1, promotionalOffer: OfferSignature? = nil
     ) {
         self.storeProductID = storeProductID
         self.productType = productType
         self.period = period
         self.appAccountToken = appAccountToken
         self.quantity = quantity
+        self.promotionalOffer = promotionalOffer
     }
 }
 

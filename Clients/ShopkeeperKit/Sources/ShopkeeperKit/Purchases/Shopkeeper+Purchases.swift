@@ -13,16 +13,29 @@ public enum PurchaseOutcome: Sendable {
 extension Shopkeeper {
     /// Buys a catalog product through the device's store with the current user's `appAccountToken`, keeps the
     /// transaction on disk, and sends its proof. Throws ``ShopkeeperError/purchaseNotCompleted(_:)`` when the user
-    /// cancelled or the purchase waits for approval.
-    public func purchase(productID: String, quantity: Int = 1) async throws(ShopkeeperError) -> PurchaseOutcome {
+    /// cancelled or the purchase waits for approval. With `promotionalOfferID`, a subscription is bought with that
+    /// App Store promotional offer, signed by the server for this customer first (only for customers who subscribed
+    /// in the product's group before: `offer_not_eligible` otherwise).
+    public func purchase(productID: String, quantity: Int = 1, promotionalOfferID: String? = nil)
+        async throws(ShopkeeperError) -> PurchaseOutcome
+    {
         let catalog = try await catalog()
         guard let item = catalog.product(productID), item.availability == .purchasable,
             let storeProductID = item.storeProductID
         else { throw .productUnavailable(productID) }
         let buyer = state.appUserID
+        let token = AppAccountToken.uuid(forAppUserID: buyer)
+        var offer: OfferSignature?
+        if let promotionalOfferID {
+            // Signed for this buyer's token (`offer_not_eligible` for a customer who never subscribed in the group).
+            offer = try await offerSignature(productID: productID, offer: .promotional, offerID: promotionalOfferID)
+            guard offer?.appAccountToken == token else {
+                throw .deviceStore("the promotional offer was signed for another appAccountToken")
+            }
+        }
         let request = DevicePurchaseRequest(
-            storeProductID: storeProductID, productType: item.type, period: item.duration,
-            appAccountToken: AppAccountToken.uuid(forAppUserID: buyer), quantity: quantity)
+            storeProductID: storeProductID, productType: item.type, period: item.duration, appAccountToken: token,
+            quantity: quantity, promotionalOffer: offer)
         guard let transaction = try await store.purchase(request) else {
             throw .purchaseNotCompleted(productID)
         }

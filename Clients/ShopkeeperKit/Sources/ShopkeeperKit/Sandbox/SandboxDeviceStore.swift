@@ -179,6 +179,15 @@ public actor SandboxDeviceStore: DeviceStore {
                 "storefront": storefront,
             ]
             if request.productType == .autoRenewable { body["period"] = request.period ?? "P1M" }
+            if let offer = request.promotionalOffer, let offerID = offer.offerID, let classic = offer.signature {
+                // As StoreKit passes it on: the App Store checks the signature and gives the offer (type 2).
+                body["promotional_offer"] = [
+                    "offer_id": offerID, "key_id": classic.keyID, "nonce": classic.nonce.uuidString.lowercased(),
+                    "timestamp": classic.timestamp, "signature": classic.signature,
+                ]
+                body["offer_type"] = 2
+                body["offer_identifier"] = offerID
+            }
             let answer = try await post("/sandbox/apple/transactions", body)
             guard let id = answer["transaction_id"] as? String, let jws = answer["signed_transaction"] as? String else {
                 throw .deviceStore("the sandbox store's answer has no signed transaction")

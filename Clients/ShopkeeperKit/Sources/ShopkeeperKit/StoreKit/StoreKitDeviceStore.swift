@@ -32,6 +32,14 @@
                 }
                 var options: Set<Product.PurchaseOption> = [.appAccountToken(request.appAccountToken)]
                 if let quantity = StoreKitMapping.purchaseQuantity(request) { options.insert(.quantity(quantity)) }
+                if let offer = request.promotionalOffer, let offerID = offer.offerID, let classic = offer.signature,
+                    let signature = Data(base64Encoded: classic.signature)
+                {
+                    options.insert(
+                        .promotionalOffer(
+                            offerID: offerID, keyID: classic.keyID, nonce: classic.nonce, signature: signature,
+                            timestamp: Int(classic.timestamp)))
+                }
                 switch try await product.purchase(options: options) {
                 case .success(let result): return Self.map(result)
                 case .userCancelled, .pending: return nil
