@@ -190,7 +190,7 @@ extension CustomerInfo {
     package static func unknown(appUserID: String) -> CustomerInfo {
         CustomerInfo(
             appUserID: appUserID, aliases: [appUserID], firstSeen: neverSeen, lastSeen: neverSeen, refundCount: 0,
-            entitlements: [:], subscriptions: [], trial: TrialInfo(state: "none"), nonSubscriptionPurchases: [],
+            entitlements: [:], subscriptions: [], trial: TrialInfo(state: .none), nonSubscriptionPurchases: [],
             consumableBalances: [:], productGrants: [])
     }
 }

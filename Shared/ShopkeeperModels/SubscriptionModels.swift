@@ -127,13 +127,12 @@ package struct TrialStartRequest: Codable, Sendable, Equatable {
 
 /// A customer's free trial: the answer of `GET` and `POST /v1/customers/{app_user_id}/trial`.
 package struct TrialInfo: Codable, Sendable, Equatable {
-    /// `none` (never started), `active` or `expired`.
-    package var state: String
+    package var state: TrialState
     package var productID: String?
     package var startedAt: Date?
     package var expiresAt: Date?
 
-    package init(state: String, productID: String? = nil, startedAt: Date? = nil, expiresAt: Date? = nil) {
+    package init(state: TrialState, productID: String? = nil, startedAt: Date? = nil, expiresAt: Date? = nil) {
         self.state = state
         self.productID = productID
         self.startedAt = startedAt
@@ -148,16 +147,37 @@ package struct TrialInfo: Codable, Sendable, Equatable {
     }
 }
 
+/// Where a customer's free trial (the app's own) stands.
+package enum TrialState: String, Codable, Sendable, CaseIterable {
+    /// Never started.
+    case none
+    case active
+    case expired
+}
+
+/// Why an introductory offer or free trial may not be offered.
+package enum EligibilityReason: String, Codable, Sendable, CaseIterable {
+    /// The app's own trial of the product's group was used.
+    case trialUsed = "trial_used"
+    /// A store trial or introductory offer in the group was used.
+    case introOfferUsed = "intro_offer_used"
+    /// An earlier subscription in the group (without an offer).
+    case alreadySubscribed = "already_subscribed"
+    /// This device had the app's trial under another account.
+    case deviceUsedTrial = "device_used_trial"
+    /// The product is not a subscription and has no trial.
+    case notASubscription = "not_a_subscription"
+}
+
 /// `GET /v1/customers/{app_user_id}/eligibility?product_id=`: whether an introductory offer or free trial may be
 /// offered for the product, on any store.
 package struct EligibilityInfo: Codable, Sendable, Equatable {
     package var productID: String
     package var eligible: Bool
-    /// Why not: `trial_used` (the app's own trial), `intro_offer_used` (a store trial or intro offer in the
-    /// product's group), `device_used_trial`, `not_a_subscription`.
-    package var reason: String?
+    /// Why not; `nil` when eligible.
+    package var reason: EligibilityReason?
 
-    package init(productID: String, eligible: Bool, reason: String?) {
+    package init(productID: String, eligible: Bool, reason: EligibilityReason?) {
         self.productID = productID
         self.eligible = eligible
         self.reason = reason

@@ -116,7 +116,7 @@ import Testing
         #expect(trial.status == .created, "\(String(decoding: trial.body, as: UTF8.self))")
         let afterTrial = try TestJSON.decode(
             CustomerInfo.self, try await gateway.get("/v1/customers/gardener-1", headers: auth).body)
-        #expect(afterTrial.trial.state == "active")
+        #expect(afterTrial.trial.state == .active)
         #expect(afterTrial.trial.productID == "garden_club")
         #expect(afterTrial.entitlements["garden_club"]?.source == "trial")
     }

@@ -199,7 +199,7 @@ struct MoneyRuleTests {
             let info = try TestJSON.decode(CustomerInfo.self, response.body.readableBytesView)
             #expect(info.appUserID == "nobody-yet")
             #expect(info.entitlements.isEmpty && info.nonSubscriptionPurchases.isEmpty)
-            #expect(info.consumableBalances.isEmpty && info.trial.state == "none")
+            #expect(info.consumableBalances.isEmpty && info.trial.state == .none)
             #expect(info.firstSeen == CustomerInfo.neverSeen && info.lastSeen == CustomerInfo.neverSeen)
             // The same document on every read: its ETag keeps matching, whenever the reads happen.
             let again = try await harness.send(.get, "/v1/customers/nobody-yet", kind: .public)

@@ -23,7 +23,7 @@ import Testing
             #expect(first.status == .created)
             #expect(try first.violations(.post, "/v1/customers/{app_user_id}/trial") == [])
             let trial = try TestJSON.decode(TrialInfo.self, first.body.readableBytesView)
-            #expect(trial.state == "active" && trial.productID == "pro_monthly")
+            #expect(trial.state == .active && trial.productID == "pro_monthly")
             let ends = try #require(trial.expiresAt)
             let started = try #require(trial.startedAt)
             #expect(abs(ends.timeIntervalSince(started) - 7 * 86_400) < 2)
@@ -63,11 +63,11 @@ import Testing
             let pass = F.transaction(product: "pass_month", start: Date().addingTimeInterval(5), end: nil)
             _ = try await harness.apply([pass], user: "fiona", device: "phone")
             let before = try await harness.info("fiona")
-            #expect(before.trial.state == "none")
+            #expect(before.trial.state == .none)
 
             #expect(try await start(harness, user: "fiona", device: "phone").status == .created)
             let after = try await harness.info("fiona")
-            #expect(after.trial.state == "active")
+            #expect(after.trial.state == .active)
             #expect(after.entitlements["pro"]?.source == "trial")
         }
     }
@@ -138,16 +138,16 @@ import Testing
             let storeTrial = F.transaction(offer: StoreOffer(type: "introductory", discountType: "free_trial"))
             _ = try await harness.apply([storeTrial], user: "dave")
             let dave = try await eligibility("dave", "pro_yearly")
-            #expect(!dave.eligible && dave.reason == "intro_offer_used")
+            #expect(!dave.eligible && dave.reason == .introOfferUsed)
             // Nor can that customer start the app's trial of the group.
             let refused = try await start(harness, user: "dave", device: "dave-phone")
             #expect(refused.problemCode == "trial_already_used")
             // The app's own trial counts too, and so does its device for another account.
             _ = try await start(harness, user: "erin", device: "erin-phone")
-            #expect(try await eligibility("erin", "pro_yearly").reason == "trial_used")
-            #expect(try await eligibility("frank", "pro_yearly", device: "erin-phone").reason == "device_used_trial")
+            #expect(try await eligibility("erin", "pro_yearly").reason == .trialUsed)
+            #expect(try await eligibility("frank", "pro_yearly", device: "erin-phone").reason == .deviceUsedTrial)
             // Not a subscription; unknown product.
-            #expect(try await eligibility("frank", "garden").reason == "not_a_subscription")
+            #expect(try await eligibility("frank", "garden").reason == .notASubscription)
             let unknown = try await harness.send(
                 harness.entitlements, .get, "/v1/customers/frank/eligibility?product_id=nope", kind: .public)
             #expect(unknown.status == .notFound && unknown.problemCode == "product_not_found")
@@ -171,7 +171,7 @@ import Testing
                 harness.entitlements, .post, "/v1/customers/gina/trial", kind: .public, json: Data("{".utf8))
             #expect(malformed.status == .badRequest)
             let read = try await harness.send(harness.entitlements, .get, "/v1/customers/gina/trial", kind: .public)
-            #expect(try TestJSON.decode(TrialInfo.self, read.body.readableBytesView).state == "none")
+            #expect(try TestJSON.decode(TrialInfo.self, read.body.readableBytesView).state == .none)
         }
     }
 }

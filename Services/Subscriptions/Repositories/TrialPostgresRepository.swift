@@ -57,7 +57,7 @@ struct TrialPostgresRepository: TrialRepository {
                 .trialStarted, appID: appID, customerID: customerID, productID: product.productID,
                 expiresAt: ends, on: connection, logger: logger)
             return InternalTrialResponse(
-                trial: TrialInfo(state: "active", productID: product.productID, startedAt: at, expiresAt: ends),
+                trial: TrialInfo(state: .active, productID: product.productID, startedAt: at, expiresAt: ends),
                 started: true)
         }
     }
@@ -67,7 +67,7 @@ struct TrialPostgresRepository: TrialRepository {
         return try await client.withConnection { connection in
             try await TrialRows.trial(appID: appID, customerIDs: customer.customerIDs, on: connection, logger: logger)?
                 .info(at: at)
-                ?? TrialInfo(state: "none")
+                ?? TrialInfo(state: .none)
         }
     }
 
@@ -79,17 +79,17 @@ struct TrialPostgresRepository: TrialRepository {
                 let product = try await CatalogSubscriptions.product(
                     appID: appID, productID: productID, on: connection, logger: logger)
             else { throw SubscriptionsError.productNotFound(productID) }
-            func answer(_ reason: String?) -> EligibilityInfo {
+            func answer(_ reason: EligibilityReason?) -> EligibilityInfo {
                 EligibilityInfo(productID: productID, eligible: reason == nil, reason: reason)
             }
             guard product.type == .autoRenewable || product.trialDuration != nil else {
-                return answer("not_a_subscription")
+                return answer(.notASubscription)
             }
             if let trial = try await TrialRows.trial(
                 appID: appID, customerIDs: customer.customerIDs, on: connection, logger: logger),
                 trial.groupKey == product.groupKey
             {
-                return answer("trial_used")
+                return answer(.trialUsed)
             }
             if let used = try await TrialRows.storeIntroUsed(
                 appID: appID, groupKey: product.groupKey, purchases: customer.purchases, on: connection, logger: logger)
@@ -99,7 +99,7 @@ struct TrialPostgresRepository: TrialRepository {
             if let deviceID,
                 try await TrialRows.deviceHadTrial(appID: appID, deviceID: deviceID, on: connection, logger: logger)
             {
-                return answer("device_used_trial")
+                return answer(.deviceUsedTrial)
             }
             return answer(nil)
         }

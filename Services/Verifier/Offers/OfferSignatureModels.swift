@@ -1,4 +1,5 @@
 import Foundation
+import ShopkeeperModels
 
 /// The body of `POST /v1/customers/{app_user_id}/offer-signatures`.
 struct OfferSignatureRequest: Decodable, Sendable {
@@ -44,7 +45,7 @@ struct OfferSignatureResponse: Encodable, Sendable {
     /// Introductory only: what the JWS tells StoreKit, Shopkeeper's cross-store eligibility.
     var allowIntroductoryOffer: Bool?
     /// Introductory only: why not (the codes of `GET /v1/customers/{app_user_id}/eligibility`).
-    var reason: String?
+    var reason: EligibilityReason?
 
     struct ClassicSignatureView: Encodable, Sendable {
         var keyID: String

@@ -28,7 +28,7 @@ struct OfferSigningService: Sendable {
             throw OfferSignatureError.notOnAppStore(request.productID)
         }
         let introductory = context.eligibility.introductory
-        guard introductory.reason != "not_a_subscription" else {
+        guard introductory.reason != .notASubscription else {
             throw OfferSignatureError.notASubscription(request.productID)
         }
         let signer: AppleOfferSigner

@@ -14,7 +14,7 @@ struct StoredTrial: Sendable, Equatable {
 
     func info(at now: Date) -> TrialInfo {
         TrialInfo(
-            state: now < endsAt ? "active" : "expired", productID: productID, startedAt: startedAt, expiresAt: endsAt)
+            state: now < endsAt ? .active : .expired, productID: productID, startedAt: startedAt, expiresAt: endsAt)
     }
 }
 
@@ -43,7 +43,7 @@ enum TrialRows {
     static func storeIntroUsed(
         appID: String, groupKey: String, purchases: [StorePurchaseKey], on connection: PostgresConnection,
         logger: Logger
-    ) async throws -> String? {
+    ) async throws -> EligibilityReason? {
         guard !purchases.isEmpty else { return nil }
         let stores: [String] = purchases.map(\.store.rawValue)
         let ids: [String] = purchases.map(\.originalTransactionID)
@@ -51,7 +51,7 @@ enum TrialRows {
             GroupPeriods.self, try PostgresBindings(appID, groupKey, stores, ids), logger: logger
         ) { try $0.decode(Bool.self) }
         guard let introUsed = rows.first else { return nil }
-        return introUsed ? "intro_offer_used" : "already_subscribed"
+        return introUsed ? .introOfferUsed : .alreadySubscribed
     }
 
     private enum ByCustomers: PreparedSQL {
