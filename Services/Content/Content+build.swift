@@ -83,13 +83,16 @@ func buildRouter(
             repository: repository, storage: storage, limits: settings.limits, maxBodyBytes: bodyLimit
         ).endpoints,
         atPath: "/v1/admin/content")
-    ManifestController(delivery: delivery, repository: repository, maxBodyBytes: bodyLimit).addRoutes(to: router)
-    ContentDeviceController(devices: ContentDevicePostgresRepository(client: database, logger: logger))
-        .addRoutes(to: router)
-    DownloadController(
-        delivery: delivery, repository: repository, storage: storage, signature: signature,
-        chunkBytes: settings.readChunkBytes
-    ).addRoutes(to: router)
-    ReportController(reports: ReportPostgresRepository(client: database, logger: logger)).addRoutes(to: router)
+    router.addRoutes(
+        ManifestController(delivery: delivery, repository: repository, maxBodyBytes: bodyLimit).endpoints)
+    router.addRoutes(
+        ContentDeviceController(devices: ContentDevicePostgresRepository(client: database, logger: logger)).endpoints)
+    router.addRoutes(
+        DownloadController(
+            delivery: delivery, repository: repository, storage: storage, signature: signature,
+            chunkBytes: settings.readChunkBytes
+        ).endpoints)
+    router.addRoutes(
+        ReportController(reports: ReportPostgresRepository(client: database, logger: logger)).endpoints)
     return router
 }

@@ -113,11 +113,13 @@ func buildRouter(
     router.addMiddleware { CustomerCacheInvalidationMiddleware(cache: cache) }
     let purchases = PurchasePostgresRepository(client: database, cache: cache, logger: logger)
     let customers = CustomerPostgresRepository(client: database, cache: cache, lastSeen: lastSeen, logger: logger)
-    ApplyController(purchases: purchases, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
-    AppEventController(
-        events: AppEventPostgresRepository(client: database, logger: logger),
-        maxBodyBytes: settings.service.maxBodyBytes
-    ).addRoutes(to: router)
+    router.addRoutes(
+        ApplyController(purchases: purchases, maxBodyBytes: settings.service.maxBodyBytes).endpoints)
+    router.addRoutes(
+        AppEventController(
+            events: AppEventPostgresRepository(client: database, logger: logger),
+            maxBodyBytes: settings.service.maxBodyBytes
+        ).endpoints)
     router.addRoutes(
         CustomerController(customers: customers, gatewayCacheTTL: settings.customerGatewayCacheTTL).endpoints,
         atPath: "/v1/customers")
@@ -158,19 +160,22 @@ func buildRouter(
     router.addRoutes(
         TrialController(customers: trialCustomers, subscriptions: subscriptions, maxBodyBytes: bodyLimit).endpoints,
         atPath: "/v1/customers")
-    OfferContextController(
-        customers: trialCustomers, facts: OfferFactsPostgresRepository(client: database, logger: logger),
-        subscriptions: subscriptions, maxBodyBytes: bodyLimit
-    ).addRoutes(to: router)
-    AppTransactionController(
-        repository: AppTransactionPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
-    ).addRoutes(to: router)
+    router.addRoutes(
+        OfferContextController(
+            customers: trialCustomers, facts: OfferFactsPostgresRepository(client: database, logger: logger),
+            subscriptions: subscriptions, maxBodyBytes: bodyLimit
+        ).endpoints)
+    router.addRoutes(
+        AppTransactionController(
+            repository: AppTransactionPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+        ).endpoints)
     let productGrants = ProductGrantPostgresRepository(client: database, logger: logger)
     router.addRoutes(
         ProductClaimController(grants: productGrants, maxBodyBytes: bodyLimit).endpoints, atPath: "/v1/customers")
-    ContentAccessController(
-        repository: ContentAccessPostgresRepository(client: database, logger: logger), grants: productGrants,
-        maxBodyBytes: bodyLimit
-    ).addRoutes(to: router)
+    router.addRoutes(
+        ContentAccessController(
+            repository: ContentAccessPostgresRepository(client: database, logger: logger), grants: productGrants,
+            maxBodyBytes: bodyLimit
+        ).endpoints)
     return router
 }

@@ -156,12 +156,13 @@ func buildRouter(
         operatorFingerprint: settings.operatorKey.map {
             ConsoleSessionToken.operatorFingerprint($0, masterKey: settings.masterKey)
         })
-    ConsoleFileController(source: console.files).addRoutes(to: router)
-    ConsoleSessionController(
-        sessions: sessions, apps: repository, auditLog: console.auditLog, authenticator: authenticator,
-        rateLimiter: shared.rateLimiter,
-        clients: shared.clients, operatorKey: settings.operatorKey, maxBodyBytes: maxBody
-    ).addRoutes(to: router)
+    router.addRoutes(ConsoleFileController(source: console.files).endpoints)
+    router.addRoutes(
+        ConsoleSessionController(
+            sessions: sessions, apps: repository, auditLog: console.auditLog, authenticator: authenticator,
+            rateLimiter: shared.rateLimiter,
+            clients: shared.clients, operatorKey: settings.operatorKey, maxBodyBytes: maxBody
+        ).endpoints)
 
     router.group(RouterPath(OwnRoute.operatorAPI.prefix + "/v1"))
         .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey, sessions: sessions))

@@ -60,11 +60,14 @@ func buildRouter(
         metrics: metrics
     )
     let bodyLimit = settings.service.maxBodyBytes
-    ApplyController(
-        subscriptions: SubscriptionPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
-    ).addRoutes(to: router)
-    TrialController(trials: TrialPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit)
-        .addRoutes(to: router)
-    ReportController(reports: ReportPostgresRepository(client: database, logger: logger)).addRoutes(to: router)
+    router.addRoutes(
+        ApplyController(
+            subscriptions: SubscriptionPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+        ).endpoints)
+    router.addRoutes(
+        TrialController(trials: TrialPostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit)
+            .endpoints)
+    router.addRoutes(
+        ReportController(reports: ReportPostgresRepository(client: database, logger: logger)).endpoints)
     return router
 }

@@ -118,20 +118,22 @@ func buildRouter(
         readiness: [.database(database, migrations: VerifierMigrations.runner, logger: logger)],
         metrics: metrics
     )
-    PurchaseController(service: components.service, maxBodyBytes: settings.service.maxBodyBytes).addRoutes(to: router)
-    NotificationController(apple: components.appleNotifications, google: components.googleNotifications)
-        .addRoutes(to: router)
+    router.addRoutes(
+        PurchaseController(service: components.service, maxBodyBytes: settings.service.maxBodyBytes).endpoints)
+    router.addRoutes(
+        NotificationController(apple: components.appleNotifications, google: components.googleNotifications).endpoints)
     router.addRoutes(
         StoreCredentialsController(
             repository: components.credentials, maxBodyBytes: settings.service.maxBodyBytes,
             requiredGoogleTokenURI: settings.service.environment == .production ? googleTokenURI : nil
         ).endpoints,
         atPath: "/v1/admin/stores")
-    OfferSignatureController(
-        service: OfferSigningService(
-            credentials: components.credentials, entitlements: components.projections.entitlements),
-        maxBodyBytes: settings.service.maxBodyBytes
-    ).addRoutes(to: router)
+    router.addRoutes(
+        OfferSignatureController(
+            service: OfferSigningService(
+                credentials: components.credentials, entitlements: components.projections.entitlements),
+            maxBodyBytes: settings.service.maxBodyBytes
+        ).endpoints)
     router.addRoutes(
         OrderLookupController(
             credentials: components.credentials, apple: components.service.apple, database: database, logger: logger

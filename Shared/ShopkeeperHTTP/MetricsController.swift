@@ -10,8 +10,10 @@ package struct MetricsController<Context: RequestContext>: Sendable {
         self.registry = registry
     }
 
-    package func addRoutes(to router: Router<Context>) {
-        router.get("/metrics") { _, _ in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    package var endpoints: RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self)
+        routes.get("/metrics") { _, _ in
             var buffer: [UInt8] = []
             buffer.reserveCapacity(4096)
             self.registry.emit(into: &buffer)
@@ -21,5 +23,6 @@ package struct MetricsController<Context: RequestContext>: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: buffer))
             )
         }
+        return routes
     }
 }

@@ -19,7 +19,7 @@ package enum MetricsListener {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some Service {
         let router = Router(context: BasicRequestContext.self)
-        MetricsController<BasicRequestContext>(registry: registry).addRoutes(to: router)
+        router.addRoutes(MetricsController<BasicRequestContext>(registry: registry).endpoints)
         return Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: nil),

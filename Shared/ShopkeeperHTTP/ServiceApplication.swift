@@ -36,7 +36,7 @@ package enum ServiceApplication {
         metrics: PrometheusCollectorRegistry
     ) {
         addHealthRoutes(to: router, readiness: readiness)
-        MetricsController<Context>(registry: metrics).addRoutes(to: router)
+        router.addRoutes(MetricsController<Context>(registry: metrics).endpoints)
     }
 
     /// Adds `/health/live` and `/health/ready` only: for a public port, whose metrics are served by a

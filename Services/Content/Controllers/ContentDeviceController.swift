@@ -8,8 +8,11 @@ import ShopkeeperModels
 struct ContentDeviceController {
     let devices: any ContentDeviceRepository
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/v1/customers/:app_user_id/content/devices", use: list)
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get("/v1/customers/:app_user_id/content/devices", use: list)
+        return routes
     }
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -25,10 +25,13 @@ struct DownloadController {
     let signature: DownloadSignature
     let chunkBytes: Int
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/v1/downloads/:app_id/:product_id/:version", use: download)
-        router.head("/v1/downloads/:app_id/:product_id/:version", use: download)
-        router.post("/internal/v1/downloads/:download_id/finish", use: finish)
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get("/v1/downloads/:app_id/:product_id/:version", use: download)
+        routes.head("/v1/downloads/:app_id/:product_id/:version", use: download)
+        routes.post("/internal/v1/downloads/:download_id/finish", use: finish)
+        return routes
     }
 
     @Sendable func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -16,10 +16,13 @@ struct ManifestController {
     let repository: any ContentRepository
     let maxBodyBytes: Int
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/v1/content/:product_id", use: manifest)
-        router.post("/v1/content/:product_id/claim", use: claim)
-        router.post("/v1/customers/:app_user_id/content/reset", use: reset)
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get("/v1/content/:product_id", use: manifest)
+        routes.post("/v1/content/:product_id/claim", use: claim)
+        routes.post("/v1/customers/:app_user_id/content/reset", use: reset)
+        return routes
     }
 
     @Sendable func manifest(_ request: Request, context: ServiceRequestContext) async throws -> Response {

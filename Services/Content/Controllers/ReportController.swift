@@ -7,12 +7,15 @@ import ShopkeeperReports
 struct ReportController {
     let reports: any ReportRepository
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/v1/admin/reports/content") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get("/v1/admin/reports/content") { request, context in
             let caller = try context.requireSecretCaller()
             let report = try ReportRequest.read(
                 request.uri.queryParameters, accept: request.headers[.accept], spec: ContentReports.content)
             return try await reports.downloads(appID: caller.appID, request: report).response()
         }
+        return routes
     }
 }

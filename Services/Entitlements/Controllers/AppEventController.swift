@@ -11,8 +11,10 @@ struct AppEventController {
     /// Most events one call may publish (one per notification of a batch).
     static let maximumEvents = 1_000
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/internal/v1/app-events") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/internal/v1/app-events") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(AppEventsRequest.self, from: request, limit: maxBodyBytes)
             guard (1...Self.maximumEvents).contains(body.events.count) else {
@@ -24,5 +26,6 @@ struct AppEventController {
             let published = try await events.publish(body.events, appID: caller.appID)
             return try JSONBody.response(AppEventsResponse(published: published))
         }
+        return routes
     }
 }

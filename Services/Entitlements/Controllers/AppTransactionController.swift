@@ -8,8 +8,10 @@ struct AppTransactionController {
     let repository: any AppTransactionRepository
     let maxBodyBytes: Int
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/internal/v1/app-transactions") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/internal/v1/app-transactions") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(AppTransactionApplyRequest.self, from: request, limit: maxBodyBytes)
             _ = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
@@ -22,5 +24,6 @@ struct AppTransactionController {
                 JSONText.object(["outcome": JSONText.string(outcome.rawValue), "customer": customer]),
                 headers: [.cacheControl: "no-store"])
         }
+        return routes
     }
 }

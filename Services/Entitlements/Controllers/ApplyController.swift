@@ -9,8 +9,10 @@ struct ApplyController {
     /// Most transactions one call may apply (a receipt of a long-lived subscriber holds many).
     static let maximumTransactions = 2_000
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/internal/v1/apply") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/internal/v1/apply") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(ApplyRequest.self, from: request, limit: maxBodyBytes)
             // No transactions is allowed with a presenter: a restore that found nothing still answers with the
@@ -24,5 +26,6 @@ struct ApplyController {
             if let user = body.appUserID { _ = try AppUserID.validated(user, pointer: "/app_user_id") }
             return try JSONBody.response(try await purchases.apply(body, appID: caller.appID))
         }
+        return routes
     }
 }

@@ -14,8 +14,10 @@ struct ContentAccessController {
     /// Most products one access call may ask about (a reset asks about every product with content).
     static let maximumProducts = 1_000
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/internal/v1/content/access") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/internal/v1/content/access") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(ContentAccessRequest.self, from: request, limit: maxBodyBytes)
             _ = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
@@ -29,7 +31,7 @@ struct ContentAccessController {
             return try JSONBody.response(
                 ContentAccessResponse(products: products), headers: [.cacheControl: "no-store"])
         }
-        router.post("/internal/v1/content/claims") { request, context in
+        routes.post("/internal/v1/content/claims") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(ContentClaimGrantRequest.self, from: request, limit: maxBodyBytes)
             _ = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
@@ -40,5 +42,6 @@ struct ContentAccessController {
                     productID: grant.productID, claimedAt: grant.grantedAt, created: grant.created),
                 headers: [.cacheControl: "no-store"])
         }
+        return routes
     }
 }

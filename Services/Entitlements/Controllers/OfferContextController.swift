@@ -13,8 +13,10 @@ struct OfferContextController {
     let subscriptions: SubscriptionsClient
     let maxBodyBytes: Int
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/internal/v1/offer-context") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/internal/v1/offer-context") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(OfferContextRequest.self, from: request, limit: maxBodyBytes)
             _ = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
@@ -33,5 +35,6 @@ struct OfferContextController {
                     appID: caller.appID, customerIDs: customer.customerIDs))
             return try JSONBody.response(answer)
         }
+        return routes
     }
 }

@@ -26,9 +26,12 @@ struct ConsoleFileController: Sendable {
         return settings.reload ? .reloading(directory: directory) : .loaded(try ConsoleFiles.load(from: directory))
     }
 
-    func addRoutes(to router: Router<GatewayRequestContext>) {
-        router.get("/console", use: serve)
-        router.get("/console/**", use: serve)
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<GatewayRequestContext> {
+        let routes = RouteCollection(context: GatewayRequestContext.self)
+        routes.get("/console", use: serve)
+        routes.get("/console/**", use: serve)
+        return routes
     }
 
     @Sendable func serve(_ request: Request, context: GatewayRequestContext) async throws -> Response {

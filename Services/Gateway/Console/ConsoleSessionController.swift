@@ -24,11 +24,14 @@ struct ConsoleSessionController: Sendable {
     /// All clients' sign-in attempts together, on one replica: a ceiling above any one client's limit.
     static let signInCeiling = RateLimit(perSecond: 20, burst: 100)
 
-    func addRoutes(to router: Router<GatewayRequestContext>) {
-        router.post("/console/api/session", use: signIn)
-        router.get("/console/api/session", use: current)
-        router.put("/console/api/session", use: switchApp)
-        router.delete("/console/api/session", use: signOut)
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<GatewayRequestContext> {
+        let routes = RouteCollection(context: GatewayRequestContext.self)
+        routes.post("/console/api/session", use: signIn)
+        routes.get("/console/api/session", use: current)
+        routes.put("/console/api/session", use: switchApp)
+        routes.delete("/console/api/session", use: signOut)
+        return routes
     }
 
     @Sendable func signIn(_ request: Request, context: GatewayRequestContext) async throws -> Response {

@@ -9,8 +9,10 @@ struct ApplyController {
     /// Most transactions plus renewal facts one call may apply (a receipt of a long-lived subscriber holds many).
     static let maximumFacts = 2_000
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/internal/v1/apply") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/internal/v1/apply") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(SubscriptionApplyRequest.self, from: request, limit: maxBodyBytes)
             let count = body.transactions.count + body.renewals.count
@@ -21,5 +23,6 @@ struct ApplyController {
             let touched = try await subscriptions.apply(body, appID: caller.appID)
             return try JSONBody.response(SubscriptionApplyResponse(subscriptions: touched))
         }
+        return routes
     }
 }

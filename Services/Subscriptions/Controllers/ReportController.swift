@@ -7,13 +7,16 @@ import ShopkeeperReports
 struct ReportController {
     let reports: any ReportRepository
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.get("/v1/admin/reports/subscriptions") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get("/v1/admin/reports/subscriptions") { request, context in
             let caller = try context.requireSecretCaller()
             let report = try ReportRequest.read(
                 request.uri.queryParameters, accept: request.headers[.accept],
                 spec: SubscriptionsReports.subscriptions)
             return try await reports.subscriptions(appID: caller.appID, request: report).response()
         }
+        return routes
     }
 }

@@ -8,8 +8,10 @@ struct TrialController {
     let trials: any TrialRepository
     let maxBodyBytes: Int
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/internal/v1/trials/start") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/internal/v1/trials/start") { request, context in
             let caller = try context.requireCaller()
             let body = try await decode(request)
             guard let deviceID = body.deviceID else { throw RequestError.invalid("/device_id", "is required") }
@@ -18,12 +20,12 @@ struct TrialController {
                 appID: caller.appID, customer: body.customer, deviceID: deviceID, productID: body.productID)
             return try JSONBody.response(answer, status: answer.started ? .created : .ok)
         }
-        router.post("/internal/v1/trials/lookup") { request, context in
+        routes.post("/internal/v1/trials/lookup") { request, context in
             let caller = try context.requireCaller()
             let body = try await decode(request)
             return try JSONBody.response(try await trials.trial(appID: caller.appID, customer: body.customer))
         }
-        router.post("/internal/v1/eligibility") { request, context in
+        routes.post("/internal/v1/eligibility") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(InternalEligibilityRequest.self, from: request, limit: maxBodyBytes)
             if let deviceID = body.deviceID { try Self.validate(deviceID: deviceID) }
@@ -31,7 +33,7 @@ struct TrialController {
                 try await trials.eligibility(
                     appID: caller.appID, customer: body.customer, productID: body.productID, deviceID: body.deviceID))
         }
-        router.post("/internal/v1/offer-eligibility") { request, context in
+        routes.post("/internal/v1/offer-eligibility") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(InternalEligibilityRequest.self, from: request, limit: maxBodyBytes)
             if let deviceID = body.deviceID { try Self.validate(deviceID: deviceID) }
@@ -39,6 +41,7 @@ struct TrialController {
                 try await trials.offerEligibility(
                     appID: caller.appID, customer: body.customer, productID: body.productID, deviceID: body.deviceID))
         }
+        return routes
     }
 
     private func decode(_ request: Request) async throws -> InternalTrialRequest {

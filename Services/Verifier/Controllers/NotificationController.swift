@@ -17,8 +17,10 @@ struct NotificationController {
     /// Apple's notifications are a few kilobytes.
     static let maximumBodyBytes = 64 * 1024
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/v1/notifications/apple") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/v1/notifications/apple") { request, context in
             let body = try await JSONBody.decode(
                 AppleNotificationBody.self, from: request, limit: Self.maximumBodyBytes)
             let requested = request.uri.queryParameters["app"].map(String.init)
@@ -33,7 +35,7 @@ struct NotificationController {
             return try JSONBody.response(
                 NotificationReceipt(notificationID: notification.id, appID: notification.appID, duplicate: duplicate))
         }
-        router.post("/v1/notifications/google") { request, context in
+        routes.post("/v1/notifications/google") { request, context in
             let envelope = try await JSONBody.decode(
                 PubSubPushEnvelope.self, from: request, limit: Self.maximumBodyBytes)
             let query = request.uri.queryParameters
@@ -48,6 +50,7 @@ struct NotificationController {
             return try JSONBody.response(
                 NotificationReceipt(notificationID: notification.id, appID: notification.appID, duplicate: duplicate))
         }
+        return routes
     }
 
     /// The token of an `Authorization: Bearer` header.

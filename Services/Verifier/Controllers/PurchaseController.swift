@@ -8,8 +8,10 @@ struct PurchaseController {
     let service: PurchaseService
     let maxBodyBytes: Int
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/v1/purchases") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/v1/purchases") { request, context in
             let caller = try context.requireCaller()
             var body = try await JSONBody.decode(PurchaseRequest.self, from: request, limit: maxBodyBytes)
             body.appUserID = try AppUserID.validated(body.appUserID, pointer: "/app_user_id")
@@ -23,18 +25,19 @@ struct PurchaseController {
             let response = try await service.purchase(body, appID: caller.appID, requestID: context.requestID)
             return try JSONBody.response(response)
         }
-        router.post("/v1/customers/:app_user_id/restore") { request, context in
+        routes.post("/v1/customers/:app_user_id/restore") { request, context in
             let caller = try context.requireCaller()
             let user = try AppUserID.fromPath(context)
             let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: maxBodyBytes)
             return try JSONBody.response(
                 try await service.restore(body, appUserID: user, appID: caller.appID, requestID: context.requestID))
         }
-        router.post("/v1/receipts/validate") { request, context in
+        routes.post("/v1/receipts/validate") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(StoreProofFields.self, from: request, limit: maxBodyBytes)
             return try JSONBody.response(
                 try await service.validate(body, appID: caller.appID, requestID: context.requestID))
         }
+        return routes
     }
 }

@@ -9,8 +9,10 @@ struct OfferSignatureController {
     let service: OfferSigningService
     let maxBodyBytes: Int
 
-    func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/v1/customers/:app_user_id/offer-signatures") { request, context in
+    /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.post("/v1/customers/:app_user_id/offer-signatures") { request, context in
             let caller = try context.requireCaller()
             let user = try AppUserID.fromPath(context)
             let body = try await JSONBody.decode(OfferSignatureRequest.self, from: request, limit: maxBodyBytes)
@@ -19,6 +21,7 @@ struct OfferSignatureController {
                 body, appUserID: user, appID: caller.appID, requestID: context.requestID)
             return try JSONBody.response(answer, headers: [.cacheControl: "no-store"])
         }
+        return routes
     }
 
     /// Every problem of the body at once.
