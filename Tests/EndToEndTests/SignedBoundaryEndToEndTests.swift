@@ -117,5 +117,25 @@ import Testing
             json: ["app_user_id": "alice", "signed_transaction": proof["signed_transaction"] ?? ""])
         #expect(mismatchStatus == 403)
         #expect(mismatch["code"] as? String == "customer_token_mismatch")
+
+        // `answers create-key`: from now on the app's answers are signed (here through the router's way in, as the
+        // request carries a customer token).
+        let keyCreated = try runCLI(["answers", "create-key"], environment: cli)
+        #expect(keyCreated.status == 0, "\(keyCreated.output)")
+        let key = try #require(
+            try JSONSerialization.jsonObject(with: Data(keyCreated.output.utf8)) as? [String: Any])
+        let keyID = try #require(key["key_id"] as? String)
+        #expect(key["active"] as? Bool == true)
+        #expect(try runCLI(["answers", "show"], environment: cli).output.contains(#""signing" : true"#))
+        var read = HTTPClientRequest(url: gateway.baseURL + "/v1/customers/bob")
+        read.headers.add(name: "authorization", value: "Bearer \(publicKey)")
+        read.headers.add(name: "shopkeeper-customer-token", value: bob)
+        read.headers.add(name: "x-shopkeeper-nonce", value: "cli-walk")
+        let signed = try await HTTPClient.shared.execute(read, timeout: .seconds(30))
+        _ = try await signed.body.collect(upTo: 1 << 20)
+        #expect(signed.headers.first(name: "x-shopkeeper-signature")?.hasPrefix("v1;key=\(keyID);t=") == true)
+        let unknown = try runCLI(["answers", "activate", "ask_nope"], environment: cli)
+        #expect(unknown.status != 0)
+        #expect(unknown.output.contains("answer_signing_key_not_found"), "\(unknown.output)")
     }
 }

@@ -12,7 +12,7 @@ struct ShopkeeperCommand: AsyncParsableCommand {
         version: ShopkeeperVersion.current,
         subcommands: [
             AppsCommand.self, KeysCommand.self, CatalogCommand.self, SeedCommand.self, SandboxCommand.self,
-            ContentCommand.self, BoundaryCommand.self, CustomersCommand.self, ReportCommand.self,
+            ContentCommand.self, BoundaryCommand.self, AnswersCommand.self, CustomersCommand.self, ReportCommand.self,
         ]
     )
 }
