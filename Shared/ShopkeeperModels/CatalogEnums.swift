@@ -10,11 +10,7 @@ package enum ProductType: String, Codable, CaseIterable, Sendable {
     case nonRenewing = "non_renewing"
 }
 
-extension ProductType {
-    /// The type as a SQL literal (`'auto_renewable'`), for statements that name one; the tables' check constraints
-    /// hold the same list.
-    package var sql: String { "'\(rawValue)'" }
-}
+extension ProductType: SQLLiteralEnum {}
 
 /// Where a product stands in the store's review; only `approved` products reach distribution builds.
 package enum ReviewState: String, Codable, CaseIterable, Sendable {

@@ -57,10 +57,9 @@ package enum EventType: String, Codable, Sendable, CaseIterable {
     case externalPurchaseToken = "external_purchase_token"
 }
 
-extension EventType {
-    /// The name as a SQL literal (`'initial_purchase'`), for statements that choose one.
-    package var sql: String { "'\(rawValue)'" }
+extension EventType: SQLLiteralEnum {}
 
+extension EventType {
     /// The events a subscription change emits (the subscriptions service's `changes_v1`, relayed by entitlements).
     package static let subscriptionEvents: Set<EventType> = [
         .subscriptionStarted, .renewal, .cancellation, .uncancellation, .billingIssue, .gracePeriodStarted,

@@ -143,6 +143,25 @@ import Testing
             }
         }
     }
+
+    @Test func keysCreatedAtOnceLeaveExactlyOneThatSigns() async throws {
+        try await SignedPurchaseWorld.run { world in
+            // Ten creations at once on an app without a key: each may find no live key and start active, but the one
+            // that signs is always the last activated, and every answer verifies with it.
+            let created = try await withThrowingTaskGroup(of: AnswerSigningKeyInfo.self) { group in
+                for _ in 0..<10 { group.addTask { try await world.createKey() } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(created.map(\.keyID)).count == 10)
+            let listed = try await world.signingKeys()
+            #expect(listed.keys.count == 10)
+            let active = listed.keys.filter(\.active)
+            #expect(active.count == 1)
+            let signer = try #require(active.first)
+            #expect(listed.keys.first == signer, "the active key is listed first")
+            try await world.expectSigned(by: signer)
+        }
+    }
 }
 
 extension SignedPurchaseWorld {
