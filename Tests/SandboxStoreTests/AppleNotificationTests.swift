@@ -37,9 +37,10 @@ import Testing
                 "SUBSCRIBED/INITIAL_BUY", "DID_RENEW", "DID_RENEW", "DID_FAIL_TO_RENEW/GRACE_PERIOD",
                 "DID_RENEW/BILLING_RECOVERY", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/VOLUNTARY",
             ]
-            #expect(try await world.appleKinds(count: expected.count) == expected)
+            // Each notification once: on a loaded machine a delivery may be retried after a late answer.
+            #expect(try await world.appleKinds(count: expected.count, distinct: true) == expected)
 
-            let payloads = try await world.apple(count: expected.count)
+            let payloads = try await world.apple(count: expected.count, distinct: true)
             #expect(Set(payloads.map(\.notificationUUID)).count == payloads.count)
             var expiries: [Int64] = []
             var transactionIds: [String] = []

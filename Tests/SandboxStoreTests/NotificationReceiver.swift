@@ -41,6 +41,21 @@ actor NotificationInbox {
         received.filter { $0.path == path }
     }
 
+    /// The distinct notifications that reached `path`, in order: a delivery the sandbox sent again because its first
+    /// answer came too late (a loaded machine) arrives byte for byte again and counts once, as a receiver that keys
+    /// notifications by `notificationUUID` counts it.
+    func notifications(_ path: String) -> [Received] {
+        var seen: Set<String> = []
+        return requests(path).filter { seen.insert($0.body).inserted }
+    }
+
+    /// Waits until `count` distinct notifications reached `path` (at most `timeout`); what arrived by then.
+    nonisolated func waitForNotifications(_ count: Int, at path: String, timeout: Duration = .seconds(10)) async throws
+        -> [Received]
+    {
+        try await eventually(timeout: timeout, { await notifications(path) }, until: { $0.count >= count })
+    }
+
     /// Waits until `count` requests reached `path` (at most `timeout`); what arrived by then.
     nonisolated func wait(for count: Int, at path: String, timeout: Duration = .seconds(10)) async throws -> [Received]
     {
@@ -102,9 +117,13 @@ struct NotificationWorld {
         }
     }
 
-    /// The Apple notifications received so far (at least `count`, waiting for them), verified and decoded.
-    func apple(count: Int) async throws -> [AppleNotificationPayload] {
-        let received = try await inbox.wait(for: count, at: "/apple")
+    /// The Apple notifications received so far (at least `count`, waiting for them), verified and decoded. `distinct`:
+    /// a notification sent again byte for byte counts once (a delivery retried because its answer came too late),
+    /// for tests about what the store sent rather than how often it delivered it.
+    func apple(count: Int, distinct: Bool = false) async throws -> [AppleNotificationPayload] {
+        let received =
+            distinct
+            ? try await inbox.waitForNotifications(count, at: "/apple") : try await inbox.wait(for: count, at: "/apple")
         #expect(received.count >= count)
         var payloads: [AppleNotificationPayload] = []
         for request in received {
@@ -116,8 +135,8 @@ struct NotificationWorld {
     }
 
     /// `type/subtype` of each Apple notification received (waiting for `count`).
-    func appleKinds(count: Int) async throws -> [String] {
-        try await apple(count: count).map {
+    func appleKinds(count: Int, distinct: Bool = false) async throws -> [String] {
+        try await apple(count: count, distinct: distinct).map {
             [$0.notificationType, $0.subtype].compactMap { $0 }.joined(separator: "/")
         }
     }
