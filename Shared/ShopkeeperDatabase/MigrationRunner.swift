@@ -8,26 +8,22 @@ import PostgresNIO
 /// and found applied by the others. Each migration runs in its own transaction with its bookkeeping row, so a crash
 /// leaves either all of it or none, and the lock goes with the transaction: nothing here needs a session of its own,
 /// so migrations run unchanged through a pooler in transaction mode (``DatabasePooler``). A migration already applied
-/// whose SQL has since changed stops the start: migrations are forward only. The service's ``Routine``s are installed
-/// after its migrations, those missing under the same lock.
+/// whose SQL has since changed stops the start: migrations are forward only.
 package struct MigrationRunner: Sendable {
     /// Lock key shared by every Shopkeeper service, so schema changes never interleave.
     static let advisoryLockKey: Int64 = 0x5348_4F50_4B45_4550
 
     package let schema: String
     package let migrations: [Migration]
-    /// Functions the service's statements call, each named after its definition (``Routine``).
-    package let routines: [Routine]
 
     /// - Parameter schema: the service's schema, lowercase letters and `_` only (it is written into DDL).
-    package init(schema: String, migrations: [Migration], routines: [Routine] = []) {
+    package init(schema: String, migrations: [Migration]) {
         precondition(
             !schema.isEmpty && schema.allSatisfy { $0.isLowercase || $0 == "_" },
             "schema names are constants of lowercase letters"
         )
         self.schema = schema
         self.migrations = migrations
-        self.routines = routines
     }
 
     /// Applies every missing migration, in order.
@@ -46,38 +42,6 @@ package struct MigrationRunner: Sendable {
                 try await applyUnderLock(migration, client: client, logger: logger)
             }
         }
-        try await installRoutines(client: client, logger: logger)
-    }
-
-    /// Creates the routines the database does not have yet. Read first without the lock, like the migrations; a
-    /// routine's name changes with its definition, so one that exists is the one this code means.
-    private func installRoutines(client: PostgresClient, logger: Logger) async throws {
-        guard !routines.isEmpty else { return }
-        guard try await !missingRoutines(on: client, logger: logger).isEmpty else { return }
-        try await client.transaction(logger: logger) { connection in
-            try await connection.run("SET LOCAL lock_timeout = 0", logger: logger)
-            try await connection.run("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
-            for routine in try await missingRoutines(on: connection, logger: logger) {
-                logger.info("installing routine", metadata: ["routine": "\(routine.name)"])
-                try await connection.run(PostgresQuery(unsafeSQL: routine.definition), logger: logger)
-            }
-        }
-    }
-
-    private func missingRoutines(on client: PostgresClient, logger: Logger) async throws -> [Routine] {
-        try await client.withConnection { try await missingRoutines(on: $0, logger: logger) }
-    }
-
-    private func missingRoutines(on connection: PostgresConnection, logger: Logger) async throws -> [Routine] {
-        let rows = try await connection.checkedQuery(
-            """
-            SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-            WHERE n.nspname = \(schema)
-            """,
-            logger: logger)
-        var present: Set<String> = []
-        for try await name in rows.decode(String.self) { present.insert(name) }
-        return routines.filter { !present.contains($0.unqualifiedName) }
     }
 
     /// Applies `migration` unless another replica has since: one transaction that first takes the lock.
@@ -135,27 +99,11 @@ package struct MigrationRunner: Sendable {
         ).collect().first?.decode(Bool.self) ?? false
     }
 
-    /// Names of the migrations this code knows that the database has not applied, and of the routines it does not
-    /// have (empty when up to date).
+    /// Names of the migrations this code knows that the database has not applied (empty when up to date).
     package func pending(client: PostgresClient, logger: Logger) async throws -> [String] {
-        guard try await tableExists(client: client, logger: logger) else {
-            return migrations.map(\.name) + routines.map(\.name)
-        }
+        guard try await tableExists(client: client, logger: logger) else { return migrations.map(\.name) }
         let applied = try await appliedChecksums(client: client, logger: logger)
-        let missing = routines.isEmpty ? [] : try await missingRoutines(on: client, logger: logger)
-        return migrations.map(\.name).filter { applied[$0] == nil } + missing.map(\.name)
-    }
-
-    /// ``pending(client:logger:)``, after installing the routines that are missing while every migration is applied:
-    /// a routine dropped while the service runs is back at its next readiness check, as after a start (meanwhile its
-    /// callers run the statements it is made of). What is still pending afterwards is returned.
-    package func pendingAfterRestoringRoutines(client: PostgresClient, logger: Logger) async throws -> [String] {
-        let pending = try await pending(client: client, logger: logger)
-        let routineNames = Set(routines.map(\.name))
-        guard !pending.isEmpty, pending.allSatisfy(routineNames.contains) else { return pending }
-        logger.warning("routines missing; installing them again", metadata: ["routines": "\(pending)"])
-        try await installRoutines(client: client, logger: logger)
-        return try await self.pending(client: client, logger: logger)
+        return migrations.map(\.name).filter { applied[$0] == nil }
     }
 
     private func appliedChecksums(client: PostgresClient, logger: Logger) async throws -> [String: String] {

@@ -89,13 +89,12 @@ package enum ServiceApplication {
 }
 
 extension ReadinessCheck {
-    /// The database answers, every migration this build knows is applied and every routine it calls is there (a
-    /// routine that went missing is installed again: ``MigrationRunner/pendingAfterRestoringRoutines(client:logger:)``).
+    /// The database answers and every migration this build knows is applied.
     package static func database(_ client: PostgresClient, migrations: MigrationRunner, logger: Logger)
         -> ReadinessCheck
     {
         ReadinessCheck(name: "database") {
-            let pending = try await migrations.pendingAfterRestoringRoutines(client: client, logger: logger)
+            let pending = try await migrations.pending(client: client, logger: logger)
             guard pending.isEmpty else {
                 throw ReadinessFailure("schema changes pending: \(pending.joined(separator: ", "))")
             }

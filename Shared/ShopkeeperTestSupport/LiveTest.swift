@@ -8,7 +8,7 @@ import ServiceLifecycle
 
 extension ApplicationProtocol {
     /// Serves the application on a free port and runs `test` against it, as `test(.live)` does, but throws the error
-    /// of a start that failed (a migration or routine that does not apply, a database that never answers) instead of
+    /// of a start that failed (a migration that does not apply, a database that never answers) instead of
     /// waiting forever for a port: `test(.live)` waits for the server to report its port, which a failed start never
     /// does. Like ``testGracefully(_:_:)``, an error `test` throws reaches the caller after the server has stopped.
     package func testLive<Value>(_ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value

@@ -8,8 +8,9 @@ import Testing
 
 @testable import Entitlements
 
-/// A purchase seen for the first time is applied in one round trip by a routine (``NewPurchaseApply``) that must do
-/// exactly what the full apply does for it, and decline, writing nothing of the purchase, whatever it does not handle.
+/// A purchase seen for the first time is applied in one call of a database function (``NewPurchaseApply``) that must
+/// do exactly what the full apply does for it, and decline, writing nothing of the purchase, whatever it does not
+/// handle.
 @Suite struct NewPurchaseApplyTests {
     static let logger = Logger(label: "new-purchase-apply-tests")
 
@@ -145,48 +146,26 @@ import Testing
         }
     }
 
-    @Test("A routine dropped while the service runs: purchases are applied in full, and readiness installs it again")
-    func droppedRoutine() async throws {
-        try await TestDatabase.withFreshDatabase { database in
-            try await EntitlementsHarness.run(environment: ["DATABASE_URL": database.url]) { harness in
-                for routine in NewPurchaseApply.routines {
-                    try await TestDatabase.withClient(database) { client in
-                        try await client.query("DROP FUNCTION \(unescaped: routine.name)").collect()
-                    }
-                    // The routine's call fails as PostgreSQL has no such function; the full apply answers instead.
-                    let seeds = EntitlementsFixtures.transaction(product: "seeds")
-                    #expect(try await Self.run(seeds, user: "gone", harness: harness) == nil)
-                    let applied = try await harness.applied([seeds], user: "gone")
-                    #expect(applied.outcomes.map(\.outcome) == [.credited])
-                    #expect(try await Self.run(seeds, user: "gone", harness: harness) == nil)
-
-                    let ready = try await harness.send(.get, "/health/ready")
-                    #expect(ready.status == .ok, "\(String(buffer: ready.body))")
-                    let pending = try await TestDatabase.withClient(database) { client in
-                        try await EntitlementsMigrations.runner.pending(client: client, logger: Self.logger)
-                    }
-                    #expect(pending == [])
-                    let garden = EntitlementsFixtures.transaction(product: "garden")
-                    #expect(try await Self.run(garden, user: "gone", harness: harness)?.outcome.outcome == .granted)
-                }
-                #expect(try await harness.info("gone").consumableBalances == ["seeds": 10])
-                #expect(try await harness.ledgerLines("gone", reason: "purchase") == [5, 5])
-                #expect(try await harness.ledgerMismatches() == [])
+    @Test("The apply's functions spell product types, event types and ledger reasons as the Swift enums do")
+    func literalsAreTheEnumsWords() {
+        // The migration's code without its comments (which have apostrophes of their own), then its quoted literals.
+        let code = EntitlementsMigrations.newPurchaseApply.flatMap { migration in
+            migration.sql.split(separator: "\n").map { line in
+                line.split(separator: "--", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             }
-        }
-    }
-
-    @Test("Each routine is installed once, under its definition's name, and running the migrations again keeps it")
-    func routinesInstalledOnce() async throws {
-        try await TestDatabase.withClient { client in
-            try await EntitlementsMigrations.runner.run(client: client, logger: Self.logger)
-            try await EntitlementsMigrations.runner.run(client: client, logger: Self.logger)
-            let rows = try await client.query(
-                """
-                SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-                WHERE n.nspname = 'entitlements' AND p.proname = ANY(\(NewPurchaseApply.routines.map(\.unqualifiedName)))
-                """)
-            for try await count in rows.decode(Int64.self) { #expect(count == 2) }
-        }
+        }.joined(separator: "\n")
+        let quoted = code.split(separator: "'", omittingEmptySubsequences: false)
+        let literals = Set(stride(from: 1, to: quoted.count, by: 2).map { String(quoted[$0]) })
+        let words = Set(
+            ProductType.allCases.map(\.rawValue) + EventType.allCases.map(\.rawValue) + [
+                Ledger.Reason.purchase.rawValue, "unknown", StoreEnvironment.production.rawValue,
+                // The event payload's keys, an empty object, no catalog type.
+                "product_id", "quantity", "balance", "{}", "",
+            ])
+        #expect(literals.subtracting(words).isEmpty, "\(literals.subtracting(words).sorted())")
+        let used: [String] =
+            [ProductType.consumable, .autoRenewable, .nonRenewing].map(\.rawValue)
+            + [EventType.consumablePurchase, .initialPurchase, .nonRenewingPurchase].map(\.rawValue)
+        #expect(used.allSatisfy(literals.contains), "\(literals.sorted())")
     }
 }

@@ -2,8 +2,7 @@ import ShopkeeperDatabase
 
 /// The entitlements service's schema changes, oldest first. Forward only: never edit a released one, add a new one.
 enum EntitlementsMigrations {
-    static let runner = MigrationRunner(
-        schema: "entitlements", migrations: all, routines: NewPurchaseApply.routines)
+    static let runner = MigrationRunner(schema: "entitlements", migrations: all)
 
     static let all: [Migration] =
         [
@@ -489,5 +488,5 @@ enum EntitlementsMigrations {
                     """
             ),
         ] + reports + customerDocuments + storedCustomerInfoForReaders + fewerRoundTrips + aliasOrigins
-        + trialConversionsMoved
+        + trialConversionsMoved + newPurchaseApply
 }

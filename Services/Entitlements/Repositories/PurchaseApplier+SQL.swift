@@ -57,12 +57,13 @@ extension PurchaseApplier {
 
         /// A consumable purchase's units credited once, in one statement: the purchase marked credited, the ledger
         /// line and balance (``Ledger``), and the `consumable_purchase` event (``EventOutbox``) with the units and the
-        /// new balance. `$1` the catalog's consumable quantity (NULL: none), `$11` the transaction's quantity; answers
-        /// the units credited.
+        /// new balance. `$1` the catalog's consumable quantity (NULL: none), `$11` the transaction's quantity, the units
+        /// decided as a new purchase's insert decides them (`entitlements.consumable_units_v1`); answers the units
+        /// credited.
         enum Credit: PreparedSQL {
             static let sql = """
                 WITH units AS (
-                    SELECT \(PurchaseRow.unitsDecision(consumableQuantity: "$1::bigint", quantity: "$11::bigint")) AS n
+                    SELECT entitlements.consumable_units_v1($1::bigint, $11::bigint) AS n
                 ), credited AS (
                     UPDATE entitlements.purchases SET credited = (SELECT n FROM units), updated_at = now()
                     WHERE store = $2::text AND original_transaction_id = $3::text

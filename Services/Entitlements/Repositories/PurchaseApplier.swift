@@ -370,8 +370,8 @@ struct PurchaseApplier {
         return true
     }
 
-    /// Credits a consumable purchase's units once (``PurchaseRow/unitsDecision(consumableQuantity:quantity:)``, as a
-    /// new purchase's insert credits them): `credited` is set in the same transaction as the ledger line.
+    /// Credits a consumable purchase's units once (``SQL/Credit``, as a new purchase's insert credits them):
+    /// `credited` is set in the same transaction as the ledger line.
     private func credit(
         _ row: inout PurchaseRow, productID: String, product: CatalogProduct?, transaction: StoreTransaction,
         appUserID: String?

@@ -21,7 +21,8 @@ struct PurchasePostgresRepository: PurchaseRepository {
     let logger: Logger
 
     func apply(_ request: ApplyRequest, appID: String) async throws -> CustomerAnswer<ApplyOutcomes> {
-        // A purchase seen for the first time (most of them) in one round trip; whatever that declines, in full below.
+        // A purchase seen for the first time (most of them) by one function call, then its render; whatever that
+        // declines, in full below.
         if let applied = try await NewPurchaseApply.run(request, appID: appID, client: client, logger: logger) {
             cache.invalidate(customerIDs: [applied.customerID])
             return CustomerAnswer(ApplyOutcomes(outcomes: [applied.outcome]), customerJSON: applied.info)

@@ -58,24 +58,16 @@ struct ApplyStart: Sendable {
             let store: String? = transaction?.store.rawValue
             let bindings = try PostgresBindings(
                 appID, first ? appUserID : nil, store, transaction?.originalTransactionID,
-                transaction?.storeProductID)
-            let found: (Columns, Locked?)?
-            if locking {
-                found = try await connection.run(StatementThenLock.self, bindings, logger: logger) { row in
-                    // Its last column: the presenter's customer once the locks were held.
-                    let (policy, limit, sandbox, webhook, customer, owner, product, type, quantity, now) =
-                        try row.decode(
-                            (String?, Int?, Bool?, String?, UUID?, UUID?, String?, String?, Int?, UUID?).self)
-                    return (
-                        (policy, limit, sandbox, webhook, customer, owner, product, type, quantity),
-                        Locked?.some(Locked(customerID: now))
-                    )
-                }.first
-            } else {
-                found = try await connection.run(Statement.self, bindings, logger: logger) { row in
-                    (try row.decode(Columns.self), Locked?.none)
-                }.first
-            }
+                transaction?.storeProductID, locking)
+            let found: (Columns, Locked?)? = try await connection.run(Statement.self, bindings, logger: logger) { row in
+                // Its last column: the presenter's customer once the locks were held (NULL when none was taken).
+                let (policy, limit, sandbox, webhook, customer, owner, product, type, quantity, now) =
+                    try row.decode((String?, Int?, Bool?, String?, UUID?, UUID?, String?, String?, Int?, UUID?).self)
+                return (
+                    (policy, limit, sandbox, webhook, customer, owner, product, type, quantity),
+                    locking ? Locked(customerID: now) : nil
+                )
+            }.first
             guard let ((policy, limit, sandbox, webhook, customerID, owner, productID, type, quantity), locked) = found
             else { throw CustomerRowsError.notCreated }
             start.locked = locked
@@ -97,40 +89,19 @@ struct ApplyStart: Sendable {
         return start
     }
 
-    /// ``Statement``'s columns: the settings, the presenter's customer, the purchase's owner, the catalog product.
+    /// ``Statement``'s columns but the last: the settings, the presenter's customer, the purchase's owner, the catalog
+    /// product.
     private typealias Columns = (String?, Int?, Bool?, String?, UUID?, UUID?, String?, String?, Int?)
 
     /// `$1` app, `$2` app user id (NULL: no presenter, or not the first lookup), `$3`/`$4` a purchase's store and
-    /// original transaction id, `$5` a store product id of that store (NULL keys: nothing to look up). Scalar keys,
-    /// each looked up through its key's index: with arrays of keys (`unnest`) the generic plan a prepared statement
-    /// settles on counts 100 rows for them, and PostgreSQL planned the statement afresh at every call (0.4 ms).
+    /// original transaction id, `$5` a store product id of that store (NULL keys: nothing to look up), `$6` whether to
+    /// take the locks of the presenter's customer and the purchase's owner and read the presenter's customer again once
+    /// they are held (the last column; NULL without). The owner is read before the locks: the apply locks the purchase
+    /// and takes its owner's lock again if it changed meanwhile. The statement is `entitlements.apply_start_v1`
+    /// (``EntitlementsMigrations/newPurchaseApply``), which the one-round-trip apply (``NewPurchaseApply``) calls too.
     enum Statement: PreparedSQL {
         static let sql = """
-            SELECT s.transfer_policy, s.device_limit, s.accept_sandbox, s.webhook_url,
-                   CASE WHEN $2::text IS NOT NULL THEN entitlements.customer_for($1::text, $2::text) END AS customer,
-                   (SELECT o.customer_id FROM entitlements.purchases o
-                    WHERE o.store = $3::text AND o.original_transaction_id = $4::text AND o.app_id = $1::text) AS owner,
-                   p.product_id, p.type, p.consumable_quantity
-            FROM (VALUES (1)) AS one (n)
-            LEFT JOIN entitlements.app_settings s ON s.app_id = $1::text
-            LEFT JOIN catalog.store_products_v1 sp
-                ON sp.app_id = $1::text AND sp.platform = $3::text AND sp.store_product_id = $5::text
-            LEFT JOIN catalog.products_v1 p ON p.app_id = sp.app_id AND p.product_id = sp.product_id
-            """
-    }
-
-    /// ``Statement``, then the locks of the presenter's customer and the purchase's owner and the presenter's customer
-    /// read again once they are held (`entitlements.lock_customers_then_find`, whose read takes a snapshot of its own):
-    /// what an apply of one transaction does first, in one round trip. The owner is read before the locks, as with
-    /// ``Statement``: the apply locks the purchase and takes its owner's lock again if it changed meanwhile.
-    enum StatementThenLock: PreparedSQL {
-        static let sql = """
-            WITH start AS MATERIALIZED (
-            \(Statement.sql)
-            )
-            SELECT start.*, entitlements.lock_customers_then_find(
-                       array_remove(ARRAY[start.owner, start.customer], NULL), $1::text, $2::text)
-            FROM start
+            SELECT * FROM entitlements.apply_start_v1($1::text, $2::text, $3::text, $4::text, $5::text, $6::boolean)
             """
     }
 }

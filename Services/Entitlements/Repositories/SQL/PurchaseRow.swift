@@ -87,27 +87,13 @@ extension PurchaseRow {
         return nil
     }
 
-    /// The type a new purchase is recorded with, as an SQL expression of the catalog's product id and type (`NULL`:
-    /// the catalog does not know the store product) and the store's own type of the transaction: the catalog's when it
-    /// knows the product, else the store's, else `unknown`.
-    static func typeDecision(productID: String, catalogType: String, storeType: String) -> String {
-        "CASE WHEN \(productID) IS NULL THEN coalesce(\(storeType), 'unknown') ELSE coalesce(\(catalogType), '') END"
-    }
-
-    /// The units a consumable purchase credits, as an SQL expression of the catalog's consumable quantity (NULL: 1)
-    /// and the transaction's quantity: the product's quantity for each one bought.
-    static func unitsDecision(consumableQuantity: String, quantity: String) -> String {
-        "coalesce(\(consumableQuantity), 1) * greatest(1, \(quantity))"
-    }
-
     /// The purchase, and when it is new its transaction, its first device, its credit and its event, deciding its
     /// type, units and event from the catalog's product (`$6` id, `$7` type, `$22` consumable quantity; NULL when the
-    /// catalog does not know it) and the store's type of the transaction (`$25`). A consumable is credited only when
-    /// `$26` (the store reports it neither revoked nor reinstated: those take the apply's own steps). The event is a
-    /// credit's `consumable_purchase` (with the units and the balance), a non-renewing purchase's
-    /// `non_renewing_purchase`, none for an auto-renewable one (the subscriptions service announces it) or an
-    /// uncredited consumable, and `initial_purchase` for anything else; `$24` is its payload without the product.
-    /// Answers the new row's customer, type and credited units; no row when the purchase existed.
+    /// catalog does not know it) and the store's type of the transaction (`$25`); a consumable is credited only when
+    /// `$26`, and `$24` is the event's payload without the product. The statement is
+    /// `entitlements.insert_purchase_v1` (``EntitlementsMigrations/newPurchaseApply``, where the rules are), which the
+    /// one-round-trip apply (``NewPurchaseApply``) calls too. Answers the new row's customer, type and credited units;
+    /// no row when the purchase existed.
     enum Insert: PreparedSQL {
         static func bindings(
             _ transaction: StoreTransaction, appID: String, customerID: UUID, deviceID: String?,
@@ -128,52 +114,11 @@ extension PurchaseRow {
         }
 
         static let sql = """
-            WITH decided AS (
-                SELECT kind.type, units.credit,
-                       CASE WHEN units.credit IS NOT NULL THEN \(EventType.consumablePurchase.sql)
-                            WHEN $6::text IS NULL THEN \(EventType.initialPurchase.sql)
-                            WHEN kind.type IN (\(ProductType.consumable.sql), \(ProductType.autoRenewable.sql)) THEN NULL
-                            WHEN kind.type = \(ProductType.nonRenewing.sql) THEN \(EventType.nonRenewingPurchase.sql)
-                            ELSE \(EventType.initialPurchase.sql) END AS event
-                FROM (SELECT \(typeDecision(productID: "$6::text", catalogType: "$7::text", storeType: "$25::text")))
-                    AS kind (type)
-                CROSS JOIN LATERAL (
-                    SELECT CASE WHEN $6::text IS NOT NULL AND kind.type = \(ProductType.consumable.sql) AND $26::boolean
-                                THEN \(unitsDecision(consumableQuantity: "$22::bigint", quantity: "$12::bigint")) END)
-                    AS units (credit)
-            ), purchase AS (
-                INSERT INTO entitlements.purchases (
-                    store, original_transaction_id, app_id, customer_id, store_product_id, product_id, product_type,
-                    environment, ownership_type, purchase_date, latest_transaction_id, quantity, expires_date,
-                    revoked_at, revocation_reason, app_version, credited)
-                SELECT $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, decided.type, $8::text, $9::text,
-                       $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text,
-                       $16::text, decided.credit
-                FROM decided
-                ON CONFLICT (store, original_transaction_id) DO NOTHING
-                RETURNING customer_id, product_type, credited
-            ), recorded AS (
-            \(PurchaseApplier.SQL.transactionRecorded(
-                """
-                SELECT $1::text, $11::text, $2::text, $3::text, purchase.customer_id, $8::text, $5::text, $12::bigint,
-                       $17::timestamptz, $13::timestamptz, $18::bigint, $19::text, $20::text, $9::text
-                FROM purchase
-                """))
-            ), device AS (
-            \(PurchaseApplier.SQL.devicePresented(
-                "SELECT $1::text, $2::text, $21::text, purchase.customer_id FROM purchase WHERE $21::text IS NOT NULL"))
-            ), \(Ledger.posting(
-                app: "$3::text", customer: "$4::uuid", product: "$6::text", delta: "purchase.credited",
-                reason: "'\(Ledger.Reason.purchase.rawValue)'", store: "$1::text", transaction: "$11::text",
-                key: "NULL", source: "FROM purchase WHERE purchase.credited IS NOT NULL")), \(EventOutbox.appending(
-                """
-                SELECT $3::text, $4::uuid, $23::text, decided.event, $8::text,
-                       $24::text::jsonb
-                       || jsonb_strip_nulls(jsonb_build_object('product_id', $6::text, 'quantity', purchase.credited))
-                       || coalesce((SELECT jsonb_build_object('balance', b.balance) FROM balance b), '{}'::jsonb)
-                FROM purchase CROSS JOIN decided WHERE decided.event IS NOT NULL
-                """))
-            SELECT customer_id, product_type, credited FROM purchase
+            SELECT * FROM entitlements.insert_purchase_v1(
+                $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, $7::text, $8::text, $9::text,
+                $10::timestamptz, $11::text, $12::bigint, $13::timestamptz, $14::timestamptz, $15::text, $16::text,
+                $17::timestamptz, $18::bigint, $19::text, $20::text, $21::text, $22::bigint, $23::text, $24::text,
+                $25::text, $26::boolean)
             """
     }
 
