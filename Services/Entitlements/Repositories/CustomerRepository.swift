@@ -5,6 +5,7 @@ import ShopkeeperCore
 import ShopkeeperDatabase
 import ShopkeeperHTTP
 import ShopkeeperModels
+import ShopkeeperStoredCustomerInfo
 
 /// A customer's info as rendered JSON, with its entity tag.
 struct CustomerInfoDocument: Sendable {
