@@ -43,7 +43,8 @@ enum CustomerInfoQuery {
             guard let body else { return nil }
             // Completed as a stored read completes it (``StoredCustomerInfoRead``): the same info, the same bytes.
             let json = CustomerInfoText.assemble(body: body, appUserID: appUserID, lastSeen: lastSeen)
-            return RenderedCustomer(json: json, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
+            return RenderedCustomer(
+                json: json, body: body, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
         }
         if plainFirst, storing, touching {
             let rows = try await connection.run(PlainTouchRenderAndStore.self, bindings, logger: logger, decode: decode)
@@ -67,6 +68,8 @@ enum CustomerInfoQuery {
     /// A rendered customer info.
     struct RenderedCustomer: Sendable {
         var json: String
+        /// The rendered info without `app_user_id` and `last_seen` (``CustomerInfoText/assemble(body:appUserID:lastSeen:)``).
+        var body: String
         var lastSeen: Date
         var customerID: UUID
         /// When an end or a start passes and the info changes without a write; `nil` when none is ahead.
