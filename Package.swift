@@ -112,6 +112,14 @@ let package = Package(
             dependencies: ["ShopkeeperCore", .crypto, .cryptoExtras, .jwtKit, .x509, .asn1, .nioConcurrencyHelpers]
         ),
         .shared("ShopkeeperCustomerTokens", dependencies: [.jwtKit]),
+        // The stored customer info as its readers (the gateway, entitlements) read it, and their `last_seen` writes.
+        .shared(
+            "ShopkeeperStoredCustomerInfo",
+            dependencies: [
+                "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperHTTP", .postgresNIO, .logging, .serviceLifecycle,
+                .nioConcurrencyHelpers,
+            ]
+        ),
         .shared(
             "ShopkeeperReports",
             dependencies: [
@@ -140,8 +148,9 @@ let package = Package(
             folder: "Gateway",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperClients",
-                "ShopkeeperCustomerTokens", .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging,
-                .metrics, .crypto, .nioCore, .nioPosix, .nioHTTP1, .nioHTTPTypes, .nioHTTPTypesHTTP1, .hummingbirdCore,
+                "ShopkeeperCustomerTokens", "ShopkeeperStoredCustomerInfo", .hummingbird, .postgresNIO,
+                .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto, .nioCore, .nioPosix, .nioHTTP1,
+                .nioHTTPTypes, .nioHTTPTypesHTTP1, .hummingbirdCore,
             ]
         ),
         .service(
@@ -176,7 +185,7 @@ let package = Package(
             folder: "Entitlements",
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperReports",
-                "ShopkeeperClients",
+                "ShopkeeperClients", "ShopkeeperStoredCustomerInfo",
                 .hummingbird, .postgresNIO, .asyncHTTPClient, .serviceLifecycle, .logging, .metrics, .crypto,
                 .nioCore, .nioPosix, .nioHTTP1, .nioConcurrencyHelpers, .nioSSL,
             ]
@@ -268,7 +277,7 @@ let package = Package(
             "EntitlementsTests",
             dependencies: [
                 "Entitlements", "Catalog", "Subscriptions", "ShopkeeperTestSupport", "ShopkeeperModels",
-                "ShopkeeperCore", .hummingbirdTesting, .postgresNIO, .asyncHTTPClient,
+                "ShopkeeperCore", "ShopkeeperStoredCustomerInfo", .hummingbirdTesting, .postgresNIO, .asyncHTTPClient,
             ]
         ),
         .tests(

@@ -8,6 +8,7 @@ import ShopkeeperClients
 import ShopkeeperDatabase
 import ShopkeeperHTTP
 import ShopkeeperReports
+import ShopkeeperStoredCustomerInfo
 
 /// Builds the entitlements application: the same function serves `main` and the tests.
 ///

@@ -9,6 +9,7 @@ import ServiceLifecycle
 import ShopkeeperClients
 import ShopkeeperCore
 import ShopkeeperHTTP
+import ShopkeeperStoredCustomerInfo
 
 /// Builds the gateway application: the same function serves `main` and the tests (which may add `hooks`).
 func buildApplication(

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import ShopkeeperDatabase
 import ShopkeeperHTTP
+import ShopkeeperStoredCustomerInfo
 import ShopkeeperTestSupport
 import Testing
 
@@ -62,7 +63,7 @@ import Testing
             of: StoredCustomerInfoRead.Batch.sql, types: "text[], text[], float8",
             arguments: { "ARRAY['\($0)', '\($0)'], ARRAY['planned', 'other'], 600" }
         ) { plan in
-            #expect(!plan.contains { $0.contains("stored_customer_info_v1") }, "\(plan.joined(separator: "\n"))")
+            #expect(!plan.contains { $0.contains("stored_customer_info_v2") }, "\(plan.joined(separator: "\n"))")
             #expect(plan.contains { $0.contains("customer_documents") }, "\(plan.joined(separator: "\n"))")
             #expect(Self.perCustomerScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
         }

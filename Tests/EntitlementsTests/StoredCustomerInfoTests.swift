@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import ShopkeeperHTTP
 import ShopkeeperModels
+import ShopkeeperStoredCustomerInfo
 import ShopkeeperTestSupport
 import Testing
 

@@ -80,5 +80,63 @@ enum CatalogMigrations {
                 CREATE VIEW catalog.revisions_v1 AS SELECT app_id, revision FROM catalog.revisions;
                 """
         ),
+        Migration(
+            "0004_product_revisions",
+            sql: """
+                -- Published for readers that keep what they derive from some products only (entitlements' stored
+                -- customer info): each product's revision, a number from one sequence taken in the transaction that
+                -- creates the product, deletes it, or changes what customer info reads of it (its type, entitlement
+                -- ids, duration, group, the variants that include it, the version below which it is grandfathered).
+                -- A deleted product keeps its row, with the revision its deletion took, so a product's revision only
+                -- ever grows, and a sum of the revisions of some products moves whenever one of them changes. A product
+                -- that never existed has no row (read as 0).
+                CREATE SEQUENCE catalog.product_revision_numbers;
+                CREATE TABLE catalog.product_revisions (
+                    app_id text NOT NULL,
+                    product_id text NOT NULL,
+                    revision bigint NOT NULL,
+                    PRIMARY KEY (app_id, product_id)
+                );
+                INSERT INTO catalog.product_revisions (app_id, product_id, revision)
+                SELECT app_id, product_id, nextval('catalog.product_revision_numbers') FROM catalog.products;
+
+                -- A product created or deleted, or moved to another key (the old key's revision is bumped too).
+                CREATE FUNCTION catalog.bump_product_revision() RETURNS trigger
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP <> 'INSERT' THEN
+                        INSERT INTO catalog.product_revisions AS r (app_id, product_id, revision)
+                        VALUES (OLD.app_id, OLD.product_id, nextval('catalog.product_revision_numbers'))
+                        ON CONFLICT (app_id, product_id) DO UPDATE SET revision = excluded.revision;
+                    END IF;
+                    IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE'
+                        AND (NEW.app_id, NEW.product_id) IS DISTINCT FROM (OLD.app_id, OLD.product_id))
+                    THEN
+                        INSERT INTO catalog.product_revisions AS r (app_id, product_id, revision)
+                        VALUES (NEW.app_id, NEW.product_id, nextval('catalog.product_revision_numbers'))
+                        ON CONFLICT (app_id, product_id) DO UPDATE SET revision = excluded.revision;
+                    END IF;
+                    RETURN NULL;
+                END;
+                $$;
+                CREATE TRIGGER products_revised AFTER INSERT OR DELETE ON catalog.products
+                    FOR EACH ROW EXECUTE FUNCTION catalog.bump_product_revision();
+                -- An update only when it changes what customer info reads of the product: the columns of
+                -- `catalog.products_v1` that `CustomerInfoQuery` selects.
+                CREATE TRIGGER products_revised_by_update AFTER UPDATE ON catalog.products
+                    FOR EACH ROW
+                    WHEN ((OLD.app_id, OLD.product_id, OLD.type, OLD.document -> 'entitlements',
+                           OLD.document ->> 'duration', OLD.document ->> 'group',
+                           OLD.document -> 'included_in_variants', OLD.document ->> 'grandfathered_below_version')
+                          IS DISTINCT FROM
+                          (NEW.app_id, NEW.product_id, NEW.type, NEW.document -> 'entitlements',
+                           NEW.document ->> 'duration', NEW.document ->> 'group',
+                           NEW.document -> 'included_in_variants', NEW.document ->> 'grandfathered_below_version'))
+                    EXECUTE FUNCTION catalog.bump_product_revision();
+
+                CREATE VIEW catalog.product_revisions_v1 AS
+                SELECT app_id, product_id, revision FROM catalog.product_revisions;
+                """
+        ),
     ]
 }

@@ -49,7 +49,8 @@ extension CustomerInfoQuery {
             )::text END AS body,
             CASE WHEN c.plain THEN (SELECT min(t) FROM (\(Sections.purchaseEnds)) AS changes(t)) END AS next_change
             FROM c
-        )\(stored(subscriptionsStamp: "-1 /* no auto-renewable purchase: plain */"))
+        )\(stored(
+            subscriptionsStamp: "-1 /* no auto-renewable purchase: plain */", catalogProducts: plainCatalogRead))
         SELECT doc.body, doc.last_seen, doc.customer_id, doc.next_change
         FROM doc
         """

@@ -43,7 +43,8 @@ enum CustomerInfoQuery {
             guard let body else { return nil }
             // Completed as a stored read completes it (``StoredCustomerInfoRead``): the same info, the same bytes.
             let json = CustomerInfoText.assemble(body: body, appUserID: appUserID, lastSeen: lastSeen)
-            return RenderedCustomer(json: json, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
+            return RenderedCustomer(
+                json: json, body: body, lastSeen: lastSeen, customerID: customerID, nextChange: nextChange)
         }
         if plainFirst, storing, touching {
             let rows = try await connection.run(PlainTouchRenderAndStore.self, bindings, logger: logger, decode: decode)
@@ -67,6 +68,8 @@ enum CustomerInfoQuery {
     /// A rendered customer info.
     struct RenderedCustomer: Sendable {
         var json: String
+        /// The rendered info without `app_user_id` and `last_seen` (``CustomerInfoText/assemble(body:appUserID:lastSeen:)``).
+        var body: String
         var lastSeen: Date
         var customerID: UUID
         /// When an end or a start passes and the info changes without a write; `nil` when none is ahead.
@@ -236,6 +239,10 @@ enum CustomerInfoQuery {
         static let sql = rendering(storing: false)
     }
 
+    /// ``stored(subscriptionsStamp:catalogProducts:)`` of the full render.
+    private static let storedRendering = stored(
+        subscriptionsStamp: subscriptionsStamp(customer: "doc.customer_id"), catalogProducts: catalogRead)
+
     /// The statement rendering the info's body (the JSON object without `app_user_id` and `last_seen`, which the
     /// reader puts in: ``CustomerInfoText``) with the customer's `last_seen`, id and next change by itself.
     static func rendering(storing: Bool, touching: Bool = false) -> String {
@@ -302,51 +309,9 @@ enum CustomerInfoQuery {
                     WHERE g.customer_id = c.customer_id AND g.expires_at > now()
                 ) AS changes(t)) AS next_change
             FROM c
-            )\(storing ? stored(subscriptionsStamp: subscriptionsStamp(customer: "doc.customer_id")) : "")
+            )\(storing ? storedRendering : "")
             SELECT doc.body, doc.last_seen, doc.customer_id, doc.next_change
             FROM doc
             """
-    }
-
-    /// Stores the rendered `doc` (see ``RenderAndStore``) unless its body is NULL: its version is the one the
-    /// statement's snapshot saw (0 for none), and an existing row is overwritten only while it still has that version.
-    /// `subscriptionsStamp`: the expression of the stamp stored with it (``subscriptionsStamp(customer:)``).
-    static func stored(subscriptionsStamp: String) -> String {
-        """
-        , stored AS (
-            INSERT INTO entitlements.customer_documents AS d (
-                customer_id, version, body, catalog_revision, valid_until, subscriptions_stamp)
-            SELECT doc.customer_id,
-                   coalesce((SELECT k.version FROM entitlements.customer_documents k
-                             WHERE k.customer_id = doc.customer_id), 0),
-                   doc.body, (SELECT r.revision FROM catalog.revisions_v1 r WHERE r.app_id = $1), doc.next_change,
-                   \(subscriptionsStamp)
-            FROM doc WHERE doc.body IS NOT NULL
-            ON CONFLICT (customer_id) DO UPDATE
-                SET body = excluded.body, catalog_revision = excluded.catalog_revision,
-                    valid_until = excluded.valid_until, subscriptions_stamp = excluded.subscriptions_stamp,
-                    forgotten_by = NULL
-                WHERE d.version = excluded.version
-        )
-        """
-    }
-
-    /// An SQL expression: the sum of the revisions of the subscriptions a render of `customer` (an expression) reads,
-    /// those of its auto-renewable purchases (a purchase the subscriptions service has not applied yet counts 0), or
-    /// -1 when it has no auto-renewable purchase. The subscriptions service changes them without a write here (a
-    /// renewal fact, auto-renew switched off, a grace period); every insert and every change there raises the sum, so
-    /// stored info whose sum is not the one a read sees now is rendered again (``StoredCustomerInfoRead``). With -1 the
-    /// read looks no further: a customer's first auto-renewable purchase is a write here, which forgets the info.
-    ///
-    /// `entitlements.stored_customer_info_v1` (migration 0025) compares with the same expression, written out: a
-    /// change here needs a new migration replacing that function, or no stored info of a subscriber would count.
-    static func subscriptionsStamp(customer: String) -> String {
-        """
-        (SELECT CASE WHEN count(*) = 0 THEN -1 ELSE coalesce(sum(s.revision), 0) END
-         FROM entitlements.purchases p
-         LEFT JOIN subscriptions.subscriptions_v1 s
-             ON s.store = p.store AND s.original_transaction_id = p.original_transaction_id
-         WHERE p.customer_id = \(customer) AND p.product_type = \(ProductType.autoRenewable.sql))
-        """
     }
 }

@@ -30,14 +30,6 @@ enum CustomerRows {
         try await connection.run(Touch.self, try PostgresBindings(customerID), logger: logger)
     }
 
-    /// Records that the customer `appUserID` names was seen now, when its `last_seen` is older than `resolution`
-    /// seconds (a read refreshes it at most that often); nothing for an id no customer has.
-    static func touchIfStale(
-        appID: String, appUserID: String, resolution: TimeInterval, on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        try await connection.run(TouchIfStale.self, try PostgresBindings(appID, appUserID, resolution), logger: logger)
-    }
-
     /// Every id of a customer, oldest first.
     static func aliases(of customerID: UUID, on connection: PostgresConnection, logger: Logger) async throws
         -> [String]
@@ -67,15 +59,6 @@ extension CustomerRows {
 
     private enum Touch: PreparedSQL {
         static let sql = "UPDATE entitlements.customers SET last_seen = now() WHERE customer_id = $1::uuid"
-    }
-
-    private enum TouchIfStale: PreparedSQL {
-        static let sql = """
-            UPDATE entitlements.customers cu SET last_seen = now()
-            FROM entitlements.aliases a
-            WHERE a.app_id = $1::text AND a.app_user_id = $2::text AND cu.customer_id = a.customer_id
-              AND cu.last_seen < now() - make_interval(secs => $3::float8)
-            """
     }
 }
 

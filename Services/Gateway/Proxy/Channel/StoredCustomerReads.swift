@@ -5,6 +5,7 @@ import NIOPosix
 import ServiceLifecycle
 import ShopkeeperDatabase
 import ShopkeeperHTTP
+import ShopkeeperStoredCustomerInfo
 
 /// The gateway's answer to the usual app launch, `GET /v1/customers/{app_user_id}`, from the info the entitlements
 /// service stored for the customer (``StoredCustomerInfoRead``, through the function that service publishes), without

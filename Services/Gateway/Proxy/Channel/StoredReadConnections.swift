@@ -4,6 +4,7 @@ import NIOCore
 import PostgresNIO
 import ShopkeeperDatabase
 import ShopkeeperHTTP
+import ShopkeeperStoredCustomerInfo
 
 /// One event loop's database connections for the gateway's stored customer reads (``StoredCustomerReads``), made on
 /// that loop, so that a read never leaves the client connection's thread.

@@ -1,24 +1,20 @@
-import Crypto
 import Foundation
 import Logging
 import PostgresNIO
 import ShopkeeperCore
 import ShopkeeperDatabase
+import ShopkeeperHTTP
 
-/// A customer's stored info, read as every reader reads it: through `entitlements.stored_customer_info_v1`, which
-/// the entitlements service publishes (migration 0025) and which alone says when a stored body still counts. The
-/// entitlements service reads it before rendering; the gateway reads it to answer an app launch without calling the
-/// service, and calls it only when nothing stored counts.
+/// A customer's stored info, read as every reader reads it: through `entitlements.stored_customer_info_v2`, which
+/// the entitlements service publishes (migration 0032) and which alone says when a stored body still counts and
+/// which `last_seen` the read shows. The entitlements service reads it before rendering; the gateway reads it to answer
+/// an app launch without calling the service, and calls it only when nothing stored counts.
 ///
 /// Bindings: `$1` the app id, `$2` the app user id, `$3` how old `last_seen` may be, in seconds, before a read shows
 /// (and records) the time of the read instead (``LastSeenRecorder``).
 package enum StoredCustomerInfoRead: PreparedSQL {
     package static let sql = """
-        SELECT customer_id, body,
-               CASE WHEN last_seen < now() - make_interval(secs => $3::float8) THEN now() ELSE last_seen END,
-               last_seen < now() - make_interval(secs => $3::float8),
-               valid_until
-        FROM entitlements.stored_customer_info_v1($1::text, $2::text)
+        SELECT * FROM entitlements.stored_customer_info_v2($1::text, $2::text, $3::float8)
         """
 
     /// Several reads in one statement (the gateway's, under load): `$1` the app ids, `$2` the app user ids (arrays of
@@ -26,12 +22,8 @@ package enum StoredCustomerInfoRead: PreparedSQL {
     /// no customer has has no row.
     package enum Batch: PreparedSQL {
         package static let sql = """
-            SELECT r.n, f.customer_id, f.body,
-                   CASE WHEN f.last_seen < now() - make_interval(secs => $3::float8) THEN now() ELSE f.last_seen END,
-                   f.last_seen < now() - make_interval(secs => $3::float8),
-                   f.valid_until
-            FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(app_id, app_user_id, n)
-            CROSS JOIN LATERAL entitlements.stored_customer_info_v1(r.app_id, r.app_user_id) AS f
+            SELECT r.n, f.* FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(app_id, app_user_id, n)
+            CROSS JOIN LATERAL entitlements.stored_customer_info_v2(r.app_id, r.app_user_id, $3::float8) AS f
             """
 
         /// The reads of `keys` (app id, app user id), by position: `nil` where no customer has the id.
@@ -101,61 +93,5 @@ package enum StoredCustomerInfoRead: PreparedSQL {
         package func json(appUserID: String) -> String? {
             body.map { CustomerInfoText.assemble(body: $0, appUserID: appUserID, lastSeen: lastSeen) }
         }
-    }
-}
-
-/// Customer info as text: the stored body completed by the reader, and its entity tag.
-package enum CustomerInfoText {
-    /// The `Cache-Control` of every customer info answer: the client keeps it, and asks again with its tag.
-    package static let cacheControl = "private, no-cache"
-
-    /// The info: `app_user_id` and `last_seen` first, then the stored `body` (a JSON object) without its `{`. The same
-    /// bytes as the SQL that renders it writes (`to_json` of the id, `entitlements.iso` of the time).
-    package static func assemble(body: String, appUserID: String, lastSeen: Date) -> String {
-        var json = "{\"app_user_id\":"
-        json.reserveCapacity(body.utf8.count + appUserID.utf8.count + 64)
-        json += JSONString.quoted(appUserID)
-        json += ",\"last_seen\":\""
-        json += timestamp(lastSeen)
-        json += "\","
-        json += body.dropFirst()
-        return json
-    }
-
-    /// A strong entity tag of `json`: the first 12 bytes of its SHA-256, in hex, quoted.
-    package static func etag(of json: String) -> String {
-        let digest = SHA256.hash(data: Data(json.utf8))
-        return "\"" + Data(digest.prefix(12)).hexString + "\""
-    }
-
-    /// `date` in UTC to the second, as `entitlements.iso` writes it (`2026-11-27T03:29:11Z`, fractions cut).
-    package static func timestamp(_ date: Date) -> String {
-        // Whole microseconds first (PostgreSQL's precision), so that a time on a second boundary stays on it.
-        let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        let seconds = microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = CivilDate.date(daysSince1970: Int(days))
-        var text = ""
-        text.reserveCapacity(20)
-        append(Int64(year), width: 4, to: &text)
-        text += "-"
-        append(Int64(month), width: 2, to: &text)
-        text += "-"
-        append(Int64(day), width: 2, to: &text)
-        text += "T"
-        append(secondOfDay / 3600, width: 2, to: &text)
-        text += ":"
-        append(secondOfDay / 60 % 60, width: 2, to: &text)
-        text += ":"
-        append(secondOfDay % 60, width: 2, to: &text)
-        text += "Z"
-        return text
-    }
-
-    private static func append(_ value: Int64, width: Int, to text: inout String) {
-        let digits = String(value)
-        if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
-        text += digits
     }
 }
