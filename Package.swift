@@ -233,7 +233,8 @@ let package = Package(
         .tests(
             "ShopkeeperHTTPTests",
             dependencies: [
-                "ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperTestSupport", .hummingbirdTesting,
+                "ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperTestSupport",
+                .hummingbirdTesting,
                 .logging, .postgresNIO, .serviceLifecycle, .nioConcurrencyHelpers,
             ]
         ),
@@ -275,7 +276,7 @@ let package = Package(
             "SubscriptionsTests",
             dependencies: [
                 "Subscriptions", "Entitlements", "Catalog", "ShopkeeperTestSupport", "ShopkeeperModels",
-                "ShopkeeperCore", .hummingbirdTesting, .postgresNIO,
+                "ShopkeeperCore", "ShopkeeperHTTP", .hummingbirdTesting, .postgresNIO,
             ]
         ),
         .tests(
