@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+extension StoreWorld {
+    /// An App Store subscription bought in the sandbox store.
+    struct AppleSubscription {
+        var transactionID: String
+        var originalTransactionID: String
+        /// The signed transaction, as StoreKit gives it to the app.
+        var jws: String
+    }
+
+    /// Buys `productID` (an auto-renewable subscription of one month) in the sandbox's App Store, with `extra` fields
+    /// in the request; fails unless the answer has the transaction's ids and signed transaction.
+    func buyAppleSubscription(_ productID: String = "pro.monthly", _ extra: [String: Any] = [:]) async throws
+        -> AppleSubscription
+    {
+        var body: [String: Any] = [
+            "bundle_id": bundleID, "product_id": productID, "type": "Auto-Renewable Subscription", "period": "P1M",
+        ]
+        body.merge(extra) { _, new in new }
+        let bought = try await sandbox(.POST, "/sandbox/apple/transactions", body)
+        return AppleSubscription(
+            transactionID: try #require(bought["transaction_id"] as? String, "\(bought.json)"),
+            originalTransactionID: try #require(bought["original_transaction_id"] as? String, "\(bought.json)"),
+            jws: try #require(bought["signed_transaction"] as? String, "\(bought.json)"))
+    }
+
+    /// Presents `jws` to the verifier for `appUserID` (`POST /v1/purchases`, with `extra` fields) and expects it
+    /// accepted.
+    @discardableResult
+    func presentApple(_ jws: String, for appUserID: String, _ extra: [String: Any] = [:]) async throws -> Answer {
+        var body: [String: Any] = ["app_user_id": appUserID, "signed_transaction": jws]
+        body.merge(extra) { _, new in new }
+        let purchase = try await verifier(.POST, "/v1/purchases", body)
+        #expect(purchase.status == 200, "\(purchase.json)")
+        return purchase
+    }
+}
