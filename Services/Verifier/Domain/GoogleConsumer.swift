@@ -105,19 +105,14 @@ struct GoogleConsumer: Sendable, RequestLogging {
 /// Runs ``GoogleConsumer`` in the background (a ``LeasedPoller``): consumes whose request did not consume them (the
 /// verifier stopped between grant and consume, Google did not answer, the grant came later through the background
 /// apply). Replicas share the work through the claim's lease.
-struct GoogleConsumeWorker: Service, PolledWork {
+struct GoogleConsumeWorker: PolledService {
+    static let pollerName = "google_consume"
     let consumer: GoogleConsumer
     /// How often an idle worker looks.
     let interval: Duration
     let startup: StartupGate
     let logger: Logger
     var batchSize = 100
-
-    func run() async throws {
-        try await LeasedPoller(
-            name: "google_consume", work: self, interval: interval, startup: startup, logger: logger
-        ).run()
-    }
 
     /// Claims one batch of due consumes.
     func claim() async throws -> ClaimedBatch<PendingConsumption> {
