@@ -159,20 +159,8 @@ import Testing
                 kind: .secret)
             #expect(saved.status == 200, "\(saved.json)")
             #expect(saved["push_token_set"] as? Bool == true)
-            let bought = try await world.sandbox(
-                .POST, "/sandbox/google/purchases",
-                [
-                    "package_name": world.packageName, "product_id": "pro_monthly", "type": "subscription",
-                    "period": "P1M",
-                ])
-            let token = try #require(bought["purchase_token"] as? String)
-            let verified = try await world.verifier(
-                .POST, "/v1/purchases",
-                [
-                    "app_user_id": "gus", "purchase_token": token, "product_id": "pro_monthly",
-                    "purchase_kind": "subscription",
-                ])
-            #expect(verified.status == 200, "\(verified.json)")
+            let token = try await world.buyGoogleSubscription()
+            try await world.presentGoogleSubscription(token, for: "gus")
             _ = try await eventually(world, "gus") { $0["state"] as? String == "active" }
 
             // Google refunds it; the push only says so, the state comes from the Play Developer API.

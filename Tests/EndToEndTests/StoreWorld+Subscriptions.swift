@@ -36,4 +36,27 @@ extension StoreWorld {
         #expect(purchase.status == 200, "\(purchase.json)")
         return purchase
     }
+
+    /// Buys `productID` (a subscription of one month) in the sandbox's Google Play; returns its purchase token.
+    func buyGoogleSubscription(_ productID: String = "pro_monthly") async throws -> String {
+        let bought = try await sandbox(
+            .POST, "/sandbox/google/purchases",
+            ["package_name": packageName, "product_id": productID, "type": "subscription", "period": "P1M"])
+        return try #require(bought["purchase_token"] as? String, "\(bought.json)")
+    }
+
+    /// Presents the Play subscription `token` to the verifier for `appUserID` (`POST /v1/purchases`, with `extra`
+    /// fields) and expects it accepted.
+    @discardableResult
+    func presentGoogleSubscription(
+        _ token: String, for appUserID: String, productID: String = "pro_monthly", _ extra: [String: Any] = [:]
+    ) async throws -> Answer {
+        var body: [String: Any] = [
+            "app_user_id": appUserID, "purchase_token": token, "product_id": productID, "purchase_kind": "subscription",
+        ]
+        body.merge(extra) { _, new in new }
+        let verified = try await verifier(.POST, "/v1/purchases", body)
+        #expect(verified.status == 200, "\(verified.json)")
+        return verified
+    }
 }
