@@ -15,15 +15,7 @@ import Testing
         // A database of its own: the demo shop's sandbox transaction ids start where every sandbox's do.
         try await TestDatabase.withFreshDatabase { database in
             try await StoreWorld.run(databaseURL: database.url) { world in
-                let gateway = try ServiceProcess(
-                    "shopkeeper-gateway",
-                    environment: [
-                        "DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
-                        "SHOPKEEPER_OPERATOR_KEY": Self.operatorKey, "SHOPKEEPER_CATALOG_URL": world.catalog.baseURL,
-                        "SHOPKEEPER_VERIFIER_URL": world.verifier.baseURL,
-                        "SHOPKEEPER_ENTITLEMENTS_URL": world.entitlements.baseURL,
-                    ])
-                try await gateway.waitUntilReady()
+                let gateway = try await world.startGateway(databaseURL: database.url, operatorKey: Self.operatorKey)
                 do {
                     try await Self.walk(world: world, gateway: gateway)
                 } catch {

@@ -1,6 +1,9 @@
 import Foundation
+import ShopkeeperTestSupport
 import Testing
 
+/// Steps several end-to-end tests take the same way: buying a subscription in the sandbox and presenting it,
+/// starting a gateway in front of the world.
 extension StoreWorld {
     /// An App Store subscription bought in the sandbox store.
     struct AppleSubscription {
@@ -58,5 +61,19 @@ extension StoreWorld {
         let verified = try await verifier(.POST, "/v1/purchases", body)
         #expect(verified.status == 200, "\(verified.json)")
         return verified
+    }
+
+    /// A gateway process in front of this world's catalog, verifier and entitlements service, on `databaseURL`;
+    /// ready when it returns.
+    func startGateway(databaseURL: String, operatorKey: String) async throws -> ServiceProcess {
+        let gateway = try ServiceProcess(
+            "shopkeeper-gateway",
+            environment: [
+                "DATABASE_URL": databaseURL, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
+                "SHOPKEEPER_OPERATOR_KEY": operatorKey, "SHOPKEEPER_CATALOG_URL": catalog.baseURL,
+                "SHOPKEEPER_VERIFIER_URL": verifier.baseURL, "SHOPKEEPER_ENTITLEMENTS_URL": entitlements.baseURL,
+            ])
+        try await gateway.waitUntilReady()
+        return gateway
     }
 }
