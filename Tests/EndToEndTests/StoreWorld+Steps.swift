@@ -5,28 +5,34 @@ import Testing
 /// Steps several end-to-end tests take the same way: buying a subscription in the sandbox and presenting it,
 /// starting a gateway in front of the world.
 extension StoreWorld {
-    /// An App Store subscription bought in the sandbox store.
-    struct AppleSubscription {
+    /// An App Store transaction bought in the sandbox store.
+    struct AppleTransaction {
         var transactionID: String
         var originalTransactionID: String
         /// The signed transaction, as StoreKit gives it to the app.
         var jws: String
     }
 
-    /// Buys `productID` (an auto-renewable subscription of one month) in the sandbox's App Store, with `extra` fields
-    /// in the request; fails unless the answer has the transaction's ids and signed transaction.
-    func buyAppleSubscription(_ productID: String = "pro.monthly", _ extra: [String: Any] = [:]) async throws
-        -> AppleSubscription
-    {
-        var body: [String: Any] = [
-            "bundle_id": bundleID, "product_id": productID, "type": "Auto-Renewable Subscription", "period": "P1M",
-        ]
+    /// Buys `productID` of `type` (Apple's words: `Consumable`, `Auto-Renewable Subscription`, ...) in the sandbox's
+    /// App Store, with `extra` fields in the request; fails unless the answer has the transaction's ids and signed
+    /// transaction.
+    func buyApple(_ productID: String, type: String, _ extra: [String: Any] = [:]) async throws -> AppleTransaction {
+        var body: [String: Any] = ["bundle_id": bundleID, "product_id": productID, "type": type]
         body.merge(extra) { _, new in new }
         let bought = try await sandbox(.POST, "/sandbox/apple/transactions", body)
-        return AppleSubscription(
+        return AppleTransaction(
             transactionID: try #require(bought["transaction_id"] as? String, "\(bought.json)"),
             originalTransactionID: try #require(bought["original_transaction_id"] as? String, "\(bought.json)"),
             jws: try #require(bought["signed_transaction"] as? String, "\(bought.json)"))
+    }
+
+    /// Buys `productID`, an auto-renewable subscription of one month, in the sandbox's App Store
+    /// (``buyApple(_:type:_:)``).
+    func buyAppleSubscription(_ productID: String = "pro.monthly", _ extra: [String: Any] = [:]) async throws
+        -> AppleTransaction
+    {
+        try await buyApple(
+            productID, type: "Auto-Renewable Subscription", ["period": "P1M"].merging(extra) { _, new in new })
     }
 
     /// Presents `jws` to the verifier for `appUserID` (`POST /v1/purchases`, with `extra` fields) and expects it
