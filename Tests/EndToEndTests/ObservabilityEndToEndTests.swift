@@ -266,15 +266,10 @@ struct ObservedShop {
 
     /// `POST /v1/purchases` through the gateway with the public key: status, answer and request id.
     func purchase(_ body: [String: Any]) async throws -> (Int, [String: Any], requestID: String?) {
-        var request = HTTPClientRequest(url: stack.gateway.baseURL + "/v1/purchases")
-        request.method = .POST
-        request.headers.add(name: "authorization", value: "Bearer \(publicKey)")
-        request.headers.add(name: "content-type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        let bytes = try await response.body.collect(upTo: 1 << 20)
-        let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any]
-        return (Int(response.status.code), json ?? [:], response.headers.first(name: "x-request-id"))
+        let answer = try await StoreWorld.send(
+            .POST, stack.gateway.baseURL + "/v1/purchases", body: body,
+            headers: [("authorization", "Bearer \(publicKey)")])
+        return (answer.status, answer.json, answer.headers.first(name: "x-request-id"))
     }
 
     /// A `GET` through the gateway with the public key.

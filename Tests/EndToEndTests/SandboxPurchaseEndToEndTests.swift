@@ -33,15 +33,9 @@ import Testing
                 return (try JSONSerialization.jsonObject(with: Data(bought.output.utf8)) as? [String: Any]) ?? [:]
             }
             func purchase(_ body: [String: Any], path: String = "/v1/purchases") async throws -> (Int, [String: Any]) {
-                var request = HTTPClientRequest(url: gateway.baseURL + path)
-                request.method = .POST
-                request.headers.add(name: "authorization", value: "Bearer \(publicKey)")
-                request.headers.add(name: "content-type", value: "application/json")
-                request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-                let bytes = try await response.body.collect(upTo: 1 << 20)
-                let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any]
-                return (Int(response.status.code), json ?? [:])
+                let answer = try await StoreWorld.send(
+                    .POST, gateway.baseURL + path, body: body, headers: [("authorization", "Bearer \(publicKey)")])
+                return (answer.status, answer.json)
             }
 
             let apple = try buy(["--product", "com.shopkeeper.demo.garden.extra_garden", "--user", "alice"])

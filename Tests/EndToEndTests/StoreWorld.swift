@@ -155,7 +155,9 @@ struct StoreWorld {
         try await sandbox(.GET, "/sandbox/calls")["google_access_tokens_presented"] as? Int
     }
 
-    private static func send(_ method: HTTPMethod, _ url: String, body: [String: Any]?, headers: [(String, String)])
+    /// Sends `body` (when given) as JSON to `url` with `headers`: the answer's status, JSON object (empty when it is
+    /// none) and headers. Any test's plain HTTP call to a process.
+    static func send(_ method: HTTPMethod, _ url: String, body: [String: Any]?, headers: [(String, String)])
         async throws -> Answer
     {
         try await send(
