@@ -31,8 +31,9 @@ extension StoreWorld {
     func buyAppleSubscription(_ productID: String = "pro.monthly", _ extra: [String: Any] = [:]) async throws
         -> AppleTransaction
     {
-        try await buyApple(
-            productID, type: "Auto-Renewable Subscription", ["period": "P1M"].merging(extra) { _, new in new })
+        var fields: [String: Any] = ["period": "P1M"]
+        fields.merge(extra) { _, new in new }
+        return try await buyApple(productID, type: "Auto-Renewable Subscription", fields)
     }
 
     /// Presents `jws` to the verifier for `appUserID` (`POST /v1/purchases`, with `extra` fields) and expects it
