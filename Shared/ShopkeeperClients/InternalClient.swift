@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import ShopkeeperCore
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// Signed JSON calls from one Shopkeeper service to another's `/internal/` endpoints.
 ///

@@ -12,18 +12,10 @@ import Testing
     @Test("Every case of the four enums goes to the database and back as itself")
     func roundTrips() async throws {
         try await TestDatabase.withClient { client in
-            for type in ProductType.allCases {
-                #expect(try await Self.echo(type, client) == type)
-            }
-            for type in EventType.allCases {
-                #expect(try await Self.echo(type, client) == type)
-            }
-            for state in TrialState.allCases {
-                #expect(try await Self.echo(state, client) == state)
-            }
-            for reason in EligibilityReason.allCases {
-                #expect(try await Self.echo(reason, client) == reason)
-            }
+            try await Self.expectRoundTrips(ProductType.self, client)
+            try await Self.expectRoundTrips(EventType.self, client)
+            try await Self.expectRoundTrips(TrialState.self, client)
+            try await Self.expectRoundTrips(EligibilityReason.self, client)
         }
     }
 
@@ -31,9 +23,20 @@ import Testing
     func unknownValueIsADecodingError() async throws {
         try await TestDatabase.withClient { client in
             let rows = try await client.query("SELECT 'subscription'::text AS product_type", logger: Self.logger)
-            await #expect(throws: PostgresDecodingError.self) {
+            let error = await #expect(throws: PostgresDecodingError.self) {
                 for try await _ in rows.decode(ProductType.self) {}
             }
+            #expect(error?.columnName == "product_type")
+        }
+    }
+
+    /// Every case of `Value`, bound as a parameter and read back, is itself.
+    static func expectRoundTrips<Value: PostgresStringEnum & CaseIterable & Equatable>(
+        _: Value.Type, _ client: PostgresClient
+    ) async throws {
+        for value in Value.allCases {
+            let echoed = try await echo(value, client)
+            #expect(echoed == value, "\(value.rawValue)")
         }
     }
 
