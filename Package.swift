@@ -242,7 +242,8 @@ let package = Package(
         .tests(
             "ShopkeeperHTTPTests",
             dependencies: [
-                "ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperTestSupport", .hummingbirdTesting,
+                "ShopkeeperHTTP", "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperTestSupport",
+                .hummingbirdTesting,
                 .logging, .postgresNIO, .serviceLifecycle, .nioConcurrencyHelpers,
             ]
         ),
@@ -284,7 +285,7 @@ let package = Package(
             "SubscriptionsTests",
             dependencies: [
                 "Subscriptions", "Entitlements", "Catalog", "ShopkeeperTestSupport", "ShopkeeperModels",
-                "ShopkeeperCore", .hummingbirdTesting, .postgresNIO,
+                "ShopkeeperCore", "ShopkeeperHTTP", .hummingbirdTesting, .postgresNIO,
             ]
         ),
         .tests(

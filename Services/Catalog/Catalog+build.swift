@@ -31,13 +31,9 @@ func buildRouter(
     metrics: PrometheusCollectorRegistry,
     logger: Logger
 ) -> Router<ServiceRequestContext> {
-    let router = Router(context: ServiceRequestContext.self)
-    ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
-    ServiceApplication.addOperationalRoutes(
-        to: router,
-        readiness: [.database(database, migrations: CatalogMigrations.runner, logger: logger)],
-        metrics: metrics
-    )
+    let router = ServiceApplication.makeRouter(
+        settings: settings.service, database: database, migrations: CatalogMigrations.runner, metrics: metrics,
+        logger: logger)
     let cache = CatalogCache(repository: repository, refreshInterval: settings.refreshInterval)
     router.addRoutes(
         CatalogController(cache: cache, gatewayCacheTTL: settings.refreshInterval).endpoints, atPath: "/v1/catalog")

@@ -28,23 +28,12 @@ func buildApplication(
         database: database,
         migrations: ContentMigrations.runner,
         services: [HTTPClientService(client: httpClient)]
-            + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger),
+            + ReportSummaryRefresher.services(
+                every: settings.reportRefresh, rollups: [ReportRollups.downloads, ReportRollups.devices],
+                appsTable: "content.downloads", client: database, startup: startup, logger: logger),
         startup: startup,
         logger: logger
     )
-}
-
-/// The background refresh of the downloads and devices summaries (none when turned off).
-func reportRefresher(_ interval: Duration?, database: PostgresClient, startup: StartupGate, logger: Logger)
-    -> [any Service]
-{
-    guard let interval else { return [] }
-    return [
-        ReportSummaryRefresher(
-            rollups: [ReportRollups.downloads, ReportRollups.devices],
-            apps: ReportSummaryRefresher.distinctApps(in: "content.downloads"), interval: interval, client: database,
-            startup: startup, logger: logger)
-    ]
 }
 
 /// The signed client of the entitlements service's internal API.
@@ -65,13 +54,9 @@ func buildRouter(
     metrics: PrometheusCollectorRegistry,
     logger: Logger
 ) -> Router<ServiceRequestContext> {
-    let router = Router(context: ServiceRequestContext.self)
-    ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
-    ServiceApplication.addOperationalRoutes(
-        to: router,
-        readiness: [.database(database, migrations: ContentMigrations.runner, logger: logger)],
-        metrics: metrics
-    )
+    let router = ServiceApplication.makeRouter(
+        settings: settings.service, database: database, migrations: ContentMigrations.runner, metrics: metrics,
+        logger: logger)
     let repository = ContentPostgresRepository(client: database, logger: logger)
     let signature = DownloadSignature(secret: settings.urlSecret)
     let delivery = ContentDelivery(

@@ -58,26 +58,16 @@ func buildApplication(
                 relay: SubscriptionChangeRelay(client: database, logger: logger), interval: settings.relayInterval,
                 startup: startup, logger: logger)
         ]
-            + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger)
+            + ReportSummaryRefresher.services(
+                every: settings.reportRefresh,
+                rollups: [ReportRollups.sales, ReportRollups.usage, ReportRollups.consumables],
+                appsTable: "entitlements.transactions", client: database, startup: startup, logger: logger)
             + ServiceApplication.databaseGauges(
                 WebhookMetrics.backlogGauges, settings: settings.service, database: database, startup: startup,
                 logger: logger),
         startup: startup,
         logger: logger
     )
-}
-
-/// The background refresh of the sales, usage and consumables summaries (none when turned off).
-func reportRefresher(_ interval: Duration?, database: PostgresClient, startup: StartupGate, logger: Logger)
-    -> [any Service]
-{
-    guard let interval else { return [] }
-    return [
-        ReportSummaryRefresher(
-            rollups: [ReportRollups.sales, ReportRollups.usage, ReportRollups.consumables],
-            apps: ReportSummaryRefresher.distinctApps(in: "entitlements.transactions"), interval: interval,
-            client: database, startup: startup, logger: logger)
-    ]
 }
 
 /// The signed client of the subscriptions service's internal API.
@@ -104,13 +94,9 @@ func buildRouter(
         lastSeen
         ?? LastSeenRecorder(
             client: database, resolution: LastSeenRecorder.defaultResolution, startup: nil, logger: logger)
-    let router = Router(context: ServiceRequestContext.self)
-    ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
-    ServiceApplication.addOperationalRoutes(
-        to: router,
-        readiness: [.database(database, migrations: EntitlementsMigrations.runner, logger: logger)],
-        metrics: metrics
-    )
+    let router = ServiceApplication.makeRouter(
+        settings: settings.service, database: database, migrations: EntitlementsMigrations.runner, metrics: metrics,
+        logger: logger)
     router.addMiddleware { CustomerCacheInvalidationMiddleware(cache: cache) }
     let purchases = PurchasePostgresRepository(client: database, cache: cache, logger: logger)
     let customers = CustomerPostgresRepository(client: database, cache: cache, lastSeen: lastSeen, logger: logger)

@@ -25,22 +25,12 @@ func buildApplication(
         database: database,
         migrations: SubscriptionsMigrations.runner,
         services: [sweeper]
-            + reportRefresher(settings.reportRefresh, database: database, startup: startup, logger: logger),
+            + ReportSummaryRefresher.services(
+                every: settings.reportRefresh, rollups: [ReportRollups.days],
+                appsTable: "subscriptions.periods", client: database, startup: startup, logger: logger),
         startup: startup,
         logger: logger
     )
-}
-
-/// The background refresh of the subscriptions summary (none when turned off).
-func reportRefresher(_ interval: Duration?, database: PostgresClient, startup: StartupGate, logger: Logger)
-    -> [any Service]
-{
-    guard let interval else { return [] }
-    return [
-        ReportSummaryRefresher(
-            rollups: [ReportRollups.days], apps: ReportSummaryRefresher.distinctApps(in: "subscriptions.periods"),
-            interval: interval, client: database, startup: startup, logger: logger)
-    ]
 }
 
 /// The subscriptions service's routes and middleware: internal ones (its customers' routes go through entitlements,
@@ -52,13 +42,9 @@ func buildRouter(
     metrics: PrometheusCollectorRegistry,
     logger: Logger
 ) -> Router<ServiceRequestContext> {
-    let router = Router(context: ServiceRequestContext.self)
-    ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
-    ServiceApplication.addOperationalRoutes(
-        to: router,
-        readiness: [.database(database, migrations: SubscriptionsMigrations.runner, logger: logger)],
-        metrics: metrics
-    )
+    let router = ServiceApplication.makeRouter(
+        settings: settings.service, database: database, migrations: SubscriptionsMigrations.runner, metrics: metrics,
+        logger: logger)
     let bodyLimit = settings.service.maxBodyBytes
     router.addRoutes(
         ApplyController(

@@ -14,7 +14,7 @@ extension VerifierComponents {
         let news = StoreNewsApplier(transactions: transactions, projections: projections, logger: logger)
         router.addRoutes(
             RefundHistoryController(
-                credentials: credentials, apple: service.apple, news: news, database: database, logger: logger
+                credentials: credentials, apple: service.apple, news: news, database: database
             ).endpoints,
             atPath: "/v1/admin/stores")
         router.addRoutes(

@@ -111,13 +111,9 @@ func buildRouter(
     metrics: PrometheusCollectorRegistry,
     logger: Logger
 ) -> Router<ServiceRequestContext> {
-    let router = Router(context: ServiceRequestContext.self)
-    ServiceApplication.addStandardMiddleware(to: router, settings: settings.service)
-    ServiceApplication.addOperationalRoutes(
-        to: router,
-        readiness: [.database(database, migrations: VerifierMigrations.runner, logger: logger)],
-        metrics: metrics
-    )
+    let router = ServiceApplication.makeRouter(
+        settings: settings.service, database: database, migrations: VerifierMigrations.runner, metrics: metrics,
+        logger: logger)
     router.addRoutes(
         PurchaseController(service: components.service, maxBodyBytes: settings.service.maxBodyBytes).endpoints)
     router.addRoutes(
@@ -136,7 +132,7 @@ func buildRouter(
         ).endpoints)
     router.addRoutes(
         OrderLookupController(
-            credentials: components.credentials, apple: components.service.apple, database: database, logger: logger
+            credentials: components.credentials, apple: components.service.apple, database: database
         ).endpoints,
         atPath: "/v1/admin/stores")
     components.addAppStoreSupportRoutes(to: router, settings: settings, database: database, logger: logger)

@@ -9,8 +9,7 @@ extension EntitlementsClient {
         -> ContentAccessResponse
     {
         try await client.post(
-            "/internal/v1/content/access", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
-            requestID: requestID, as: ContentAccessResponse.self)
+            "/internal/v1/content/access", body: request, appID: appID, keyKind: .public, requestID: requestID)
     }
 
     /// Records the customer's claim of a product the catalog marks free (checked again by entitlements).
@@ -18,7 +17,6 @@ extension EntitlementsClient {
         async throws -> ContentClaimGrantResponse
     {
         try await client.post(
-            "/internal/v1/content/claims", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
-            requestID: requestID, as: ContentClaimGrantResponse.self)
+            "/internal/v1/content/claims", body: request, appID: appID, keyKind: .public, requestID: requestID)
     }
 }

@@ -25,8 +25,7 @@ package struct EntitlementsClient: Sendable {
         async throws -> AppTransactionApplyResponse
     {
         try await client.post(
-            "/internal/v1/app-transactions", body: request, caller: InternalCaller(appID: appID, keyKind: .secret),
-            requestID: requestID, as: AppTransactionApplyResponse.self)
+            "/internal/v1/app-transactions", body: request, appID: appID, keyKind: .secret, requestID: requestID)
     }
 
     /// Publishes app-level facts (facts that name no customer) as events for `appID`, once per event key.
@@ -34,16 +33,14 @@ package struct EntitlementsClient: Sendable {
         -> AppEventsResponse
     {
         try await client.post(
-            "/internal/v1/app-events", body: request, caller: InternalCaller(appID: appID, keyKind: .secret),
-            requestID: requestID, as: AppEventsResponse.self)
+            "/internal/v1/app-events", body: request, appID: appID, keyKind: .secret, requestID: requestID)
     }
 
     /// Suspends the ids the public key linked to the app's customers (the app is switching to the `signed` customer
     /// boundary); answers how many this call suspended. Safe to repeat.
     package func suspendPublicLinks(appID: String, requestID: String?) async throws -> AliasSuspension {
         try await client.post(
-            "/internal/v1/aliases/suspend", body: EmptyBody(), caller: InternalCaller(appID: appID, keyKind: .secret),
-            requestID: requestID, as: AliasSuspension.self)
+            "/internal/v1/aliases/suspend", body: EmptyBody(), appID: appID, keyKind: .secret, requestID: requestID)
     }
 
     /// The body of a call that sends nothing but its identity.
@@ -54,7 +51,6 @@ package struct EntitlementsClient: Sendable {
         -> OfferContext
     {
         try await client.post(
-            "/internal/v1/offer-context", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
-            requestID: requestID, as: OfferContext.self)
+            "/internal/v1/offer-context", body: request, appID: appID, keyKind: .public, requestID: requestID)
     }
 }

@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import ShopkeeperCore
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// Signed JSON calls from one Shopkeeper service to another's `/internal/` endpoints.
 ///
@@ -31,6 +32,16 @@ package struct InternalClient: Sendable {
         self.signature = signature
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// POSTs `body` as JSON for `appID`, signed as a call made with a key of `keyKind`, and decodes a 2xx answer as
+    /// `Answer`.
+    package func post<Answer: Decodable>(
+        _ path: String, body: some Encodable, appID: String, keyKind: APIKeyKind, requestID: String?
+    ) async throws -> Answer {
+        try await post(
+            path, body: body, caller: InternalCaller(appID: appID, keyKind: keyKind), requestID: requestID,
+            as: Answer.self)
     }
 
     /// POSTs `body` as JSON for `caller` and decodes a 2xx answer as `Answer`.

@@ -15,8 +15,7 @@ package struct SubscriptionsClient: Sendable {
         -> SubscriptionApplyResponse
     {
         try await client.post(
-            "/internal/v1/apply", body: request, caller: InternalCaller(appID: appID, keyKind: .secret),
-            requestID: requestID, as: SubscriptionApplyResponse.self)
+            "/internal/v1/apply", body: request, appID: appID, keyKind: .secret, requestID: requestID)
     }
 
     /// Starts the customer's trial on a device, or returns the one it has.
@@ -24,15 +23,13 @@ package struct SubscriptionsClient: Sendable {
         -> InternalTrialResponse
     {
         try await client.post(
-            "/internal/v1/trials/start", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
-            requestID: requestID, as: InternalTrialResponse.self)
+            "/internal/v1/trials/start", body: request, appID: appID, keyKind: .public, requestID: requestID)
     }
 
     /// The customer's trial.
     package func trial(_ request: InternalTrialRequest, appID: String, requestID: String?) async throws -> TrialInfo {
         try await client.post(
-            "/internal/v1/trials/lookup", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
-            requestID: requestID, as: TrialInfo.self)
+            "/internal/v1/trials/lookup", body: request, appID: appID, keyKind: .public, requestID: requestID)
     }
 
     /// Whether the customer may get an intro offer or trial of a product.
@@ -40,8 +37,7 @@ package struct SubscriptionsClient: Sendable {
         -> EligibilityInfo
     {
         try await client.post(
-            "/internal/v1/eligibility", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
-            requestID: requestID, as: EligibilityInfo.self)
+            "/internal/v1/eligibility", body: request, appID: appID, keyKind: .public, requestID: requestID)
     }
 
     /// Whether the customer may get an intro offer of a product, and whether it had a subscription in its group.
@@ -49,7 +45,6 @@ package struct SubscriptionsClient: Sendable {
         async throws -> OfferEligibility
     {
         try await client.post(
-            "/internal/v1/offer-eligibility", body: request, caller: InternalCaller(appID: appID, keyKind: .public),
-            requestID: requestID, as: OfferEligibility.self)
+            "/internal/v1/offer-eligibility", body: request, appID: appID, keyKind: .public, requestID: requestID)
     }
 }

@@ -28,6 +28,23 @@ package enum ServiceApplication {
         }
     }
 
+    /// The router of an internal service backed by one database: the standard middleware
+    /// (``addStandardMiddleware(to:settings:)``), then the operational routes, ready once the database answers with
+    /// every one of `migrations` applied. The service adds its own routes to it.
+    package static func makeRouter(
+        settings: ServiceSettings,
+        database: PostgresClient,
+        migrations: MigrationRunner,
+        metrics: PrometheusCollectorRegistry,
+        logger: Logger
+    ) -> Router<ServiceRequestContext> {
+        let router = Router(context: ServiceRequestContext.self)
+        addStandardMiddleware(to: router, settings: settings)
+        addOperationalRoutes(
+            to: router, readiness: [.database(database, migrations: migrations, logger: logger)], metrics: metrics)
+        return router
+    }
+
     /// Adds `/health/live`, `/health/ready` and `/metrics`: for the internal services, whose port is reachable only
     /// inside the network.
     package static func addOperationalRoutes<Context: RequestContext>(

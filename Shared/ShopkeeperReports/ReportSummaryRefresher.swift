@@ -35,6 +35,20 @@ package struct ReportSummaryRefresher: Service, PolledWork {
         self.logger = logger
     }
 
+    /// A service's refresher as its list of background services: one refresher of `rollups` for the apps of
+    /// `appsTable` (``distinctApps(in:)``) every `interval`, or none when the refresh is turned off (`nil`).
+    package static func services(
+        every interval: Duration?, rollups: [DailyRollup], appsTable: String, client: PostgresClient,
+        startup: StartupGate, logger: Logger
+    ) -> [any Service] {
+        guard let interval else { return [] }
+        return [
+            ReportSummaryRefresher(
+                rollups: rollups, apps: distinctApps(in: appsTable), interval: interval, client: client,
+                startup: startup, logger: logger)
+        ]
+    }
+
     /// The apps of a table with an index that leads with `app_id`, found by skipping from one app to the next (a few
     /// index lookups per app rather than a scan of every row).
     package static func distinctApps(in table: String) -> String {

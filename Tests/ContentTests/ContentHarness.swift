@@ -93,11 +93,7 @@ struct ContentHarness {
     }
 
     func importCatalog(_ products: [Product]) async throws -> any HTTPAnswer {
-        let path = "/v1/admin/catalog"
-        let json = try TestJSON.encode(CatalogDocument(products: products))
-        return try await catalog.execute(
-            uri: path, method: .put, headers: .signed(.put, path, appID: appID, body: json),
-            body: ByteBuffer(bytes: json))
+        try await catalog.importCatalog(products, appID: appID)
     }
 
     /// Starts an upload of `version`.

@@ -48,19 +48,10 @@ final class ConsoleWorld: Sendable {
     static func start(databaseURL: String) async throws -> ConsoleWorld {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("console-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        let sandbox = try ServiceProcess(
-            "shopkeeper-sandbox-store", environment: ["SHOPKEEPER_SANDBOX_STATE_DIR": state.path])
-        try await sandbox.waitUntilReady()
+        let sandbox = try await ServiceProcess.sandboxStore(state: state)
         let stack = try await GatewayStack.start(
             databaseURL: databaseURL, operatorKey: operatorKey,
-            verifierEnvironment: [
-                "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
-                "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
-                "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
-                "SHOPKEEPER_APPLE_PRODUCTION_API_URL": sandbox.baseURL + "/apple/production",
-                "SHOPKEEPER_APPLE_SANDBOX_API_URL": sandbox.baseURL + "/apple/sandbox",
-                "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
-            ],
+            verifierEnvironment: sandbox.storeEnvironment(state: state),
             entitlementsEnvironment: [
                 // The webhook test's receiver is on loopback; a failing delivery becomes a dead letter in seconds.
                 "SHOPKEEPER_WEBHOOK_ALLOW_PRIVATE_HOSTS": "true", "SHOPKEEPER_WEBHOOK_GIVE_UP_HOURS": "0.0005",
@@ -73,28 +64,18 @@ final class ConsoleWorld: Sendable {
             content: true)
 
         let envFile = state.appendingPathComponent("local.env")
-        let seed = try runCLI([
-            "seed", "demo", "--gateway-url", stack.gateway.baseURL, "--operator-key", operatorKey, "--env-file",
-            envFile.path,
-        ])
-        guard seed.status == 0 else { throw Browser.Failure("seed demo failed: \(seed.output)") }
-        let keys = try DemoShopEndToEndTests.parseEnv(envFile)
-        let environment = [
-            "SHOPKEEPER_GATEWAY_URL": stack.gateway.baseURL,
-            "SHOPKEEPER_SECRET_KEY": keys["SHOPKEEPER_SECRET_KEY"] ?? "",
-            "SHOPKEEPER_PUBLIC_KEY": keys["SHOPKEEPER_PUBLIC_KEY"] ?? "", "SHOPKEEPER_SANDBOX_URL": sandbox.baseURL,
-        ]
-        let connect = try runCLI(["sandbox", "connect"], environment: environment)
-        guard connect.status == 0 else { throw Browser.Failure("sandbox connect failed: \(connect.output)") }
+        let shop = try SeededDemoShop.seed(
+            gatewayURL: stack.gateway.baseURL, operatorKey: operatorKey, sandboxURL: sandbox.baseURL, envFile: envFile,
+            content: true)
+        let environment = shop.cliEnvironment.merging(["SHOPKEEPER_PUBLIC_KEY": shop.publicKey]) { _, new in new }
         let sales = try runCLI(["seed", "sales", "--customers", "8", "--weeks", "6"], environment: environment)
         guard sales.status == 0 else { throw Browser.Failure("seed sales failed: \(sales.output)") }
 
         var browsers: [Browser.Kind: Browser] = [:]
         for kind in Browser.Kind.allCases { browsers[kind] = try await Browser.start(kind) }
         return ConsoleWorld(
-            sandbox: sandbox, stack: stack, browsers: browsers, appID: keys["SHOPKEEPER_APP_ID"] ?? "",
-            publicKey: keys["SHOPKEEPER_PUBLIC_KEY"] ?? "", secretKey: keys["SHOPKEEPER_SECRET_KEY"] ?? "",
-            sandboxState: state)
+            sandbox: sandbox, stack: stack, browsers: browsers, appID: shop.appID, publicKey: shop.publicKey,
+            secretKey: shop.secretKey, sandboxState: state)
     }
 
     func stop() async throws {

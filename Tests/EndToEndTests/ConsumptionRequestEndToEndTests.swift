@@ -37,17 +37,9 @@ import Testing
 
     /// A consumable bought in the sandbox; when `owner` is set, presented by that customer.
     func buyGems(_ world: StoreWorld, owner: String?) async throws -> String {
-        let bought = try await world.sandbox(
-            .POST, "/sandbox/apple/transactions",
-            ["bundle_id": world.bundleID, "product_id": "gems.100", "type": "Consumable"])
-        let id = try #require(bought["transaction_id"] as? String)
-        if let owner {
-            let jws = try #require(bought["signed_transaction"] as? String)
-            let purchase = try await world.verifier(
-                .POST, "/v1/purchases", ["app_user_id": owner, "device_id": "phone", "signed_transaction": jws])
-            #expect(purchase.status == 200, "\(purchase.json)")
-        }
-        return id
+        let bought = try await world.buyApple("gems.100", type: "Consumable")
+        if let owner { try await world.presentApple(bought.jws, for: owner, ["device_id": "phone"]) }
+        return bought.transactionID
     }
 
     /// Has the sandbox send a `CONSUMPTION_REQUEST` about `transaction`; returns its notification UUID.

@@ -65,20 +65,8 @@ import Testing
     @Test func subscriptionsAndRefundsAndTestPurchasesRefusedInProductionOnlyApps() async throws {
         try await StoreWorld.run { world in
             try await world.configureGoogle()
-            let bought = try await world.sandbox(
-                .POST, "/sandbox/google/purchases",
-                [
-                    "package_name": world.packageName, "product_id": "pro_monthly", "type": "subscription",
-                    "period": "P1M",
-                ])
-            let token = try #require(bought["purchase_token"] as? String)
-            let verified = try await world.verifier(
-                .POST, "/v1/purchases",
-                [
-                    "app_user_id": "bo", "purchase_token": token, "product_id": "pro_monthly",
-                    "purchase_kind": "subscription",
-                ])
-            #expect(verified.status == 200, "\(verified.json)")
+            let token = try await world.buyGoogleSubscription()
+            let verified = try await world.presentGoogleSubscription(token, for: "bo")
             let subscription = try #require((verified["transactions"] as? [[String: Any]])?.first)
             #expect(subscription["type"] as? String == "auto_renewable")
             #expect(subscription["expires_date"] != nil)

@@ -58,14 +58,9 @@ import Testing
         ) { notified in
             let world = notified.world
             #expect(try await world.sandbox(.PUT, "/sandbox/notifications", ["hold": true])["hold"] as? Bool == true)
-            let bought = try await world.sandbox(
-                .POST, "/sandbox/apple/transactions",
-                ["bundle_id": world.bundleID, "product_id": "garden.extra", "type": "Non-Consumable"])
-            let id = try #require(bought["transaction_id"] as? String)
-            let jws = try #require(bought["signed_transaction"] as? String)
-            let purchase = try await world.verifier(
-                .POST, "/v1/purchases", ["app_user_id": "ivy", "signed_transaction": jws])
-            #expect(purchase.status == 200, "\(purchase.json)")
+            let bought = try await world.buyApple("garden.extra", type: "Non-Consumable")
+            let id = bought.transactionID
+            try await world.presentApple(bought.jws, for: "ivy")
             try await world.sandbox(.POST, "/sandbox/apple/transactions/\(id)/refund", ["reason": 1])
             let sent = try await sent(world)
             #expect(sent.count == 2 && sent.values.allSatisfy { !$0 }, "\(sent)")

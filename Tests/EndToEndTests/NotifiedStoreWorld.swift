@@ -24,15 +24,7 @@ struct NotifiedStoreWorld: Sendable {
         let settings = try JSONSerialization.data(withJSONObject: appleSettings)
         try await TestDatabase.withFreshDatabase { database in
             try await StoreWorld.run(databaseURL: database.url, verifierEnvironment: verifierEnvironment) { world in
-                let gateway = try ServiceProcess(
-                    "shopkeeper-gateway",
-                    environment: [
-                        "DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
-                        "SHOPKEEPER_OPERATOR_KEY": Self.operatorKey, "SHOPKEEPER_CATALOG_URL": world.catalog.baseURL,
-                        "SHOPKEEPER_VERIFIER_URL": world.verifier.baseURL,
-                        "SHOPKEEPER_ENTITLEMENTS_URL": world.entitlements.baseURL,
-                    ])
-                try await gateway.waitUntilReady()
+                let gateway = try await world.startGateway(databaseURL: database.url, operatorKey: Self.operatorKey)
                 let target = try await world.sandbox(
                     .PUT, "/sandbox/notifications", ["apple_url": gateway.baseURL + "/v1/notifications/apple"])
                 guard target.status == 200 else { throw ServiceProcess.Failure("notification target: \(target.json)") }

@@ -237,35 +237,16 @@ struct ObservedShop {
         try await TestDatabase.withFreshDatabase { database in
             let state = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: state) }
-            let sandbox = try ServiceProcess(
-                "shopkeeper-sandbox-store", environment: ["SHOPKEEPER_SANDBOX_STATE_DIR": state.path])
-            try await sandbox.waitUntilReady()
+            let sandbox = try await ServiceProcess.sandboxStore(state: state)
             let stack = try await GatewayStack.start(
                 databaseURL: database.url, operatorKey: operatorKey, environment: environment,
-                verifierEnvironment: [
-                    "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
-                    "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
-                    "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
-                    "SHOPKEEPER_APPLE_PRODUCTION_API_URL": sandbox.baseURL + "/apple/production",
-                    "SHOPKEEPER_APPLE_SANDBOX_API_URL": sandbox.baseURL + "/apple/sandbox",
-                    "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
-                ])
+                verifierEnvironment: sandbox.storeEnvironment(state: state))
             let envFile = state.appendingPathComponent("local.env")
-            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-            let seed = try runCLI([
-                "seed", "demo", "--no-content", "--gateway-url", stack.gateway.baseURL, "--operator-key",
-                operatorKey, "--env-file", envFile.path,
-            ])
-            guard seed.status == 0 else { throw ServiceProcess.Failure("seed: \(seed.output)") }
-            let keys = try DemoShopEndToEndTests.parseEnv(envFile)
-            let cliEnvironment = [
-                "SHOPKEEPER_GATEWAY_URL": stack.gateway.baseURL,
-                "SHOPKEEPER_SECRET_KEY": keys["SHOPKEEPER_SECRET_KEY"] ?? "", "SHOPKEEPER_SANDBOX_URL": sandbox.baseURL,
-            ]
-            let connect = try runCLI(["sandbox", "connect"], environment: cliEnvironment)
-            guard connect.status == 0 else { throw ServiceProcess.Failure("connect: \(connect.output)") }
+            let seeded = try SeededDemoShop.seed(
+                gatewayURL: stack.gateway.baseURL, operatorKey: operatorKey, sandboxURL: sandbox.baseURL,
+                envFile: envFile)
             let shop = ObservedShop(
-                stack: stack, publicKey: keys["SHOPKEEPER_PUBLIC_KEY"] ?? "", cliEnvironment: cliEnvironment)
+                stack: stack, publicKey: seeded.publicKey, cliEnvironment: seeded.cliEnvironment)
             do {
                 try await body(shop)
             } catch {
@@ -285,15 +266,10 @@ struct ObservedShop {
 
     /// `POST /v1/purchases` through the gateway with the public key: status, answer and request id.
     func purchase(_ body: [String: Any]) async throws -> (Int, [String: Any], requestID: String?) {
-        var request = HTTPClientRequest(url: stack.gateway.baseURL + "/v1/purchases")
-        request.method = .POST
-        request.headers.add(name: "authorization", value: "Bearer \(publicKey)")
-        request.headers.add(name: "content-type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        let bytes = try await response.body.collect(upTo: 1 << 20)
-        let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any]
-        return (Int(response.status.code), json ?? [:], response.headers.first(name: "x-request-id"))
+        let answer = try await StoreWorld.send(
+            .POST, stack.gateway.baseURL + "/v1/purchases", body: body,
+            headers: [("authorization", "Bearer \(publicKey)")])
+        return (answer.status, answer.json, answer.headers.first(name: "x-request-id"))
     }
 
     /// A `GET` through the gateway with the public key.

@@ -31,21 +31,12 @@ import Testing
         try await TestDatabase.withFreshDatabase { database in
             let state = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: state) }
-            let sandbox = try ServiceProcess(
-                "shopkeeper-sandbox-store", environment: ["SHOPKEEPER_SANDBOX_STATE_DIR": state.path])
-            try await sandbox.waitUntilReady()
+            let sandbox = try await ServiceProcess.sandboxStore(state: state)
             // Every service migrates the fresh database through the pooler; entitlements listens on the direct URL.
             let stack = try await GatewayStack.start(
                 databaseURL: try Self.pooledURL(database: database.database), operatorKey: Self.operatorKey,
                 environment: ["SHOPKEEPER_DB_POOLER": "transaction", "DATABASE_DIRECT_URL": database.url],
-                verifierEnvironment: [
-                    "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
-                    "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
-                    "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
-                    "SHOPKEEPER_APPLE_PRODUCTION_API_URL": sandbox.baseURL + "/apple/production",
-                    "SHOPKEEPER_APPLE_SANDBOX_API_URL": sandbox.baseURL + "/apple/sandbox",
-                    "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
-                ],
+                verifierEnvironment: sandbox.storeEnvironment(state: state),
                 // Only a change notification can refresh a cached customer within a minute; the gateway keeps none.
                 entitlementsEnvironment: [
                     "SHOPKEEPER_CUSTOMER_CACHE_MS": "60000", "SHOPKEEPER_CUSTOMER_GATEWAY_CACHE_MS": "0",
@@ -53,21 +44,10 @@ import Testing
             let gateway = stack.gateway
 
             let envFile = state.appendingPathComponent("local.env")
-            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-            let seed = try runCLI([
-                "seed", "demo", "--no-content", "--gateway-url", gateway.baseURL, "--operator-key", Self.operatorKey,
-                "--env-file", envFile.path,
-            ])
-            try #require(seed.status == 0, "\(seed.output)")
-            let keys = try DemoShopEndToEndTests.parseEnv(envFile)
-            let publicKey = try #require(keys["SHOPKEEPER_PUBLIC_KEY"])
-            let secretKey = try #require(keys["SHOPKEEPER_SECRET_KEY"])
-            let cli = [
-                "SHOPKEEPER_GATEWAY_URL": gateway.baseURL, "SHOPKEEPER_SECRET_KEY": secretKey,
-                "SHOPKEEPER_SANDBOX_URL": sandbox.baseURL,
-            ]
-            let connect = try runCLI(["sandbox", "connect"], environment: cli)
-            try #require(connect.status == 0, "\(connect.output)")
+            let shop = try SeededDemoShop.seed(
+                gatewayURL: gateway.baseURL, operatorKey: Self.operatorKey, sandboxURL: sandbox.baseURL,
+                envFile: envFile)
+            let (publicKey, secretKey, cli) = (shop.publicKey, shop.secretKey, shop.cliEnvironment)
 
             // One Apple purchase per customer, bought in the sandbox store.
             var proofs: [(user: String, transaction: String)] = []

@@ -133,20 +133,8 @@ import Testing
         try await withWorld { world, database in
             try await world.configureGoogle()
             for user in ["renews", "lapses"] {
-                let bought = try await world.sandbox(
-                    .POST, "/sandbox/google/purchases",
-                    [
-                        "package_name": world.packageName, "product_id": "pro_monthly", "type": "subscription",
-                        "period": "P1M",
-                    ])
-                let token = try #require(bought["purchase_token"] as? String)
-                let verified = try await world.verifier(
-                    .POST, "/v1/purchases",
-                    [
-                        "app_user_id": user, "device_id": "phone", "purchase_token": token,
-                        "product_id": "pro_monthly", "purchase_kind": "subscription",
-                    ])
-                #expect(verified.status == 200, "\(verified.json)")
+                let token = try await world.buyGoogleSubscription()
+                try await world.presentGoogleSubscription(token, for: user, ["device_id": "phone"])
                 if user == "lapses" {
                     let off = try await world.sandbox(
                         .POST, "/sandbox/google/purchases/\(token)/auto-renew", ["enabled": false])

@@ -36,15 +36,9 @@ import Testing
     func buy(_ world: StoreWorld, _ product: String, type: String, token: String?, for user: String) async throws
         -> String
     {
-        var body: [String: Any] = ["bundle_id": world.bundleID, "product_id": product, "type": type]
-        if let token { body["app_account_token"] = token }
-        let bought = try await world.sandbox(.POST, "/sandbox/apple/transactions", body)
-        let id = try #require(bought["transaction_id"] as? String)
-        let jws = try #require(bought["signed_transaction"] as? String)
-        let purchase = try await world.verifier(
-            .POST, "/v1/purchases", ["app_user_id": user, "device_id": "phone", "signed_transaction": jws])
-        #expect(purchase.status == 200, "\(purchase.json)")
-        return id
+        let bought = try await world.buyApple(product, type: type, token.map { ["app_account_token": $0] } ?? [:])
+        try await world.presentApple(bought.jws, for: user, ["device_id": "phone"])
+        return bought.transactionID
     }
 
     @Test func aRefundMadeWhileTheReceiverIsDownSurvivesTheStoresCrashAndIsAppliedOnce() async throws {

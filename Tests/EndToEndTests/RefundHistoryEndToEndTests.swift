@@ -13,17 +13,9 @@ import Testing
     func buy(_ world: StoreWorld, _ product: String, type: String, token: String, for user: String?) async throws
         -> String
     {
-        let bought = try await world.sandbox(
-            .POST, "/sandbox/apple/transactions",
-            ["bundle_id": world.bundleID, "product_id": product, "type": type, "app_account_token": token])
-        let id = try #require(bought["transaction_id"] as? String)
-        if let user {
-            let jws = try #require(bought["signed_transaction"] as? String)
-            let purchase = try await world.verifier(
-                .POST, "/v1/purchases", ["app_user_id": user, "device_id": "phone", "signed_transaction": jws])
-            #expect(purchase.status == 200, "\(purchase.json)")
-        }
-        return id
+        let bought = try await world.buyApple(product, type: type, ["app_account_token": token])
+        if let user { try await world.presentApple(bought.jws, for: user, ["device_id": "phone"]) }
+        return bought.transactionID
     }
 
     /// Transaction id -> `newly_applied` of a refund history answer.

@@ -28,14 +28,9 @@ import Testing
 
     /// Buys `product` in the sandbox and presents it for `user`; returns the transaction id.
     func buy(_ world: StoreWorld, _ product: String, type: String, for user: String) async throws -> String {
-        let bought = try await world.sandbox(
-            .POST, "/sandbox/apple/transactions", ["bundle_id": world.bundleID, "product_id": product, "type": type])
-        let id = try #require(bought["transaction_id"] as? String)
-        let jws = try #require(bought["signed_transaction"] as? String)
-        let purchase = try await world.verifier(
-            .POST, "/v1/purchases", ["app_user_id": user, "device_id": "phone", "signed_transaction": jws])
-        #expect(purchase.status == 200, "\(purchase.json)")
-        return id
+        let bought = try await world.buyApple(product, type: type)
+        try await world.presentApple(bought.jws, for: user, ["device_id": "phone"])
+        return bought.transactionID
     }
 
     /// What the customer has: the gems balance, whether `garden` is active, the refund count.

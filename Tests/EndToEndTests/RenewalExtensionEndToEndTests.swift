@@ -28,17 +28,9 @@ import Testing
         try await StoreWorld.run { world in
             try await world.importCatalog(Self.products)
             try await world.configureApple(apiKey: true)
-            let bought = try await world.sandbox(
-                .POST, "/sandbox/apple/transactions",
-                [
-                    "bundle_id": world.bundleID, "product_id": "pro.monthly", "type": "Auto-Renewable Subscription",
-                    "period": "P1M",
-                ])
-            let original = try #require(bought["original_transaction_id"] as? String)
-            let jws = try #require(bought["signed_transaction"] as? String)
-            let purchase = try await world.verifier(
-                .POST, "/v1/purchases", ["app_user_id": "kim", "signed_transaction": jws])
-            #expect(purchase.status == 200, "\(purchase.json)")
+            let bought = try await world.buyAppleSubscription()
+            let original = bought.originalTransactionID
+            try await world.presentApple(bought.jws, for: "kim")
             let start = try #require(try await expiry(world, "kim"))
             let day: TimeInterval = 86_400
 
@@ -95,17 +87,9 @@ import Testing
     @Test func aRenewalExtendedNotificationMovesTheExpiry() async throws {
         try await NotifiedStoreWorld.run(products: Self.products, apiKey: false) { notified in
             let world = notified.world
-            let bought = try await world.sandbox(
-                .POST, "/sandbox/apple/transactions",
-                [
-                    "bundle_id": world.bundleID, "product_id": "pro.monthly", "type": "Auto-Renewable Subscription",
-                    "period": "P1M",
-                ])
-            let original = try #require(bought["original_transaction_id"] as? String)
-            let jws = try #require(bought["signed_transaction"] as? String)
-            #expect(
-                try await world.verifier(.POST, "/v1/purchases", ["app_user_id": "max", "signed_transaction": jws])
-                    .status == 200)
+            let bought = try await world.buyAppleSubscription()
+            let (original, jws) = (bought.originalTransactionID, bought.jws)
+            try await world.presentApple(jws, for: "max")
             let start = try #require(try await expiry(world, "max"))
             let extended = try await world.sandbox(
                 .POST, "/sandbox/apple/subscriptions/\(original)/extend", ["days": 10])
@@ -125,17 +109,9 @@ import Testing
     @Test func badExtensionRequestsAreRefusedClearly() async throws {
         try await StoreWorld.run { world in
             try await world.configureApple(apiKey: true)
-            let bought = try await world.sandbox(
-                .POST, "/sandbox/apple/transactions",
-                [
-                    "bundle_id": world.bundleID, "product_id": "pro.monthly", "type": "Auto-Renewable Subscription",
-                    "period": "P1M",
-                ])
-            let original = try #require(bought["original_transaction_id"] as? String)
-            let jws = try #require(bought["signed_transaction"] as? String)
-            #expect(
-                try await world.verifier(.POST, "/v1/purchases", ["app_user_id": "lee", "signed_transaction": jws])
-                    .status == 200)
+            let bought = try await world.buyAppleSubscription()
+            let original = bought.originalTransactionID
+            try await world.presentApple(bought.jws, for: "lee")
             let good: [String: Any] = ["extend_by_days": 3, "reason_code": 1]
             let cases: [BadExtension] = [
                 BadExtension(original, key: nil, good, status: 400, code: "idempotency_key_required"),

@@ -13,37 +13,19 @@ import Testing
         try await TestDatabase.withFreshDatabase { database in
             let state = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: state) }
-            let sandbox = try ServiceProcess(
-                "shopkeeper-sandbox-store", environment: ["SHOPKEEPER_SANDBOX_STATE_DIR": state.path])
-            try await sandbox.waitUntilReady()
+            let sandbox = try await ServiceProcess.sandboxStore(state: state)
             let stack = try await GatewayStack.start(
                 databaseURL: database.url, operatorKey: Self.operatorKey,
-                verifierEnvironment: [
-                    "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
-                    "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
-                    "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
-                    "SHOPKEEPER_APPLE_PRODUCTION_API_URL": sandbox.baseURL + "/apple/production",
-                    "SHOPKEEPER_APPLE_SANDBOX_API_URL": sandbox.baseURL + "/apple/sandbox",
-                    "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
-                ])
+                verifierEnvironment: sandbox.storeEnvironment(state: state))
             let gateway = stack.gateway
 
             let envFile = state.appendingPathComponent("local.env")
-            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-            let seed = try runCLI([
-                "seed", "demo", "--no-content", "--gateway-url", gateway.baseURL, "--operator-key", Self.operatorKey,
-                "--env-file", envFile.path,
-            ])
-            #expect(seed.status == 0, "\(seed.output)")
-            let keys = try DemoShopEndToEndTests.parseEnv(envFile)
-            let publicKey = try #require(keys["SHOPKEEPER_PUBLIC_KEY"])
-            let cliEnvironment = [
-                "SHOPKEEPER_GATEWAY_URL": gateway.baseURL, "SHOPKEEPER_SECRET_KEY": keys["SHOPKEEPER_SECRET_KEY"] ?? "",
-                "SHOPKEEPER_SANDBOX_URL": sandbox.baseURL,
-            ]
-            let connect = try runCLI(["sandbox", "connect"], environment: cliEnvironment)
-            #expect(connect.status == 0, "\(connect.output)")
-            #expect(!connect.output.contains("PRIVATE KEY"))
+            let shop = try SeededDemoShop.seed(
+                gatewayURL: gateway.baseURL, operatorKey: Self.operatorKey, sandboxURL: sandbox.baseURL,
+                envFile: envFile)
+            let (publicKey, cliEnvironment) = (shop.publicKey, shop.cliEnvironment)
+            #expect(!publicKey.isEmpty)
+            #expect(!shop.connectOutput.contains("PRIVATE KEY"))
 
             func buy(_ arguments: [String]) throws -> [String: Any] {
                 let bought = try runCLI(["sandbox", "buy"] + arguments, environment: cliEnvironment)
@@ -51,15 +33,9 @@ import Testing
                 return (try JSONSerialization.jsonObject(with: Data(bought.output.utf8)) as? [String: Any]) ?? [:]
             }
             func purchase(_ body: [String: Any], path: String = "/v1/purchases") async throws -> (Int, [String: Any]) {
-                var request = HTTPClientRequest(url: gateway.baseURL + path)
-                request.method = .POST
-                request.headers.add(name: "authorization", value: "Bearer \(publicKey)")
-                request.headers.add(name: "content-type", value: "application/json")
-                request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-                let bytes = try await response.body.collect(upTo: 1 << 20)
-                let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any]
-                return (Int(response.status.code), json ?? [:])
+                let answer = try await StoreWorld.send(
+                    .POST, gateway.baseURL + path, body: body, headers: [("authorization", "Bearer \(publicKey)")])
+                return (answer.status, answer.json)
             }
 
             let apple = try buy(["--product", "com.shopkeeper.demo.garden.extra_garden", "--user", "alice"])

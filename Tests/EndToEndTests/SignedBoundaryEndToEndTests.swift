@@ -15,15 +15,7 @@ import Testing
         // A database of its own: the demo shop's sandbox transaction ids start where every sandbox's do.
         try await TestDatabase.withFreshDatabase { database in
             try await StoreWorld.run(databaseURL: database.url) { world in
-                let gateway = try ServiceProcess(
-                    "shopkeeper-gateway",
-                    environment: [
-                        "DATABASE_URL": database.url, "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
-                        "SHOPKEEPER_OPERATOR_KEY": Self.operatorKey, "SHOPKEEPER_CATALOG_URL": world.catalog.baseURL,
-                        "SHOPKEEPER_VERIFIER_URL": world.verifier.baseURL,
-                        "SHOPKEEPER_ENTITLEMENTS_URL": world.entitlements.baseURL,
-                    ])
-                try await gateway.waitUntilReady()
+                let gateway = try await world.startGateway(databaseURL: database.url, operatorKey: Self.operatorKey)
                 do {
                     try await Self.walk(world: world, gateway: gateway)
                 } catch {
@@ -78,18 +70,10 @@ import Testing
         func call(_ method: HTTPMethod, _ path: String, token: String?, json: [String: Any]? = nil)
             async throws -> (Int, [String: Any])
         {
-            var request = HTTPClientRequest(url: gateway.baseURL + path)
-            request.method = method
-            request.headers.add(name: "authorization", value: "Bearer \(publicKey)")
-            if let token { request.headers.add(name: "shopkeeper-customer-token", value: token) }
-            if let json {
-                request.headers.add(name: "content-type", value: "application/json")
-                request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
-            }
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-            let bytes = try await response.body.collect(upTo: 1 << 20)
-            let answer = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any]
-            return (Int(response.status.code), answer ?? [:])
+            var headers = [("authorization", "Bearer \(publicKey)")]
+            if let token { headers.append(("shopkeeper-customer-token", token)) }
+            let answer = try await StoreWorld.send(method, gateway.baseURL + path, body: json, headers: headers)
+            return (answer.status, answer.json)
         }
         func token(_ user: String) throws -> String {
             let minted = try runCLI(["customers", "token", "--user", user, "--ttl", "300"], environment: cli)

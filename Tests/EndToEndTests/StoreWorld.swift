@@ -27,10 +27,7 @@ struct StoreWorld {
     ) async throws {
         let databaseURL = try databaseURL ?? TestDatabase.url()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)")
-        let sandbox = try ServiceProcess(
-            "shopkeeper-sandbox-store",
-            environment: sandboxEnvironment.merging(["SHOPKEEPER_SANDBOX_STATE_DIR": state.path]) { _, new in new })
-        try await sandbox.waitUntilReady()
+        let sandbox = try await ServiceProcess.sandboxStore(state: state, environment: sandboxEnvironment)
         let common = [
             "DATABASE_URL": databaseURL,
             "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
@@ -48,15 +45,10 @@ struct StoreWorld {
             "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
             "SHOPKEEPER_ENTITLEMENTS_URL": entitlements.baseURL,
             "SHOPKEEPER_SUBSCRIPTIONS_URL": subscriptions.baseURL,
-            "SHOPKEEPER_APPLE_ROOT_CERTIFICATES": state.appendingPathComponent("root.pem").path,
-            "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL": sandbox.baseURL + "/apple/production/verifyReceipt",
-            "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL": sandbox.baseURL + "/apple/sandbox/verifyReceipt",
-            "SHOPKEEPER_APPLE_PRODUCTION_API_URL": sandbox.baseURL + "/apple/production",
-            "SHOPKEEPER_APPLE_SANDBOX_API_URL": sandbox.baseURL + "/apple/sandbox",
-            "SHOPKEEPER_GOOGLE_API_URL": sandbox.baseURL + "/google",
             "SHOPKEEPER_STORE_RETRY_BASE_MS": "5",
             "SHOPKEEPER_STORE_ATTEMPTS": "3",
         ]
+        environment.merge(sandbox.storeEnvironment(state: state)) { _, new in new }
         environment.merge(verifierEnvironment) { _, new in new }
         let verifier = try ServiceProcess("shopkeeper-verifier", environment: environment)
         try await verifier.waitUntilReady()
@@ -163,7 +155,9 @@ struct StoreWorld {
         try await sandbox(.GET, "/sandbox/calls")["google_access_tokens_presented"] as? Int
     }
 
-    private static func send(_ method: HTTPMethod, _ url: String, body: [String: Any]?, headers: [(String, String)])
+    /// Sends `body` (when given) as JSON to `url` with `headers`: the answer's status, JSON object (empty when it is
+    /// none) and headers. Any test's plain HTTP call to a process.
+    static func send(_ method: HTTPMethod, _ url: String, body: [String: Any]?, headers: [(String, String)])
         async throws -> Answer
     {
         try await send(

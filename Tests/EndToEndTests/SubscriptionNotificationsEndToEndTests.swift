@@ -55,17 +55,9 @@ import Testing
 
     @Test func buyRenewTwiceFailIntoGraceRecoverCancelExpire() async throws {
         try await withWorld { world, _ in
-            let bought = try await world.sandbox(
-                .POST, "/sandbox/apple/transactions",
-                [
-                    "bundle_id": world.bundleID, "product_id": "pro.monthly", "type": "Auto-Renewable Subscription",
-                    "period": "P1M",
-                ])
-            let original = try #require(bought["original_transaction_id"] as? String)
-            let jws = try #require(bought["signed_transaction"] as? String)
-            let purchase = try await world.verifier(
-                .POST, "/v1/purchases", ["app_user_id": "ana", "device_id": "phone", "signed_transaction": jws])
-            #expect(purchase.status == 200, "\(purchase.json)")
+            let bought = try await world.buyAppleSubscription()
+            let original = bought.originalTransactionID
+            try await world.presentApple(bought.jws, for: "ana", ["device_id": "phone"])
             var state = try await eventually(world, "ana") { $0["state"] as? String == "active" }
             #expect(state["original_transaction_id"] as? String == original)
 
@@ -128,17 +120,9 @@ import Testing
 
     @Test func aRefundEndsAccessAtOnce() async throws {
         try await withWorld { world, _ in
-            let bought = try await world.sandbox(
-                .POST, "/sandbox/apple/transactions",
-                [
-                    "bundle_id": world.bundleID, "product_id": "pro.monthly", "type": "Auto-Renewable Subscription",
-                    "period": "P1M",
-                ])
-            let id = try #require(bought["transaction_id"] as? String)
-            let jws = try #require(bought["signed_transaction"] as? String)
-            #expect(
-                try await world.verifier(.POST, "/v1/purchases", ["app_user_id": "ben", "signed_transaction": jws])
-                    .status == 200)
+            let bought = try await world.buyAppleSubscription()
+            let id = bought.transactionID
+            try await world.presentApple(bought.jws, for: "ben")
             try await world.sandbox(.POST, "/sandbox/apple/transactions/\(id)/refund", ["reason": 1])
             let state = try await eventually(world, "ben") { $0["state"] as? String == "refunded" }
             #expect(state["state"] as? String == "refunded")
@@ -175,20 +159,8 @@ import Testing
                 kind: .secret)
             #expect(saved.status == 200, "\(saved.json)")
             #expect(saved["push_token_set"] as? Bool == true)
-            let bought = try await world.sandbox(
-                .POST, "/sandbox/google/purchases",
-                [
-                    "package_name": world.packageName, "product_id": "pro_monthly", "type": "subscription",
-                    "period": "P1M",
-                ])
-            let token = try #require(bought["purchase_token"] as? String)
-            let verified = try await world.verifier(
-                .POST, "/v1/purchases",
-                [
-                    "app_user_id": "gus", "purchase_token": token, "product_id": "pro_monthly",
-                    "purchase_kind": "subscription",
-                ])
-            #expect(verified.status == 200, "\(verified.json)")
+            let token = try await world.buyGoogleSubscription()
+            try await world.presentGoogleSubscription(token, for: "gus")
             _ = try await eventually(world, "gus") { $0["state"] as? String == "active" }
 
             // Google refunds it; the push only says so, the state comes from the Play Developer API.

@@ -110,11 +110,7 @@ struct EntitlementsHarness {
     }
 
     func importCatalog(_ products: [Product]) async throws -> any HTTPAnswer {
-        let path = "/v1/admin/catalog"
-        let json = try TestJSON.encode(CatalogDocument(products: products))
-        return try await catalog.execute(
-            uri: path, method: .put, headers: .signed(.put, path, appID: appID, body: json),
-            body: ByteBuffer(bytes: json))
+        try await catalog.importCatalog(products, appID: appID)
     }
 
     /// Applies transactions as the verifier does after recording them (`atOnce`: see ``send``).

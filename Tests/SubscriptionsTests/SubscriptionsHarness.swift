@@ -38,11 +38,7 @@ struct SubscriptionsHarness {
                 try await entitlementsApp.testLive { entitlements in
                     let harness = SubscriptionsHarness(
                         catalog: catalog, subscriptions: subscriptions, entitlements: entitlements, appID: appID)
-                    let path = "/v1/admin/catalog"
-                    let json = try TestJSON.encode(CatalogDocument(products: products))
-                    let imported = try await catalog.execute(
-                        uri: path, method: .put, headers: .signed(.put, path, appID: appID, body: json),
-                        body: ByteBuffer(bytes: json))
+                    let imported = try await catalog.importCatalog(products, appID: appID)
                     guard imported.status == .ok else {
                         throw HarnessFailure(
                             "catalog import answered \(imported.status): \(String(buffer: imported.body))")

@@ -88,7 +88,7 @@ struct ContentAdminController {
             do {
                 try await storage.publish(upload: uploadID, as: pack)
             } catch {
-                await repository.abandonPublish(upload, appID: caller.appID)
+                await repository.logging(to: context.logger).abandonPublish(upload, appID: caller.appID)
                 throw error
             }
         }

@@ -3,13 +3,14 @@ import Logging
 import PostgresNIO
 import ShopkeeperCore
 import ShopkeeperDatabase
+import ShopkeeperHTTP
 import ShopkeeperModels
 
 /// ``ContentRepository`` on PostgreSQL: uploads and publishing. Reads and the download log are in
 /// `ContentPostgresRepository+Reads.swift`.
 struct ContentPostgresRepository: ContentRepository {
     let client: PostgresClient
-    let logger: Logger
+    var logger: Logger
 
     func catalogProduct(appID: String, productID: String) async throws -> CatalogContentProduct? {
         let rows = try await client.query(

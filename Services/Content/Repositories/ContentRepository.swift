@@ -1,9 +1,10 @@
 import Foundation
+import ShopkeeperHTTP
 import ShopkeeperModels
 
 /// Packs, versions, uploads and the download log of the content service (schema `content`), and what it reads of
 /// the catalog (`catalog.products_v1`).
-protocol ContentRepository: Sendable {
+protocol ContentRepository: Sendable, RequestLogging {
     /// Whether the catalog has the product, and whether it marks it free; `nil` when it has no such product.
     func catalogProduct(appID: String, productID: String) async throws -> CatalogContentProduct?
 

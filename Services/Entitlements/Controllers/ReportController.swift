@@ -9,23 +9,10 @@ struct ReportController {
 
     var endpoints: RouteCollection<ServiceRequestContext> {
         let routes = RouteCollection(context: ServiceRequestContext.self)
-        routes.get("sales") { request, context in
-            let caller = try context.requireSecretCaller()
-            let report = try ReportRequest.read(
-                request.uri.queryParameters, accept: request.headers[.accept], spec: EntitlementsReports.sales)
-            return try await reports.sales(appID: caller.appID, request: report).response()
-        }
-        routes.get("usage") { request, context in
-            let caller = try context.requireSecretCaller()
-            let report = try ReportRequest.read(
-                request.uri.queryParameters, accept: request.headers[.accept], spec: EntitlementsReports.usage)
-            return try await reports.usage(appID: caller.appID, request: report).response()
-        }
-        routes.get("consumables") { request, context in
-            let caller = try context.requireSecretCaller()
-            let report = try ReportRequest.read(
-                request.uri.queryParameters, accept: request.headers[.accept], spec: EntitlementsReports.consumables)
-            return try await reports.consumables(appID: caller.appID, request: report).response()
+        routes.report("sales", spec: EntitlementsReports.sales) { try await reports.sales(appID: $0, request: $1) }
+        routes.report("usage", spec: EntitlementsReports.usage) { try await reports.usage(appID: $0, request: $1) }
+        routes.report("consumables", spec: EntitlementsReports.consumables) {
+            try await reports.consumables(appID: $0, request: $1)
         }
         return routes
     }

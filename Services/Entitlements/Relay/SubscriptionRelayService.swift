@@ -5,18 +5,13 @@ import ShopkeeperHTTP
 /// Runs the ``SubscriptionChangeRelay`` in the background (a ``LeasedPoller``): subscription and trial changes
 /// become the customer's events and webhooks, and drop the customer's cached info, within about `interval`. The
 /// relay's own statement holds the cursor row, so there is nothing to process or hand back after it.
-struct SubscriptionRelayService: Service, PolledWork {
+struct SubscriptionRelayService: PolledService {
+    static let pollerName = "subscription_relay"
     let relay: SubscriptionChangeRelay
     let interval: Duration
     /// Opens once the schema is migrated.
     let startup: StartupGate
     let logger: Logger
-
-    func run() async throws {
-        try await LeasedPoller(
-            name: "subscription_relay", work: self, interval: interval, startup: startup, logger: logger
-        ).run()
-    }
 
     /// Creates the relay's cursor row (retried until it exists).
     func prepare() async throws {

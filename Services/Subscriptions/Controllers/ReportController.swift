@@ -10,12 +10,8 @@ struct ReportController {
     /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
     var endpoints: RouteCollection<ServiceRequestContext> {
         let routes = RouteCollection(context: ServiceRequestContext.self)
-        routes.get("/v1/admin/reports/subscriptions") { request, context in
-            let caller = try context.requireSecretCaller()
-            let report = try ReportRequest.read(
-                request.uri.queryParameters, accept: request.headers[.accept],
-                spec: SubscriptionsReports.subscriptions)
-            return try await reports.subscriptions(appID: caller.appID, request: report).response()
+        routes.report("/v1/admin/reports/subscriptions", spec: SubscriptionsReports.subscriptions) {
+            try await reports.subscriptions(appID: $0, request: $1)
         }
         return routes
     }

@@ -5,7 +5,8 @@ import ShopkeeperHTTP
 /// Moves subscriptions on when time passes and nothing was heard: a period ends into grace, billing retry or
 /// expiry, a grace period ends, an app trial ends. A backstop for missed store notifications; every replica runs
 /// one (a ``LeasedPoller``), and they skip each other's rows (`FOR UPDATE SKIP LOCKED`).
-struct ExpirySweeper: Service, PolledWork {
+struct ExpirySweeper: PolledService {
+    static let pollerName = "expiry_sweeper"
     let subscriptions: any SubscriptionRepository
     let trials: any TrialRepository
     let interval: Duration
@@ -13,12 +14,6 @@ struct ExpirySweeper: Service, PolledWork {
     let startup: StartupGate
     let logger: Logger
     var batchSize = 200
-
-    func run() async throws {
-        try await LeasedPoller(
-            name: "expiry_sweeper", work: self, interval: interval, startup: startup, logger: logger
-        ).run()
-    }
 
     /// Sweeps one batch of each, in the sweep's own statements; full when either was.
     func claim() async throws -> ClaimedBatch<Never> {

@@ -13,7 +13,6 @@ struct OrderLookupController {
     let credentials: any CredentialsRepository
     let apple: AppleProofVerifier
     let database: PostgresClient
-    let logger: Logger
 
     /// The answer: the order's transactions and their owners.
     struct OrderLookup: Encodable {
@@ -62,7 +61,7 @@ struct OrderLookupController {
             transactions.append(try await apple.verifySignedTransaction(jws, credentials: credentials))
         }
         let owners = try await Self.owners(
-            of: transactions.map(\.originalTransactionID), appID: caller.appID, on: database, logger: logger)
+            of: transactions.map(\.originalTransactionID), appID: caller.appID, on: database, logger: context.logger)
         return try JSONBody.response(
             OrderLookup(orderID: orderID, transactions: transactions, customers: owners),
             headers: [.cacheControl: "no-store"])

@@ -22,7 +22,8 @@ struct PurchaseController {
             }
             // In `signed` mode the gateway forwards the customer the token proved; the body must name that one.
             try context.requireCustomer(body.appUserID)
-            let response = try await service.purchase(body, appID: caller.appID, requestID: context.requestID)
+            let response = try await service.logging(to: context.logger).purchase(
+                body, appID: caller.appID, requestID: context.requestID)
             return try JSONBody.response(response)
         }
         routes.post("/v1/customers/:app_user_id/restore") { request, context in
@@ -30,13 +31,15 @@ struct PurchaseController {
             let user = try AppUserID.fromPath(context)
             let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: maxBodyBytes)
             return try JSONBody.response(
-                try await service.restore(body, appUserID: user, appID: caller.appID, requestID: context.requestID))
+                try await service.logging(to: context.logger).restore(
+                    body, appUserID: user, appID: caller.appID, requestID: context.requestID))
         }
         routes.post("/v1/receipts/validate") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.decode(StoreProofFields.self, from: request, limit: maxBodyBytes)
             return try JSONBody.response(
-                try await service.validate(body, appID: caller.appID, requestID: context.requestID))
+                try await service.logging(to: context.logger).validate(
+                    body, appID: caller.appID, requestID: context.requestID))
         }
         return routes
     }

@@ -19,7 +19,6 @@ struct RefundHistoryController {
     let apple: AppleProofVerifier
     let news: StoreNewsApplier
     let database: PostgresClient
-    let logger: Logger
     /// The most purchases of one customer Shopkeeper asks Apple with.
     static let maximumLookups = 10
 
@@ -84,7 +83,9 @@ struct RefundHistoryController {
         guard let key = credentials.apiKey else { throw AppStoreSupportError.apiKeyRequired }
         let lookups: [(id: String, environment: StoreEnvironment?)] =
             if let transactionID { [(transactionID, nil)] } else {
-                try await purchases(of: user ?? "", appID: caller.appID).map { ($0.id, Optional($0.environment)) }
+                try await purchases(of: user ?? "", appID: caller.appID, logger: context.logger).map {
+                    ($0.id, Optional($0.environment))
+                }
             }
         var refunded: [VerifiedFact] = []
         var seen: Set<String> = []
@@ -102,10 +103,11 @@ struct RefundHistoryController {
                 refunded.append(VerifiedFact(transaction: transaction, proofKind: .storeStatus, rawProof: jws))
             }
         }
-        let applied = try await news.applyRefunds(refunded, appID: caller.appID, requestID: context.requestID)
+        let applied = try await news.logging(to: context.logger).applyRefunds(
+            refunded, appID: caller.appID, requestID: context.requestID)
         let owners = try await OrderLookupController.owners(
             of: Array(Set(refunded.map(\.transaction.originalTransactionID))), appID: caller.appID, on: database,
-            logger: logger)
+            logger: context.logger)
         context.logger.info(
             "refund history looked up",
             metadata: ["refunds": "\(refunded.count)", "newly_applied": "\(applied.count)"])
@@ -125,7 +127,7 @@ struct RefundHistoryController {
 
     /// The customer's App Store purchases to ask Apple with: the newest purchase of each original transaction, newest
     /// first, in Apple's environments (read through entitlements' published views).
-    private func purchases(of appUserID: String, appID: String) async throws
+    private func purchases(of appUserID: String, appID: String, logger: Logger) async throws
         -> [(id: String, environment: StoreEnvironment)]
     {
         let rows = try await database.query(

@@ -84,7 +84,7 @@ struct RenewalExtensionController {
                     detail: "must be 0 (undeclared), 1 (customer satisfaction), 2 (other) or 3 (service issue)"))
         }
         guard problems.isEmpty else { throw RequestError.validationFailed(problems) }
-        let (record, replayed) = try await service.extend(
+        let (record, replayed) = try await service.logging(to: context.logger).extend(
             .init(
                 originalTransactionID: original, extendByDays: body.extendByDays, reasonCode: body.reasonCode,
                 idempotencyKey: key),

@@ -83,16 +83,8 @@ struct AppleCredentialsInput: Codable, Sendable {
     /// Variant name -> bundle id of each other edition of the app whose app transactions count.
     var variantBundleIDs: [String: String]?
 
-    enum CodingKeys: String, CodingKey {
-        case environments
-        case bundleID = "bundle_id"
-        case appAppleID = "app_apple_id"
-        case sharedSecret = "shared_secret"
-        case apiKey = "api_key"
-        case consumptionAnswers = "consumption_answers"
-        case storeKitTestCertificate = "storekit_test_certificate"
-        case variantBundleIDs = "variant_bundle_ids"
-    }
+    /// The stored credentials' field names: the body names each field as it is stored.
+    typealias CodingKeys = AppleCredentials.CodingKeys
 
     func credentials(keeping existing: AppleCredentials?) throws(RequestError) -> AppleCredentials {
         var problems: [FieldProblem] = []

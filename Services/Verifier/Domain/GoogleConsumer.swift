@@ -11,13 +11,13 @@ import ShopkeeperModels
 /// repeat: a consume Google says it cannot do is checked with `purchases.products.get`, and a purchase Google reports
 /// consumed counts as done. A consumed token presented again verifies as before and is applied as the same
 /// transaction: its units are not credited twice.
-struct GoogleConsumer: Sendable {
+struct GoogleConsumer: Sendable, RequestLogging {
     let consumptions: any GoogleConsumptionRepository
     let credentials: any CredentialsRepository
     let client: GooglePlayClient
     /// The first backoff of a consume that failed or waits for its grant; it doubles per attempt, up to an hour.
     let base: Duration
-    let logger: Logger
+    var logger: Logger
 
     /// Consumes what is queued for these just-applied transactions of `appID`, now; anything left (not a consumable
     /// after all is settled, a failure is retried) stays with the background worker. Never throws: the grant stands
@@ -105,19 +105,14 @@ struct GoogleConsumer: Sendable {
 /// Runs ``GoogleConsumer`` in the background (a ``LeasedPoller``): consumes whose request did not consume them (the
 /// verifier stopped between grant and consume, Google did not answer, the grant came later through the background
 /// apply). Replicas share the work through the claim's lease.
-struct GoogleConsumeWorker: Service, PolledWork {
+struct GoogleConsumeWorker: PolledService {
+    static let pollerName = "google_consume"
     let consumer: GoogleConsumer
     /// How often an idle worker looks.
     let interval: Duration
     let startup: StartupGate
     let logger: Logger
     var batchSize = 100
-
-    func run() async throws {
-        try await LeasedPoller(
-            name: "google_consume", work: self, interval: interval, startup: startup, logger: logger
-        ).run()
-    }
 
     /// Claims one batch of due consumes.
     func claim() async throws -> ClaimedBatch<PendingConsumption> {

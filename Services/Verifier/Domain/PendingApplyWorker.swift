@@ -8,7 +8,8 @@ import ShopkeeperModels
 /// between recording and applying), so that a purchase the store charged for is granted even when the app never
 /// retries. Several replicas share the work through a ``LeasedPoller``: each claim leases its facts
 /// (`FOR UPDATE SKIP LOCKED`).
-struct PendingApplyWorker: Service, PolledWork {
+struct PendingApplyWorker: PolledService {
+    static let pollerName = "pending_apply"
     let transactions: any TransactionRepository
     let projections: FactProjections
     /// How often to look, and the first backoff of a fact whose apply failed again.
@@ -19,12 +20,6 @@ struct PendingApplyWorker: Service, PolledWork {
     var batchSize = 100
     /// Consumes the Play consumables a background apply granted, for apps that ask for it.
     var consumer: GoogleConsumer? = nil
-
-    func run() async throws {
-        try await LeasedPoller(
-            name: "pending_apply", work: self, interval: interval, startup: startup, logger: logger
-        ).run()
-    }
 
     /// One presenter's claimed facts: applied in one call, so each customer's facts commit together.
     struct PresenterFacts: Sendable {

@@ -5,13 +5,16 @@ import ShopkeeperHTTP
 import ShopkeeperModels
 
 /// Verifies proofs for an app and records what they prove: the heart of `POST /v1/purchases`.
-struct PurchaseService: Sendable {
+struct PurchaseService: Sendable, RequestLogging {
     let credentials: any CredentialsRepository
     let transactions: any TransactionRepository
     let apple: AppleProofVerifier
     let google: GoogleProofVerifier
     let projections: FactProjections
-    let logger: Logger
+    /// Its own log lines' and the consumer's (``RequestLogging/logging(to:)`` sets both).
+    var logger: Logger {
+        didSet { consumer?.logger = logger }
+    }
     /// Consumes granted Play consumables at once, for apps that ask for it; `nil`: left to the background worker.
     var consumer: GoogleConsumer? = nil
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ShopkeeperHTTP
 import ShopkeeperModels
 import ShopkeeperStores
 
@@ -12,13 +13,16 @@ import ShopkeeperStores
 /// request that got no answer from Apple (a timeout, a 5xx, a crash) is asked again only while Apple's expiry of the
 /// subscription is still the one read before the first attempt. Once the expiry has moved, that attempt may have
 /// extended it, and the key answers `409 extension_outcome_unknown` instead of risking a second extension.
-struct RenewalExtensionService: Sendable {
+struct RenewalExtensionService: Sendable, RequestLogging {
     let credentials: any CredentialsRepository
     let notifications: AppleNotifications
     let extensions: any RenewalExtensionRepository
-    let news: StoreNewsApplier
+    var news: StoreNewsApplier
     let database: PostgresClient
-    let logger: Logger
+    /// Its own log lines' and the news it applies (``RequestLogging/logging(to:)`` sets both).
+    var logger: Logger {
+        didSet { news.logger = logger }
+    }
     /// How long one request holds its key.
     var lease: Duration = .seconds(60)
 

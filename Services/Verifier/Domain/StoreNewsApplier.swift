@@ -1,5 +1,6 @@
 import Logging
 import ShopkeeperClients
+import ShopkeeperHTTP
 import ShopkeeperModels
 
 /// Records and applies what Shopkeeper learned by asking a store (not from a customer's proof): refunds found in
@@ -7,10 +8,10 @@ import ShopkeeperModels
 /// store notification's facts go: recorded once per transaction (``TransactionRepository/record(_:appID:presenter:attempt:)``,
 /// which keeps a revocation once known and a later period end), then applied as news for the purchases' current
 /// owners, never for a presenter. A fact whose apply fails stays pending for the background retry.
-struct StoreNewsApplier: Sendable {
+struct StoreNewsApplier: Sendable, RequestLogging {
     let transactions: any TransactionRepository
     let projections: FactProjections
-    let logger: Logger
+    var logger: Logger
 
     /// Records the refunds of `refunded` (verified, revoked transactions of `appID`) that Shopkeeper had not recorded,
     /// through the path a refund seen by receipt validation takes (``TransactionRepository/recordRevocations(_:appID:)``

@@ -19,7 +19,8 @@ import ShopkeeperStores
 ///
 /// Replicas share the apps: a claim leases a cursor to one replica (`FOR UPDATE SKIP LOCKED`, a lease id checked by
 /// every save), and one whose lease ran out can no longer move it.
-struct VoidedPurchasesPoller: Service, PolledWork {
+struct VoidedPurchasesPoller: PolledService {
+    static let pollerName = "google_voided_purchases"
     let cursors: any VoidedCursorRepository
     let credentials: any CredentialsRepository
     let client: GooglePlayClient
@@ -36,12 +37,6 @@ struct VoidedPurchasesPoller: Service, PolledWork {
     var pageSize = 1000
     /// Pages one poll of an app reads before giving other apps their turn; the rest follows in the next round.
     var pagesPerPoll = 50
-
-    func run() async throws {
-        try await LeasedPoller(
-            name: "google_voided_purchases", work: self, interval: interval, startup: startup, logger: logger
-        ).run()
-    }
 
     /// Claims the apps due for a poll.
     func claim() async throws -> ClaimedBatch<VoidedCursorLease> {

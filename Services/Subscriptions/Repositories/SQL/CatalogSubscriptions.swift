@@ -2,17 +2,26 @@ import Foundation
 import Logging
 import PostgresNIO
 import ShopkeeperDatabase
+import ShopkeeperHTTP
 import ShopkeeperModels
 
 /// A catalog product as the subscriptions service needs it, read through the catalog's published views.
 struct SubscriptionProduct: Sendable, Equatable {
     var productID: String
-    /// `nil` for a type this service does not know.
-    var type: ProductType?
+    /// Decoded from the catalog's column as it is: its check constraint holds the values ``ProductType`` knows.
+    var type: ProductType
     /// The subscription group: the catalog's `group`, or the product id when it has none.
     var groupKey: String
     /// ISO 8601 duration of the product's free trial, when it has one.
     var trialDuration: String?
+}
+
+extension SubscriptionProduct {
+    /// A row of `product_id, type, group, trial_duration`.
+    init(row: PostgresRow) throws {
+        let (id, type, group, trial) = try row.decode((String, ProductType, String, String?).self)
+        self.init(productID: id, type: type, groupKey: group, trialDuration: trial)
+    }
 }
 
 /// Reads `catalog.products_v1` and `catalog.store_products_v1`.
@@ -27,11 +36,9 @@ enum CatalogSubscriptions {
             ByStoreProducts.self, try PostgresBindings(appID, platform, storeProductIDs), logger: logger
         ) { row in
             let (storeProductID, id, type, group, trial) = try row.decode(
-                (String, String, String, String, String?).self)
+                (String, String, ProductType, String, String?).self)
             return (
-                storeProductID,
-                SubscriptionProduct(
-                    productID: id, type: ProductType(rawValue: type), groupKey: group, trialDuration: trial)
+                storeProductID, SubscriptionProduct(productID: id, type: type, groupKey: group, trialDuration: trial)
             )
         }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -41,22 +48,18 @@ enum CatalogSubscriptions {
     static func product(appID: String, productID: String, on connection: PostgresConnection, logger: Logger)
         async throws -> SubscriptionProduct?
     {
-        try await connection.run(ByID.self, try PostgresBindings(appID, productID), logger: logger) { row in
-            let (id, type, group, trial) = try row.decode((String, String, String, String?).self)
-            return SubscriptionProduct(
-                productID: id, type: ProductType(rawValue: type), groupKey: group, trialDuration: trial)
-        }.first
+        try await connection.run(
+            ByID.self, try PostgresBindings(appID, productID), logger: logger, decode: SubscriptionProduct.init(row:)
+        ).first
     }
 
     /// The app's trial product: the first product (by id) that has a trial duration.
     static func trialProduct(appID: String, on connection: PostgresConnection, logger: Logger) async throws
         -> SubscriptionProduct?
     {
-        try await connection.run(TrialProduct.self, try PostgresBindings(appID), logger: logger) { row in
-            let (id, type, group, trial) = try row.decode((String, String, String, String?).self)
-            return SubscriptionProduct(
-                productID: id, type: ProductType(rawValue: type), groupKey: group, trialDuration: trial)
-        }.first
+        try await connection.run(
+            TrialProduct.self, try PostgresBindings(appID), logger: logger, decode: SubscriptionProduct.init(row:)
+        ).first
     }
 
     private enum ByStoreProducts: PreparedSQL {

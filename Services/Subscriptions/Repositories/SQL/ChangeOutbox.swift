@@ -11,7 +11,7 @@ enum ChangeOutbox {
     /// One change, as written.
     struct Row: Encodable, Sendable {
         var appID: String
-        var type: String
+        var type: EventType
         var store: String?
         var originalTransactionID: String?
         var customerID: UUID?
@@ -36,7 +36,7 @@ enum ChangeOutbox {
             gracePeriodExpiresAt: status.graceExpiresAt, expirationReason: status.expirationReason,
             revokedAt: status.revokedAt)
         return Row(
-            appID: subscription.appID, type: type.rawValue, store: subscription.store.rawValue,
+            appID: subscription.appID, type: type, store: subscription.store.rawValue,
             originalTransactionID: subscription.originalTransactionID, customerID: nil,
             environment: subscription.environment, payload: payload)
     }
@@ -50,7 +50,7 @@ enum ChangeOutbox {
             productID: productID, state: type == .trialExpired ? "expired" : "trial", periodType: "trial",
             expiresAt: expiresAt, source: "trial")
         let row = Row(
-            appID: appID, type: type.rawValue, store: nil, originalTransactionID: nil, customerID: customerID,
+            appID: appID, type: type, store: nil, originalTransactionID: nil, customerID: customerID,
             environment: nil, payload: payload)
         try await append([row], on: connection, logger: logger)
     }
