@@ -138,5 +138,15 @@ enum CatalogMigrations {
                 SELECT app_id, product_id, revision FROM catalog.product_revisions;
                 """
         ),
+        Migration(
+            "0005_product_type_check",
+            sql: """
+                -- A product's type is one of `ProductType`'s words (ShopkeeperModels); `TypeCheckTests` holds the
+                -- list to the enum.
+                ALTER TABLE catalog.products ADD CONSTRAINT products_type_known
+                    CHECK (type IN ('consumable', 'non_consumable', 'auto_renewable', 'non_renewing')) NOT VALID;
+                ALTER TABLE catalog.products VALIDATE CONSTRAINT products_type_known;
+                """
+        ),
     ]
 }

@@ -488,5 +488,5 @@ enum EntitlementsMigrations {
                     """
             ),
         ] + reports + customerDocuments + storedCustomerInfoForReaders + fewerRoundTrips + aliasOrigins
-        + trialConversionsMoved + newPurchaseApply + storedCustomerInfoByProduct
+        + trialConversionsMoved + newPurchaseApply + storedCustomerInfoByProduct + typeChecks
 }
