@@ -21,6 +21,27 @@ struct PublicRoutes: Sendable {
             self.methods = methods
         }
 
+        /// ``matches(_:)`` of `path`'s segments (split at every `/`, empty ones kept, the part before the first
+        /// dropped), read in place.
+        func matches(path: Substring) -> Bool {
+            let slash = UInt8(ascii: "/")
+            guard var start = path.utf8.firstIndex(of: slash) else { return segments.isEmpty }
+            for literal in segments {
+                // `start` is at the "/" before this segment, or at the end: the path has fewer segments.
+                guard start != path.endIndex else { return false }
+                let from = path.utf8.index(after: start)
+                let end = path.utf8[from...].firstIndex(of: slash) ?? path.endIndex
+                let segment = path[from..<end]
+                if let literal {
+                    guard literal == segment else { return false }
+                } else if segment.isEmpty {
+                    return false
+                }
+                start = end
+            }
+            return start == path.endIndex
+        }
+
         func matches(_ segments: [Substring]) -> Bool {
             guard segments.count == self.segments.count else { return false }
             return zip(segments, self.segments).allSatisfy { segment, literal in
@@ -30,6 +51,17 @@ struct PublicRoutes: Sendable {
     }
 
     let templates: [Template]
+
+    /// Whether `method` is documented for `path`, or no documented path matches it: what ``allowedMethods(for:)``
+    /// says, without building the segments and the list (the connection pipeline asks for every request it takes).
+    func allows(_ method: HTTPRequest.Method, path: Substring) -> Bool {
+        var matched = false
+        for template in templates where template.matches(path: path) {
+            if template.methods.contains(method) { return true }
+            matched = true
+        }
+        return !matched
+    }
 
     /// The methods documented for `path`, or `nil` when no documented path matches it (it is left to the router).
     func allowedMethods(for path: String) -> [HTTPRequest.Method]? {
