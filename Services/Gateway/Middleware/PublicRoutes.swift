@@ -55,12 +55,26 @@ struct PublicRoutes: Sendable {
     /// Whether `method` is documented for `path`, or no documented path matches it: what ``allowedMethods(for:)``
     /// says, without building the segments and the list (the connection pipeline asks for every request it takes).
     func allows(_ method: HTTPRequest.Method, path: Substring) -> Bool {
+        // A path has as many segments as slashes: templates of another length are passed over without reading them.
+        var count = 0
+        for byte in path.utf8 where byte == UInt8(ascii: "/") { count += 1 }
         var matched = false
-        for template in templates where template.matches(path: path) {
+        for template in templates where template.segments.count == count && template.matches(path: path) {
             if template.methods.contains(method) { return true }
             matched = true
         }
         return !matched
+    }
+
+    /// Whether a documented path may lie under the route prefix of these `segments` (a `*` matching any one): when
+    /// none does, ``allows(_:path:)`` is true for every path under it and need not be asked.
+    func documentsPaths(under segments: [Substring]) -> Bool {
+        templates.contains { template in
+            template.segments.count >= segments.count
+                && zip(template.segments, segments).allSatisfy { literal, segment in
+                    segment == "*" || literal.map { $0 == segment } ?? true
+                }
+        }
     }
 
     /// The methods documented for `path`, or `nil` when no documented path matches it (it is left to the router).

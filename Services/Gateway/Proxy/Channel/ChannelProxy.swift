@@ -24,6 +24,8 @@ struct ChannelProxy: Sendable {
         var coversOwnPaths: Bool
         /// The route's connection pools, one per event loop.
         var pools: [NIOLoopBoundBox<UpstreamPool>]
+        /// Whether a documented path lies under the prefix (then the method is checked against them).
+        var documented: Bool
         /// The route's label in the request metrics for a path below the prefix (`/v1/catalog/**`), made once.
         var metricsRouteBelow: String
         /// Whether requests offer the service to hand downloads off to ``Forwarder/files``.
@@ -63,7 +65,9 @@ struct ChannelProxy: Sendable {
             return Entry(
                 route: route, keyless: forwarded.keyless, bodyLimit: forwarded.bodyLimit,
                 coversOwnPaths: Self.ownPrefixes.contains { route.matches($0) },
-                pools: forwarder.pools.pools(for: route), metricsRouteBelow: route.prefix + "/**",
+                pools: forwarder.pools.pools(for: route),
+                documented: PublicRoutes.shopkeeper.documentsPaths(under: route.segments),
+                metricsRouteBelow: route.prefix + "/**",
                 offersFileDelivery: forwarder.files != nil && forwarded.localAnswers.contains(.fileDelivery),
                 usesMicroCache: forwarded.localAnswers.contains(.microCache),
                 answersStoredReads: storedReads != nil && forwarded.localAnswers.contains(.storedCustomerRead))
@@ -122,7 +126,7 @@ struct ChannelProxy: Sendable {
         // A customer id spelled any way but the canonical, plain one is decoded and respelled on the router path.
         guard CustomerPath.isForwardableAsSent(path) else { return nil }
         // A method the API does not document here is answered 405 by the router path.
-        guard PublicRoutes.shopkeeper.allows(request.method, path: path) else { return nil }
+        guard !entry.documented || PublicRoutes.shopkeeper.allows(request.method, path: path) else { return nil }
         if isWrite {
             // The router renders the refusals: a body over the route's limit (413), an encoded NUL in the path.
             guard !entry.keyless, (bodyLength ?? 0) <= entry.bodyLimit,
