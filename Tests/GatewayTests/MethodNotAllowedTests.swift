@@ -16,6 +16,29 @@ import Testing
         #expect(document.operations.subtracting(table).sorted() == [], "in the document, not in the table")
     }
 
+    @Test("The pipeline's check in place says what the table's list says, for every path and method")
+    func theCheckInPlaceAgreesWithTheList() {
+        let paths = [
+            "/v1/catalog", "/v1/catalog/", "/v1/catalog/x", "/v1", "/", "", "*", "v1/catalog", "//v1/catalog",
+            "/v1/customers/alice", "/v1/customers/", "/v1/customers//grants", "/v1/customers/alice/grants",
+            "/v1/customers/alice/grants/grt_1", "/v1/customers/alice/grants/grt_1/", "/v1/customers/ali%20ce/history",
+            "/v1/admin/entitlements/webhook-secret", "/v1/admin/products/p1", "/bench/x", "/v1/customers/é/trial",
+        ]
+        let routes = PublicRoutes.shopkeeper
+        #expect(!routes.documentsPaths(under: ["bench"]))
+        #expect(!routes.documentsPaths(under: ["v1", "catalogue"]))
+        #expect(routes.documentsPaths(under: ["v1", "customers"]))
+        #expect(routes.documentsPaths(under: ["v1", "customers", "*", "restore"]))
+        #expect(routes.documentsPaths(under: ["v1", "admin", "stores", "*", "refunds"]))
+        let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete, .patch]
+        for path in paths {
+            for method in methods {
+                let listed = PublicRoutes.shopkeeper.allowedMethods(for: path).map { $0.contains(method) } ?? true
+                #expect(PublicRoutes.shopkeeper.allows(method, path: path[...]) == listed, "\(method) \(path)")
+            }
+        }
+    }
+
     @Test func anUndocumentedMethodOnADocumentedPathIs405WithAllow() async throws {
         try await GatewayHarness.run { gateway in
             let cases: [(HTTPRequest.Method, String, String)] = [

@@ -21,6 +21,27 @@ struct PublicRoutes: Sendable {
             self.methods = methods
         }
 
+        /// ``matches(_:)`` of `path`'s segments (split at every `/`, empty ones kept, the part before the first
+        /// dropped), read in place.
+        func matches(path: Substring) -> Bool {
+            let slash = UInt8(ascii: "/")
+            guard var start = path.utf8.firstIndex(of: slash) else { return segments.isEmpty }
+            for literal in segments {
+                // `start` is at the "/" before this segment, or at the end: the path has fewer segments.
+                guard start != path.endIndex else { return false }
+                let from = path.utf8.index(after: start)
+                let end = path.utf8[from...].firstIndex(of: slash) ?? path.endIndex
+                let segment = path[from..<end]
+                if let literal {
+                    guard literal == segment else { return false }
+                } else if segment.isEmpty {
+                    return false
+                }
+                start = end
+            }
+            return start == path.endIndex
+        }
+
         func matches(_ segments: [Substring]) -> Bool {
             guard segments.count == self.segments.count else { return false }
             return zip(segments, self.segments).allSatisfy { segment, literal in
@@ -30,6 +51,31 @@ struct PublicRoutes: Sendable {
     }
 
     let templates: [Template]
+
+    /// Whether `method` is documented for `path`, or no documented path matches it: what ``allowedMethods(for:)``
+    /// says, without building the segments and the list (the connection pipeline asks for every request it takes).
+    func allows(_ method: HTTPRequest.Method, path: Substring) -> Bool {
+        // A path has as many segments as slashes: templates of another length are passed over without reading them.
+        var count = 0
+        for byte in path.utf8 where byte == UInt8(ascii: "/") { count += 1 }
+        var matched = false
+        for template in templates where template.segments.count == count && template.matches(path: path) {
+            if template.methods.contains(method) { return true }
+            matched = true
+        }
+        return !matched
+    }
+
+    /// Whether a documented path may lie under the route prefix of these `segments` (a `*` matching any one): when
+    /// none does, ``allows(_:path:)`` is true for every path under it and need not be asked.
+    func documentsPaths(under segments: [Substring]) -> Bool {
+        templates.contains { template in
+            template.segments.count >= segments.count
+                && zip(template.segments, segments).allSatisfy { literal, segment in
+                    segment == "*" || literal.map { $0 == segment } ?? true
+                }
+        }
+    }
 
     /// The methods documented for `path`, or `nil` when no documented path matches it (it is left to the router).
     func allowedMethods(for path: String) -> [HTTPRequest.Method]? {

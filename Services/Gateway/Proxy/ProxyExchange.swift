@@ -98,7 +98,7 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
     /// ready, a failed read) asks the entitlements service, which answers every case.
     private func readStored(_ read: ChannelProxy.StoredRead, appID: String) {
         guard
-            let reading = read.connections.read(
+            let reading = read.batches.read(
                 appID: appID, appUserID: read.appUserID, resolution: read.reads.resolution)
         else {
             read.reads.record(answered: false)
@@ -378,13 +378,18 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
         }
         // For a `GET` the gateway evaluates If-None-Match (``ProxyHeaders`` kept it from the service), and may keep the
         // response (never one in a customer's name: entries are per app).
+        let ifNoneMatch = request.headerFields[.ifNoneMatch]
+        let ttl = downstream.status == .ok && plan.usesMicroCache && plan.customer == nil ? downstream.cacheTTL : nil
+        // Neither kept nor compared (the pure proxy's usual case): the service's answer as it is, without the entry's
+        // bookkeeping (its entity tag and 304 headers worked out, two clock reads).
+        guard ifNoneMatch != nil || (ttl ?? .zero) > .zero else {
+            return respond(status: downstream.status, fields: downstream.fields, body: body)
+        }
         let entry = ResponseMicroCache.Entry(status: downstream.status, headers: downstream.fields, body: body)
-        if downstream.status == .ok, let ttl = downstream.cacheTTL, ttl > .zero, plan.usesMicroCache,
-            plan.customer == nil, let identity = plan.identity
-        {
+        if let ttl, ttl > .zero, let identity = plan.identity {
             forwarder.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
         }
-        let (status, fields, answer) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
+        let (status, fields, answer) = ProxyHeaders.answer(entry, ifNoneMatch: ifNoneMatch)
         respond(status: status, fields: fields, body: answer)
     }
 

@@ -24,6 +24,10 @@ struct ChannelProxy: Sendable {
         var coversOwnPaths: Bool
         /// The route's connection pools, one per event loop.
         var pools: [NIOLoopBoundBox<UpstreamPool>]
+        /// Whether a documented path lies under the prefix (then the method is checked against them).
+        var documented: Bool
+        /// The route's label in the request metrics for a path below the prefix (`/v1/catalog/**`), made once.
+        var metricsRouteBelow: String
         /// Whether requests offer the service to hand downloads off to ``Forwarder/files``.
         var offersFileDelivery: Bool
         var usesMicroCache: Bool
@@ -62,6 +66,8 @@ struct ChannelProxy: Sendable {
                 route: route, keyless: forwarded.keyless, bodyLimit: forwarded.bodyLimit,
                 coversOwnPaths: Self.ownPrefixes.contains { route.matches($0) },
                 pools: forwarder.pools.pools(for: route),
+                documented: PublicRoutes.shopkeeper.documentsPaths(under: route.segments),
+                metricsRouteBelow: route.prefix + "/**",
                 offersFileDelivery: forwarder.files != nil && forwarded.localAnswers.contains(.fileDelivery),
                 usesMicroCache: forwarded.localAnswers.contains(.microCache),
                 answersStoredReads: storedReads != nil && forwarded.localAnswers.contains(.storedCustomerRead))
@@ -80,7 +86,7 @@ struct ChannelProxy: Sendable {
     /// A customer info read answered from the stored info when it counts (``StoredCustomerReads``).
     struct StoredRead {
         var reads: StoredCustomerReads
-        var connections: StoredReadConnections
+        var batches: StoredReadBatches
         var appUserID: String
     }
 
@@ -120,9 +126,7 @@ struct ChannelProxy: Sendable {
         // A customer id spelled any way but the canonical, plain one is decoded and respelled on the router path.
         guard CustomerPath.isForwardableAsSent(path) else { return nil }
         // A method the API does not document here is answered 405 by the router path.
-        if let allowed = PublicRoutes.shopkeeper.allowedMethods(for: String(path)), !allowed.contains(request.method) {
-            return nil
-        }
+        guard !entry.documented || PublicRoutes.shopkeeper.allows(request.method, path: path) else { return nil }
         if isWrite {
             // The router renders the refusals: a body over the route's limit (413), an encoded NUL in the path.
             guard !entry.keyless, (bodyLength ?? 0) <= entry.bodyLimit,
@@ -147,7 +151,7 @@ struct ChannelProxy: Sendable {
         }
         let requestID = forwarder.requestIDs.id(given: givenRequestID)
         let metricsRoute =
-            pathSegments.count == entry.route.segments.count ? entry.route.prefix : entry.route.prefix + "/**"
+            pathSegments.count == entry.route.segments.count ? entry.route.prefix : entry.metricsRouteBelow
         return ProxyPlan(
             route: entry.route, identity: identity, pool: pool, requestID: requestID, metricsRoute: metricsRoute,
             usesMicroCache: entry.usesMicroCache, offersFileDelivery: entry.offersFileDelivery && !isWrite,
@@ -161,9 +165,9 @@ struct ChannelProxy: Sendable {
     private func storedRead(target: String, path: Substring, on eventLoop: any EventLoop) -> StoredRead? {
         guard let storedReads, path.utf8.count == target.utf8.count,
             let appUserID = StoredCustomerReads.appUserID(in: path),
-            let connections = storedReads.connections(on: eventLoop)
+            let batches = storedReads.batches(on: eventLoop)
         else { return nil }
-        return StoredRead(reads: storedReads, connections: connections, appUserID: String(appUserID))
+        return StoredRead(reads: storedReads, batches: batches, appUserID: String(appUserID))
     }
 
     /// Whether `path` is `prefix` or lies below it.
