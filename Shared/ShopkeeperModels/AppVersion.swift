@@ -1,7 +1,7 @@
 /// A dotted numeric app version such as `1`, `2.0` or `1.10.3`, compared component by component.
 ///
 /// Missing components count as zero, so `2` equals `2.0.0`.
-package struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
+package struct AppVersion: Sendable, Hashable, Comparable, TextCodable {
     /// The numeric components, most significant first.
     package let components: [Int]
 
@@ -41,22 +41,8 @@ package struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertib
         hasher.combine(trimmed)
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let version = AppVersion(text) else {
-            throw DecodingError.dataCorruptedError(
-                in: container,
-                debugDescription: "'\(text)' is not a version: use one to four dot-separated numbers such as 1.2.3"
-            )
-        }
-        self = version
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
+    /// How a text that is no version is told.
+    package static let expectedText = "a version: use one to four dot-separated numbers such as 1.2.3"
 }
 
 extension Character {

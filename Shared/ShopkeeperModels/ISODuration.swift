@@ -1,7 +1,7 @@
 import Foundation
 
 /// An ISO 8601 duration such as `P1Y`, `P1M`, `P7D`, `P2W` or `PT12H`, as used for subscription periods and trials.
-package struct ISODuration: Sendable, Hashable, CustomStringConvertible, Codable {
+package struct ISODuration: Sendable, Hashable, TextCodable {
     package var years = 0
     package var months = 0
     package var weeks = 0
@@ -78,20 +78,6 @@ package struct ISODuration: Sendable, Hashable, CustomStringConvertible, Codable
         return calendar.date(byAdding: components, to: date) ?? date
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let duration = ISODuration(text) else {
-            throw DecodingError.dataCorruptedError(
-                in: container,
-                debugDescription: "'\(text)' is not an ISO 8601 duration such as P1Y, P1M, P7D or PT12H"
-            )
-        }
-        self = duration
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
+    /// How a text that is no duration is told.
+    package static let expectedText = "an ISO 8601 duration such as P1Y, P1M, P7D or PT12H"
 }

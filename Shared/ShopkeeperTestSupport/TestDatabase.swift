@@ -47,6 +47,21 @@ package enum TestDatabase {
         }
     }
 
+    /// Creates an empty database, applies `migrations` to it in order and runs `body` with a running pool on it, then
+    /// drops it: the setup of a test of one service's repositories on a schema of their own.
+    package static func withMigratedDatabase<T: Sendable>(
+        _ migrations: [MigrationRunner],
+        logger: Logger,
+        _ body: @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
+        try await withFreshDatabase { settings in
+            try await withClient(settings) { client in
+                for runner in migrations { try await runner.run(client: client, logger: logger) }
+                return try await body(client)
+            }
+        }
+    }
+
     /// Runs `body` with a running pool on `settings`.
     package static func withClient<T: Sendable>(
         _ settings: DatabaseSettings,

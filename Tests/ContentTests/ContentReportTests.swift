@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import ShopkeeperModels
+import ShopkeeperReports
 import ShopkeeperTestSupport
 import Testing
 
@@ -16,11 +17,7 @@ struct ContentReportTests {
     static let b = ContentFixtures.bytes(2000, seed: 2)
 
     static func name(_ daysAgo: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: Date().addingTimeInterval(-Double(daysAgo) * 86_400))
+        ReportDay(containing: Date().addingTimeInterval(-Double(daysAgo) * 86_400)).description
     }
 
     func report(_ harness: ContentHarness, _ query: String, kind: APIKeyKind = .secret, accept: String? = nil)

@@ -90,13 +90,9 @@ struct ConcurrentApplyTests {
             }
             #expect(outcomes.filter { $0 == .granted }.count == 1)
             #expect(outcomes.filter { $0 == .alreadyApplied }.count == 19)
-            let customers = try await TestDatabase.withClient { client in
-                let rows = try await client.query(
-                    "SELECT count(*) FROM entitlements.customers WHERE app_id = \(harness.appID)")
-                for try await count in rows.decode(Int64.self) { return count }
-                return -1
-            }
-            #expect(customers == 1)
+            #expect(
+                try await harness.count("SELECT count(*) FROM entitlements.customers WHERE app_id = \(harness.appID)")
+                    == 1)
         }
     }
 

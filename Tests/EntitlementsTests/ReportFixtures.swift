@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import ShopkeeperModels
+import ShopkeeperReports
 import ShopkeeperTestSupport
 
 /// Dates and transactions of the report tests: days counted back from today (UTC), so the range holds closed days (in
@@ -14,11 +15,7 @@ enum ReportFixtures {
 
     /// `YYYY-MM-DD` of ``day(_:)``.
     static func name(_ daysAgo: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: day(daysAgo))
+        ReportDay(containing: day(daysAgo)).description
     }
 
     /// A production transaction bought at `date`.

@@ -17,20 +17,24 @@ import Testing
     static let logger = Logger(label: "stored-info-test")
     static let noCache = ["SHOPKEEPER_CUSTOMER_CACHE_MS": "0"]
 
-    /// Makes the stored body of `user` say `refund_count` 41, so that a read shows whether it came from it.
-    func markStored(_ harness: EntitlementsHarness, _ user: String, _ client: PostgresClient) async throws {
-        let marked = try await client.query(
-            """
-            UPDATE entitlements.customer_documents d
-            SET body = replace(d.body, '"refund_count": 0', '"refund_count": 41')
-            FROM entitlements.aliases a
-            WHERE a.app_id = \(harness.appID) AND a.app_user_id = \(user) AND d.customer_id = a.customer_id
-              AND d.body IS NOT NULL
-            RETURNING d.customer_id
-            """, logger: Self.logger)
-        var count = 0
-        for try await _ in marked.decode(UUID.self) { count += 1 }
-        try #require(count == 1, "no stored info of \(user)")
+    /// Applies a purchase of `garden` for `user`, then makes its stored body say `refund_count` 41, so that a read
+    /// shows whether it came from it.
+    func storeMarkedInfo(of user: String, _ harness: EntitlementsHarness) async throws {
+        _ = try await harness.applied([EntitlementsFixtures.transaction(product: "garden")], user: user)
+        try await TestDatabase.withClient(harness.database) { client in
+            let marked = try await client.query(
+                """
+                UPDATE entitlements.customer_documents d
+                SET body = replace(d.body, '"refund_count": 0', '"refund_count": 41')
+                FROM entitlements.aliases a
+                WHERE a.app_id = \(harness.appID) AND a.app_user_id = \(user) AND d.customer_id = a.customer_id
+                  AND d.body IS NOT NULL
+                RETURNING d.customer_id
+                """, logger: Self.logger)
+            var count = 0
+            for try await _ in marked.decode(UUID.self) { count += 1 }
+            try #require(count == 1, "no stored info of \(user)")
+        }
     }
 
     @Test("A batched read answers each read by its position: its own customer, nothing for an unknown id")
@@ -68,10 +72,7 @@ import Testing
     @Test("A purchase stores the info; reads use it until the customer's next change")
     func readsUseTheStoredInfoUntilAChange() async throws {
         try await EntitlementsHarness.run(environment: Self.noCache) { harness in
-            _ = try await harness.applied([EntitlementsFixtures.transaction(product: "garden")], user: "stored")
-            try await TestDatabase.withClient(harness.database) { client in
-                try await markStored(harness, "stored", client)
-            }
+            try await storeMarkedInfo(of: "stored", harness)
             let stored = try await harness.info("stored")
             #expect(stored.refundCount == 41, "not read from the stored info")
             #expect(stored.appUserID == "stored")
@@ -120,9 +121,8 @@ import Testing
     @Test("Stored info whose next end or start has passed is rendered again")
     func storedInfoPastItsEndIsRenderedAgain() async throws {
         try await EntitlementsHarness.run(environment: Self.noCache) { harness in
-            _ = try await harness.applied([EntitlementsFixtures.transaction(product: "garden")], user: "ended")
+            try await storeMarkedInfo(of: "ended", harness)
             try await TestDatabase.withClient(harness.database) { client in
-                try await markStored(harness, "ended", client)
                 try await client.query(
                     """
                     UPDATE entitlements.customer_documents d SET valid_until = now() - interval '1 second'

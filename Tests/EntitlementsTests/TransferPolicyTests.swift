@@ -52,15 +52,22 @@ struct TransferPolicyTests {
         }
     }
 
+    /// Sets the app's transfer policy, applies a purchase of `garden` for the customer `first`, and expects `second`
+    /// presenting it to be refused (409 `already_owned_by_other_customer`); returns the purchase.
+    static func gardenRefusedToSecond(policy: String, harness: EntitlementsHarness) async throws -> StoreTransaction {
+        try await setPolicy(policy, appID: harness.appID)
+        let garden = EntitlementsFixtures.transaction(product: "garden")
+        _ = try await harness.applied([garden], user: "first")
+        let refused = try await harness.apply([garden], user: "second")
+        #expect(refused.status == .conflict)
+        #expect(refused.problemCode == "already_owned_by_other_customer")
+        return garden
+    }
+
     @Test("keep_with_original: 409 already_owned_by_other_customer and nothing changes")
     func keepWithOriginal() async throws {
         try await EntitlementsHarness.run { harness in
-            try await setPolicy("keep_with_original", appID: harness.appID)
-            let garden = EntitlementsFixtures.transaction(product: "garden")
-            _ = try await harness.applied([garden], user: "first")
-            let refused = try await harness.apply([garden], user: "second")
-            #expect(refused.status == .conflict)
-            #expect(refused.problemCode == "already_owned_by_other_customer")
+            let garden = try await Self.gardenRefusedToSecond(policy: "keep_with_original", harness: harness)
             #expect(try await harness.info("first").entitlements["extra_garden"]?.active == true)
             #expect(try await harness.info("second").entitlements.isEmpty)
             // The owner presenting it again is fine.
@@ -71,12 +78,7 @@ struct TransferPolicyTests {
     @Test("transfer_if_no_active: moves an expired or revoked purchase, keeps an active one")
     func transferIfNoActive() async throws {
         try await EntitlementsHarness.run { harness in
-            try await setPolicy("transfer_if_no_active", appID: harness.appID)
-            let active = EntitlementsFixtures.transaction(product: "garden")
-            _ = try await harness.applied([active], user: "first")
-            let refused = try await harness.apply([active], user: "second")
-            #expect(refused.status == .conflict)
-            #expect(refused.problemCode == "already_owned_by_other_customer")
+            _ = try await Self.gardenRefusedToSecond(policy: "transfer_if_no_active", harness: harness)
 
             let expired = EntitlementsFixtures.transaction(
                 product: "pro_monthly", expires: Date().addingTimeInterval(-3600))

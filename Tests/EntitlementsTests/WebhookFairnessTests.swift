@@ -26,17 +26,7 @@ struct WebhookFairnessTests {
                     _ = try await slowApp.configureWebhook(hanging.url)
                     _ = try await fastApp.configureWebhook(healthy.url)
                     // A backlog for the hanging receiver: more than a replica's whole concurrency.
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        for index in 0..<40 {
-                            group.addTask {
-                                let response = try await slowApp.apply(
-                                    [EntitlementsFixtures.transaction(product: "garden")], user: "slow-\(index)",
-                                    replica: index % 2, atOnce: true)
-                                guard response.status == .ok else { throw HarnessError("apply: \(response.status)") }
-                            }
-                        }
-                        try await group.waitForAll()
-                    }
+                    try await slowApp.applyGardensAtOnce(40, userPrefix: "slow")
                     try await eventually("the hanging receiver holds its share of attempts") {
                         await hanging.open >= perApp
                     }

@@ -145,17 +145,7 @@ struct WebhookTests {
         try await WebhookReceiver.run(.always(.ok)) { receiver in
             try await Self.run(replicas: 2) { harness in
                 _ = try await harness.configureWebhook(receiver.url)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for index in 0..<40 {
-                        group.addTask {
-                            let response = try await harness.apply(
-                                [EntitlementsFixtures.transaction(product: "garden")], user: "user-\(index)",
-                                replica: index % 2, atOnce: true)
-                            guard response.status == .ok else { throw HarnessError("apply: \(response.status)") }
-                        }
-                    }
-                    try await group.waitForAll()
-                }
+                try await harness.applyGardensAtOnce(40, userPrefix: "user")
                 let ids = try await harness.eventIDs(limit: 100)
                 #expect(ids.count == 40)
                 try await eventually("every event is delivered") {
@@ -300,6 +290,22 @@ struct WebhookTests {
 }
 
 extension EntitlementsHarness {
+    /// Applies `count` purchases of `garden` at once, each for a user of its own (`<userPrefix>-<index>`), through
+    /// the two replicas in turn: a burst of events to deliver.
+    func applyGardensAtOnce(_ count: Int, userPrefix: String) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let response = try await apply(
+                        [EntitlementsFixtures.transaction(product: "garden")], user: "\(userPrefix)-\(index)",
+                        replica: index % 2, atOnce: true)
+                    guard response.status == .ok else { throw HarnessError("apply: \(response.status)") }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     /// Sets the app's webhook URL and returns the signing secret shown in the answer.
     func configureWebhook(_ url: String) async throws -> String {
         let response = try await putSettings(#"{"webhook_url": "\#(url)"}"#)

@@ -63,11 +63,20 @@ struct SandboxHarness {
 
     /// Makes an App Store purchase; `fields` override the defaults (a sandbox consumable of `com.example.garden`).
     func buyApple(_ fields: [String: Any] = [:]) async throws -> AppleTransactionCreated {
-        var json: [String: Any] = ["bundle_id": "com.example.garden", "product_id": "fertilizer", "type": "Consumable"]
-        json.merge(fields) { _, new in new }
-        let response = try await send(.post, "/sandbox/apple/transactions", json: json)
+        try await buy(
+            "/sandbox/apple/transactions",
+            defaults: ["bundle_id": "com.example.garden", "product_id": "fertilizer", "type": "Consumable"],
+            overriddenBy: fields)
+    }
+
+    /// Posts a purchase to the sandbox's `path`, `fields` over `defaults`, and decodes the `201` answer: what the
+    /// store made.
+    private func buy<Created: Decodable>(
+        _ path: String, defaults: [String: Any], overriddenBy fields: [String: Any]
+    ) async throws -> Created {
+        let response = try await send(.post, path, json: defaults.merging(fields) { _, new in new })
         #expect(response.status == .created, "\(String(buffer: response.body))")
-        return try decode(AppleTransactionCreated.self, response)
+        return try decode(Created.self, response)
     }
 
     /// A new App Store Connect key for `bundleID`.
@@ -109,11 +118,10 @@ struct SandboxHarness {
 
     /// Makes a Google Play purchase; `fields` override the defaults (a test one-time product of `com.example.garden`).
     func buyGoogle(_ fields: [String: Any] = [:]) async throws -> GooglePurchaseCreated {
-        var json: [String: Any] = ["package_name": "com.example.garden", "product_id": "fertilizer", "type": "product"]
-        json.merge(fields) { _, new in new }
-        let response = try await send(.post, "/sandbox/google/purchases", json: json)
-        #expect(response.status == .created, "\(String(buffer: response.body))")
-        return try decode(GooglePurchaseCreated.self, response)
+        try await buy(
+            "/sandbox/google/purchases",
+            defaults: ["package_name": "com.example.garden", "product_id": "fertilizer", "type": "product"],
+            overriddenBy: fields)
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {

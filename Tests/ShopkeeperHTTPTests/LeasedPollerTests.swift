@@ -12,8 +12,7 @@ import Testing
 @Suite struct LeasedPollerTests {
     @Test("Two pollers on one table process every item once")
     func twoPollersShareTheWork() async throws {
-        try await TestDatabase.withClient { client in
-            let table = try await QueueTable.create(client, items: 300)
+        try await QueueTable.with(items: 300) { client, table in
             let first = QueueWork(table: table, client: client, worker: "first", batchSize: 7)
             let second = QueueWork(table: table, client: client, worker: "second", batchSize: 7)
             try await running([poller(first, lanes: 2), poller(second, lanes: 2)]) {
@@ -21,14 +20,12 @@ import Testing
             }
             #expect(try await table.timesProcessed() == [1])
             #expect(try await table.workers().isSubset(of: ["first", "second"]))
-            try await table.drop()
         }
     }
 
     @Test("A process that fails is handed back, backed off and retried")
     func failuresBackOffAndRetry() async throws {
-        try await TestDatabase.withClient { client in
-            let table = try await QueueTable.create(client, items: 3)
+        try await QueueTable.with(items: 3) { client, table in
             let work = QueueWork(table: table, client: client, worker: "flaky", batchSize: 10, failuresFirst: 3)
             try await running([poller(work)]) {
                 try await eventually("every item processed despite the failures") {
@@ -38,14 +35,12 @@ import Testing
             #expect(work.failed == 3)
             #expect(work.released >= 3)
             #expect(try await table.timesProcessed() == [1])
-            try await table.drop()
         }
     }
 
     @Test("Graceful shutdown hands claimed work back, so another poller takes it at once")
     func shutdownHandsWorkBack() async throws {
-        try await TestDatabase.withClient { client in
-            let table = try await QueueTable.create(client, items: 5)
+        try await QueueTable.with(items: 5) { client, table in
             // A lease of an hour: only a hand-back lets the second poller take the items during the test.
             let stuck = QueueWork(table: table, client: client, worker: "stuck", batchSize: 5, blocks: true)
             let group = ServiceGroup(
@@ -64,14 +59,12 @@ import Testing
                 try await eventually("the handed-back items processed") { try await table.unprocessed() == 0 }
             }
             #expect(try await table.workers() == ["taker"])
-            try await table.drop()
         }
     }
 
     @Test("A wake-up cuts an idle pause short")
     func wakeUpStartsARound() async throws {
-        try await TestDatabase.withClient { client in
-            let table = try await QueueTable.create(client, items: 0)
+        try await QueueTable.with(items: 0) { client, table in
             let work = QueueWork(table: table, client: client, worker: "sleepy", batchSize: 10)
             let wakeUp = PollerWakeUp()
             // An interval of an hour: the items are processed within the test only if the wake-up works.
@@ -84,14 +77,12 @@ import Testing
                 wakeUp.wake()
                 try await eventually("the woken poller processed the new items") { try await table.unprocessed() == 0 }
             }
-            try await table.drop()
         }
     }
 
     @Test("In slots, items are claimed as slots free, each processed once, and shutdown finishes those in process")
     func slotsFinishInFlightAtShutdown() async throws {
-        try await TestDatabase.withClient { client in
-            let table = try await QueueTable.create(client, items: 40)
+        try await QueueTable.with(items: 40) { client, table in
             let work = QueueWork(table: table, client: client, worker: "slots", batchSize: 40)
             let slots = LeasedPoller(
                 name: "test_slots", work: work, interval: .milliseconds(20), slots: 4, shutdown: .finishInFlight,
@@ -118,7 +109,6 @@ import Testing
             }
             #expect(try await table.unprocessed() == 0)
             #expect(try await table.workers().contains("gated"))
-            try await table.drop()
         }
     }
 
@@ -176,6 +166,15 @@ struct QueueTable: Sendable {
             """)
         try await table.insert(items)
         return table
+    }
+
+    /// Runs `body` with a pool on the test database and a queue of `items` of its own there, then drops the queue.
+    static func with(items: Int, _ body: @Sendable (PostgresClient, QueueTable) async throws -> Void) async throws {
+        try await TestDatabase.withClient { client in
+            let table = try await create(client, items: items)
+            try await body(client, table)
+            try await table.drop()
+        }
     }
 
     func insert(_ count: Int) async throws {

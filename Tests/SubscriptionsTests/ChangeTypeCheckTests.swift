@@ -15,28 +15,25 @@ import Testing
 
     @Test("subscriptions.changes accepts every subscription event and refuses every other event type")
     func constraintMatchesSubscriptionEvents() async throws {
-        try await TestDatabase.withFreshDatabase { settings in
-            try await TestDatabase.withClient(settings) { client in
-                try await SubscriptionsMigrations.runner.run(client: client, logger: Self.logger)
-                for type in EventType.allCases {
-                    let accepted: Bool
-                    do {
-                        try await client.query(
-                            """
-                            INSERT INTO subscriptions.changes (app_id, type, payload)
-                            VALUES ('app-1', \(type), '{}'::jsonb)
-                            """, logger: Self.logger)
-                        accepted = true
-                    } catch is PSQLError {
-                        accepted = false
-                    }
-                    #expect(accepted == EventType.subscriptionEvents.contains(type), "\(type.rawValue)")
+        try await TestDatabase.withMigratedDatabase([SubscriptionsMigrations.runner], logger: Self.logger) { client in
+            for type in EventType.allCases {
+                let accepted: Bool
+                do {
+                    try await client.query(
+                        """
+                        INSERT INTO subscriptions.changes (app_id, type, payload)
+                        VALUES ('app-1', \(type), '{}'::jsonb)
+                        """, logger: Self.logger)
+                    accepted = true
+                } catch is PSQLError {
+                    accepted = false
                 }
-                let rows = try await client.query("SELECT type FROM subscriptions.changes", logger: Self.logger)
-                var stored: Set<EventType> = []
-                for try await type in rows.decode(EventType.self) { stored.insert(type) }
-                #expect(stored == EventType.subscriptionEvents)
+                #expect(accepted == EventType.subscriptionEvents.contains(type), "\(type.rawValue)")
             }
+            let rows = try await client.query("SELECT type FROM subscriptions.changes", logger: Self.logger)
+            var stored: Set<EventType> = []
+            for try await type in rows.decode(EventType.self) { stored.insert(type) }
+            #expect(stored == EventType.subscriptionEvents)
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import ShopkeeperModels
+import ShopkeeperReports
 import ShopkeeperTestSupport
 import Testing
 
@@ -18,11 +19,7 @@ struct SubscriptionsReportTests {
     }
 
     static func name(_ daysAgo: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: at(daysAgo))
+        ReportDay(containing: at(daysAgo)).description
     }
 
     /// A production period of `product` from `start` to `end`.

@@ -52,15 +52,12 @@ import Testing
 
     @Test("On a new database the migration applies with nothing to copy")
     func newDatabase() async throws {
-        try await TestDatabase.withFreshDatabase { settings in
-            try await TestDatabase.withClient(settings) { client in
-                try await SubscriptionsMigrations.runner.run(client: client, logger: Self.logger)
-                let rows = try await client.query(
-                    "SELECT count(*) FROM subscriptions.trial_conversions", logger: Self.logger)
-                var counts: [Int64] = []
-                for try await count in rows.decode(Int64.self) { counts.append(count) }
-                #expect(counts == [0])
-            }
+        try await TestDatabase.withMigratedDatabase([SubscriptionsMigrations.runner], logger: Self.logger) { client in
+            let rows = try await client.query(
+                "SELECT count(*) FROM subscriptions.trial_conversions", logger: Self.logger)
+            var counts: [Int64] = []
+            for try await count in rows.decode(Int64.self) { counts.append(count) }
+            #expect(counts == [0])
         }
     }
 }

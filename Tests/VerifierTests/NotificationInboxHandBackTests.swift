@@ -11,24 +11,21 @@ import Testing
     static let logger = Logger(label: "inbox-test")
 
     @Test func aReleasedNotificationIsDueAgainAtOnceWithItsAttemptNotCounted() async throws {
-        try await TestDatabase.withFreshDatabase { database in
-            try await TestDatabase.withClient(database) { client in
-                try await VerifierMigrations.runner.run(client: client, logger: Self.logger)
-                let inbox = NotificationPostgresInbox(client: client, logger: Self.logger)
-                let notification = ReceivedNotification(
-                    store: "app_store", id: "handed-back", appID: "app_inbox", type: "TEST", subtype: nil,
-                    environment: "Sandbox", signedAt: nil, payload: "{}")
-                #expect(try await inbox.record(notification))
-                let claimed = try await inbox.claim(limit: 10, lease: .seconds(3600))
-                #expect(claimed.map(\.id) == ["handed-back"])
-                #expect(try await inbox.claim(limit: 10, lease: .seconds(3600)).isEmpty)
-                try await inbox.release(claimed)
-                #expect(try await inbox.claim(limit: 10, lease: .seconds(3600)).map(\.id) == ["handed-back"])
-                let rows = try await client.query(
-                    "SELECT attempts FROM verifier.notifications WHERE notification_id = 'handed-back'",
-                    logger: Self.logger)
-                for try await attempts in rows.decode(Int.self) { #expect(attempts == 1) }
-            }
+        try await TestDatabase.withMigratedDatabase([VerifierMigrations.runner], logger: Self.logger) { client in
+            let inbox = NotificationPostgresInbox(client: client, logger: Self.logger)
+            let notification = ReceivedNotification(
+                store: "app_store", id: "handed-back", appID: "app_inbox", type: "TEST", subtype: nil,
+                environment: "Sandbox", signedAt: nil, payload: "{}")
+            #expect(try await inbox.record(notification))
+            let claimed = try await inbox.claim(limit: 10, lease: .seconds(3600))
+            #expect(claimed.map(\.id) == ["handed-back"])
+            #expect(try await inbox.claim(limit: 10, lease: .seconds(3600)).isEmpty)
+            try await inbox.release(claimed)
+            #expect(try await inbox.claim(limit: 10, lease: .seconds(3600)).map(\.id) == ["handed-back"])
+            let rows = try await client.query(
+                "SELECT attempts FROM verifier.notifications WHERE notification_id = 'handed-back'",
+                logger: Self.logger)
+            for try await attempts in rows.decode(Int.self) { #expect(attempts == 1) }
         }
     }
 }

@@ -15,12 +15,7 @@ import Testing
     static let logger = Logger(label: "recovery-test")
 
     func withDatabase(_ body: @Sendable (PostgresClient) async throws -> Void) async throws {
-        try await TestDatabase.withFreshDatabase { database in
-            try await TestDatabase.withClient(database) { client in
-                try await VerifierMigrations.runner.run(client: client, logger: Self.logger)
-                try await body(client)
-            }
-        }
+        try await TestDatabase.withMigratedDatabase([VerifierMigrations.runner], logger: Self.logger, body)
     }
 
     /// Apple credentials whose public view has `environments` and, when `key`, an API key.

@@ -16,13 +16,8 @@ import Testing
 
     /// Runs `body` on a fresh database with the subscriptions and verifier schemas.
     func withDatabase(_ body: @Sendable (PostgresClient) async throws -> Void) async throws {
-        try await TestDatabase.withFreshDatabase { database in
-            try await TestDatabase.withClient(database) { client in
-                try await SubscriptionsMigrations.runner.run(client: client, logger: Self.logger)
-                try await VerifierMigrations.runner.run(client: client, logger: Self.logger)
-                try await body(client)
-            }
-        }
+        try await TestDatabase.withMigratedDatabase(
+            [SubscriptionsMigrations.runner, VerifierMigrations.runner], logger: Self.logger, body)
     }
 
     /// Adds a subscription whose period ended `endedSecondsAgo` ago.

@@ -65,12 +65,7 @@ import Testing
                     .post, "/v1/purchases", kind: .public, json: try TestJSON.encode(request))
                 #expect(answer.status == .unprocessableContent, "\(version): \(answer.text)")
             }
-            let recorded = try await TestDatabase.withClient { client in
-                try await client.query(
-                    "SELECT count(*)::int FROM verifier.transactions WHERE app_id = \(harness.appID)"
-                ).collect().first?.decode(Int.self)
-            }
-            #expect(recorded == 0)
+            #expect(try await harness.recordedTransactionCount() == 0)
         }
     }
 
@@ -93,12 +88,7 @@ import Testing
             }
             #expect(statuses.allSatisfy { $0.0 == .ok })
             #expect(statuses.allSatisfy { $0.1 == statuses[0].1 && $0.1.count == 1 })
-            let count = try await TestDatabase.withClient { client in
-                try await client.query(
-                    "SELECT count(*)::int FROM verifier.transactions WHERE app_id = \(harness.appID)"
-                ).collect().first?.decode(Int.self)
-            }
-            #expect(count == 1)
+            #expect(try await harness.recordedTransactionCount() == 1)
         }
     }
 
@@ -141,12 +131,7 @@ import Testing
                 ).collect().first?.decode(Int.self)
             }
             #expect(logged == cases.count)
-            let recorded = try await TestDatabase.withClient { client in
-                try await client.query(
-                    "SELECT count(*)::int FROM verifier.transactions WHERE app_id = \(harness.appID)"
-                ).collect().first?.decode(Int.self)
-            }
-            #expect(recorded == 0)
+            #expect(try await harness.recordedTransactionCount() == 0)
         }
     }
 
@@ -213,6 +198,16 @@ import Testing
             let validated = try await harness.validate(signedTransaction: original).decode(
                 ReceiptValidationResponse.self)
             #expect(validated.status == .revoked)
+        }
+    }
+}
+
+extension VerifierHarness {
+    /// How many transactions the verifier has recorded for the harness's app.
+    func recordedTransactionCount() async throws -> Int? {
+        try await TestDatabase.withClient { client in
+            try await client.query("SELECT count(*)::int FROM verifier.transactions WHERE app_id = \(appID)")
+                .collect().first?.decode(Int.self)
         }
     }
 }

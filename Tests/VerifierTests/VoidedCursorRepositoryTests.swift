@@ -14,12 +14,7 @@ import Testing
     static let logger = Logger(label: "voided-cursor-test")
 
     func withDatabase(_ body: @Sendable (PostgresClient) async throws -> Void) async throws {
-        try await TestDatabase.withFreshDatabase { database in
-            try await TestDatabase.withClient(database) { client in
-                try await VerifierMigrations.runner.run(client: client, logger: Self.logger)
-                try await body(client)
-            }
-        }
+        try await TestDatabase.withMigratedDatabase([VerifierMigrations.runner], logger: Self.logger, body)
     }
 
     /// A credentials row for `app` and `store` (the poller reads only that it exists).

@@ -26,22 +26,27 @@ struct TrialController {
             return try JSONBody.response(try await trials.trial(appID: caller.appID, customer: body.customer))
         }
         routes.post("/internal/v1/eligibility") { request, context in
-            let caller = try context.requireCaller()
-            let body = try await JSONBody.decode(InternalEligibilityRequest.self, from: request, limit: maxBodyBytes)
-            if let deviceID = body.deviceID { try Self.validate(deviceID: deviceID) }
-            return try JSONBody.response(
-                try await trials.eligibility(
-                    appID: caller.appID, customer: body.customer, productID: body.productID, deviceID: body.deviceID))
+            try await answerEligibility(request, context: context, with: trials.eligibility)
         }
         routes.post("/internal/v1/offer-eligibility") { request, context in
-            let caller = try context.requireCaller()
-            let body = try await JSONBody.decode(InternalEligibilityRequest.self, from: request, limit: maxBodyBytes)
-            if let deviceID = body.deviceID { try Self.validate(deviceID: deviceID) }
-            return try JSONBody.response(
-                try await trials.offerEligibility(
-                    appID: caller.appID, customer: body.customer, productID: body.productID, deviceID: body.deviceID))
+            try await answerEligibility(request, context: context, with: trials.offerEligibility)
         }
         return routes
+    }
+
+    /// Answers an ``InternalEligibilityRequest`` with `question`, asked with the caller's app id and the request's
+    /// customer, product and device: ``TrialRepository/eligibility(appID:customer:productID:deviceID:)`` or
+    /// ``TrialRepository/offerEligibility(appID:customer:productID:deviceID:)``.
+    private func answerEligibility<Answer: Encodable>(
+        _ request: Request,
+        context: ServiceRequestContext,
+        with question: (_ appID: String, _ customer: TrialCustomer, _ productID: String, _ deviceID: String?)
+            async throws -> Answer
+    ) async throws -> Response {
+        let caller = try context.requireCaller()
+        let body = try await JSONBody.decode(InternalEligibilityRequest.self, from: request, limit: maxBodyBytes)
+        if let deviceID = body.deviceID { try Self.validate(deviceID: deviceID) }
+        return try JSONBody.response(try await question(caller.appID, body.customer, body.productID, body.deviceID))
     }
 
     private func decode(_ request: Request) async throws -> InternalTrialRequest {

@@ -115,6 +115,19 @@ struct TransactionPostgresRepository: TransactionRepository {
         return try JSONBody.decode(StoreTransaction.self, from: Data(text.utf8))
     }
 
+    /// The value of a revocation column (`revocation_date`, `revocation_reason`) after an upsert: a revocation, once
+    /// known, is kept until the store reverses it (a revocation dated at or before the reversal); a later one is news
+    /// again.
+    private static func keptRevocation(_ column: String) -> String {
+        """
+        CASE
+            WHEN t.revocation_date <= excluded.revocation_reversed_at THEN NULL
+            WHEN t.revocation_date IS NOT NULL THEN t.\(column)
+            WHEN excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity') THEN excluded.\(column)
+        END
+        """
+    }
+
     /// Records one fact (see ``upsert(_:appID:presenter:attempt:on:)``), prepared once per connection: it runs
     /// for every verified purchase and notification, and a primary-key upsert has one good plan. Returns one row
     /// when the fact is this app's: `NULL` when the recorded fact is the one given, else the recorded one. A Play
@@ -144,20 +157,8 @@ struct TransactionPostgresRepository: TransactionRepository {
                         AND excluded.app_user_id IS NOT NULL THEN 'pending' ELSE t.apply_state END,
                     next_apply_at = greatest(t.next_apply_at, excluded.next_apply_at),
                     revocation_reversed_at = greatest(t.revocation_reversed_at, excluded.revocation_reversed_at),
-                    -- A revocation, once known, is kept until the store reverses it (a revocation dated at or
-                    -- before the reversal); a later one is news again.
-                    revocation_date = CASE
-                        WHEN t.revocation_date <= excluded.revocation_reversed_at THEN NULL
-                        WHEN t.revocation_date IS NOT NULL THEN t.revocation_date
-                        WHEN excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity')
-                            THEN excluded.revocation_date
-                        END,
-                    revocation_reason = CASE
-                        WHEN t.revocation_date <= excluded.revocation_reversed_at THEN NULL
-                        WHEN t.revocation_date IS NOT NULL THEN t.revocation_reason
-                        WHEN excluded.revocation_date > coalesce(t.revocation_reversed_at, '-infinity')
-                            THEN excluded.revocation_reason
-                        END,
+                    revocation_date = \(keptRevocation("revocation_date")),
+                    revocation_reason = \(keptRevocation("revocation_reason")),
                     -- The store moved the period's end of a transaction in force (Apple's renewal-date extension):
                     -- the later end is kept, and an older proof presented afterwards does not take it back.
                     expires_date = CASE

@@ -56,12 +56,7 @@ enum EventOutbox {
                 VALUES ($1::text, NULL, NULL, $2::text, $3::text, $4::text, $5::text::jsonb)
                 ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                 RETURNING event_id, app_id
-            ), delivery AS (
-                INSERT INTO entitlements.webhook_deliveries (event_id, app_id)
-                SELECT event.event_id, event.app_id FROM event
-                JOIN entitlements.app_settings s ON s.app_id = event.app_id
-                WHERE s.webhook_url IS NOT NULL
-            )
+            ), \(webhookDelivery)
             SELECT 1 FROM event
             """
     }
@@ -85,14 +80,20 @@ enum EventOutbox {
                    v.environment, v.payload
             FROM (\(values)) AS v (app_id, customer_id, app_user_id, type, environment, payload)
             RETURNING event_id, app_id
-        ), delivery AS (
+        ), \(webhookDelivery)
+        """
+    }
+
+    /// The common table expression `delivery`, after `event`: a webhook delivery of each appended event whose app has
+    /// a webhook URL.
+    static let webhookDelivery = """
+        delivery AS (
             INSERT INTO entitlements.webhook_deliveries (event_id, app_id)
             SELECT event.event_id, event.app_id FROM event
             JOIN entitlements.app_settings s ON s.app_id = event.app_id
             WHERE s.webhook_url IS NOT NULL
         )
         """
-    }
 
     /// The id an event names the customer `customer` (an SQL expression of its id) by when the change came without
     /// one: the customer's first id (the oldest alias, then the least), the one it was created under. NULL for no

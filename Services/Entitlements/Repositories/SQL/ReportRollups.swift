@@ -20,6 +20,17 @@ enum ReportRollups {
         WHERE t.app_id = $1::text AND (t.changed_tx >= $2::text::xid8 OR $3::boolean) AND v.day IS NOT NULL
         """
 
+    /// The columns of the app's (`$1`) transactions the customer bought, with their purchase's product, that a sale or
+    /// a refund is counted by. It ends in its `WHERE` clause, for the caller to narrow with `AND`.
+    private static let purchasedTransactions = """
+        t.environment, t.store, t.store_product_id, t.storefront, t.currency,
+               t.transaction_id, t.original_transaction_id, t.quantity, t.price_milliunits,
+               (SELECT p.product_id FROM entitlements.purchases p
+                WHERE p.store = t.store AND p.original_transaction_id = t.original_transaction_id) AS product_id
+        FROM entitlements.transactions t
+        WHERE t.app_id = $1::text AND t.ownership_type = 'purchased'
+        """
+
     /// Sales per day, environment, store, product, storefront and currency.
     static let sales = DailyRollup(
         name: "sales", table: "entitlements.report_sales_days", watermarks: watermarks,
@@ -34,21 +45,11 @@ enum ReportRollups {
                    coalesce(sum(f.price_milliunits) FILTER (WHERE NOT f.sale), 0)
             FROM unnest($2::text[]::date[]) AS d(day)
             CROSS JOIN LATERAL (
-                SELECT true AS sale, t.environment, t.store, t.store_product_id, t.storefront, t.currency,
-                       t.transaction_id, t.original_transaction_id, t.quantity, t.price_milliunits,
-                       (SELECT p.product_id FROM entitlements.purchases p
-                        WHERE p.store = t.store AND p.original_transaction_id = t.original_transaction_id) AS product_id
-                FROM entitlements.transactions t
-                WHERE t.app_id = $1::text AND t.ownership_type = 'purchased'
+                SELECT true AS sale, \(purchasedTransactions)
                   AND t.purchase_date >= entitlements.utc_start(d.day)
                   AND t.purchase_date < entitlements.utc_start(d.day + 1)
                 UNION ALL
-                SELECT false AS sale, t.environment, t.store, t.store_product_id, t.storefront, t.currency,
-                       t.transaction_id, t.original_transaction_id, t.quantity, t.price_milliunits,
-                       (SELECT p.product_id FROM entitlements.purchases p
-                        WHERE p.store = t.store AND p.original_transaction_id = t.original_transaction_id) AS product_id
-                FROM entitlements.transactions t
-                WHERE t.app_id = $1::text AND t.ownership_type = 'purchased'
+                SELECT false AS sale, \(purchasedTransactions)
                   AND t.revocation_date >= entitlements.utc_start(d.day)
                   AND t.revocation_date < entitlements.utc_start(d.day + 1)
                   AND (t.revocation_reversed_at IS NULL OR t.revocation_reversed_at < t.revocation_date)

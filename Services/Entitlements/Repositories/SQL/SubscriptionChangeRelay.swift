@@ -154,12 +154,7 @@ struct SubscriptionChangeRelay: Sendable {
                        i.type, i.environment, i.payload::jsonb
                 FROM input i ORDER BY i.position
                 RETURNING event_id, app_id, customer_id
-            ), delivery AS (
-                INSERT INTO entitlements.webhook_deliveries (event_id, app_id)
-                SELECT e.event_id, e.app_id FROM event e
-                JOIN entitlements.app_settings s ON s.app_id = e.app_id
-                WHERE s.webhook_url IS NOT NULL
-            )
+            ), \(EventOutbox.webhookDelivery)
             SELECT count(*) FROM (
                 SELECT pg_notify('entitlements_customer_changed', x.customer_id::text),
                        entitlements.forget_customer_document(x.customer_id)

@@ -16,6 +16,16 @@ import ShopkeeperReports
 ///
 /// Today's rows count only what happened before now (`least(end of the day, now())`).
 enum ReportRollups {
+    /// The app's periods (`$1`), each with its subscription's environment: what the daily starts and ends are counted
+    /// from. It ends in its `WHERE` clause, for the caller to narrow with `AND`.
+    private static let appPeriods = """
+        SELECT p.store, p.original_transaction_id, p.transaction_id, p.product_id, p.period_type, p.starts_at,
+               (SELECT s.environment FROM subscriptions.subscriptions s
+                WHERE s.store = p.store AND s.original_transaction_id = p.original_transaction_id) AS environment
+        FROM subscriptions.periods p
+        WHERE p.app_id = $1::text
+        """
+
     static let days = DailyRollup(
         name: "subscriptions", table: "subscriptions.report_days", watermarks: "subscriptions.report_rollups",
         closedDaysOnly: true,
@@ -67,13 +77,7 @@ enum ReportRollups {
                        coalesce(subscriptions.utc_day(p.starts_at) > subscriptions.utc_day(prev.ends), false) AS gap
                 FROM days d
                 CROSS JOIN LATERAL (
-                    SELECT p.store, p.original_transaction_id, p.transaction_id, p.product_id, p.period_type,
-                           p.starts_at,
-                           (SELECT s.environment FROM subscriptions.subscriptions s
-                            WHERE s.store = p.store AND s.original_transaction_id = p.original_transaction_id)
-                               AS environment
-                    FROM subscriptions.periods p
-                    WHERE p.app_id = $1::text AND p.starts_at >= d.lo AND p.starts_at < d.hi
+                    \(appPeriods) AND p.starts_at >= d.lo AND p.starts_at < d.hi
                       AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) > p.starts_at
                     OFFSET 0
                 ) p
@@ -91,13 +95,7 @@ enum ReportRollups {
                        next.starts_at IS NULL OR next.starts_at >= subscriptions.utc_start(d.day + 1) AS gap
                 FROM days d
                 CROSS JOIN LATERAL (
-                    SELECT p.store, p.original_transaction_id, p.transaction_id, p.product_id, p.period_type,
-                           p.starts_at,
-                           (SELECT s.environment FROM subscriptions.subscriptions s
-                            WHERE s.store = p.store AND s.original_transaction_id = p.original_transaction_id)
-                               AS environment
-                    FROM subscriptions.periods p
-                    WHERE p.app_id = $1::text
+                    \(appPeriods)
                       AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) >= d.lo
                       AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) < d.hi
                       AND subscriptions.period_end(p.ends_at, p.revoked_at, p.revocation_reversed_at) > p.starts_at
