@@ -35,7 +35,7 @@ func buildApplication(
         propagatesTrace: settings.service.observability.isTracing, logger: logger)
     let routes = RouteTable(
         settings: settings, deliversFiles: settings.contentDirectory != nil,
-        answersStoredReads: settings.storedReadStatements > 0)
+        answersStoredReads: settings.storedReadConnections > 0)
     let console = ConsoleDependencies(
         sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),
         auditLog: AuditLogPostgresRepository(client: database, logger: logger),
@@ -62,21 +62,21 @@ func buildApplication(
         client: database, resolution: LastSeenRecorder.defaultResolution, interval: .milliseconds(250), startup: nil,
         logger: logger)
     let storedReads = StoredCustomerReads(
-        client: database, statements: settings.storedReadStatements, lastSeen: lastSeen,
+        database: settings.service.database, connections: settings.storedReadConnections, lastSeen: lastSeen,
         observe: hooks.storedReads, logger: logger)
     // Spans live in the router's middleware: with tracing on, every request takes the router path.
     let channelProxy = ChannelProxy(
         routes: routes, authenticator: shared.authenticator, rateLimiter: shared.rateLimiter,
         limits: settings.rateLimits, clients: shared.clients, forwarder: forwarder,
         corsEnabled: !settings.corsOrigins.isEmpty, leavesAllToRouter: settings.service.observability.isTracing,
-        storedReads: settings.storedReadStatements > 0 ? storedReads : nil)
+        storedReads: settings.storedReadConnections > 0 ? storedReads : nil)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         server: .http1(configuration: .init(additionalChannelHandlers: [ChannelProxyHandler(proxy: channelProxy)])),
         settings: settings.service,
         database: database,
         migrations: GatewayMigrations.runner,
-        // Shut down in reverse: the pools and the stored reads once the server has drained, then the
+        // Shut down in reverse: the pools and the stored reads' connections once the server has drained, then the
         // last `last_seen` batch, the reports of the last downloads, then the client that sends them; the metrics
         // listener last, so the final counts can still be scraped.
         services: [metricsListener, HTTPClientService(client: httpClient), reporter, lastSeen, pools, storedReads],

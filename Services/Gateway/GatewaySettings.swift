@@ -31,7 +31,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_UPSTREAM_READ_TIMEOUT_MS` | `30000` | longest silence while waiting for a service's bytes |
 /// | `SHOPKEEPER_KEY_CACHE_SECONDS` | `5` | how long a key lookup is remembered (a revocation takes this long everywhere) |
 /// | `SHOPKEEPER_CONSOLE_*` | | the console's folder and sessions: see ``ConsoleSettings`` |
-/// | `SHOPKEEPER_GATEWAY_STORED_READS` | `4` | statements at once, on the gateway's database pool (`SHOPKEEPER_DB_POOL_SIZE`), for answering `GET /v1/customers/{app_user_id}` from the info the entitlements service stored, without calling it (``StoredCustomerReads``), spread over the event loops (one per core; a loop without one sends its reads to the service); `0` sends every such read to the service |
+/// | `SHOPKEEPER_GATEWAY_STORED_READS` | `4` | database connections for answering `GET /v1/customers/{app_user_id}` from the info the entitlements service stored, without calling it (``StoredCustomerReads``), spread over the event loops (one per core; a loop without one sends its reads to the service); `0` sends every such read to the service |
 /// | `SHOPKEEPER_CONTENT_DIR` | unset | the content service's storage volume, when the gateway can read it too (the same directory or mount): downloads are then sent from it with `sendfile(2)` by the gateway, which reports each one back to the content service; unset, the content service streams them through the gateway. Must be an existing directory, with content routes configured |
 struct GatewaySettings: Sendable {
     var service: ServiceSettings
@@ -62,8 +62,8 @@ struct GatewaySettings: Sendable {
     var contentDirectory: String?
     /// The console's static files and sessions.
     var console: ConsoleSettings
-    /// Statements at once for stored customer reads (``StoredCustomerReads``), on the database pool; 0: none.
-    var storedReadStatements: Int
+    /// Database connections for stored customer reads (``StoredCustomerReads``); 0: none.
+    var storedReadConnections: Int
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> GatewaySettings
@@ -152,7 +152,7 @@ struct GatewaySettings: Sendable {
             keyCacheTTL: .seconds(try environment.int("SHOPKEEPER_KEY_CACHE_SECONDS", default: 5, in: 0...300)),
             contentDirectory: try contentDirectory(environment, routes: routes),
             console: console,
-            storedReadStatements: try environment.int("SHOPKEEPER_GATEWAY_STORED_READS", default: 4, in: 0...64)
+            storedReadConnections: try environment.int("SHOPKEEPER_GATEWAY_STORED_READS", default: 4, in: 0...64)
         )
     }
 

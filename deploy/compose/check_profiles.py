@@ -135,8 +135,10 @@ def check_database(profile, started, answering):
         url = POSTGRES_URL.findall(str(env.get("DATABASE_URL", "")))
         if [host for host, _ in url] != ["pgbouncer"] or env.get("SHOPKEEPER_DB_POOLER") != "transaction":
             problems.append(f"{profile}: {name} does not reach PostgreSQL through pgbouncer in transaction mode")
-        # The gateway's stored customer reads run in its pool: nothing beside it.
         clients += int(env.get("SHOPKEEPER_DB_POOL_SIZE", "10"))
+        if names(name, service) & {"gateway"}:
+            # The stored customer reads' connections, beside the pool.
+            clients += int(env.get("SHOPKEEPER_GATEWAY_STORED_READS", "4"))
         if names(name, service) & {"entitlements"}:
             direct_url = POSTGRES_URL.findall(str(env.get("DATABASE_DIRECT_URL", "")))
             if [host for host, _ in direct_url] != ["postgres"]:

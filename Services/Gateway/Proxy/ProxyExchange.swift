@@ -98,7 +98,7 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
     /// ready, a failed read) asks the entitlements service, which answers every case.
     private func readStored(_ read: ChannelProxy.StoredRead, appID: String) {
         guard
-            let reading = read.batches.read(
+            let reading = read.connections.read(
                 appID: appID, appUserID: read.appUserID, resolution: read.reads.resolution)
         else {
             read.reads.record(answered: false)

@@ -86,7 +86,7 @@ struct ChannelProxy: Sendable {
     /// A customer info read answered from the stored info when it counts (``StoredCustomerReads``).
     struct StoredRead {
         var reads: StoredCustomerReads
-        var batches: StoredReadBatches
+        var connections: StoredReadConnections
         var appUserID: String
     }
 
@@ -165,9 +165,9 @@ struct ChannelProxy: Sendable {
     private func storedRead(target: String, path: Substring, on eventLoop: any EventLoop) -> StoredRead? {
         guard let storedReads, path.utf8.count == target.utf8.count,
             let appUserID = StoredCustomerReads.appUserID(in: path),
-            let batches = storedReads.batches(on: eventLoop)
+            let connections = storedReads.connections(on: eventLoop)
         else { return nil }
-        return StoredRead(reads: storedReads, batches: batches, appUserID: String(appUserID))
+        return StoredRead(reads: storedReads, connections: connections, appUserID: String(appUserID))
     }
 
     /// Whether `path` is `prefix` or lies below it.

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import PostgresNIO
 import ServiceLifecycle
 import ShopkeeperDatabase
 import ShopkeeperHTTP
@@ -10,8 +9,8 @@ import ShopkeeperStoredCustomerInfo
 
 /// The gateway's answer to the usual app launch, `GET /v1/customers/{app_user_id}`, from the info the entitlements
 /// service stored for the customer (``StoredCustomerInfoRead``, through the function that service publishes), without
-/// calling it: one row read, through the gateway's one database client, from the client connection's own event loop
-/// (``StoredReadBatches``) instead of a second HTTP exchange and the service's own read.
+/// calling it: one row read on the client connection's own event loop (``StoredReadConnections``) instead of a
+/// second HTTP exchange and the service's own read.
 ///
 /// Only the plain case is answered here: a keyed `GET` on the channel path (so the key is known and within its rate
 /// limit, and no customer token is needed), an id sent as it is (no percent-escapes, no query), a customer whose
@@ -23,36 +22,38 @@ struct StoredCustomerReads: Service, Sendable {
     /// The route's service: its requests are the ones answered here.
     static let service = "entitlements"
 
-    private let loops: [NIOLoopBoundBox<StoredReadBatches>]
+    private let loops: [NIOLoopBoundBox<StoredReadConnections>]
     let lastSeen: LastSeenRecorder
     /// `shopkeeper_cache_lookups_total{cache="stored_customer_info"}`: a hit is a read answered here, a miss one the
     /// service answered.
     private let metrics = CacheMetrics(cache: "stored_customer_info")
     private let observe: @Sendable (_ answered: Bool) -> Void
 
-    /// At most `statements` reads' statements at once on `client` (the gateway's pool), spread over the event loops
-    /// of `eventLoopGroup` (none: nothing answered here; a loop left without one sends its reads to the service).
-    /// `observe` learns of every read this path took up, whether it answered it (a test watches).
+    /// `connections` database connections spread over the event loops of `eventLoopGroup` (none: nothing answered
+    /// here; a loop left without one sends its reads to the service). `observe` learns of every read this path took
+    /// up, whether it answered it (a test watches).
     init(
-        client: PostgresClient, statements: Int, lastSeen: LastSeenRecorder,
+        database: DatabaseSettings, connections: Int, lastSeen: LastSeenRecorder,
         eventLoopGroup: MultiThreadedEventLoopGroup = .singleton,
         observe: @escaping @Sendable (Bool) -> Void = { _ in },
         logger: Logger
     ) {
         self.lastSeen = lastSeen
         self.observe = observe
+        let configuration = database.connectionConfiguration
         let loops = Array(eventLoopGroup.makeIterator())
         self.loops = loops.enumerated().compactMap { index, loop in
-            let share = statements / loops.count + (index < statements % loops.count ? 1 : 0)
+            let share = connections / loops.count + (index < connections % loops.count ? 1 : 0)
             guard share > 0 else { return nil }
             return NIOLoopBoundBox.makeBoxSendingValue(
-                StoredReadBatches(eventLoop: loop, client: client, statements: share, logger: logger),
+                StoredReadConnections(
+                    eventLoop: loop, configuration: configuration, connections: share, logger: logger),
                 eventLoop: loop)
         }
     }
 
-    /// The reads of `eventLoop` (call on it); `nil` when it runs none.
-    func batches(on eventLoop: any EventLoop) -> StoredReadBatches? {
+    /// The connections of `eventLoop` (call on it); `nil` when there are none.
+    func connections(on eventLoop: any EventLoop) -> StoredReadConnections? {
         loops.first { $0.eventLoop === eventLoop }?.value
     }
 
@@ -76,8 +77,7 @@ struct StoredCustomerReads: Service, Sendable {
         return id
     }
 
-    /// Takes no more reads at shutdown, once the server has drained (the client, shut down after, closes the
-    /// connections).
+    /// Closes the connections at shutdown, once the server has drained.
     func run() async throws {
         try? await gracefulShutdown()
         for box in loops {
