@@ -10,7 +10,7 @@ import Testing
 @testable import Subscriptions
 
 /// The check constraints that spell the enums' words in SQL (entitlements `0033_type_checks`, catalog
-/// `0005_product_type_check`) name exactly the enums' cases: a case added to `ProductType` or `EventType` without a
+/// `0005_product_type_check`; events through `entitlements.event_type_known_v1`) name exactly the enums' cases: a case added to `ProductType` or `EventType` without a
 /// migration fails here, not in production at the first write of it.
 @Suite struct TypeCheckTests {
     static let logger = Logger(label: "type-check-test")
@@ -42,8 +42,19 @@ import Testing
                 #expect(
                     try await Self.words(of: "purchases_product_type_known", on: client)
                         == productTypes.union(["unknown"]))
-                #expect(try await Self.words(of: "events_type_known", on: client) == eventTypes)
-                #expect(try await Self.words(of: "parked_changes_type_known", on: client) == eventTypes)
+                // Events and parked changes: one list, the function both checks call.
+                let source = try await client.query(
+                    "SELECT prosrc FROM pg_proc WHERE proname = 'event_type_known_v1'", logger: Self.logger
+                ).collect()
+                let words = try #require(source.first).decode(String.self).matches(of: /'([a-z_]+)'/)
+                #expect(Set(words.map { String($0.output.1) }) == eventTypes)
+                for constraint in ["events_type_known", "parked_changes_type_known"] {
+                    let definition = try await client.query(
+                        "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = \(constraint) AND convalidated",
+                        logger: Self.logger
+                    ).collect()
+                    #expect(try definition.first?.decode(String.self).contains("event_type_known_v1(type)") == true)
+                }
             }
         }
     }

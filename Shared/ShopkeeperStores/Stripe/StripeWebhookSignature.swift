@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ShopkeeperCore
 
 /// The `Stripe-Signature` header of a Stripe webhook, as Stripe documents it ("Verify webhook signatures"):
 /// `t=<unix seconds>,v1=<hex HMAC-SHA256>[,v1=...][,v0=...]`, where each `v1` is an HMAC-SHA256, keyed with an
@@ -18,7 +19,7 @@ package enum StripeWebhookSignature {
     package static func header(payload: some DataProtocol, secrets: [String], timestamp: Date) -> String {
         let seconds = Int64(timestamp.timeIntervalSince1970.rounded(.down))
         let signatures = secrets.map { secret in
-            "v1=" + hex(HMAC<SHA256>.authenticationCode(for: signedPayload(seconds, payload), using: key(secret)))
+            "v1=" + HMAC<SHA256>.authenticationCode(for: signedPayload(seconds, payload), using: key(secret)).hexString
         }
         return (["t=\(seconds)"] + signatures).joined(separator: ",")
     }
@@ -57,7 +58,9 @@ package enum StripeWebhookSignature {
                 timestamp = seconds
             case "v1":
                 // A value that is not 64 hex digits can match nothing: skipped, as Stripe's libraries skip it.
-                if let bytes = bytes(fromHex: value), bytes.count == SHA256.byteCount { signatures.append(bytes) }
+                if let bytes = Data(hexString: value), bytes.count == SHA256.byteCount {
+                    signatures.append(Array(bytes))
+                }
             default:
                 continue
             }
@@ -73,36 +76,6 @@ package enum StripeWebhookSignature {
 
     private static func key(_ secret: String) -> SymmetricKey {
         SymmetricKey(data: Array(secret.utf8))
-    }
-
-    private static func hex(_ code: some Sequence<UInt8>) -> String {
-        code.map { byte in
-            let digits = String(byte, radix: 16)
-            return byte < 16 ? "0" + digits : digits
-        }.joined()
-    }
-
-    private static func bytes(fromHex text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 
