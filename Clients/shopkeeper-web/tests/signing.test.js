@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { AnswerVerifier, MemoryStorage, Shopkeeper } from "../index.js";
 import { baseURL, customerInfo, fakeClock, fakeFetch, publicKey } from "./support.js";
@@ -149,5 +150,35 @@ describe("signed answers", () => {
       kind: "untrusted_answer",
       message: /not a base64 Ed25519 public key/,
     });
+  });
+});
+
+describe("the gateway's own signatures", () => {
+  // Captured from the gateway's AnswerSigner on a local stack (tests/fixtures/server-signed-answer.json says how).
+  const vector = JSON.parse(readFileSync(new URL("./fixtures/server-signed-answer.json", import.meta.url), "utf8"));
+  const at = (answer) => Number(/;t=([0-9]+);/.exec(answer.signature)[1]) * 1000;
+  const received = (answer, body = answer.body) => ({
+    status: answer.status,
+    signature: answer.signature,
+    etag: answer.etag,
+    body: new TextEncoder().encode(body),
+  });
+
+  it("verify, 200 and 304", async () => {
+    for (const { request, answer } of [vector, vector.not_modified]) {
+      const verifier = new AnswerVerifier(vector.public_key, { now: () => at(answer) });
+      await verifier.verify(received(answer), request.target, request.nonce);
+    }
+  });
+
+  it("do not verify altered, for another request, or hours later", async () => {
+    const { request, answer } = vector;
+    const verifier = new AnswerVerifier(vector.public_key, { now: () => at(answer) });
+    const refused = { kind: "untrusted_answer" };
+    await assert.rejects(verifier.verify(received(answer, answer.body.replace("[]", "[1]")), request.target, request.nonce), refused);
+    await assert.rejects(verifier.verify(received(answer), "/v1/customers/web%20vector%2F2", request.nonce), refused);
+    await assert.rejects(verifier.verify(received(answer), request.target, `${request.nonce}x`), refused);
+    const later = new AnswerVerifier(vector.public_key, { now: () => at(answer) + 3600_000 });
+    await assert.rejects(later.verify(received(answer), request.target, request.nonce), refused);
   });
 });
