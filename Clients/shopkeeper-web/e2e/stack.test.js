@@ -1,113 +1,14 @@
-// The web client against a real local stack (test-with-stack starts one with scripts/run and names its local.env in
-// SHOPKEEPER_WEB_STACK_ENV): the real gateway, services, PostgreSQL and sandbox store, over real HTTP. Without a
-// stack the tests are skipped, unless SHOPKEEPER_WEB_REQUIRE_STACK=1 (as test-with-stack sets) makes that a
-// failure. The only waits are the client's own (its retries and its bounded wait on return).
+// The web client in Node against a real local stack (e2e/stack.js): the real gateway, services, PostgreSQL and
+// sandbox store, over real HTTP. The only waits are the client's own (its retries and its bounded wait on return).
 
 import assert from "node:assert/strict";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { MemoryStorage, Shopkeeper, isAnonymousID } from "../index.js";
 import { keepCheckout, purchaseIDs } from "../src/checkout.js";
-
-const envPath = process.env.SHOPKEEPER_WEB_STACK_ENV;
-const stack = envPath
-  ? Object.fromEntries(
-      readFileSync(envPath, "utf8")
-        .split("\n")
-        .filter((line) => line.includes("="))
-        .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
-    )
-  : null;
-if (stack === null && process.env.SHOPKEEPER_WEB_REQUIRE_STACK === "1") {
-  throw new Error("no stack: run Clients/shopkeeper-web/test-with-stack");
-}
-const skip = stack === null ? "no stack (Clients/shopkeeper-web/test-with-stack starts one)" : false;
-const gateway = stack?.SHOPKEEPER_GATEWAY_URL ?? "";
-const bundleID = stack?.SHOPKEEPER_DEMO_BUNDLE_ID ?? "com.shopkeeper.demo.garden";
-
-/** A call with the secret key (what the developer's own server or the console does), answering the JSON. */
-async function admin(method, path, body) {
-  const response = await fetch(gateway + path, {
-    method,
-    headers: { Authorization: `Bearer ${stack.SHOPKEEPER_SECRET_KEY}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} ${path} answered ${response.status}: ${text}`);
-  return text === "" ? null : JSON.parse(text);
-}
-
-/** A new non-consumable of the demo app, approved and sold on both stores. */
-async function createProduct() {
-  const id = `web_${randomUUID().slice(0, 8)}`;
-  await admin("PUT", `/v1/admin/products/${id}`, {
-    product_id: id,
-    type: "non_consumable",
-    review_state: "approved",
-    cleared_for_sale: true,
-    store_product_ids: { app_store: `${bundleID}.${id}`, play_store: id },
-    entitlements: [id],
-    default_locale: "en",
-    localizations: { en: { name: id } },
-  });
-  return id;
-}
-
-/** Shopkeeper's app account token of an app user id (RFC 9562 version 5 UUID in its namespace, as ShopkeeperKit's). */
-function appAccountToken(appUserID) {
-  const namespace = Buffer.from("6f9e2b431c5d4a8e9b173e52a4c0d961", "hex");
-  const digest = createHash("sha1").update(Buffer.concat([namespace, Buffer.from(appUserID, "utf8")])).digest();
-  digest[6] = (digest[6] & 0x0f) | 0x50;
-  digest[8] = (digest[8] & 0x3f) | 0x80;
-  const hex = digest.subarray(0, 16).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/**
- * Buys the product at the sandbox's Google Play and presents the purchase token to Shopkeeper
- * (`POST /v1/purchases` with the public key), as an Android phone with ShopkeeperKit does: the web cannot sell
- * through Stripe before the server does. Answers the order id.
- */
-async function buyOnPlay(productID, appUserID) {
-  const bought = await fetch(`${stack.SHOPKEEPER_SANDBOX_URL}/sandbox/google/purchases`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({
-      package_name: bundleID,
-      product_id: productID,
-      type: "product",
-      quantity: 1,
-      obfuscated_account_id: appAccountToken(appUserID),
-    }),
-  });
-  const purchase = await bought.json();
-  assert.ok(bought.ok, `the sandbox store answered ${bought.status}: ${JSON.stringify(purchase)}`);
-  const presented = await fetch(`${gateway}/v1/purchases`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${stack.SHOPKEEPER_PUBLIC_KEY}`, "Content-Type": "application/json" },
-    body: JSON.stringify({
-      app_user_id: appUserID,
-      purchase_token: purchase.purchase_token,
-      product_id: productID,
-      purchase_kind: "product",
-    }),
-  });
-  assert.equal(presented.status, 200, await presented.text());
-  return purchase.order_id;
-}
-
-/** Real fetch, with the statuses it answered listed. */
-function recordingFetch() {
-  const statuses = [];
-  const recorded = async (input, init) => {
-    const response = await fetch(input, init);
-    statuses.push(response.status);
-    return response;
-  };
-  return { fetch: recorded, statuses };
-}
+import { appSigningKeys, buyOnPlay, createProduct, gateway, recordingFetch, skip, stack } from "./stack.js";
 
 describe("the web client against a real stack", { skip }, () => {
   it("shows the catalog, revalidates customer info, buys, waits for the purchase, logs in and out", async () => {
@@ -189,9 +90,7 @@ describe("the web client against a real stack", { skip }, () => {
 
 describe("signed answers from the real gateway", { skip }, () => {
   it("verify with the app's published key, and are refused under a key the app does not trust", async () => {
-    let { keys } = await admin("GET", "/v1/admin/answer-signing");
-    if (!keys.some((key) => key.active)) keys = [await admin("POST", "/v1/admin/answer-signing/keys")];
-    const signingKeys = Object.fromEntries(keys.map((key) => [key.key_id, key.public_key]));
+    const signingKeys = await appSigningKeys();
     const recorder = recordingFetch();
     const options = { apiKey: stack.SHOPKEEPER_PUBLIC_KEY, baseURL: gateway, appUserID: `web signed/${randomUUID()}` };
     const shop = Shopkeeper.configure({ ...options, storage: new MemoryStorage(), fetch: recorder.fetch, signingKeys });
@@ -202,7 +101,7 @@ describe("signed answers from the real gateway", { skip }, () => {
 
     const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]);
     const stranger = Buffer.from(await crypto.subtle.exportKey("raw", pair.publicKey)).toString("base64");
-    const forKeys = Object.fromEntries(keys.map((key) => [key.key_id, stranger]));
+    const forKeys = Object.fromEntries(Object.keys(signingKeys).map((keyID) => [keyID, stranger]));
     const fooled = Shopkeeper.configure({ ...options, storage: new MemoryStorage(), signingKeys: forKeys });
     await assert.rejects(fooled.customerInfo(), { kind: "untrusted_answer" });
   });
