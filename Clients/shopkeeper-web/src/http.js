@@ -6,7 +6,7 @@
 import { ShopkeeperError } from "./errors.js";
 import { retryAfterSeconds, retryDelay } from "./retry.js";
 import { nonceHeader, requestTarget, signatureHeader } from "./signing.js";
-import { readJSON, writeJSON } from "./storage.js";
+import { MemoryStorage, readJSON, writeJSON } from "./storage.js";
 
 /** The prefix of the ETag cache's storage keys (the rest is the request's URL). */
 export const etagKeyPrefix = "shopkeeper.etag:";
@@ -40,7 +40,7 @@ export const etagKeyPrefix = "shopkeeper.etag:";
  * @property {string} baseURL
  * @property {string} apiKey
  * @property {typeof globalThis.fetch} fetch
- * @property {import("./storage.js").KeyValueStorage} storage
+ * @property {import("./storage.js").KeyValueStorage} storage where the ETag cache is kept (unless answers are signed)
  * @property {import("./retry.js").RetryPolicy} retry
  * @property {Clock} clock
  * @property {() => number} random in 0...1, for the backoff's jitter
@@ -57,6 +57,9 @@ export class APIClient {
   constructor(options) {
     this.options = options;
     this.base = options.baseURL.replace(/\/+$/, "");
+    // Where the ETag cache is kept. Under signed answers, in memory only (as ShopkeeperKit keeps it): a signed 304
+    // vouches for the entity tag, not for a body someone could have edited in localStorage.
+    this.cache = options.verifier ? new MemoryStorage() : options.storage;
   }
 
   /**
@@ -68,7 +71,7 @@ export class APIClient {
   async send(request) {
     const url = this.url(request);
     const cacheKey = etagKeyPrefix + url.href;
-    const kept = request.cached ? keptAnswer(this.options.storage, cacheKey) : null;
+    const kept = request.cached ? keptAnswer(this.cache, cacheKey) : null;
     if (kept !== null && request.fetchPolicy === "cache-first") return parsed(kept.body, request);
     const { retry, clock, random } = this.options;
     for (let attempt = 1; ; attempt += 1) {
@@ -76,7 +79,7 @@ export class APIClient {
       try {
         const text = await this.tryOnce(request, url, request.fetchPolicy === "network-only" ? null : kept);
         if (request.cached && text.etag !== null && !text.fromCache) {
-          writeJSON(this.options.storage, cacheKey, { etag: text.etag, body: text.body });
+          writeJSON(this.cache, cacheKey, { etag: text.etag, body: text.body });
         }
         return parsed(text.body, request);
       } catch (error) {

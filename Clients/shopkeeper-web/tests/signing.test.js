@@ -182,3 +182,26 @@ describe("the gateway's own signatures", () => {
     await assert.rejects(later.verify(received(answer), request.target, request.nonce), refused);
   });
 });
+
+describe("the ETag cache under signed answers", () => {
+  it("is kept in memory only: a body edited in storage is never vouched for by a signed 304", async () => {
+    const storage = new MemoryStorage();
+    const info = customerInfo("user_1");
+    const fake = fakeFetch([signed({ body: info, etag: '"c1"' }), signed({ status: 304, etag: '"c1"' })]);
+    const options = { apiKey: publicKey, baseURL, storage, fetch: fake.fetch, clock, signingKeys: trusted, appUserID: "user_1" };
+    const shop = Shopkeeper.configure(options);
+    assert.deepEqual(await shop.customerInfo(), info);
+    assert.deepEqual(await shop.customerInfo(), info);
+    assert.deepEqual(
+      [...storage.items.keys()].filter((key) => key.startsWith("shopkeeper.etag:")),
+      [],
+    );
+    // A forged entry in storage (as a user could write into localStorage) is not even read.
+    const forged = { ...info, entitlements: { pro: { active: true } } };
+    storage.setItem(`shopkeeper.etag:${baseURL}/v1/customers/user_1`, JSON.stringify({ etag: '"c1"', body: JSON.stringify(forged) }));
+    const next = fakeFetch([signed({ body: info, etag: '"c1"' })]);
+    const nextPage = Shopkeeper.configure({ ...options, fetch: next.fetch });
+    assert.deepEqual(await nextPage.customerInfo({ fetchPolicy: "cache-first" }), info);
+    assert.equal(next.seen[0].headers["if-none-match"], undefined);
+  });
+});
