@@ -1,0 +1,174 @@
+// The web client in Node against a real local stack (e2e/stack.js): the real gateway, services, PostgreSQL and
+// sandbox store, over real HTTP. The only waits are the client's own (its retries and its bounded wait on return).
+
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { MemoryStorage, Shopkeeper, isAnonymousID } from "../index.js";
+import { keepCheckout, purchaseIDs } from "../src/checkout.js";
+import { appSigningKeys, buyOnPlay, createProduct, gateway, recordingFetch, skip, stack } from "./stack.js";
+
+describe("the web client against a real stack", { skip }, () => {
+  it("shows the catalog, revalidates customer info, buys, waits for the purchase, logs in and out", async () => {
+    const productID = await createProduct();
+    const storage = new MemoryStorage();
+    const recorder = recordingFetch();
+    const shop = Shopkeeper.configure({
+      apiKey: stack.SHOPKEEPER_PUBLIC_KEY,
+      baseURL: gateway,
+      storage,
+      fetch: recorder.fetch,
+      platform: "play_store",
+      appVersion: "2.0",
+    });
+    const anonymous = shop.appUserID;
+    assert.ok(isAnonymousID(anonymous));
+
+    const catalog = await shop.catalog();
+    assert.ok(catalog.products.some((product) => product.product_id === productID));
+    assert.deepEqual(await shop.catalog(), catalog);
+    assert.deepEqual(recorder.statuses.splice(0), [200, 304]);
+
+    const events = [];
+    shop.addEventListener("customerinfo", (event) => events.push(event.detail));
+    const before = await shop.customerInfo();
+    assert.equal(before.app_user_id, anonymous);
+    assert.deepEqual(before.entitlements, {});
+    assert.deepEqual(await shop.customerInfo(), before);
+    assert.deepEqual(recorder.statuses.splice(0), [200, 304]);
+
+    // What purchase() keeps before it sends the browser to the checkout page (the Stripe checkout stands in as a
+    // Google Play purchase here); then the return waits, with its backoff, until the purchase shows.
+    const sessionID = `cs_${randomUUID()}`;
+    keepCheckout(storage, {
+      session_id: sessionID,
+      product_id: productID,
+      app_user_id: anonymous,
+      known: purchaseIDs(before, productID),
+      started_at: Date.now(),
+    });
+    const returned = shop.handleReturn(`https://garden.example/thanks?session_id=${sessionID}`);
+    // Awaited below; a failure before then must not be an unhandled rejection.
+    returned.catch(() => {});
+    const orderID = await buyOnPlay(productID, anonymous);
+    const bought = await returned;
+    assert.equal(bought.entitlements[productID]?.active, true);
+    assert.ok(purchaseIDs(bought, productID).includes(orderID));
+    assert.equal(events.at(-1), bought);
+
+    const user = `web_user_${randomUUID()}`;
+    const loggedIn = await shop.logIn(user);
+    assert.equal(shop.appUserID, user);
+    assert.equal(loggedIn.app_user_id, user);
+    assert.ok(loggedIn.aliases.includes(anonymous) && loggedIn.aliases.includes(user));
+    assert.equal(loggedIn.entitlements[productID]?.active, true);
+
+    shop.logOut();
+    assert.ok(isAnonymousID(shop.appUserID) && shop.appUserID !== anonymous);
+    assert.deepEqual((await shop.customerInfo()).entitlements, {});
+    // The next page on the same storage is the same (new anonymous) customer.
+    assert.equal(Shopkeeper.configure({ apiKey: stack.SHOPKEEPER_PUBLIC_KEY, baseURL: gateway, storage }).appUserID, shop.appUserID);
+  });
+
+  it("maps the server's problems to errors by their stable code", async () => {
+    const shop = Shopkeeper.configure({ apiKey: stack.SHOPKEEPER_PUBLIC_KEY, baseURL: gateway, storage: new MemoryStorage() });
+    await assert.rejects(shop.catalog({ platform: "play_store", appVersion: "two" }), {
+      kind: "server",
+      status: 400,
+      code: "invalid_query",
+    });
+    const stranger = Shopkeeper.configure({
+      apiKey: "pk_00000000000000000000000000000000",
+      baseURL: gateway,
+      storage: new MemoryStorage(),
+    });
+    await assert.rejects(stranger.customerInfo(), { kind: "server", status: 401 });
+  });
+});
+
+describe("signed answers from the real gateway", { skip }, () => {
+  it("verify with the app's published key, and are refused under a key the app does not trust", async () => {
+    const signingKeys = await appSigningKeys();
+    const recorder = recordingFetch();
+    const options = { apiKey: stack.SHOPKEEPER_PUBLIC_KEY, baseURL: gateway, appUserID: `web signed/${randomUUID()}` };
+    const shop = Shopkeeper.configure({ ...options, storage: new MemoryStorage(), fetch: recorder.fetch, signingKeys });
+    const info = await shop.customerInfo();
+    assert.deepEqual(await shop.customerInfo(), info);
+    await shop.catalog({ platform: "app_store", appVersion: "2.0", locale: "de-AT" });
+    assert.deepEqual(recorder.statuses, [200, 304, 200]);
+
+    const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]);
+    const stranger = Buffer.from(await crypto.subtle.exportKey("raw", pair.publicKey)).toString("base64");
+    const forKeys = Object.fromEntries(Object.keys(signingKeys).map((keyID) => [keyID, stranger]));
+    const fooled = Shopkeeper.configure({ ...options, storage: new MemoryStorage(), signingKeys: forKeys });
+    await assert.rejects(fooled.customerInfo(), { kind: "untrusted_answer" });
+  });
+});
+
+describe("browsers on another origin", { skip }, () => {
+  // scripts/run lets http://localhost:3000 call the gateway (SHOPKEEPER_CORS_ORIGINS).
+  const preflight = (headers) =>
+    fetch(`${gateway}/v1/customers/anyone`, {
+      method: "OPTIONS",
+      headers: {
+        Origin: "http://localhost:3000",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": headers,
+      },
+    });
+
+  it("may send the headers the client sends", async () => {
+    const response = await preflight("authorization, content-type, if-none-match, shopkeeper-customer-token");
+    const allowed = (response.headers.get("Access-Control-Allow-Headers") ?? "").toLowerCase();
+    for (const header of ["authorization", "content-type", "if-none-match", "shopkeeper-customer-token"]) {
+      assert.ok(allowed.includes(header), `${header} is not in ${allowed}`);
+    }
+    const answer = await fetch(`${gateway}/v1/customers/anyone`, {
+      headers: { Origin: "http://localhost:3000", Authorization: `Bearer ${stack.SHOPKEEPER_PUBLIC_KEY}` },
+    });
+    const exposed = (answer.headers.get("Access-Control-Expose-Headers") ?? "").toLowerCase();
+    assert.ok(exposed.includes("etag") && exposed.includes("retry-after"), exposed);
+  });
+
+  it(
+    "may send X-Shopkeeper-Nonce and read X-Shopkeeper-Signature (signed answers in a browser)",
+    { todo: "the gateway's CORS (Services/Gateway/Middleware/CORSMiddleware.swift) allows neither yet" },
+    async () => {
+      const response = await preflight("authorization, x-shopkeeper-nonce");
+      assert.ok((response.headers.get("Access-Control-Allow-Headers") ?? "").toLowerCase().includes("x-shopkeeper-nonce"));
+      const answer = await fetch(`${gateway}/v1/customers/anyone`, {
+        headers: { Origin: "http://localhost:3000", Authorization: `Bearer ${stack.SHOPKEEPER_PUBLIC_KEY}` },
+      });
+      const exposed = (answer.headers.get("Access-Control-Expose-Headers") ?? "").toLowerCase();
+      assert.ok(exposed.includes("x-shopkeeper-signature"), exposed);
+    },
+  );
+});
+
+// The checkout operation is being added to the server (issue 37); until docs/openapi.yaml holds it, this is skipped.
+const contract = readFileSync(fileURLToPath(new URL("../../../docs/openapi.yaml", import.meta.url)), "utf8");
+const noCheckout = contract.includes("/v1/customers/{app_user_id}/checkout:")
+  ? skip
+  : "POST /v1/customers/{app_user_id}/checkout is not in docs/openapi.yaml yet";
+
+describe("buying through the store's checkout", { skip: noCheckout }, () => {
+  it("asks the server for a checkout session and goes to its page", async () => {
+    const productID = await createProduct();
+    const assigned = [];
+    const shop = Shopkeeper.configure({
+      apiKey: stack.SHOPKEEPER_PUBLIC_KEY,
+      baseURL: gateway,
+      storage: new MemoryStorage(),
+      assign: (url) => assigned.push(url),
+    });
+    const session = await shop.purchase(productID, {
+      successURL: "http://localhost:3000/thanks?session_id={CHECKOUT_SESSION_ID}",
+      cancelURL: "http://localhost:3000/shop",
+    });
+    assert.ok(session.session_id.length > 0);
+    assert.deepEqual(assigned, [session.checkout_url]);
+    assert.ok(new URL(session.checkout_url));
+  });
+});
