@@ -8,9 +8,11 @@ struct AllowedOriginsCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     let allowedOrigins: Set<String>
 
     static var allowedHeaders: String {
-        "Authorization, Content-Type, Idempotency-Key, If-None-Match, Shopkeeper-Customer-Token, X-Request-ID"
+        "Authorization, Content-Type, Idempotency-Key, If-None-Match, Shopkeeper-Customer-Token, X-Request-ID, "
+            + "X-Shopkeeper-Nonce"
     }
-    static var exposedHeaders: String { "ETag, Retry-After, X-Request-ID" }
+    /// What a page may read of an answer: a web client checks signed answers (`X-Shopkeeper-Signature`).
+    static var exposedHeaders: String { "ETag, Retry-After, X-Request-ID, X-Shopkeeper-Signature" }
 
     func handle(
         _ request: Request,
