@@ -45,6 +45,23 @@ import Testing
         }
     }
 
+    @Test(
+        "A render that stores reads the stored version once (each read of it is a lookup, a scan on a plan made small)",
+        arguments: [
+            CustomerInfoQuery.RenderAndStore.sql, CustomerInfoQuery.TouchRenderAndStore.sql,
+            CustomerInfoQuery.PlainTouchRenderAndStore.sql,
+        ])
+    func storedVersionReadOnce(sql: String) async throws {
+        try await Self.planAfterAPurchase(
+            of: sql, types: "text, text", arguments: { "'\($0)', 'planned'" }
+        ) { plan in
+            // `k`: the stored row whose version the render reads (``CustomerInfoQuery/stored(subscriptionsStamp:
+            // catalogProducts:)``).
+            let versionReads = plan.filter { $0.contains(" on customer_documents k") }
+            #expect(versionReads.count == 1, "\(plan.joined(separator: "\n"))")
+        }
+    }
+
     @Test("An app launch reads the stored info, and what tells it is still good, through indexes")
     func storedInfoThroughIndexes() async throws {
         try await Self.planAfterAPurchase(
