@@ -21,8 +21,11 @@ statements_report() {
     [ "${STATEMENTS:-0}" = "1" ] || return 0
     echo
     echo "== statements by total time (ms: execution + planning)"
-    psql "$1" -c "SELECT round((total_exec_time + total_plan_time)::numeric) AS total_ms, calls,
+    # plans: how often it was planned (a prepared statement settles on one plan per connection after five runs; as
+    # many plans as calls is a statement planned at every call), plan_ms: the planning's share of ms_per_call.
+    psql "$1" -c "SELECT round((total_exec_time + total_plan_time)::numeric) AS total_ms, calls, plans,
         round(((total_exec_time + total_plan_time) / calls)::numeric, 3) AS ms_per_call,
+        round((total_plan_time / calls)::numeric, 3) AS plan_ms,
         round(wal_bytes / calls) AS wal_per_call,
         left(regexp_replace(query, '\s+', ' ', 'g'), 100) AS statement
         FROM pg_stat_statements WHERE calls > 0 ORDER BY total_exec_time + total_plan_time DESC LIMIT 20"

@@ -25,10 +25,12 @@ extension CustomerInfoQuery {
                        WHERE r.app_id = $1 AND r.product_id = ANY (cr.products)) END,
                    known.version, subscribed.stamp
             FROM doc CROSS JOIN catalog_read cr
+            -- (OFFSET 0: each read once. Pulled up into the select list, each use of its column ran the lookup
+            -- again, and a plan made while the table was nearly empty scans the whole table at each.)
             CROSS JOIN LATERAL (
                 SELECT coalesce((SELECT k.version FROM entitlements.customer_documents k
-                                 WHERE k.customer_id = doc.customer_id), 0) AS version) known
-            CROSS JOIN LATERAL (SELECT \(subscriptionsStamp) AS stamp) subscribed
+                                 WHERE k.customer_id = doc.customer_id), 0) AS version OFFSET 0) known
+            CROSS JOIN LATERAL (SELECT \(subscriptionsStamp) AS stamp OFFSET 0) subscribed
             WHERE doc.body IS NOT NULL
             ON CONFLICT (customer_id) DO UPDATE
                 SET body = excluded.body, catalog_revision = excluded.catalog_revision,
