@@ -77,6 +77,19 @@ export async function confirmAction({ title, message, confirmLabel, danger = fal
   return answer === true;
 }
 
+/** A button (`attributes`: its class, text, label...) that asks `question` (``confirmAction``'s) when pressed and runs
+ *  `act(button)` only once it is confirmed. */
+export function confirmButton(attributes, question, act) {
+  const button = h("button", {
+    type: "button",
+    ...attributes,
+    onclick: async () => {
+      if (await confirmAction(question)) await act(button);
+    },
+  });
+  return button;
+}
+
 /** Shows something once (a new secret), with one button to close it. */
 export async function showOnce({ title, message }) {
   await openDialog({ title, content: message, buttons: [{ label: "Done", value: true, tone: "primary" }] });

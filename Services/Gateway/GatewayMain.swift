@@ -3,8 +3,7 @@ import ShopkeeperHTTP
 @main
 struct GatewayMain {
     static func main() async {
-        ServiceMain.useEventLoopsAsGlobalExecutor()
-        await ServiceMain.run(service: "gateway") { environment, metrics in
+        await ServiceMain.start(service: "gateway") { environment, metrics in
             try await buildApplication(settings: try GatewaySettings.read(from: environment), metrics: metrics)
         }
     }

@@ -3,8 +3,7 @@ import ShopkeeperHTTP
 @main
 struct VerifierMain {
     static func main() async {
-        ServiceMain.useEventLoopsAsGlobalExecutor()
-        await ServiceMain.run(service: "verifier") { environment, metrics in
+        await ServiceMain.start(service: "verifier") { environment, metrics in
             try await buildApplication(settings: try VerifierSettings.read(from: environment), metrics: metrics)
         }
     }

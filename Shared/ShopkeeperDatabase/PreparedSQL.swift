@@ -50,6 +50,18 @@ func fnv1a64(_ text: String) -> UInt64 {
     return hash
 }
 
+extension DatabasePooler {
+    /// How `statement` is sent on this path to PostgreSQL: `nil` without a pooler, where it runs as a named prepared
+    /// statement (prepared once per connection); through a transaction pooler, as this unnamed statement, which lives
+    /// for one exchange and so never depends on the server session the pooler lends.
+    func unnamedQuery<Statement: PostgresPreparedStatement>(_ statement: Statement) throws -> PostgresQuery? {
+        switch self {
+        case .none: return nil
+        case .transaction: return PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
+        }
+    }
+}
+
 extension PostgresConnection {
     /// Runs `S` with `bindings` and decodes every row with `decode` (``executeStatement(_:logger:file:line:)``).
     package func run<S: PreparedSQL, Row>(
@@ -70,13 +82,10 @@ extension PostgresConnection {
         _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
     ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Statement.Row> {
         try requireOpen()
-        switch DatabasePooler.process {
-        case .none:
+        guard let query = try DatabasePooler.process.unnamedQuery(statement) else {
             return try await execute(statement, logger: logger, file: file, line: line)
-        case .transaction:
-            let query = PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
-            return try await self.query(query, logger: logger, file: file, line: line).map(statement.decodeRow)
         }
+        return try await self.query(query, logger: logger, file: file, line: line).map(statement.decodeRow)
     }
 
     /// Runs `S` with `bindings`, reading its result to the end.
@@ -90,13 +99,10 @@ extension PostgresClient {
     package func executeStatement<Statement: PostgresPreparedStatement>(
         _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
     ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Statement.Row> {
-        switch DatabasePooler.process {
-        case .none:
+        guard let query = try DatabasePooler.process.unnamedQuery(statement) else {
             return try await execute(statement, logger: logger, file: file, line: line)
-        case .transaction:
-            let query = PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
-            return try await self.query(query, logger: logger, file: file, line: line).map(statement.decodeRow)
         }
+        return try await self.query(query, logger: logger, file: file, line: line).map(statement.decodeRow)
     }
 }
 

@@ -17,7 +17,8 @@ import ShopkeeperDatabase
 package enum ServiceMain {
     /// Sizes NIO's event loop group (`SHOPKEEPER_EVENT_LOOP_THREADS`, default one per core) and makes Swift
     /// concurrency run on it, so handlers resume on the thread that did their I/O instead of hopping to the global
-    /// pool on every await. Call first thing in `main`, on the main thread.
+    /// pool on every await. Call first thing in `main`, on the main thread, as ``start(service:environment:build:)``
+    /// does.
     package static func useEventLoopsAsGlobalExecutor(environment: EnvironmentReader = EnvironmentReader()) {
         do {
             NIOSingletons.groupLoopCountSuggestion = try environment.int(
@@ -31,6 +32,20 @@ package enum ServiceMain {
             exit(78)
         }
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    }
+
+    /// A service's whole `main`: puts Swift concurrency on NIO's event loops
+    /// (``useEventLoopsAsGlobalExecutor(environment:)``), then bootstraps, builds and runs the application as
+    /// ``run(service:environment:build:)`` does. On the main actor, as `main` is, so that the executor is installed
+    /// on the main thread before anything runs on the global one.
+    @MainActor
+    package static func start<App: ApplicationProtocol>(
+        service: String,
+        environment: EnvironmentReader = EnvironmentReader(),
+        build: @Sendable (EnvironmentReader, PrometheusCollectorRegistry) async throws -> App
+    ) async -> Never {
+        useEventLoopsAsGlobalExecutor(environment: environment)
+        await run(service: service, environment: environment, build: build)
     }
 
     /// Bootstraps logging, metrics and tracing, builds the application with `build` and runs it.

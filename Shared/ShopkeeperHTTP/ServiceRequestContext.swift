@@ -28,4 +28,12 @@ package struct ServiceRequestContext: RequestContext {
         guard caller.keyKind == .secret else { throw AuthError.secretKeyRequired }
         return caller
     }
+
+    /// The verified caller (``requireSecretCaller()`` when `secretKey`, else ``requireCaller()``), then the customer
+    /// the route names in `{app_user_id}` (``AppUserID/fromPath(_:)``): who asks, and about whom.
+    package func requireCallerAndCustomer(secretKey: Bool = false) throws -> (caller: InternalCaller, appUserID: String)
+    {
+        let caller = try secretKey ? requireSecretCaller() : requireCaller()
+        return (caller, try AppUserID.fromPath(self))
+    }
 }

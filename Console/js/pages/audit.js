@@ -4,7 +4,7 @@
 import { get } from "../api.js";
 import { h, append, badge, pageHeading, replace, table } from "../dom.js";
 import { dateTime } from "../pure/format.js";
-import { hasMore } from "../pure/query.js";
+import { olderButton } from "../older-button.js";
 
 function rows(entries) {
   return entries.map((entry) =>
@@ -29,26 +29,11 @@ function rows(entries) {
 export async function render(section) {
   const first = await get("/v1/admin/audit-log", { limit: 100 });
   const body = table(["When", "Who", "Action", "What", "Request", "Status"], rows(first.entries), { caption: "Admin changes, newest first" });
-  const tbody = body.querySelector("tbody");
-  let before = first.next_before;
-  const more = h("button", {
-    type: "button",
-    class: "button",
+  const more = olderButton(section, body.querySelector("tbody"), {
     text: "Older entries",
-    hidden: !hasMore(before),
-    onclick: async () => {
-      more.disabled = true;
-      try {
-        const page = await get("/v1/admin/audit-log", { limit: 100, before });
-        tbody.append(...rows(page.entries));
-        before = page.next_before;
-        more.hidden = !hasMore(before);
-      } catch (error) {
-        append(section, h("p", { class: "error", role: "alert", text: `Older entries could not be read: ${error.message}` }));
-      } finally {
-        more.disabled = false;
-      }
-    },
+    firstBefore: first.next_before,
+    load: (before) => get("/v1/admin/audit-log", { limit: 100, before }),
+    rows: (page) => rows(page.entries),
   });
   replace(section, pageHeading("Audit log"), h("p", { class: "lede", text: "Who changed what, and when: every admin action on this app." }));
   append(section, body, h("p", { class: "actions" }, more));

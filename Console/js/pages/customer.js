@@ -4,7 +4,7 @@
 // sums come from pure/customer.js.
 
 import { ApiError, del, get, post, segment } from "../api.js";
-import { confirmAction } from "../dialog.js";
+import { confirmAction, confirmButton } from "../dialog.js";
 import { h, append, facts, field, link, pageHeading, replace, select, table } from "../dom.js";
 import { grantableEntitlements, grantExpiry, isRevocable, packsText, purchasesWithDevices, trialText } from "../pure/customer.js";
 import { bytes, count, dateTime, storeName } from "../pure/format.js";
@@ -148,19 +148,15 @@ function grantForm({ id, base, entitlementIDs, notify, reload }) {
 }
 
 function revokeButton(grant, { id, base, notify, reload }) {
-  return h("button", {
-    type: "button",
-    class: "button small danger",
-    text: "Revoke",
-    "aria-label": `Revoke grant ${grant.grant_id} of ${grant.entitlement_id}`,
-    onclick: async () => {
-      const confirmed = await confirmAction({
-        title: "Revoke this grant?",
-        message: `${id} loses ${grant.entitlement_id} from this grant now (other sources of it stay).`,
-        confirmLabel: "Revoke grant",
-        danger: true,
-      });
-      if (!confirmed) return;
+  return confirmButton(
+    { class: "button small danger", text: "Revoke", "aria-label": `Revoke grant ${grant.grant_id} of ${grant.entitlement_id}` },
+    {
+      title: "Revoke this grant?",
+      message: `${id} loses ${grant.entitlement_id} from this grant now (other sources of it stay).`,
+      confirmLabel: "Revoke grant",
+      danger: true,
+    },
+    async () => {
       try {
         await del(`${base}/grants/${segment(grant.grant_id)}`);
         reload(`Revoked grant ${grant.grant_id} of ${grant.entitlement_id}.`);
@@ -168,7 +164,7 @@ function revokeButton(grant, { id, base, notify, reload }) {
         notify(`The grant was not revoked: ${error.message}`, true);
       }
     },
-  });
+  );
 }
 
 function grantRow(grant, context) {
@@ -202,19 +198,15 @@ function purchaseDevices(devices, { notify, reload }) {
       h("span", {}, `${storeName(purchase.store)} `, h("code", { text: purchase.original })),
       purchase.devices.map((device) => device.device_id).join(", "),
       dateTime(purchase.lastSeen),
-      h("button", {
-        type: "button",
-        class: "button small",
-        text: "Clear devices",
-        "aria-label": `Clear the devices of purchase ${purchase.original}`,
-        onclick: async () => {
-          const confirmed = await confirmAction({
-            title: "Clear this purchase's devices?",
-            message: `The ${purchase.devices.length} device(s) that presented ${storeName(purchase.store)} purchase ${purchase.original} are forgotten; each may present it again and is counted afresh against the device limit. The purchase and its owner do not change.`,
-            confirmLabel: "Clear devices",
-            danger: true,
-          });
-          if (!confirmed) return;
+      confirmButton(
+        { class: "button small", text: "Clear devices", "aria-label": `Clear the devices of purchase ${purchase.original}` },
+        {
+          title: "Clear this purchase's devices?",
+          message: `The ${purchase.devices.length} device(s) that presented ${storeName(purchase.store)} purchase ${purchase.original} are forgotten; each may present it again and is counted afresh against the device limit. The purchase and its owner do not change.`,
+          confirmLabel: "Clear devices",
+          danger: true,
+        },
+        async () => {
           try {
             const answer = await del(`/v1/admin/purchases/${segment(purchase.store)}/${segment(purchase.original)}/devices`);
             reload(`Cleared ${answer.cleared} device(s) of purchase ${purchase.original}.`);
@@ -222,7 +214,7 @@ function purchaseDevices(devices, { notify, reload }) {
             notify(`The devices were not cleared: ${error.message}`, true);
           }
         },
-      }),
+      ),
     ]),
     { caption: "Devices that presented each purchase" },
   );
@@ -242,19 +234,15 @@ function contentDevices(answer, { id, base, notify, reload }) {
       bytes(device.bytes_sent),
       dateTime(device.last_download_at),
       dateTime(device.last_reset_at),
-      h("button", {
-        type: "button",
-        class: "button small",
-        text: "Reset content",
-        "aria-label": `Reset the content of device ${device.device_id}`,
-        onclick: async () => {
-          const confirmed = await confirmAction({
-            title: "Reset this device's content?",
-            message: `Shopkeeper forgets what device ${device.device_id} of ${id} downloaded, so it may download every pack it owns again.`,
-            confirmLabel: "Reset content",
-            danger: true,
-          });
-          if (!confirmed) return;
+      confirmButton(
+        { class: "button small", text: "Reset content", "aria-label": `Reset the content of device ${device.device_id}` },
+        {
+          title: "Reset this device's content?",
+          message: `Shopkeeper forgets what device ${device.device_id} of ${id} downloaded, so it may download every pack it owns again.`,
+          confirmLabel: "Reset content",
+          danger: true,
+        },
+        async () => {
           try {
             const reset = await post(`${base}/content/reset`, { device_id: device.device_id });
             reload(`Forgot ${reset.forgotten} download(s) of device ${device.device_id}.`);
@@ -262,7 +250,7 @@ function contentDevices(answer, { id, base, notify, reload }) {
             notify(`The device's content was not reset: ${error.message}`, true);
           }
         },
-      }),
+      ),
     ]),
     { caption: "Devices that downloaded content" },
   );

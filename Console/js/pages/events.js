@@ -2,7 +2,7 @@
 // customer page and the webhooks page.
 
 import { post, segment } from "../api.js";
-import { confirmAction } from "../dialog.js";
+import { confirmButton } from "../dialog.js";
 import { h, link, replace, table } from "../dom.js";
 import { dateTime, words } from "../pure/format.js";
 import { eventSummary } from "../pure/customer.js";
@@ -10,20 +10,16 @@ import { deliveryText } from "./customer-sections.js";
 
 /** The replay button of `event`: asks first, then puts the delivery back in line and shows its new state. */
 function replayButton(event, deliveryCell, notify) {
-  const button = h("button", {
-    type: "button",
-    class: "button small",
-    text: "Replay",
-    "aria-label": `Replay event ${event.id} (${words(event.type)})`,
-    onclick: async () => {
-      const confirmed = await confirmAction({
-        title: "Replay this event?",
-        message: `The webhook receives event ${event.id} (${words(event.type)}${
-          event.app_user_id ? ` of ${event.app_user_id}` : ""
-        }) again, with the same id, signed with the current secret. Its attempts start over.`,
-        confirmLabel: "Replay event",
-      });
-      if (!confirmed) return;
+  return confirmButton(
+    { class: "button small", text: "Replay", "aria-label": `Replay event ${event.id} (${words(event.type)})` },
+    {
+      title: "Replay this event?",
+      message: `The webhook receives event ${event.id} (${words(event.type)}${
+        event.app_user_id ? ` of ${event.app_user_id}` : ""
+      }) again, with the same id, signed with the current secret. Its attempts start over.`,
+      confirmLabel: "Replay event",
+    },
+    async (button) => {
       button.disabled = true;
       try {
         const replayed = await post(`/v1/admin/events/${segment(event.id)}/replay`);
@@ -35,8 +31,7 @@ function replayButton(event, deliveryCell, notify) {
         button.disabled = false;
       }
     },
-  });
-  return button;
+  );
 }
 
 /** A table of events; `withCustomer` adds the customer column. */

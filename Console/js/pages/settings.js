@@ -3,7 +3,7 @@
 // boundary's mode, and the app's API keys (listed, created: shown once, revoked after a confirmation).
 
 import { del, get, post, put } from "../api.js";
-import { confirmAction, showOnce } from "../dialog.js";
+import { confirmButton, showOnce } from "../dialog.js";
 import { h, append, badge, facts, field, pageHeading, replace, select, table } from "../dom.js";
 import { dateTime, words } from "../pure/format.js";
 
@@ -141,22 +141,18 @@ function createKeyForm({ navigate, notify }) {
 }
 
 function revokeKeyButton(key, { navigate, notify }) {
-  return h("button", {
-    type: "button",
-    class: "button small danger",
-    text: "Revoke",
-    "aria-label": `Revoke key ${key.key_id}`,
-    onclick: async () => {
-      const confirmed = await confirmAction({
-        title: `Revoke ${key.kind} key ${key.key_id}?`,
-        message:
-          key.kind === "public"
-            ? "Apps that ship this key can no longer call Shopkeeper."
-            : "Tools using this key stop working, and console sessions opened with it end at once (this one too, if it was).",
-        confirmLabel: "Revoke key",
-        danger: true,
-      });
-      if (!confirmed) return;
+  return confirmButton(
+    { class: "button small danger", text: "Revoke", "aria-label": `Revoke key ${key.key_id}` },
+    {
+      title: `Revoke ${key.kind} key ${key.key_id}?`,
+      message:
+        key.kind === "public"
+          ? "Apps that ship this key can no longer call Shopkeeper."
+          : "Tools using this key stop working, and console sessions opened with it end at once (this one too, if it was).",
+      confirmLabel: "Revoke key",
+      danger: true,
+    },
+    async () => {
       try {
         await del(`/v1/admin/keys/${encodeURIComponent(key.key_id)}`);
         navigate("/settings", {}, `Revoked key ${key.key_id}.`);
@@ -164,7 +160,7 @@ function revokeKeyButton(key, { navigate, notify }) {
         notify(`The key was not revoked: ${error.message}`, true);
       }
     },
-  });
+  );
 }
 
 function keysSection(keys, actions) {

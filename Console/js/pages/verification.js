@@ -6,7 +6,7 @@ import { get, segment } from "../api.js";
 import { h, append, badge, field, link, pageHeading, replace, select, table } from "../dom.js";
 import { dateTime, words } from "../pure/format.js";
 import { attemptQuery } from "../pure/lists.js";
-import { hasMore } from "../pure/query.js";
+import { olderButton } from "../older-button.js";
 
 const outcomeTones = { verified: "good", invalid: "bad", retryable: "warn" };
 
@@ -48,30 +48,6 @@ function filters(query, navigate) {
   );
 }
 
-function olderButton(section, tbody, apiQuery, firstBefore) {
-  let before = firstBefore;
-  const more = h("button", {
-    type: "button",
-    class: "button",
-    text: "Older attempts",
-    hidden: !hasMore(before),
-    onclick: async () => {
-      more.disabled = true;
-      try {
-        const page = await get("/v1/admin/verification-attempts", { ...apiQuery, before });
-        tbody.append(...rows(page.attempts));
-        before = page.next_before;
-        more.hidden = !hasMore(before);
-      } catch (error) {
-        append(section, h("p", { class: "error", role: "alert", text: `Older attempts could not be read: ${error.message}` }));
-      } finally {
-        more.disabled = false;
-      }
-    },
-  });
-  return more;
-}
-
 export async function render(section, { query, navigate }) {
   const apiQuery = attemptQuery(query);
   const first = await get("/v1/admin/verification-attempts", apiQuery);
@@ -84,5 +60,11 @@ export async function render(section, { query, navigate }) {
     h("p", { class: "lede", text: "Every proof of purchase the server was asked to verify, and why it refused the ones it refused." }),
     filters(query, navigate),
   );
-  append(section, h("div", { id: "attempts" }, body), h("p", { class: "actions" }, olderButton(section, body.querySelector("tbody"), apiQuery, first.next_before)));
+  const more = olderButton(section, body.querySelector("tbody"), {
+    text: "Older attempts",
+    firstBefore: first.next_before,
+    load: (before) => get("/v1/admin/verification-attempts", { ...apiQuery, before }),
+    rows: (page) => rows(page.attempts),
+  });
+  append(section, h("div", { id: "attempts" }, body), h("p", { class: "actions" }, more));
 }

@@ -3,7 +3,7 @@
 // deliveries (GET /v1/admin/events), filtered to dead letters or pending ones, each replayable.
 
 import { collect, post, put, get } from "../api.js";
-import { confirmAction, showOnce } from "../dialog.js";
+import { confirmButton, showOnce } from "../dialog.js";
 import { h, append, field, pageHeading, replace, select } from "../dom.js";
 import { deliveryFilters, eventsCountText, matchesDelivery, readDeliveryFilter } from "../pure/lists.js";
 import { eventsTable } from "./events.js";
@@ -35,35 +35,28 @@ async function load(filter, customer) {
 // Markup.
 
 function removeButton(save) {
-  return h("button", {
-    type: "button",
-    class: "button danger",
-    text: "Remove webhook",
-    onclick: async () => {
-      const confirmed = await confirmAction({
-        title: "Remove the webhook?",
-        message: "Events are still recorded, but nothing is delivered; pending deliveries end as dead letters (replayable later).",
-        confirmLabel: "Remove webhook",
-        danger: true,
-      });
-      if (confirmed) await save(null);
+  return confirmButton(
+    { class: "button danger", text: "Remove webhook" },
+    {
+      title: "Remove the webhook?",
+      message: "Events are still recorded, but nothing is delivered; pending deliveries end as dead letters (replayable later).",
+      confirmLabel: "Remove webhook",
+      danger: true,
     },
-  });
+    () => save(null),
+  );
 }
 
 function rotateButton(errorBox, notify) {
-  return h("button", {
-    type: "button",
-    class: "button",
-    text: "Rotate signing secret",
-    onclick: async () => {
-      const confirmed = await confirmAction({
-        title: "Rotate the webhook's signing secret?",
-        message: "A new secret signs every delivery from now on; the old one stops working at once. Update your receiver right after.",
-        confirmLabel: "Rotate secret",
-        danger: true,
-      });
-      if (!confirmed) return;
+  return confirmButton(
+    { class: "button", text: "Rotate signing secret" },
+    {
+      title: "Rotate the webhook's signing secret?",
+      message: "A new secret signs every delivery from now on; the old one stops working at once. Update your receiver right after.",
+      confirmLabel: "Rotate secret",
+      danger: true,
+    },
+    async () => {
       try {
         const answer = await post("/v1/admin/entitlements/webhook-secret");
         await showOnce({ title: "The new signing secret", message: secretMessage(answer.webhook_secret) });
@@ -72,7 +65,7 @@ function rotateButton(errorBox, notify) {
         errorBox.textContent = `The secret was not rotated: ${error.message}`;
       }
     },
-  });
+  );
 }
 
 function webhookForm(settings, { navigate, notify }) {

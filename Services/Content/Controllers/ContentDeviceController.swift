@@ -16,8 +16,7 @@ struct ContentDeviceController {
     }
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireSecretCaller()
-        let user = try AppUserID.fromPath(context)
+        let (caller, user) = try context.requireCallerAndCustomer(secretKey: true)
         let found = try await devices.devices(appID: caller.appID, appUserID: user)
         return try JSONBody.response(
             ContentDeviceList(appUserID: user, devices: found), headers: [.cacheControl: "no-store"])

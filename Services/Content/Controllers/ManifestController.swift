@@ -85,8 +85,7 @@ struct ManifestController {
     }
 
     @Sendable func reset(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireCaller()
-        let user = try AppUserID.fromPath(context)
+        let (caller, user) = try context.requireCallerAndCustomer()
         let body = try await JSONBody.decode(ContentResetRequest.self, from: request, limit: maxBodyBytes)
         var problems: [FieldProblem] = []
         _ = Self.identifier(body.deviceID, name: "/device_id", problems: &problems)

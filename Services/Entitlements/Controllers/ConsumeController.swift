@@ -21,8 +21,7 @@ struct ConsumeController {
     }
 
     @Sendable func consume(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireCaller()
-        let id = try AppUserID.fromPath(context)
+        let (caller, id) = try context.requireCallerAndCustomer()
         let productID = try context.parameters.require("product_id")
         let key = try IdempotencyKey.from(request.headers)
         let body = try await JSONBody.decode(ConsumeBody.self, from: request, limit: maxBodyBytes)

@@ -16,8 +16,7 @@ struct CustomerController {
     }
 
     @Sendable func info(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireCaller()
-        let id = try AppUserID.fromPath(context)
+        let (caller, id) = try context.requireCallerAndCustomer()
         let document = try await customers.info(appID: caller.appID, appUserID: id)
         var headers: HTTPFields = [.eTag: document.etag, .cacheControl: CustomerInfoText.cacheControl]
         if gatewayCacheTTL > .zero {

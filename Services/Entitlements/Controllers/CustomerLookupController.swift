@@ -27,8 +27,7 @@ struct CustomerLookupController {
     var explainEndpoints: RouteCollection<ServiceRequestContext> {
         RouteCollection(context: ServiceRequestContext.self)
             .get(":app_user_id/explain") { _, context in
-                let caller = try context.requireSecretCaller()
-                let id = try AppUserID.fromPath(context)
+                let (caller, id) = try context.requireCallerAndCustomer(secretKey: true)
                 return JSONText.response(
                     try await customers.explanation(appID: caller.appID, appUserID: id),
                     headers: [.cacheControl: "no-store"])

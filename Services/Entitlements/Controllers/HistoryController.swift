@@ -12,8 +12,7 @@ struct HistoryController {
     }
 
     @Sendable func read(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireSecretCaller()
-        let id = try AppUserID.fromPath(context)
+        let (caller, id) = try context.requireCallerAndCustomer(secretKey: true)
         let json = try await history.history(appID: caller.appID, appUserID: id)
         return JSONText.response(json, headers: [.cacheControl: "no-store"])
     }

@@ -24,8 +24,7 @@ struct ProductClaimController {
     }
 
     @Sendable func claim(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireCaller()
-        let id = try AppUserID.fromPath(context)
+        let (caller, id) = try context.requireCallerAndCustomer()
         let body = try await JSONBody.decode(ClaimRequest.self, from: request, limit: maxBodyBytes)
         guard (1...128).contains(body.productID.count), !body.productID.contains(where: \.isNewline) else {
             throw RequestError.invalid("/product_id", "must be 1 to 128 characters on one line")

@@ -35,8 +35,7 @@ struct PromotionalGrantController {
     }
 
     @Sendable func grant(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireSecretCaller()
-        let id = try AppUserID.fromPath(context)
+        let (caller, id) = try context.requireCallerAndCustomer(secretKey: true)
         let body = try await JSONBody.decode(GrantRequest.self, from: request, limit: maxBodyBytes)
         try Self.validate(body, now: Date())
         let document = try await grants.grant(
@@ -48,8 +47,7 @@ struct PromotionalGrantController {
     }
 
     @Sendable func revoke(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireSecretCaller()
-        let id = try AppUserID.fromPath(context)
+        let (caller, id) = try context.requireCallerAndCustomer(secretKey: true)
         let raw = try context.parameters.require("grant_id")
         // A grant id that is not a UUID names no grant: 404 like any other unknown id.
         guard let grantID = UUID(uuidString: raw) else { throw EntitlementsError.grantNotFound(raw) }

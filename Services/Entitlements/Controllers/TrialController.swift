@@ -24,8 +24,7 @@ struct TrialController {
     }
 
     @Sendable func start(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireCaller()
-        let id = try AppUserID.fromPath(context)
+        let (caller, id) = try context.requireCallerAndCustomer()
         let body = try await JSONBody.decode(TrialStartRequest.self, from: request, limit: maxBodyBytes)
         try Self.validate(deviceID: body.deviceID, pointer: "/device_id")
         guard let customer = try await customers.resolve(appID: caller.appID, appUserID: id, create: true) else {
@@ -41,8 +40,7 @@ struct TrialController {
     }
 
     @Sendable func trial(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireCaller()
-        let id = try AppUserID.fromPath(context)
+        let (caller, id) = try context.requireCallerAndCustomer()
         guard let customer = try await customers.resolve(appID: caller.appID, appUserID: id, create: false) else {
             throw EntitlementsError.customerNotFound(id)
         }
@@ -53,8 +51,7 @@ struct TrialController {
     }
 
     @Sendable func eligibility(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireCaller()
-        let id = try AppUserID.fromPath(context)
+        let (caller, id) = try context.requireCallerAndCustomer()
         let query = request.uri.queryParameters
         guard let productID = query["product_id"].map(String.init), !productID.isEmpty, productID.count <= 128 else {
             throw RequestError.invalidQuery([FieldProblem(pointer: "?product_id", detail: "is required")])

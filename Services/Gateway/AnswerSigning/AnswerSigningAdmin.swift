@@ -18,22 +18,22 @@ struct AnswerSigningAdmin: Sendable {
 
     /// A new Ed25519 key (`ask_` id); its private key is generated here and never shown.
     func createKey(appID: String) async throws -> AnswerSigningKeyInfo {
-        let info = try await repository.createAnswerSigningKey(
-            appID: appID, keyID: RandomToken.identifier(prefix: "ask", length: 16),
-            privateKey: Curve25519.Signing.PrivateKey())
-        authenticator.invalidateAll()
-        return info
+        try await authenticator.invalidatingAll {
+            try await repository.createAnswerSigningKey(
+                appID: appID, keyID: RandomToken.identifier(prefix: "ask", length: 16),
+                privateKey: Curve25519.Signing.PrivateKey())
+        }
     }
 
     func activateKey(appID: String, keyID: String) async throws -> AnswerSigningKeyInfo {
-        let info = try await repository.activateAnswerSigningKey(appID: appID, keyID: keyID)
-        authenticator.invalidateAll()
-        return info
+        try await authenticator.invalidatingAll {
+            try await repository.activateAnswerSigningKey(appID: appID, keyID: keyID)
+        }
     }
 
     func retireKey(appID: String, keyID: String) async throws -> AnswerSigningKeyInfo {
-        let info = try await repository.retireAnswerSigningKey(appID: appID, keyID: keyID)
-        authenticator.invalidateAll()
-        return info
+        try await authenticator.invalidatingAll {
+            try await repository.retireAnswerSigningKey(appID: appID, keyID: keyID)
+        }
     }
 }

@@ -124,4 +124,12 @@ final class APIKeyAuthenticator: Sendable {
             state.generation &+= 1
         }
     }
+
+    /// Runs `change`, a write to what authenticates an app's calls (a key, a token secret, the customer boundary),
+    /// then ``invalidateAll()`` so that the next request through this replica sees it; answers what `change` answered.
+    func invalidatingAll<Changed>(after change: () async throws -> Changed) async throws -> Changed {
+        let changed = try await change()
+        invalidateAll()
+        return changed
+    }
 }

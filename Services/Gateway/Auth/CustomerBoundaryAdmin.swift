@@ -28,8 +28,9 @@ struct CustomerBoundaryAdmin: Sendable {
     {
         let signs = request.mode == .signed
         if signs { try await suspendPublicLinks(appID: appID, requestID: requestID) }
-        let boundary = try await repository.setCustomerBoundary(appID: appID, mode: request.mode)
-        authenticator.invalidateAll()
+        let boundary = try await authenticator.invalidatingAll {
+            try await repository.setCustomerBoundary(appID: appID, mode: request.mode)
+        }
         if signs { try await suspendPublicLinks(appID: appID, requestID: requestID) }
         return boundary
     }
@@ -50,15 +51,16 @@ struct CustomerBoundaryAdmin: Sendable {
         let secret = CustomerTokenSecret(
             id: RandomToken.identifier(prefix: "ctk", length: 16),
             secret: CustomerTokenSecret.textPrefix + RandomToken.base62(length: 43))
-        let info = try await repository.createTokenSecret(appID: appID, secret: secret)
-        authenticator.invalidateAll()
+        let info = try await authenticator.invalidatingAll {
+            try await repository.createTokenSecret(appID: appID, secret: secret)
+        }
         return CreatedCustomerTokenSecret(secretID: info.secretID, secret: secret.secret, createdAt: info.createdAt)
     }
 
     func revokeSecret(appID: String, secretID: String) async throws -> CustomerTokenSecretInfo {
-        let info = try await repository.revokeTokenSecret(appID: appID, secretID: secretID)
-        authenticator.invalidateAll()
-        return info
+        try await authenticator.invalidatingAll {
+            try await repository.revokeTokenSecret(appID: appID, secretID: secretID)
+        }
     }
 
     /// Registers a P-256 public key (ES256): the app's server signs tokens with its private key.
@@ -70,14 +72,14 @@ struct CustomerBoundaryAdmin: Sendable {
             throw RequestError.invalid("/public_key", "must be a P-256 public key in PEM (-----BEGIN PUBLIC KEY-----)")
         }
         let key = CustomerTokenPublicKey(id: RandomToken.identifier(prefix: "cpk", length: 16), pem: pem)
-        let info = try await repository.registerTokenPublicKey(appID: appID, key: key)
-        authenticator.invalidateAll()
-        return info
+        return try await authenticator.invalidatingAll {
+            try await repository.registerTokenPublicKey(appID: appID, key: key)
+        }
     }
 
     func revokePublicKey(appID: String, keyID: String) async throws -> CustomerTokenPublicKeyInfo {
-        let info = try await repository.revokeTokenPublicKey(appID: appID, keyID: keyID)
-        authenticator.invalidateAll()
-        return info
+        try await authenticator.invalidatingAll {
+            try await repository.revokeTokenPublicKey(appID: appID, keyID: keyID)
+        }
     }
 }

@@ -22,8 +22,6 @@ struct KeyIssuer: Sendable {
     }
 
     func revoke(appID: String, keyID: String) async throws -> APIKeyInfo {
-        let info = try await repository.revokeKey(appID: appID, keyID: keyID)
-        authenticator.invalidateAll()
-        return info
+        try await authenticator.invalidatingAll { try await repository.revokeKey(appID: appID, keyID: keyID) }
     }
 }

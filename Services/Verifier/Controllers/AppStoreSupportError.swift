@@ -1,4 +1,5 @@
 import HTTPTypes
+import ShopkeeperCore
 import ShopkeeperHTTP
 
 /// Why a support request to the App Store Server API (refund history, notification recovery, renewal extension)
@@ -98,5 +99,16 @@ enum AppStoreSupportError: ProblemError, Equatable {
         case 4_030_007: .extensionRefused(code: "family_shared_subscription", appleCode: appleCode)
         default: .extensionRefused(code: "extension_failed", appleCode: appleCode)
         }
+    }
+}
+
+extension ServiceRequestContext {
+    /// The caller of an App Store support route (`/v1/admin/stores/{store}/...`): a secret key, and the App Store's
+    /// routes only (`store_not_supported` for any other store).
+    func requireAppStoreSupportCaller() throws -> InternalCaller {
+        let caller = try requireSecretCaller()
+        let store = parameters.get("store") ?? ""
+        guard store == "apple" else { throw AppStoreSupportError.storeNotSupported(store) }
+        return caller
     }
 }

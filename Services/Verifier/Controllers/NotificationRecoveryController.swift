@@ -67,7 +67,7 @@ struct NotificationRecoveryController {
     }
 
     @Sendable func status(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appID = try Self.appID(context)
+        let appID = try context.requireAppStoreSupportCaller().appID
         return try JSONBody.response(
             RecoveryState(
                 interval: Int(interval.components.seconds), environments: try await repository.status(appID: appID)),
@@ -75,7 +75,7 @@ struct NotificationRecoveryController {
     }
 
     @Sendable func recover(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appID = try Self.appID(context)
+        let appID = try context.requireAppStoreSupportCaller().appID
         let body = try await JSONBody.decode(RecoverRequest.self, from: request, limit: maxBodyBytes)
         let now = Date()
         let end = min(body.endDate ?? now, now)
@@ -104,13 +104,5 @@ struct NotificationRecoveryController {
         return try JSONBody.response(
             RecoveryResult(startDate: body.startDate, endDate: end, environments: outcomes),
             headers: [.cacheControl: "no-store"])
-    }
-
-    /// The caller's app, for the App Store only.
-    private static func appID(_ context: ServiceRequestContext) throws -> String {
-        let caller = try context.requireSecretCaller()
-        let store = context.parameters.get("store") ?? ""
-        guard store == "apple" else { throw AppStoreSupportError.storeNotSupported(store) }
-        return caller.appID
     }
 }

@@ -27,8 +27,7 @@ struct PurchaseController {
             return try JSONBody.response(response)
         }
         routes.post("/v1/customers/:app_user_id/restore") { request, context in
-            let caller = try context.requireCaller()
-            let user = try AppUserID.fromPath(context)
+            let (caller, user) = try context.requireCallerAndCustomer()
             let body = try await JSONBody.decode(RestoreRequest.self, from: request, limit: maxBodyBytes)
             return try JSONBody.response(
                 try await service.logging(to: context.logger).restore(

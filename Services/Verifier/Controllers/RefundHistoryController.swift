@@ -54,9 +54,7 @@ struct RefundHistoryController {
     }
 
     @Sendable func lookUp(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireSecretCaller()
-        let store = context.parameters.get("store") ?? ""
-        guard store == "apple" else { throw AppStoreSupportError.storeNotSupported(store) }
+        let caller = try context.requireAppStoreSupportCaller()
         let query = request.uri.queryParameters
         let givenUser = query["app_user_id"].map(String.init)
         let transactionID = query["transaction_id"].map(String.init)

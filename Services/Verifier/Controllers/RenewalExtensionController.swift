@@ -64,9 +64,7 @@ struct RenewalExtensionController {
     }
 
     @Sendable func extend(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let caller = try context.requireSecretCaller()
-        let store = context.parameters.get("store") ?? ""
-        guard store == "apple" else { throw AppStoreSupportError.storeNotSupported(store) }
+        let caller = try context.requireAppStoreSupportCaller()
         let original = try context.parameters.require("original_transaction_id")
         guard RefundHistoryController.isTransactionID(original) else {
             throw AppStoreSupportError.subscriptionNotFound(original)

@@ -13,8 +13,7 @@ struct OfferSignatureController {
     var endpoints: RouteCollection<ServiceRequestContext> {
         let routes = RouteCollection(context: ServiceRequestContext.self)
         routes.post("/v1/customers/:app_user_id/offer-signatures") { request, context in
-            let caller = try context.requireCaller()
-            let user = try AppUserID.fromPath(context)
+            let (caller, user) = try context.requireCallerAndCustomer()
             let body = try await JSONBody.decode(OfferSignatureRequest.self, from: request, limit: maxBodyBytes)
             try Self.validate(body)
             let answer = try await service.sign(
