@@ -23,6 +23,7 @@ import uuid
 from unittest import mock
 
 import stripe
+from stripe._object_classes import get_object_class
 
 BASE = sys.argv[1].rstrip("/")
 HOOK_PORT = int(sys.argv[2])
@@ -101,6 +102,51 @@ def pay(session, card="4242424242424242", expect=(200,)):
     return control("POST", f"/sandbox/stripe/checkout/{session.id}/pay", {"card": card}, expect=expect)
 
 
+def field_names(cls):
+    """The fields a library class declares (its annotations, and its bases')."""
+    names = set()
+    for klass in cls.__mro__:
+        names |= set(getattr(klass, "__annotations__", {}))
+    return names
+
+
+def check_fields(value, cls, path):
+    """Every field the sandbox sent is one the library's class for it declares, recursively (nested classes,
+    expanded objects and list items included): the sandbox invents no field names."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            check_fields(item, cls, f"{path}[{index}]")
+        return
+    if not isinstance(value, dict):
+        return
+    if value.get("object") == "list":
+        for index, item in enumerate(value.get("data", [])):
+            check_fields(item, None, f"{path}.data[{index}]")
+        return
+    if isinstance(value.get("object"), str):
+        cls = get_object_class("V1", value["object"])
+        check(cls is not stripe.StripeObject, f"{path}: unknown object {value['object']}")
+    if cls is None:
+        return
+    known = field_names(cls)
+    inner = getattr(cls, "_inner_class_types", {})
+    for key, item in value.items():
+        check(key in known, f"{path}.{key} is not a field of {cls.__name__}")
+        if key in inner:
+            check_fields(item, inner[key], f"{path}.{key}")
+        elif isinstance(item, (dict, list)) and key not in ("metadata", "previous_attributes"):
+            check_fields(item, None, f"{path}.{key}")
+
+
+checked = []
+
+
+def fields(obj):
+    """Queues a library object's fields for `check_fields`; answers the object."""
+    checked.append(obj)
+    return obj
+
+
 def main():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", HOOK_PORT), Hook)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -118,9 +164,9 @@ def main():
         {"id": "price_lib_trial", "product_name": "Trial", "unit_amount": 500, "currency": "usd",
          "recurring": {"interval": "week", "interval_count": 2}, "trial_period_days": 7},
     ]})
-    gems = stripe.Price.retrieve("price_lib_gems")
+    gems = fields(stripe.Price.retrieve("price_lib_gems"))
     check(isinstance(gems, stripe.Price) and gems.type == "one_time" and gems.unit_amount == 499, "one-time price")
-    monthly = stripe.Price.retrieve("price_lib_monthly", expand=["product"])
+    monthly = fields(stripe.Price.retrieve("price_lib_monthly", expand=["product"]))
     check(monthly.recurring.interval == "month" and monthly.recurring.interval_count == 1, "recurring price")
     check(isinstance(monthly.product, stripe.Product) and monthly.product.name == "Monthly", "expanded product")
     found = stripe.Price.list(lookup_keys=["lib_gems", "lib_monthly"], active=True)
@@ -145,7 +191,7 @@ def main():
     again = stripe.Customer.create(email="ada@example.com", metadata={"app_user_id": "ada"}, idempotency_key=key)
     check(first.id == again.id and first.id.startswith("cus_"), "an idempotent retry replays the customer")
     raises(stripe.IdempotencyError, lambda: stripe.Customer.create(email="eve@example.com", idempotency_key=key))
-    customer = stripe.Customer.retrieve(first.id)
+    customer = fields(stripe.Customer.retrieve(first.id))
     check(customer.metadata["app_user_id"] == "ada", "customer metadata")
 
     # A one-time purchase: declined, then paid.
@@ -160,13 +206,13 @@ def main():
     pay(session, "4000000000009995", expect=(402,))
     check(stripe.checkout.Session.retrieve(session.id).status == "open", "a declined session stays open")
     pay(session)
-    paid = stripe.checkout.Session.retrieve(session.id, expand=["line_items"])
+    paid = fields(stripe.checkout.Session.retrieve(session.id, expand=["line_items"]))
     check(paid.status == "complete" and paid.payment_status == "paid" and paid.amount_total == 998, "paid session")
     check(paid.line_items.data[0].price.id == "price_lib_gems" and paid.line_items.data[0].quantity == 2, "items")
     check(stripe.checkout.Session.list_line_items(session.id).data[0].amount_total == 998, "line_items list")
-    intent = stripe.PaymentIntent.retrieve(paid.payment_intent)
+    intent = fields(stripe.PaymentIntent.retrieve(paid.payment_intent))
     check(intent.status == "succeeded" and intent.metadata["app_user_id"] == "ada", f"payment intent: {intent}")
-    charge = stripe.Charge.retrieve(intent.latest_charge)
+    charge = fields(stripe.Charge.retrieve(intent.latest_charge))
     check(charge.paid and charge.amount == 998 and charge.payment_intent == intent.id, "charge")
 
     # The hosted page: a card number form, paid with a redirect to the success URL.
@@ -190,7 +236,7 @@ def main():
         success_url="http://shop.example/ok", subscription_data={"metadata": {"app_user_id": "ada"}})
     pay(sub_session, "4000000000000341")
     sub_session = stripe.checkout.Session.retrieve(sub_session.id)
-    subscription = stripe.Subscription.retrieve(sub_session.subscription, expand=["latest_invoice"])
+    subscription = fields(stripe.Subscription.retrieve(sub_session.subscription, expand=["latest_invoice"]))
     check(subscription.status == "active" and subscription.metadata["app_user_id"] == "ada", "subscription")
     item = subscription["items"].data[0]
     check(item.current_period_end > item.current_period_start and item.price.id == "price_lib_monthly", "item")
@@ -198,14 +244,14 @@ def main():
     check(isinstance(invoice, stripe.Invoice) and invoice.status == "paid", "expanded invoice")
     check(invoice.parent.subscription_details.subscription == subscription.id, "invoice parent")
     check(invoice.lines.data[0].period.end == item.current_period_end, "invoice line period")
-    payments = stripe.InvoicePayment.list(invoice=invoice.id)
+    payments = fields(stripe.InvoicePayment.list(invoice=invoice.id))
     check(len(payments.data) == 1 and payments.data[0].payment.type == "payment_intent", "invoice payments")
     first_intent = payments.data[0].payment.payment_intent
     by_intent = stripe.InvoicePayment.list(payment={"type": "payment_intent", "payment_intent": first_intent})
     check(by_intent.data[0].invoice == invoice.id, "invoice payment by payment intent")
     renewed = control("POST", f"/sandbox/stripe/subscriptions/{subscription.id}/advance")
     check(renewed["status"] == "past_due", f"4000000000000341 fails the renewal: {renewed['status']}")
-    failed = stripe.Invoice.retrieve(renewed["latest_invoice"])
+    failed = fields(stripe.Invoice.retrieve(renewed["latest_invoice"]))
     check(failed.status == "open" and failed.attempt_count == 1 and failed.next_payment_attempt, "failed invoice")
     control("POST", f"/sandbox/stripe/customers/{customer.id}/card", {"card": "4242424242424242"})
     recovered = control("POST", f"/sandbox/stripe/subscriptions/{subscription.id}/advance")
@@ -224,7 +270,7 @@ def main():
     pay(trial_session)
     trial_session = stripe.checkout.Session.retrieve(trial_session.id)
     check(trial_session.payment_status == "no_payment_required", "a trial needs no payment")
-    trial = stripe.Subscription.retrieve(trial_session.subscription)
+    trial = fields(stripe.Subscription.retrieve(trial_session.subscription))
     check(trial.status == "trialing" and trial.trial_end, "trialing")
     canceled = stripe.Subscription.cancel(trial.id)
     check(canceled.status == "canceled" and canceled.ended_at, "cancelled now")
@@ -234,7 +280,7 @@ def main():
     part = stripe.Refund.create(charge=charge.id, amount=300)
     rest = stripe.Refund.create(payment_intent=intent.id)
     check(part.amount == 300 and rest.amount == 698 and rest.status == "succeeded", "refunds")
-    check(stripe.Refund.retrieve(part.id).charge == charge.id, "refund retrieve")
+    check(fields(stripe.Refund.retrieve(part.id)).charge == charge.id, "refund retrieve")
     check(stripe.Charge.retrieve(charge.id).refunded, "refunded charge")
     raises(stripe.InvalidRequestError, lambda: stripe.Refund.create(charge=charge.id),
            code="charge_already_refunded")
@@ -245,15 +291,15 @@ def main():
     raises(stripe.InvalidRequestError, lambda: stripe.Refund.create(charge=other_intent.latest_charge),
            code="charge_disputed")
     control("POST", f"/sandbox/stripe/disputes/{dispute['id']}/close", {"status": "lost"})
-    check(stripe.Dispute.retrieve(dispute["id"]).status == "lost", "dispute lost")
+    check(fields(stripe.Dispute.retrieve(dispute["id"])).status == "lost", "dispute lost")
 
     # The customer portal.
-    portal = stripe.billing_portal.Session.create(customer=customer.id, return_url="http://shop.example/account")
+    portal = fields(stripe.billing_portal.Session.create(customer=customer.id, return_url="http://shop.example/account"))
     with urllib.request.urlopen(portal.url, timeout=10) as page:
         check("Your subscriptions" in page.read().decode(), "portal page")
 
     # Events, read back, and every webhook verified by the library under each secret.
-    events = stripe.Event.list(limit=100)
+    events = fields(stripe.Event.list(limit=100))
     check(len(events.data) > 20 and events.data[0].created >= events.data[-1].created, "events newest first")
     check(stripe.Event.retrieve(events.data[0].id).type == events.data[0].type, "event retrieve")
     expected = {
@@ -294,8 +340,14 @@ def main():
     signed_at = int(header.split(",")[0].split("=")[1])
     with mock.patch("time.time", return_value=signed_at + 301):
         raises(stripe.SignatureVerificationError, lambda: stripe.Webhook.construct_event(body, header, SECRETS[1]))
+    for obj in checked:
+        raw = obj.to_dict()
+        check_fields(raw, None, raw.get("object", "list"))
+    for body, _, _ in deliveries:
+        check_fields(json.loads(body), None, "webhook")
     server.shutdown()
-    print(f"stripe library: {len(deliveries)} webhooks verified ({len(seen)} types), every endpoint parsed")
+    print(f"stripe library: {len(deliveries)} webhooks verified ({len(seen)} types), every endpoint parsed, "
+          f"every field of {len(checked)} answers and the webhooks declared by the library")
 
 
 if __name__ == "__main__":
