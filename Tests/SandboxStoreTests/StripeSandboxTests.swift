@@ -182,7 +182,7 @@ import Testing
     @Test func stripeStateSurvivesARestart() async throws {
         let directory = SandboxHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let made = Box()
+        let made = Box<[String]>()
         try await SandboxHarness.run(stateDirectory: directory) { sandbox in
             try await sandbox.stripePrices()
             let session = try await sandbox.stripeSession("price_monthly", mode: "subscription")
@@ -192,25 +192,21 @@ import Testing
             let event = try #require(
                 (try await sandbox.stripe(.get, "events", [("limit", "1")]).json["data"] as? [[String: Any]])?.first?[
                     "id"] as? String)
-            await made.set([session, subscription, event])
+            made.value = [session, subscription, event]
         }
-        let ids = await made.values
+        let ids = try #require(made.value)
         try await SandboxHarness.run(stateDirectory: directory) { sandbox in
-            #expect(
-                try await sandbox.stripe(.get, "checkout/sessions/\(ids[0])").json["status"] as? String == "complete")
-            #expect(try await sandbox.stripe(.get, "subscriptions/\(ids[1])").json["status"] as? String == "active")
-            #expect(try await sandbox.stripe(.get, "events/\(ids[2])").status == 200)
-            #expect(try await sandbox.stripe(.get, "prices/price_gems").status == 200)
+            let session = try await sandbox.stripe(.get, "checkout/sessions/\(ids[0])")
+            let subscription = try await sandbox.stripe(.get, "subscriptions/\(ids[1])")
+            let event = try await sandbox.stripe(.get, "events/\(ids[2])")
+            let price = try await sandbox.stripe(.get, "prices/price_gems")
+            #expect(session.json["status"] as? String == "complete")
+            #expect(subscription.json["status"] as? String == "active")
+            #expect(event.status == 200 && price.status == 200)
         }
     }
 
     static func type(of body: String) -> String? {
         (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["type"] as? String
     }
-}
-
-/// Ids carried from one run of the store to the next.
-actor Box {
-    var values: [String] = []
-    func set(_ values: [String]) { self.values = values }
 }
