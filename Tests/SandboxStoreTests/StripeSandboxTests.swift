@@ -141,6 +141,47 @@ import Testing
         }
     }
 
+    @Test func aRenewalThatKeepsFailingIsRetriedThenCancelled() async throws {
+        try await SandboxHarness.run { sandbox in
+            try await sandbox.stripePrices()
+            let session = try await sandbox.stripeSession("price_monthly", mode: "subscription")
+            try await sandbox.stripePay(session, card: "4000000000000341")
+            let paid = try await sandbox.stripe(.get, "checkout/sessions/\(session)")
+            let id = try #require(paid.json["subscription"] as? String)
+            var statuses: [String] = []
+            for _ in 0..<4 {
+                let (_, subscription) = try await sandbox.stripeControl("subscriptions/\(id)/advance")
+                statuses.append(subscription["status"] as? String ?? "")
+            }
+            #expect(statuses == ["past_due", "past_due", "past_due", "canceled"])
+            let ended = try await sandbox.stripe(.get, "subscriptions/\(id)")
+            let details = try #require(ended.json["cancellation_details"] as? [String: Any])
+            #expect(details["reason"] as? String == "payment_failed")
+            let invoice = try await sandbox.stripe(
+                .get, "invoices/\(try #require(ended.json["latest_invoice"] as? String))")
+            #expect(invoice.json["attempt_count"] as? Int == 4 && invoice.json["status"] as? String == "open")
+            #expect(try await sandbox.stripeControl("subscriptions/\(id)/advance").0 == 409)
+        }
+    }
+
+    @Test func concurrentRetriesWithOneIdempotencyKeyMakeOneObject() async throws {
+        try await SandboxHarness.run { sandbox in
+            let ids = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        let answer = try await sandbox.stripe(
+                            .post, "customers", [("email", "ada@example.com")], idempotencyKey: "same")
+                        return answer.json["id"] as? String
+                    }
+                }
+                var ids: Set<String?> = []
+                for try await id in group { ids.insert(id) }
+                return ids
+            }
+            #expect(ids.count == 1 && ids.first != nil)
+        }
+    }
+
     @Test func refundsAndDisputes() async throws {
         try await SandboxHarness.run { sandbox in
             try await sandbox.stripePrices()

@@ -245,6 +245,10 @@ def main():
     check(invoice.parent.subscription_details.subscription == subscription.id, "invoice parent")
     check(invoice.lines.data[0].period.end == item.current_period_end, "invoice line period")
     payments = fields(stripe.InvoicePayment.list(invoice=invoice.id))
+    with_payments = fields(stripe.Invoice.retrieve(invoice.id, expand=["payments"]))
+    check(with_payments.payments.data[0].invoice == invoice.id, "an invoice's payments, expanded")
+    listed_subscriptions = fields(stripe.Subscription.list(customer=customer.id))
+    check([s.id for s in listed_subscriptions.data] == [subscription.id], "a customer's subscriptions")
     check(len(payments.data) == 1 and payments.data[0].payment.type == "payment_intent", "invoice payments")
     first_intent = payments.data[0].payment.payment_intent
     by_intent = stripe.InvoicePayment.list(payment={"type": "payment_intent", "payment_intent": first_intent})

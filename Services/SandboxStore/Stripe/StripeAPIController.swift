@@ -96,6 +96,25 @@ struct StripeAPIController {
             }
         }
         retrieve(routes, "subscriptions", StripeSubscriptionRecord.self)
+        routes.get("subscriptions") { request, context in
+            try await call(request, context) { store, form, _ throws(StripeError) in
+                try form.allow(["customer", "status", "price", "limit", "starting_after"])
+                // No status: those not canceled, as Stripe lists them; `all`: every one.
+                let status = form["status"]
+                var found = store.stripeAll(StripeSubscriptionRecord.self).filter { subscription in
+                    (form["customer"].map { $0 == subscription.customer } ?? true)
+                        && (form["price"].map { $0 == subscription.price.id } ?? true)
+                        && (status.map { $0 == "all" || $0 == subscription.status } ?? !subscription.isOver)
+                }.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+                if let after = form["starting_after"], let index = found.firstIndex(where: { $0.id == after }) {
+                    found = Array(found[(index + 1)...])
+                }
+                let limit = try Self.limit(form)
+                return store.stripeExpand(
+                    .list(found.prefix(limit).map(\.json), url: "/v1/subscriptions", hasMore: found.count > limit),
+                    form.list("expand"))
+            }
+        }
         routes.post("subscriptions/{id}") { request, context in
             let id = context.parameters.get("id") ?? ""
             return try await call(request, context) { store, form, now throws(StripeError) in

@@ -1,7 +1,8 @@
 import Foundation
 
 /// `expand[]`: ids in an answer replaced by the objects they name, as Stripe does (`latest_invoice`,
-/// `latest_charge`, `data.product`, ...; one level, and `data.` for the items of a list).
+/// `latest_charge`, `data.product`, ...; one level, and `data.` for the items of a list), and an invoice's
+/// `payments` (its invoice payments, a list).
 extension SandboxStore {
     func stripeExpand(_ value: StripeValue, _ paths: [String]) -> StripeValue {
         var value = value
@@ -17,8 +18,13 @@ extension SandboxStore {
     }
 
     private func stripeExpandField(_ value: StripeValue, _ field: String) -> StripeValue {
-        guard let id = value[field]?.stringValue else { return value }
         var value = value
+        if field == "payments", value["object"] == "invoice", let id = value["id"]?.stringValue {
+            value[field] = .list(
+                stripeInvoicePayments(invoice: id, paymentIntent: nil), url: "/v1/invoice_payments?invoice=\(id)")
+            return value
+        }
+        guard let id = value[field]?.stringValue else { return value }
         if field == "product", let price = stripeAll(StripePriceRecord.self).first(where: { $0.product == id }) {
             value[field] = price.productJSON
         } else if let record = state.stripeObjects[id] {
