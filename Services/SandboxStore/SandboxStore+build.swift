@@ -122,7 +122,8 @@ func buildRouter(
         atPath: "/google/androidpublisher/v3/applications")
     router.addRoutes(
         StripeAPIController(
-            store: store, dispatcher: dispatcher, secretKey: settings.stripeSecretKey, publicURL: settings.publicURL,
+            store: store, dispatcher: dispatcher, traffic: traffic, secretKey: settings.stripeSecretKey,
+            publicURL: settings.publicURL,
             maxBodyBytes: maxBody
         ).endpoints,
         atPath: "/stripe/v1")

@@ -22,6 +22,14 @@ import Testing
             let unknown = try await sandbox.stripe(.post, "customers", [("colour", "blue")])
             #expect(unknown.status == 400)
             #expect((unknown.json["error"] as? [String: Any])?["code"] as? String == "parameter_unknown")
+            // An outage: an injected fault answers as Stripe fails (`api_error`), then it answers again.
+            let fault = try await sandbox.send(
+                .post, "/sandbox/faults", json: ["endpoint": "stripe.read", "count": 1, "status": 503])
+            #expect(fault.status == .created || fault.status == .ok)
+            let outage = try await sandbox.stripe(.get, "customers/cus_none")
+            #expect(outage.status == 503)
+            #expect((outage.json["error"] as? [String: Any])?["type"] as? String == "api_error")
+            #expect(try await sandbox.stripe(.get, "customers/cus_none").status == 404)
             let noMode = try await sandbox.stripe(.post, "checkout/sessions", [("line_items[0][price]", "price_x")])
             #expect((noMode.json["error"] as? [String: Any])?["param"] as? String == "mode")
         }

@@ -184,6 +184,12 @@ def main():
         code="resource_missing", param="line_items[0][price]")
     raises(stripe.InvalidRequestError, lambda: stripe.Customer.create(email="a@example.com", colour="blue"),
            code="parameter_unknown")
+    control("POST", "/sandbox/faults", {"endpoint": "stripe.read", "count": 1, "status": 503})
+    raises(stripe.APIError, lambda: stripe.Price.retrieve("price_lib_gems"), http_status=503)
+    expiring = stripe.checkout.Session.create(
+        mode="payment", line_items=[{"price": "price_lib_gems"}], success_url="http://shop.example/ok")
+    check(stripe.checkout.Session.expire(expiring.id).status == "expired", "an expired session")
+    raises(stripe.InvalidRequestError, lambda: stripe.checkout.Session.expire(expiring.id))
 
     # Idempotency: the same key and parameters replay the first answer; other parameters are refused.
     key = f"customer-{run}"

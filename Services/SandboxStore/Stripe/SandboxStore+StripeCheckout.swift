@@ -123,6 +123,21 @@ extension SandboxStore {
         return session
     }
 
+    /// `POST /v1/checkout/sessions/{id}/expire`: an open session can no longer be paid
+    /// (`checkout.session.expired`).
+    func stripeExpireSession(_ id: String, at now: Date) throws(StripeError) -> StripeSessionRecord {
+        var session = try stripeFind(StripeSessionRecord.self, id)
+        guard session.status == "open" else {
+            throw StripeError.invalid(
+                "Only Checkout Sessions with a status in [\"open\"] can be expired. This Checkout Session has a "
+                    + "status of \"\(session.status)\".")
+        }
+        session.status = "expired"
+        stripePut(session)
+        stripeEmit("checkout.session.expired", session.json(expandLineItems: false), at: now)
+        return session
+    }
+
     /// Charges `card` once: a payment intent and its charge, succeeded or failed, with their events
     /// (`charge.succeeded` + `payment_intent.succeeded`, or `charge.failed` + `payment_intent.payment_failed`).
     func stripeCharge(

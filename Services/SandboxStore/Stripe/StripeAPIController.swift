@@ -5,6 +5,20 @@ import NIOCore
 import ShopkeeperHTTP
 import ShopkeeperStores
 
+/// An injected fault, answered as Stripe answers its own failures.
+struct StripeFault: HTTPResponseError {
+    var status: HTTPResponse.Status { HTTPResponse.Status(code: error.status) }
+    let error: StripeError
+
+    init(status: Int) {
+        error = StripeError.fault(status)
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        StripeAPIController.response(error.json, error.status, StripeIdentifiers.make("req_", length: 14))
+    }
+}
+
 /// Stripe's API under `/stripe/v1` (a client's API base is `http://<sandbox>/stripe`): the calls a server makes to
 /// sell through Checkout and follow what happens after (see the list in `endpoints`). Bodies are form-encoded in
 /// Stripe's bracket notation, answers and errors are Stripe's JSON, `Authorization: Bearer <secret key>` (or Basic
@@ -12,6 +26,8 @@ import ShopkeeperStores
 struct StripeAPIController {
     let store: SandboxStore
     let dispatcher: NotificationDispatcher
+    /// Counts the calls (`stripe.read`, `stripe.write`) and injects faults (`POST /sandbox/faults`).
+    let traffic: StoreTraffic
     /// The secret key accepted (`SHOPKEEPER_SANDBOX_STRIPE_SECRET_KEY`).
     let secretKey: String
     let publicURL: URL?
@@ -69,6 +85,13 @@ struct StripeAPIController {
                 return store.stripeExpand(
                     session.json(expandLineItems: expand.contains("line_items")),
                     expand.filter { $0 != "line_items" })
+            }
+        }
+        routes.post("checkout/sessions/{id}/expire") { request, context in
+            let id = context.parameters.get("id") ?? ""
+            return try await call(request, context) { store, form, now throws(StripeError) in
+                try form.allow([])
+                return try store.stripeExpireSession(id, at: now).json(expandLineItems: false)
             }
         }
         routes.get("checkout/sessions/{id}/line_items") { request, context in
@@ -190,6 +213,12 @@ struct StripeAPIController {
     private func call(
         _ request: Request, _ context: ServiceRequestContext, _ operation: @escaping Operation
     ) async throws -> Response {
+        try await traffic.observe(request.method == .get ? .stripeRead : .stripeWrite) { _ in
+            try await serve(request, operation)
+        }
+    }
+
+    private func serve(_ request: Request, _ operation: @escaping Operation) async throws -> Response {
         let requestId = StripeIdentifiers.make("req_", length: 14)
         guard authenticated(request) else { return Self.response(StripeError.authentication.json, 401, requestId) }
         // Stripe's libraries send a GET's and a DELETE's parameters in the query, the others' in the body.

@@ -149,6 +149,17 @@ struct StripeError: Error, Sendable, Equatable {
         status: 401, type: "invalid_request_error", code: nil,
         message: "Invalid API Key provided. You did not provide a valid secret key (sk_test_...).", param: nil)
 
+    /// Stripe failing (an injected fault): `api_error`, or `rate_limit` for 429.
+    static func fault(_ status: Int) -> StripeError {
+        status == 429
+            ? StripeError(
+                status: 429, type: "invalid_request_error", code: "rate_limit",
+                message: "Too many requests hit the API too quickly.", param: nil)
+            : StripeError(
+                status: status, type: "api_error", code: nil,
+                message: "An unknown error occurred (an injected sandbox fault).", param: nil)
+    }
+
     static func idempotency(_ key: String) -> StripeError {
         StripeError(
             status: 400, type: "idempotency_error", code: nil,
