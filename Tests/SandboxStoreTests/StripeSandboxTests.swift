@@ -172,6 +172,29 @@ import Testing
         }
     }
 
+    @Test func subscriptionsRenewOnTheClock() async throws {
+        // A month lasts a second or so: the clock renews the subscription on its own, a new paid invoice each time.
+        let environment = [
+            "SHOPKEEPER_SANDBOX_TIME_SCALE": "10000000", "SHOPKEEPER_SANDBOX_AUTO_RENEW": "true",
+            "SHOPKEEPER_SANDBOX_TICK_MS": "50",
+        ]
+        try await SandboxHarness.run(environment: environment) { sandbox in
+            try await sandbox.stripePrices()
+            let session = try await sandbox.stripeSession("price_monthly", mode: "subscription")
+            try await sandbox.stripePay(session)
+            let paid = try await sandbox.stripe(.get, "checkout/sessions/\(session)")
+            let id = try #require(paid.json["subscription"] as? String)
+            let first = try #require(paid.json["invoice"] as? String)
+            let renewed = try await eventually(
+                timeout: .seconds(10), { try await sandbox.stripe(.get, "subscriptions/\(id)").json },
+                until: { ($0["latest_invoice"] as? String).map { $0 != first } ?? false })
+            let invoice = try await sandbox.stripe(
+                .get, "invoices/\(try #require(renewed["latest_invoice"] as? String))")
+            #expect(invoice.json["status"] as? String == "paid")
+            #expect(invoice.json["billing_reason"] as? String == "subscription_cycle")
+        }
+    }
+
     @Test func concurrentRetriesWithOneIdempotencyKeyMakeOneObject() async throws {
         try await SandboxHarness.run { sandbox in
             let ids = try await withThrowingTaskGroup(of: String?.self) { group in
