@@ -53,13 +53,8 @@ struct StripeAPIController {
                 if let type = form["type"] {
                     prices = prices.filter { ($0.isRecurring ? "recurring" : "one_time") == type }
                 }
-                if let after = form["starting_after"], let index = prices.firstIndex(where: { $0.id == after }) {
-                    prices = Array(prices[(index + 1)...])
-                }
-                let limit = try Self.limit(form)
                 return store.stripeExpand(
-                    .list(prices.prefix(limit).map(\.json), url: "/v1/prices", hasMore: prices.count > limit),
-                    form.list("expand"))
+                    try Self.page(prices.map { ($0.id, $0.json) }, form, url: "/v1/prices"), form.list("expand"))
             }
         }
         routes.get("products/{id}") { request, context in
@@ -124,18 +119,13 @@ struct StripeAPIController {
                 try form.allow(["customer", "status", "price", "limit", "starting_after"])
                 // No status: those not canceled, as Stripe lists them; `all`: every one.
                 let status = form["status"]
-                var found = store.stripeAll(StripeSubscriptionRecord.self).filter { subscription in
+                let found = store.stripeAll(StripeSubscriptionRecord.self).filter { subscription in
                     (form["customer"].map { $0 == subscription.customer } ?? true)
                         && (form["price"].map { $0 == subscription.price.id } ?? true)
                         && (status.map { $0 == "all" || $0 == subscription.status } ?? !subscription.isOver)
                 }.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
-                if let after = form["starting_after"], let index = found.firstIndex(where: { $0.id == after }) {
-                    found = Array(found[(index + 1)...])
-                }
-                let limit = try Self.limit(form)
                 return store.stripeExpand(
-                    .list(found.prefix(limit).map(\.json), url: "/v1/subscriptions", hasMore: found.count > limit),
-                    form.list("expand"))
+                    try Self.page(found.map { ($0.id, $0.json) }, form, url: "/v1/subscriptions"), form.list("expand"))
             }
         }
         routes.post("subscriptions/{id}") { request, context in
@@ -196,6 +186,18 @@ struct StripeAPIController {
                 return store.stripeExpand(try store.stripeFind(T.self, id).record.json, form.list("expand"))
             }
         }
+    }
+
+    /// A page of a list, as Stripe pages: the objects (id, JSON) after `starting_after`, at most `limit`.
+    static func page(_ objects: [(id: String, json: StripeValue)], _ form: StripeForm, url: String)
+        throws(StripeError) -> StripeValue
+    {
+        var objects = objects
+        if let after = form["starting_after"], let index = objects.firstIndex(where: { $0.id == after }) {
+            objects = Array(objects[(index + 1)...])
+        }
+        let limit = try limit(form)
+        return .list(objects.prefix(limit).map(\.json), url: url, hasMore: objects.count > limit)
     }
 
     /// `limit`: 1 to 100, 10 by default.
