@@ -195,6 +195,35 @@ import Testing
         }
     }
 
+    @Test func theCustomerPortalCancelsAtThePeriodsEnd() async throws {
+        try await SandboxHarness.run { sandbox in
+            try await sandbox.stripePrices()
+            let session = try await sandbox.stripeSession("price_monthly", mode: "subscription")
+            try await sandbox.stripePay(session)
+            let paid = try await sandbox.stripe(.get, "checkout/sessions/\(session)")
+            let id = try #require(paid.json["subscription"] as? String)
+            let customer = try #require(paid.json["customer"] as? String)
+            let portal = try await sandbox.stripe(
+                .post, "billing_portal/sessions", [("customer", customer), ("return_url", "http://shop.example/me")])
+            #expect(portal.json["object"] as? String == "billing_portal.session")
+            let link = try #require(portal.json["url"] as? String)
+            let url = try #require(URL(string: link))
+            let page = try await sandbox.send(.get, url.path)
+            #expect(page.status == .ok && String(buffer: page.body).contains(id))
+            let cancel = try await sandbox.send(
+                .post, url.path + "/cancel", body: .init(string: "subscription=\(id)"),
+                headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(cancel.status == .seeOther)
+            let ending = try await sandbox.stripe(.get, "subscriptions/\(id)")
+            #expect(
+                ending.json["cancel_at_period_end"] as? Bool == true && ending.json["status"] as? String == "active")
+            let events = try await sandbox.stripe(.get, "events", [("type", "customer.subscription.updated")])
+            let update = try #require((events.json["data"] as? [[String: Any]])?.first)
+            let previous = try #require((update["data"] as? [String: Any])?["previous_attributes"] as? [String: Any])
+            #expect(previous["cancel_at_period_end"] as? Bool == false)
+        }
+    }
+
     @Test func concurrentRetriesWithOneIdempotencyKeyMakeOneObject() async throws {
         try await SandboxHarness.run { sandbox in
             let ids = try await withThrowingTaskGroup(of: String?.self) { group in
