@@ -26,7 +26,8 @@ func buildApplication(
         googleSigner: try GooglePushSigner(
             key: try directory.loadOrCreateGooglePushKey(), email: settings.googlePushEmail),
         client: httpClient, attempts: settings.notificationAttempts, retryDelay: settings.notificationRetryDelay,
-        journal: StateJournal(notificationsIn: directory, fsyncEachChange: settings.fsyncEachChange), logger: logger)
+        journal: StateJournal(notificationsIn: directory, fsyncEachChange: settings.fsyncEachChange), logger: logger,
+        stripeURL: settings.stripeWebhookURL, stripeSecrets: settings.stripeWebhookSecrets)
     try directory.writeGooglePushKeySet(dispatcher.googleKeySet)
     let products = try SandboxProducts(file: settings.stateDirectory.appendingPathComponent("products.json"))
     let router = try buildRouter(
@@ -50,7 +51,7 @@ func buildApplication(
 
 /// The sandbox store's routes: `/sandbox` controls (problem+json errors), two Apple hosts (App Store Server API and
 /// legacy `verifyReceipt`), Google's token endpoint
-/// and Play Developer API (each with its store's own error format), health and metrics.
+/// and Play Developer API, Stripe's API and hosted pages (each with its store's own error format), health and metrics.
 func buildRouter(
     settings: SandboxStoreSettings,
     store: SandboxStore,
@@ -93,6 +94,9 @@ func buildRouter(
         GoogleSubscriptionController(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
         atPath: "google")
     controls.addRoutes(
+        StripeControlController(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
+        atPath: "stripe")
+    controls.addRoutes(
         NotificationControlController(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
         atPath: "notifications")
 
@@ -116,5 +120,14 @@ func buildRouter(
     router.addRoutes(
         PlayDeveloperAPIController(store: store, traffic: traffic).endpoints,
         atPath: "/google/androidpublisher/v3/applications")
+    router.addRoutes(
+        StripeAPIController(
+            store: store, dispatcher: dispatcher, traffic: traffic, secretKey: settings.stripeSecretKey,
+            publicURL: settings.publicURL,
+            maxBodyBytes: maxBody
+        ).endpoints,
+        atPath: "/stripe/v1")
+    router.addRoutes(
+        StripeHostedPages(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints, atPath: "/stripe")
     return router
 }

@@ -14,6 +14,9 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_SANDBOX_GOOGLE_NOTIFICATION_URL` | unset: none sent | where Play real-time developer notifications are pushed (a Pub/Sub push envelope with an OIDC bearer token); also `PUT /sandbox/notifications` |
 /// | `SHOPKEEPER_SANDBOX_GOOGLE_PUSH_AUDIENCE` | the Google notification URL | the `aud` of the push's OIDC token |
 /// | `SHOPKEEPER_SANDBOX_GOOGLE_PUSH_EMAIL` | `play-rtdn-push@shopkeeper-sandbox.iam.gserviceaccount.com` | the `email` of the push's OIDC token (the push service account) |
+/// | `SHOPKEEPER_SANDBOX_STRIPE_SECRET_KEY` | `sk_test_shopkeeper_sandbox` | the secret key Stripe's API under `/stripe/v1` accepts (`Authorization: Bearer`, or Basic with the key as user) |
+/// | `SHOPKEEPER_SANDBOX_STRIPE_WEBHOOK_URL` | unset: none sent | where Stripe webhooks (events as JSON, with `Stripe-Signature`) are POSTed; also `PUT /sandbox/notifications` (`stripe_url`) |
+/// | `SHOPKEEPER_SANDBOX_STRIPE_WEBHOOK_SECRET` | `whsec_shopkeeper_sandbox` | the webhook signing secret; a comma-separated list signs with each (one `v1=` per secret, as while a secret is rolled) |
 /// | `SHOPKEEPER_SANDBOX_TIME_SCALE` | `1` | how many times faster subscription periods, grace periods, billing retry and account hold pass (dates stay real): `8640` makes `P1M` five minutes, as on Apple's sandbox; `period` of a purchase is divided by it, an explicit `expires_date` is not |
 /// | `SHOPKEEPER_SANDBOX_AUTO_RENEW` | `true` | the clock renews, fails and expires subscriptions whose period ends while the store runs (every `..._TICK_MS`); `false` leaves it to `advance` |
 /// | `SHOPKEEPER_SANDBOX_TICK_MS` | `1000` | how often the clock looks for periods that ended |
@@ -38,6 +41,9 @@ struct SandboxStoreSettings: Sendable {
     var tick: Duration
     var notificationAttempts: Int
     var notificationRetryDelay: Duration
+    var stripeSecretKey: String
+    var stripeWebhookURL: URL?
+    var stripeWebhookSecrets: [String]
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> SandboxStoreSettings
@@ -62,6 +68,20 @@ struct SandboxStoreSettings: Sendable {
         }
         let appleNotificationURL = try optionalURL("SHOPKEEPER_SANDBOX_APPLE_NOTIFICATION_URL")
         let googleNotificationURL = try optionalURL("SHOPKEEPER_SANDBOX_GOOGLE_NOTIFICATION_URL")
+        let stripeWebhookURL = try optionalURL("SHOPKEEPER_SANDBOX_STRIPE_WEBHOOK_URL")
+        let stripeSecretKey = environment.string(
+            "SHOPKEEPER_SANDBOX_STRIPE_SECRET_KEY", default: "sk_test_shopkeeper_sandbox")
+        guard stripeSecretKey.hasPrefix("sk_test_") || stripeSecretKey.hasPrefix("rk_test_") else {
+            throw ConfigurationError(
+                variable: "SHOPKEEPER_SANDBOX_STRIPE_SECRET_KEY", reason: "must be a test-mode key (sk_test_...)")
+        }
+        let stripeWebhookSecrets = environment.string(
+            "SHOPKEEPER_SANDBOX_STRIPE_WEBHOOK_SECRET", default: "whsec_shopkeeper_sandbox"
+        ).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !stripeWebhookSecrets.isEmpty else {
+            throw ConfigurationError(
+                variable: "SHOPKEEPER_SANDBOX_STRIPE_WEBHOOK_SECRET", reason: "must name at least one secret")
+        }
         let audience = environment.raw("SHOPKEEPER_SANDBOX_GOOGLE_PUSH_AUDIENCE").flatMap { $0.isEmpty ? nil : $0 }
         let tickMilliseconds = try environment.int("SHOPKEEPER_SANDBOX_TICK_MS", default: 1000, in: 10...60_000)
         let retryMilliseconds = try environment.int(
@@ -85,7 +105,10 @@ struct SandboxStoreSettings: Sendable {
             tick: .milliseconds(tickMilliseconds),
             notificationAttempts: try environment.int(
                 "SHOPKEEPER_SANDBOX_NOTIFICATION_ATTEMPTS", default: 6, in: 1...50),
-            notificationRetryDelay: .milliseconds(retryMilliseconds)
+            notificationRetryDelay: .milliseconds(retryMilliseconds),
+            stripeSecretKey: stripeSecretKey,
+            stripeWebhookURL: stripeWebhookURL,
+            stripeWebhookSecrets: stripeWebhookSecrets
         )
     }
 }

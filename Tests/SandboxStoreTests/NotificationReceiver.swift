@@ -9,7 +9,7 @@ import Testing
 
 @testable import SandboxStore
 
-/// A real HTTP server on a live port that records what the sandbox POSTs to `/apple` and `/google`, answering 200
+/// A real HTTP server on a live port that records what the sandbox POSTs to `/apple`, `/google` and `/stripe`, answering 200
 /// (or 500 for the next `failures` requests of a path).
 actor NotificationInbox {
     /// One request as it arrived.
@@ -18,6 +18,8 @@ actor NotificationInbox {
         var authorization: String?
         var contentType: String?
         var body: String
+        /// Stripe webhooks: the `Stripe-Signature` header.
+        var signature: String? = nil
     }
 
     private(set) var received: [Received] = []
@@ -92,6 +94,7 @@ struct NotificationWorld {
         [
             "SHOPKEEPER_SANDBOX_APPLE_NOTIFICATION_URL": base + "/apple",
             "SHOPKEEPER_SANDBOX_GOOGLE_NOTIFICATION_URL": base + "/google",
+            "SHOPKEEPER_SANDBOX_STRIPE_WEBHOOK_URL": base + "/stripe",
             "SHOPKEEPER_SANDBOX_AUTO_RENEW": "false",
             "SHOPKEEPER_SANDBOX_NOTIFICATION_RETRY_MS": "20",
         ]
@@ -101,13 +104,14 @@ struct NotificationWorld {
     static func receiving(_ body: @Sendable (NotificationInbox, String) async throws -> Void) async throws {
         let inbox = NotificationInbox()
         let router = Router()
-        for path in ["apple", "google"] {
+        for path in ["apple", "google", "stripe"] {
             router.post(RouterPath(stringLiteral: path)) { request, _ -> Response in
                 let buffer = try await request.body.collect(upTo: 1 << 20)
                 let status = await inbox.record(
                     .init(
                         path: "/" + path, authorization: request.headers[.authorization],
-                        contentType: request.headers[.contentType], body: String(buffer: buffer)))
+                        contentType: request.headers[.contentType], body: String(buffer: buffer),
+                        signature: HTTPField.Name("Stripe-Signature").flatMap { request.headers[$0] }))
                 return Response(status: status)
             }
         }

@@ -82,6 +82,7 @@ enum ErrorMapping {
         case .apple: AppleAPIError.fault(status)
         case .googleAPI: GoogleAPIError.fault(status)
         case .googleOAuth: GoogleOAuthError.fault(status)
+        case .stripe: StripeFault(status: status)
         }
     }
 }

@@ -72,12 +72,7 @@ struct GoogleControlController {
 
     /// The URL clients reach this store at.
     private func baseURL(for request: Request) -> String {
-        if let publicURL {
-            var text = publicURL.absoluteString
-            while text.hasSuffix("/") { text.removeLast() }
-            return text
-        }
-        return "http://" + (request.head.authority ?? "127.0.0.1:8090")
+        PublicBaseURL.of(publicURL, request)
     }
 
     private func createPurchase(_ request: Request) async throws -> Response {

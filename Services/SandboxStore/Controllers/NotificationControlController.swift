@@ -8,7 +8,7 @@ import ShopkeeperStores
 ///
 /// - `GET` (`?store=apple|google`): `{"apple_url", "google_url", "google_audience", "deliveries": [...]}`, oldest
 ///   first (``NotificationDeliveryView``).
-/// - `PUT` `{"apple_url": "http://...", "google_url": ..., "google_audience": ..., "hold": false}`: a field left out
+/// - `PUT` `{"apple_url": "http://...", "google_url": ..., "stripe_url": ..., "google_audience": ..., "hold": false}`: a field left out
 ///   is kept, `null` stops sending to that store. `"hold": true` keeps new notifications in the log undelivered (for
 ///   resending in any order); `false` delivers those never sent, in order. Answers the targets.
 /// - `DELETE`: forgets the log.
@@ -200,6 +200,7 @@ struct NotificationControlController {
         }
         change.appleURL = url("apple_url")
         change.googleURL = url("google_url")
+        change.stripeURL = url("stripe_url")
         switch body.fields["google_audience"] {
         case .text(let audience): change.googleAudience = .some(audience)
         case .null: change.googleAudience = .some(nil)
@@ -211,7 +212,8 @@ struct NotificationControlController {
         case .text, .null: problems.append(FieldProblem(pointer: "/hold", detail: "must be true or false"))
         case nil: break
         }
-        for name in body.fields.keys where !["apple_url", "google_url", "google_audience", "hold"].contains(name) {
+        for name in body.fields.keys
+        where !["apple_url", "google_url", "stripe_url", "google_audience", "hold"].contains(name) {
             problems.append(FieldProblem(pointer: "/\(name)", detail: "is not a notification setting"))
         }
         guard problems.isEmpty else { throw RequestError.validationFailed(problems) }

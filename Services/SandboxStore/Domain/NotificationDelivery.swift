@@ -4,9 +4,9 @@ import ShopkeeperStores
 /// One notification the sandbox sent and how its delivery went, as kept in the notification log (``NotificationSnapshot``:
 /// journaled, so a restart keeps it); shown under `GET /sandbox/notifications` as a ``NotificationDeliveryView``.
 struct NotificationDelivery: Codable, Sendable, Equatable {
-    /// Apple: the `notificationUUID`; Google: the Pub/Sub `messageId`.
+    /// Apple: the `notificationUUID`; Google: the Pub/Sub `messageId`; Stripe: the event id (`evt_...`).
     var id: String
-    /// `apple` or `google`.
+    /// `apple`, `google` or `stripe`.
     var store: String
     /// Apple's `notificationType`; for Google the notification's name (`SUBSCRIPTION_RENEWED`,
     /// `ONE_TIME_PRODUCT_PURCHASED`, `VOIDED_PURCHASE`, `TEST`).
@@ -94,8 +94,11 @@ struct NotificationTargets: Codable, Sendable, Equatable {
     var googleAudience: String?
     /// New notifications are logged but not delivered until released.
     var hold: Bool
+    /// Where Stripe webhooks go.
+    var stripeURL: String? = nil
 
     enum CodingKeys: String, CodingKey {
+        case stripeURL = "stripe_url"
         case appleURL = "apple_url"
         case googleURL = "google_url"
         case googleAudience = "google_audience"
@@ -108,6 +111,7 @@ struct NotificationTargets: Codable, Sendable, Equatable {
         try container.encode(googleURL, forKey: .googleURL)
         try container.encode(googleAudience, forKey: .googleAudience)
         try container.encode(hold, forKey: .hold)
+        try container.encode(stripeURL, forKey: .stripeURL)
     }
 }
 
@@ -118,4 +122,5 @@ struct NotificationTargetsChange: Sendable {
     var googleURL: URL??
     var googleAudience: String??
     var hold: Bool?
+    var stripeURL: URL?? = nil
 }

@@ -28,6 +28,10 @@ actor NotificationDispatcher: Service {
     private var appleURL: URL?
     private var googleURL: URL?
     private var googleAudience: String?
+    private var stripeURL: URL?
+    /// The webhook signing secrets: each attempt is signed with every one (`v1=` each), as Stripe does while a
+    /// secret is rolled.
+    private let stripeSecrets: [String]
     /// New notifications wait in the log (`PUT /sandbox/notifications {"hold": true}`).
     private var hold = false
     /// Ids of the notifications held, in order.
@@ -54,9 +58,12 @@ actor NotificationDispatcher: Service {
     init(
         appleURL: URL?, googleURL: URL?, googleAudience: String?, appleSigner: AppleSigner,
         googleSigner: GooglePushSigner, client: HTTPClient, attempts: Int, retryDelay: Duration,
-        journal: StateJournal<NotificationSnapshot>, logger: Logger
+        journal: StateJournal<NotificationSnapshot>, logger: Logger, stripeURL: URL? = nil,
+        stripeSecrets: [String] = ["whsec_shopkeeper_sandbox"]
     ) throws {
         self.appleURL = appleURL
+        self.stripeURL = stripeURL
+        self.stripeSecrets = stripeSecrets
         self.googleURL = googleURL
         self.googleAudience = googleAudience
         self.appleSigner = appleSigner
@@ -97,7 +104,8 @@ actor NotificationDispatcher: Service {
     func targets() -> NotificationTargets {
         NotificationTargets(
             appleURL: appleURL?.absoluteString, googleURL: googleURL?.absoluteString,
-            googleAudience: googleAudience ?? googleURL?.absoluteString, hold: hold)
+            googleAudience: googleAudience ?? googleURL?.absoluteString, hold: hold,
+            stripeURL: stripeURL?.absoluteString)
     }
 
     /// Changes the targets named in `change` (a `nil` inside removes one).
@@ -105,6 +113,7 @@ actor NotificationDispatcher: Service {
         if let url = change.appleURL { appleURL = url }
         if let url = change.googleURL { googleURL = url }
         if let audience = change.googleAudience { googleAudience = audience }
+        if let url = change.stripeURL { stripeURL = url }
         if let holding = change.hold {
             hold = holding
             // Released: what was held goes out in order (also what was resent meanwhile).
@@ -139,6 +148,7 @@ actor NotificationDispatcher: Service {
     func sendOne(_ event: StoreEvent, at now: Date = Date()) throws -> NotificationDelivery {
         guard let delivery = try sign(event, at: now) else {
             if case .apple = event { throw SandboxStoreError.notificationURLNotSet("apple") }
+            if case .stripe = event { throw SandboxStoreError.notificationURLNotSet("stripe") }
             throw SandboxStoreError.notificationURLNotSet("google")
         }
         append(delivery)
@@ -177,6 +187,15 @@ actor NotificationDispatcher: Service {
                 originalTransactionId: nil, purchaseToken: google.purchaseToken, url: url.absoluteString,
                 createdAt: now, body: String(decoding: try encoder.encode(envelope), as: UTF8.self),
                 audience: googleAudience ?? url.absoluteString)
+        case .stripe(let stripe):
+            guard let url = stripeURL else { return nil }
+            var body = stripe.json
+            // Stripe counts the endpoints still to deliver to: this one.
+            body["pending_webhooks"] = 1
+            return NotificationDelivery(
+                id: stripe.id, store: "stripe", type: stripe.type, subtype: nil, transactionId: nil,
+                originalTransactionId: nil, purchaseToken: nil, url: url.absoluteString, createdAt: now,
+                body: String(decoding: try body.data(), as: UTF8.self))
         }
     }
 
@@ -288,6 +307,13 @@ actor NotificationDispatcher: Service {
         if let audience = delivery.audience {
             guard let token = try? googleSigner.token(audience: audience) else { return 0 }
             request.headers.add(name: "authorization", value: "Bearer \(token)")
+        }
+        if delivery.store == "stripe" {
+            // Signed at each attempt, as Stripe signs: a retry carries a fresh timestamp.
+            request.headers.add(
+                name: "stripe-signature",
+                value: StripeWebhookSignature.header(
+                    payload: Array(delivery.body.utf8), secrets: stripeSecrets, timestamp: Date()))
         }
         request.body = .bytes(ByteBuffer(string: delivery.body))
         do {

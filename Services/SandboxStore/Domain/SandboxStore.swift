@@ -19,6 +19,12 @@ actor SandboxStore {
     var customerIndex: [String: [Int]] = [:]
     /// `appTransactionId` -> the customer key it is derived from, for the customers in `customerIndex`.
     var appTransactionIndex: [String: String] = [:]
+    /// Stripe event id -> index in `state.stripeEvents`.
+    var stripeEventIndex: [String: Int] = [:]
+    /// The Stripe API request being served (the `request` of the events it makes).
+    var stripeRequest: StripeRequestInfo?
+    /// The Stripe events made by the change being run (``stripeRun(request:_:)``).
+    var stripeNewEvents: [StripeEventRecord] = []
     private let journal: StateJournal<SandboxSnapshot>
     /// How many times faster than real time subscription periods pass (`SHOPKEEPER_SANDBOX_TIME_SCALE`).
     let timeScale: Double
@@ -36,6 +42,7 @@ actor SandboxStore {
             Self.noteLatest(index, of: state.appleTransactions, in: &chainLatest)
         }
         for (index, record) in state.googlePurchases.enumerated() { googleIndex[record.purchaseToken] = index }
+        for (index, event) in state.stripeEvents.enumerated() { stripeEventIndex[event.id] = index }
     }
 
     /// Indexes the transaction at `index` under its customer.

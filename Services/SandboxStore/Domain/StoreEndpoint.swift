@@ -33,10 +33,14 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
     case googleSubscriptionsV2Get = "google.subscriptionsv2.get"
     case googleSubscriptionsAcknowledge = "google.subscriptions.acknowledge"
     case googleVoidedPurchasesList = "google.voidedpurchases.list"
+    /// Stripe's API, the calls that read (`GET /stripe/v1/...`).
+    case stripeRead = "stripe.read"
+    /// Stripe's API, the calls that change something (`POST`, `DELETE`).
+    case stripeWrite = "stripe.write"
 
     /// Whose error format a failure of this endpoint takes.
     enum Family: Sendable {
-        case apple, googleOAuth, googleAPI
+        case apple, googleOAuth, googleAPI, stripe
     }
 
     var family: Family {
@@ -45,6 +49,7 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
         case .googleProductsGet, .googleProductsAcknowledge, .googleProductsConsume, .googleSubscriptionsV2Get,
             .googleSubscriptionsAcknowledge, .googleVoidedPurchasesList:
             .googleAPI
+        case .stripeRead, .stripeWrite: .stripe
         default: .apple
         }
     }

@@ -6,6 +6,8 @@ import ShopkeeperStores
 enum StoreEvent: Sendable {
     case apple(AppleEvent)
     case google(GoogleEvent)
+    /// A Stripe event, POSTed as its JSON with a `Stripe-Signature`.
+    case stripe(StripeEventRecord)
 }
 
 /// An App Store Server Notification V2 to send.

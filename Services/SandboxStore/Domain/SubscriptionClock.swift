@@ -46,5 +46,19 @@ struct SubscriptionClock: Service, PolledWork {
                 logger.warning("subscription not moved on", metadata: ["error": "\(error)"])
             }
         }
+        for id in await store.stripeSubscriptionsDue(at: now) {
+            do {
+                let (result, events) = try await store.stripeRun { store throws(StripeError) in
+                    try store.stripeStep(id, at: now)
+                }
+                await dispatcher.send(events.map(StoreEvent.stripe))
+                if case .failure(let error) = result {
+                    logger.warning(
+                        "subscription not moved on", metadata: ["subscription": "\(id)", "error": "\(error.message)"])
+                }
+            } catch {
+                logger.warning("subscription not moved on", metadata: ["subscription": "\(id)", "error": "\(error)"])
+            }
+        }
     }
 }

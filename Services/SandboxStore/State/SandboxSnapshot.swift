@@ -30,6 +30,12 @@ struct SandboxSnapshot: JournaledState, Sendable, Equatable {
     var appleConsumption = JournaledList<AppleConsumptionRecord>()
     /// Customer key (``AppleTransactionRecord/customerKey``) -> the app transaction of that customer.
     var appleAppTransactions = JournaledMap<AppleAppTransactionRecord>()
+    /// Stripe: every object by id (prices, customers, sessions, payments, subscriptions, ...).
+    var stripeObjects = JournaledMap<StripeRecord>()
+    /// Stripe: the events, oldest first (`GET /v1/events`).
+    var stripeEvents = JournaledList<StripeEventRecord>()
+    /// Stripe: `Idempotency-Key` -> the first answer.
+    var stripeIdempotency = JournaledMap<StripeIdempotentReply>()
 
     init() {}
 
@@ -53,6 +59,9 @@ struct SandboxSnapshot: JournaledState, Sendable, Equatable {
         appSettings = try read(.appSettings, .init())
         appleConsumption = try read(.appleConsumption, .init())
         appleAppTransactions = try read(.appleAppTransactions, .init())
+        stripeObjects = try read(.stripeObjects, .init())
+        stripeEvents = try read(.stripeEvents, .init())
+        stripeIdempotency = try read(.stripeIdempotency, .init())
     }
 
     /// What changed since the last call, as one log line (`nil`: nothing), and forgets it. The counters are always
@@ -65,7 +74,8 @@ struct SandboxSnapshot: JournaledState, Sendable, Equatable {
             googleAccessTokens: googleAccessTokens.takeChange(), googlePurchases: googlePurchases.takeChange(),
             googleVoided: googleVoided.takeChange(), appleSchedules: appleSchedules.takeChange(),
             appSettings: appSettings.takeChange(), appleConsumption: appleConsumption.takeChange(),
-            appleAppTransactions: appleAppTransactions.takeChange())
+            appleAppTransactions: appleAppTransactions.takeChange(), stripeObjects: stripeObjects.takeChange(),
+            stripeEvents: stripeEvents.takeChange(), stripeIdempotency: stripeIdempotency.takeChange())
         return change.isEmpty ? nil : change
     }
 
@@ -84,6 +94,9 @@ struct SandboxSnapshot: JournaledState, Sendable, Equatable {
         if let map = change.appSettings { appSettings.apply(map) }
         if let list = change.appleConsumption { try appleConsumption.apply(list) }
         if let map = change.appleAppTransactions { appleAppTransactions.apply(map) }
+        if let map = change.stripeObjects { stripeObjects.apply(map) }
+        if let list = change.stripeEvents { try stripeEvents.apply(list) }
+        if let map = change.stripeIdempotency { stripeIdempotency.apply(map) }
         // Applying marks nothing to write: what was read back is on disk already.
         _ = takeChange()
     }
@@ -104,11 +117,15 @@ struct StateChange: Codable, Sendable, Equatable {
     var appSettings: MapChange<StoreAppSettings>?
     var appleConsumption: ListChange<AppleConsumptionRecord>?
     var appleAppTransactions: MapChange<AppleAppTransactionRecord>?
+    var stripeObjects: MapChange<StripeRecord>?
+    var stripeEvents: ListChange<StripeEventRecord>?
+    var stripeIdempotency: MapChange<StripeIdempotentReply>?
 
     /// Nothing but the counters, which change only together with a transaction.
     var isEmpty: Bool {
         appleTransactions == nil && appleKeys == nil && appleSharedSecrets == nil && googleAccounts == nil
             && googleAccessTokens == nil && googlePurchases == nil && googleVoided == nil && appleSchedules == nil
             && appSettings == nil && appleConsumption == nil && appleAppTransactions == nil
+            && stripeObjects == nil && stripeEvents == nil && stripeIdempotency == nil
     }
 }
