@@ -19,7 +19,7 @@ package enum ServiceMain {
     /// concurrency run on it, so handlers resume on the thread that did their I/O instead of hopping to the global
     /// pool on every await. Call first thing in `main`, on the main thread, as ``start(service:environment:build:)``
     /// does.
-    package static func useEventLoopsAsGlobalExecutor(environment: EnvironmentReader = EnvironmentReader()) {
+    private static func useEventLoopsAsGlobalExecutor(environment: EnvironmentReader = EnvironmentReader()) {
         do {
             NIOSingletons.groupLoopCountSuggestion = try environment.int(
                 "SHOPKEEPER_EVENT_LOOP_THREADS",
