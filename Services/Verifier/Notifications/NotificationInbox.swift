@@ -5,9 +5,9 @@ import ShopkeeperDatabase
 
 /// A store notification as received: verified, attributed to an app, not processed yet.
 struct ReceivedNotification: Sendable, Equatable {
-    /// `app_store` or `play_store`.
+    /// `app_store`, `play_store` or `stripe`.
     var store: String
-    /// Apple's `notificationUUID`, Pub/Sub's message id.
+    /// Apple's `notificationUUID`, Pub/Sub's message id, Stripe's event id.
     var id: String
     var appID: String
     var type: String
@@ -25,6 +25,10 @@ protocol NotificationInbox: Sendable {
 
     /// Leases up to `limit` due pending notifications for `lease` (replicas skip each other's), oldest first.
     func claim(limit: Int, lease: Duration) async throws -> [ReceivedNotification]
+
+    /// Leases one notification for `lease` when it is pending and due (no one else works on it): `nil` otherwise.
+    /// A webhook answered only once its event is processed (Stripe's) claims its own notification with this.
+    func claim(store: String, id: String, lease: Duration) async throws -> ReceivedNotification?
 
     /// Marks notifications processed.
     func markProcessed(_ notifications: [ReceivedNotification]) async throws
@@ -63,14 +67,28 @@ struct NotificationPostgresInbox: NotificationInbox {
     func claim(limit: Int, lease: Duration) async throws -> [ReceivedNotification] {
         let seconds: Double = Double(lease.milliseconds) / 1000
         return try await client.withConnection { connection in
-            try await connection.run(Claim.self, try PostgresBindings(limit, seconds), logger: logger) { row in
-                let (store, id, app, type, subtype, environment, signed, payload) = try row.decode(
-                    (String, String, String, String, String?, String?, Date?, String).self)
-                return ReceivedNotification(
-                    store: store, id: id, appID: app, type: type, subtype: subtype, environment: environment,
-                    signedAt: signed, payload: payload)
-            }
+            try await connection.run(
+                Claim.self, try PostgresBindings(limit, seconds), logger: logger, decode: Self.received)
         }
+    }
+
+    func claim(store: String, id: String, lease: Duration) async throws -> ReceivedNotification? {
+        let seconds: Double = Double(lease.milliseconds) / 1000
+        let rows = try await client.withConnection { connection in
+            try await connection.run(
+                ClaimOne.self, try PostgresBindings(store, id, seconds), logger: logger, decode: Self.received)
+        }
+        return rows.first
+    }
+
+    /// A notification as a claim returns it (`store, notification_id, app_id, type, subtype, environment,
+    /// signed_at, payload`).
+    private static func received(_ row: PostgresRow) throws -> ReceivedNotification {
+        let (store, id, app, type, subtype, environment, signed, payload) = try row.decode(
+            (String, String, String, String, String?, String?, Date?, String).self)
+        return ReceivedNotification(
+            store: store, id: id, appID: app, type: type, subtype: subtype, environment: environment,
+            signedAt: signed, payload: payload)
     }
 
     func markProcessed(_ notifications: [ReceivedNotification]) async throws {
@@ -139,6 +157,21 @@ struct NotificationPostgresInbox: NotificationInbox {
                 WHERE state = 'pending' AND next_attempt_at <= now()
                 ORDER BY next_attempt_at
                 LIMIT $1::bigint
+                FOR UPDATE SKIP LOCKED
+            ) due
+            WHERE n.store = due.store AND n.notification_id = due.notification_id
+            RETURNING n.store, n.notification_id, n.app_id, n.type, n.subtype, n.environment, n.signed_at, n.payload
+            """
+    }
+
+    /// `SKIP LOCKED`: a notification another request or worker is claiming right now is theirs.
+    private enum ClaimOne: PreparedSQL {
+        static let sql = """
+            UPDATE verifier.notifications n
+            SET next_attempt_at = now() + make_interval(secs => $3::float8), attempts = n.attempts + 1
+            FROM (
+                SELECT store, notification_id FROM verifier.notifications
+                WHERE store = $1::text AND notification_id = $2::text AND state = 'pending' AND next_attempt_at <= now()
                 FOR UPDATE SKIP LOCKED
             ) due
             WHERE n.store = due.store AND n.notification_id = due.notification_id
