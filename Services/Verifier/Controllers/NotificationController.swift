@@ -70,17 +70,20 @@ struct NotificationController {
             let (notification, duplicate) = try await stripe.receive(
                 body: Data(body.readableBytesView),
                 signature: request.headers[.stripeSignature],
-                requestedApp: request.uri.queryParameters["app"].map(String.init))
+                requestedApp: request.uri.queryParameters["app"].map(String.init), lease: Self.stripeLease)
             context.logger.info(
                 "store notification received",
                 metadata: [
                     "app_id": "\(notification.appID)", "type": "\(notification.type)", "duplicate": "\(duplicate)",
                 ])
-            if let claimed = try await stripe.inbox.claim(
-                store: notification.store, id: notification.id, lease: Self.stripeLease)
-            {
-                if case .retry(let error) = await stripeEvents.process(claimed) { throw error }
-            }
+            // A new event is this request's to process; a redelivered one only if it is still pending and no one
+            // works on it now (processed, failed or being processed: answered at once).
+            let claimed =
+                duplicate
+                ? try await stripe.inbox.claim(
+                    store: notification.store, id: notification.id, lease: Self.stripeLease)
+                : notification
+            if let claimed, case .retry(let error) = await stripeEvents.process(claimed) { throw error }
             return try JSONBody.response(
                 NotificationReceipt(notificationID: notification.id, appID: notification.appID, duplicate: duplicate))
         }

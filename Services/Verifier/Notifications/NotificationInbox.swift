@@ -23,6 +23,10 @@ protocol NotificationInbox: Sendable {
     /// Records the notification once; returns `false` when it was recorded before (a store retry).
     func record(_ notification: ReceivedNotification) async throws -> Bool
 
+    /// Records the notification once, leased for `lease` to the caller (which processes it at once, before
+    /// answering the store): `false` when it was recorded before. The worker takes it only once the lease runs out.
+    func recordClaimed(_ notification: ReceivedNotification, lease: Duration) async throws -> Bool
+
     /// Leases up to `limit` due pending notifications for `lease` (replicas skip each other's), oldest first.
     func claim(limit: Int, lease: Duration) async throws -> [ReceivedNotification]
 
@@ -58,6 +62,20 @@ struct NotificationPostgresInbox: NotificationInbox {
                 try PostgresBindings(
                     notification.store, notification.id, notification.appID, notification.type, notification.subtype,
                     notification.environment, notification.signedAt, notification.payload),
+                logger: logger
+            ) { try $0.decode(Int.self) }
+        }
+        return !rows.isEmpty
+    }
+
+    func recordClaimed(_ notification: ReceivedNotification, lease: Duration) async throws -> Bool {
+        let seconds: Double = Double(lease.milliseconds) / 1000
+        let rows = try await client.withConnection { connection in
+            try await connection.run(
+                RecordClaimed.self,
+                try PostgresBindings(
+                    notification.store, notification.id, notification.appID, notification.type, notification.subtype,
+                    notification.environment, notification.signedAt, notification.payload, seconds),
                 logger: logger
             ) { try $0.decode(Int.self) }
         }
@@ -143,6 +161,18 @@ struct NotificationPostgresInbox: NotificationInbox {
             INSERT INTO verifier.notifications (
                 store, notification_id, app_id, type, subtype, environment, signed_at, payload)
             VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $8::text)
+            ON CONFLICT (store, notification_id) DO NOTHING
+            RETURNING 1
+            """
+    }
+
+    private enum RecordClaimed: PreparedSQL {
+        static let sql = """
+            INSERT INTO verifier.notifications (
+                store, notification_id, app_id, type, subtype, environment, signed_at, payload, attempts,
+                next_attempt_at)
+            VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $8::text, 1,
+                    now() + make_interval(secs => $9::float8))
             ON CONFLICT (store, notification_id) DO NOTHING
             RETURNING 1
             """

@@ -20,9 +20,10 @@ struct StripeWebhook: Sendable {
         var object: String
     }
 
-    /// Verifies and records the event; answers it and whether it was recorded before.
-    func receive(body: Data, signature: String?, requestedApp: String?, now: Date = Date()) async throws
-        -> (notification: ReceivedNotification, duplicate: Bool)
+    /// Verifies and records the event, leased for `lease` to the caller when it is new; answers it and whether it
+    /// was recorded before.
+    func receive(body: Data, signature: String?, requestedApp: String?, lease: Duration, now: Date = Date())
+        async throws -> (notification: ReceivedNotification, duplicate: Bool)
     {
         guard let signature else { throw VerifierError.webhookSignatureInvalid("no Stripe-Signature header") }
         let (appID, signedAt) = try await authenticate(
@@ -36,7 +37,7 @@ struct StripeWebhook: Sendable {
             store: StorePlatform.stripe.rawValue, id: event.id, appID: appID, type: event.type, subtype: nil,
             environment: StripeFacts.environment(livemode: event.livemode).rawValue, signedAt: signedAt,
             payload: String(decoding: body, as: UTF8.self))
-        let recorded = try await inbox.record(notification)
+        let recorded = try await inbox.recordClaimed(notification, lease: lease)
         return (notification, !recorded)
     }
 
