@@ -126,6 +126,9 @@ func buildRouter(
             checkout: StripeCheckout(
                 client: components.stripeClient, credentials: components.credentials,
                 catalog: StripeCatalog(client: database, logger: logger)),
+            cancellation: StripeCancellation(
+                client: components.stripeClient, credentials: components.credentials,
+                projections: components.projections),
             maxBodyBytes: settings.service.maxBodyBytes
         ).endpoints)
     router.addRoutes(

@@ -81,3 +81,46 @@ import Testing
         }
     }
 }
+
+/// `POST /v1/customers/{app_user_id}/subscriptions/{subscription_id}/cancel`.
+@Suite struct StripeCancellationTests {
+    @Test func theCustomersOwnWebSubscriptionEndsWithItsPeriod() async throws {
+        try await StripeWebhookTests.run { harness, standIn, _ in
+            let end = 1_766_592_000
+            let subscription: [String: Any] = [
+                "id": "sub_c1", "status": "active", "cancel_at_period_end": false, "cancel_at": NSNull(),
+                "canceled_at": NSNull(), "ended_at": NSNull(), "livemode": false,
+                "metadata": ["app_id": harness.appID, "app_user_id": "user_81"],
+                "items.data.0.price.id": "price_club_monthly", "items.data.0.current_period_end": end,
+            ]
+            await standIn.script(
+                .get, "/v1/subscriptions/sub_c1",
+                .ok(try StripeFixtures.object(StripeFixtures.subscription, changing: subscription)))
+            await standIn.script(
+                .post, "/v1/subscriptions/sub_c1",
+                .ok(
+                    try StripeFixtures.object(
+                        StripeFixtures.subscription,
+                        changing: subscription.merging(["cancel_at_period_end": true]) { _, new in new })))
+
+            let cancelled = try await harness.send(
+                .post, "/v1/customers/user_81/subscriptions/sub_c1/cancel", kind: .public)
+            #expect(cancelled.status == .ok, "\(cancelled.text)")
+            let answer = try TestJSON.object(Data(cancelled.text.utf8))
+            #expect(answer["cancel_at_period_end"] as? Bool == true)
+            #expect(answer["current_period_end"] as? String == "2025-12-24T16:00:00Z")
+            let post = try #require(await standIn.requests.first { $0.method == .post })
+            #expect(post.body == "cancel_at_period_end=true")
+            #expect(post.header("Idempotency-Key")?.hasPrefix("shopkeeper-cancel-") == true)
+
+            // Another customer's, or one Stripe does not know: not found, nothing sent.
+            let other = try await harness.send(
+                .post, "/v1/customers/user_99/subscriptions/sub_c1/cancel", kind: .public)
+            #expect(other.status == .notFound)
+            let unknown = try await harness.send(
+                .post, "/v1/customers/user_81/subscriptions/sub_nope/cancel", kind: .public)
+            #expect(unknown.status == .notFound)
+            #expect(await standIn.requests.filter { $0.method == .post }.count == 1)
+        }
+    }
+}
