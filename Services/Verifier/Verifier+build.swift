@@ -28,7 +28,7 @@ func buildApplication(
     worker.consumer = components.consumer
     var notifications = NotificationWorker(
         inbox: components.inbox, apple: components.appleNotifications, google: components.googleNotifications,
-        transactions: components.transactions,
+        stripe: components.stripeEvents, transactions: components.transactions,
         projections: components.projections, interval: settings.notificationRetryInterval, startup: startup,
         logger: logger)
     notifications.concurrency = settings.notificationWorkers
@@ -117,11 +117,25 @@ func buildRouter(
     router.addRoutes(
         PurchaseController(service: components.service, maxBodyBytes: settings.service.maxBodyBytes).endpoints)
     router.addRoutes(
-        NotificationController(apple: components.appleNotifications, google: components.googleNotifications).endpoints)
+        NotificationController(
+            apple: components.appleNotifications, google: components.googleNotifications,
+            stripe: components.stripeWebhook, stripeEvents: components.stripeEvents
+        ).endpoints)
+    router.addRoutes(
+        StripeCheckoutController(
+            checkout: StripeCheckout(
+                client: components.stripeClient, credentials: components.credentials,
+                catalog: StripeCatalog(client: database, logger: logger)),
+            cancellation: StripeCancellation(
+                client: components.stripeClient, credentials: components.credentials,
+                projections: components.projections),
+            maxBodyBytes: settings.service.maxBodyBytes
+        ).endpoints)
     router.addRoutes(
         StoreCredentialsController(
             repository: components.credentials, maxBodyBytes: settings.service.maxBodyBytes,
-            requiredGoogleTokenURI: settings.service.environment == .production ? googleTokenURI : nil
+            requiredGoogleTokenURI: settings.service.environment == .production ? googleTokenURI : nil,
+            stripeLiveKeysAllowed: settings.endpoints.stripeLiveKeysAllowed
         ).endpoints,
         atPath: "/v1/admin/stores")
     router.addRoutes(
@@ -156,6 +170,11 @@ struct VerifierComponents: Sendable {
     let googleNotifications: GoogleNotifications
     let database: PostgresClient
     let googleClient: GooglePlayClient
+    /// Stripe's API, with each app's secret key.
+    let stripeClient: StripeClient
+    /// Stripe's webhook: checked and recorded, then processed by ``stripeEvents``.
+    let stripeWebhook: StripeWebhook
+    let stripeEvents: StripeEventProcessor
     /// Consumes granted Play consumables, for apps that ask for it.
     let consumer: GoogleConsumer
 
@@ -186,6 +205,7 @@ struct VerifierComponents: Sendable {
         self.database = database
         googleClient = GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens)
         let google = GoogleProofVerifier(client: googleClient)
+        stripeClient = StripeClient(http: http, apiURL: settings.endpoints.stripeAPI, retry: retry)
         consumer = GoogleConsumer(
             consumptions: GoogleConsumptionPostgresRepository(client: database, logger: logger),
             credentials: credentials, client: googleClient, base: settings.applyRetryInterval, logger: logger)
@@ -206,5 +226,10 @@ struct VerifierComponents: Sendable {
         googleNotifications = GoogleNotifications(
             google: google, credentials: credentials, transactions: transactions, apps: apps, inbox: inbox,
             pushTokens: settings.googlePushTokens)
+        stripeWebhook = StripeWebhook(credentials: credentials, apps: apps, inbox: inbox)
+        stripeEvents = StripeEventProcessor(
+            events: StripeEvents(client: stripeClient, transactions: transactions), credentials: credentials,
+            transactions: transactions, projections: projections, inbox: inbox,
+            retryBase: settings.notificationRetryInterval, logger: logger)
     }
 }

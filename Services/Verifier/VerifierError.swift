@@ -1,5 +1,6 @@
 import HTTPTypes
 import ShopkeeperHTTP
+import ShopkeeperStores
 
 /// Verifier failures with their HTTP rendering.
 ///
@@ -27,6 +28,11 @@ enum VerifierError: ProblemError, Equatable {
     case notificationUnattributed(code: String, detail: String)
     /// A Pub/Sub push without a valid OIDC token or push token.
     case pushUnauthenticated
+    /// Stripe refused a call for a reason another try will not change (an object it does not know, a parameter it
+    /// does not take), with its error object.
+    case stripeRefused(status: Int, error: StripeErrorBody)
+    /// A webhook whose signature header does not authenticate it (forged, tampered, too old, missing).
+    case webhookSignatureInvalid(String)
 
     var status: HTTPResponse.Status {
         switch self {
@@ -39,6 +45,8 @@ enum VerifierError: ProblemError, Equatable {
         case .applyPending: .serviceUnavailable
         case .notificationUnattributed(let code, _): code == "ambiguous_app" ? .conflict : .notFound
         case .pushUnauthenticated: .unauthorized
+        case .stripeRefused: .unprocessableContent
+        case .webhookSignatureInvalid: .badRequest
         }
     }
 
@@ -54,6 +62,8 @@ enum VerifierError: ProblemError, Equatable {
         case .applyPending: "apply_pending"
         case .notificationUnattributed(let code, _): code
         case .pushUnauthenticated: "invalid_push_token"
+        case .stripeRefused: "stripe_request_refused"
+        case .webhookSignatureInvalid: "invalid_signature"
         }
     }
 
@@ -70,6 +80,10 @@ enum VerifierError: ProblemError, Equatable {
         case .notificationUnattributed(_, let detail): detail
         case .pushUnauthenticated:
             "The push carries no valid Google OIDC token for this endpoint, nor the app's push token (?token=)."
+        case .webhookSignatureInvalid(let reason): "The webhook's signature does not authenticate it: \(reason)."
+        case .stripeRefused(let status, let error):
+            "Stripe refused the request (\(status) \(error.type)\(error.code.map { " " + $0 } ?? "")"
+                + "\(error.param.map { ", param " + $0 } ?? "")): \(error.message ?? "no message")"
         case .credentialsNotFound(let store): "This app has no \(store.rawValue) store credentials."
         case .credentialsUnreadable(let store, let reason):
             "This app's \(store.rawValue) store credentials cannot be read on this server (\(reason)); set them again "
@@ -93,7 +107,9 @@ enum VerifierError: ProblemError, Equatable {
     /// Whether this outcome is a verdict on the proof (logged as `invalid`) rather than a failure to reach one.
     var isVerdict: Bool {
         switch self {
-        case .proofRejected, .transactionOfAnotherApp, .notificationUnattributed, .pushUnauthenticated: true
+        case .proofRejected, .transactionOfAnotherApp, .notificationUnattributed, .pushUnauthenticated,
+            .stripeRefused, .webhookSignatureInvalid:
+            true
         case .storeUnavailable, .storeNotConfigured, .storeCredentialsRejected, .credentialsNotFound,
             .credentialsUnreadable, .applyPending:
             false

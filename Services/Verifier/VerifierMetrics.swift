@@ -145,11 +145,14 @@ enum StoreEndpoint: String, Sendable, CaseIterable {
     case playDeveloperAPI = "play_developer_api"
     /// Google's OAuth token endpoint (a service account's access token).
     case googleOAuthToken = "google_oauth_token"
+    /// Stripe's API (events, Checkout Sessions, subscriptions, invoices, charges, disputes).
+    case stripeAPI = "stripe_api"
 
     var store: StorePlatform {
         switch self {
         case .appStoreServerAPI, .verifyReceipt: .appStore
         case .playDeveloperAPI, .googleOAuthToken: .playStore
+        case .stripeAPI: .stripe
         }
     }
 }

@@ -17,6 +17,7 @@ import X509
 /// | `SHOPKEEPER_APPLE_PRODUCTION_API_URL` | `https://api.storekit.itunes.apple.com` | App Store Server API |
 /// | `SHOPKEEPER_APPLE_SANDBOX_API_URL` | `https://api.storekit-sandbox.itunes.apple.com` | |
 /// | `SHOPKEEPER_GOOGLE_API_URL` | `https://androidpublisher.googleapis.com` | Play Developer API |
+/// | `SHOPKEEPER_STRIPE_API_URL` | `https://api.stripe.com` | Stripe's API (the sandbox store's `/stripe` in development); live Stripe keys are accepted only with Stripe's own URL |
 /// | `SHOPKEEPER_STORE_TIMEOUT_SECONDS` | `10` | one call to a store |
 /// | `SHOPKEEPER_STORE_ATTEMPTS` | `3` | tries of a retryable store answer before answering 503 |
 /// | `SHOPKEEPER_STORE_RETRY_BASE_MS` | `200` | first backoff; doubles per try, capped at 2 s |
@@ -86,7 +87,8 @@ struct VerifierSettings: Sendable {
                 "SHOPKEEPER_APPLE_PRODUCTION_API_URL", default: StoreEndpoints.official.appleProductionAPI),
             appleSandboxAPI: try environment.httpURL(
                 "SHOPKEEPER_APPLE_SANDBOX_API_URL", default: StoreEndpoints.official.appleSandboxAPI),
-            googleAPI: try environment.httpURL("SHOPKEEPER_GOOGLE_API_URL", default: StoreEndpoints.official.googleAPI)
+            googleAPI: try environment.httpURL("SHOPKEEPER_GOOGLE_API_URL", default: StoreEndpoints.official.googleAPI),
+            stripeAPI: try environment.httpURL("SHOPKEEPER_STRIPE_API_URL", default: StoreEndpoints.official.stripeAPI)
         )
         if production, let variable = endpoints.firstUnofficial() {
             throw ConfigurationError(variable: variable, reason: "must be the store's own URL in production")
@@ -213,15 +215,22 @@ struct StoreEndpoints: Sendable {
     var appleProductionAPI: URL
     var appleSandboxAPI: URL
     var googleAPI: URL
+    /// Stripe's API base (paths such as `/v1/events/{id}` are added to it).
+    var stripeAPI: URL
 
-    /// Apple's and Google's own addresses.
+    /// The stores' own addresses.
     static let official = (
         appleProductionReceipts: "https://buy.itunes.apple.com/verifyReceipt",
         appleSandboxReceipts: "https://sandbox.itunes.apple.com/verifyReceipt",
         appleProductionAPI: "https://api.storekit.itunes.apple.com",
         appleSandboxAPI: "https://api.storekit-sandbox.itunes.apple.com",
-        googleAPI: "https://androidpublisher.googleapis.com"
+        googleAPI: "https://androidpublisher.googleapis.com",
+        stripeAPI: "https://api.stripe.com"
     )
+
+    /// Whether live-mode Stripe keys may be used: only with Stripe's own API, so a live key never reaches another
+    /// address (such as the sandbox store).
+    var stripeLiveKeysAllowed: Bool { stripeAPI.absoluteString == Self.official.stripeAPI }
 
     /// The variable of the first URL that is not the store's own, if any.
     func firstUnofficial() -> String? {
@@ -231,6 +240,7 @@ struct StoreEndpoints: Sendable {
             (appleProductionAPI, Self.official.appleProductionAPI, "SHOPKEEPER_APPLE_PRODUCTION_API_URL"),
             (appleSandboxAPI, Self.official.appleSandboxAPI, "SHOPKEEPER_APPLE_SANDBOX_API_URL"),
             (googleAPI, Self.official.googleAPI, "SHOPKEEPER_GOOGLE_API_URL"),
+            (stripeAPI, Self.official.stripeAPI, "SHOPKEEPER_STRIPE_API_URL"),
         ]
         return checks.first { $0.0.absoluteString != $0.1 }?.2
     }

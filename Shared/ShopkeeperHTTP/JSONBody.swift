@@ -33,15 +33,19 @@ package enum JSONBody {
         {
             throw RequestError.unsupportedMediaType(contentType)
         }
-        let buffer: ByteBuffer
+        return try decode(type, from: Data(try await collect(from: request, limit: limit).readableBytesView))
+    }
+
+    /// The request's body as sent (a signed webhook's bytes, verified before any parsing); more than `limit` bytes
+    /// is ``RequestError/bodyTooLarge(limit:)``.
+    package static func collect(from request: Request, limit: Int) async throws -> ByteBuffer {
         do {
-            buffer = try await request.body.collect(upTo: limit)
+            return try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw RequestError.bodyTooLarge(limit: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw RequestError.bodyTooLarge(limit: limit)
         }
-        return try decode(type, from: Data(buffer.readableBytesView))
     }
 
     /// Decodes `data`, mapping decoding failures to ``RequestError``.

@@ -26,6 +26,8 @@ package enum ReviewState: String, Codable, CaseIterable, Sendable {
 package enum StorePlatform: String, Codable, CaseIterable, Sendable, CodingKeyRepresentable {
     case appStore = "app_store"
     case playStore = "play_store"
+    /// Stripe (web checkout): the store product id is a Stripe price id (`price_...`), one-time or recurring.
+    case stripe
 }
 
 /// The kind of app build asking for the catalog.

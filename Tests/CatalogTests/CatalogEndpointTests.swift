@@ -37,6 +37,32 @@ import Testing
         }
     }
 
+    /// A product sold on the web maps to a Stripe price (one-time or recurring) as it maps to App Store and Play
+    /// product ids; the web shop (`platform=stripe`) sees it with that price, and a product without one is not sold
+    /// there.
+    @Test func stripePricesAreAStorePlatform() async throws {
+        try await CatalogHarness.run { harness in
+            var web = Fixtures.product("garden")
+            web.storeProductIDs[.stripe] = "price_garden_extra"
+            var club = Fixtures.product("club", type: .autoRenewable)
+            club.storeProductIDs[.stripe] = "price_garden_club_monthly"
+            #expect(try await harness.importCatalog([web, club, Fixtures.product("app_only")]).status == .ok)
+
+            let response = try await harness.catalog("platform=stripe&app_version=1.0")
+            #expect(response.status == .ok)
+            let view = try TestJSON.decode(CatalogView.self, response.body.readableBytesView)
+            #expect(view.products.map(\.productID) == ["club", "garden"])
+            #expect(view.products.first { $0.productID == "garden" }?.storeProductID == "price_garden_extra")
+            #expect(view.products.first { $0.productID == "club" }?.storeProductID == "price_garden_club_monthly")
+
+            // One price maps to one product per app, as on the other stores.
+            var taken = Fixtures.product("other")
+            taken.storeProductIDs[.stripe] = "price_garden_extra"
+            let conflict = try await harness.send(.post, "/v1/admin/products", json: try TestJSON.encode(taken))
+            #expect(conflict.status == .conflict)
+        }
+    }
+
     @Test func etagAndIfNoneMatch() async throws {
         try await CatalogHarness.run { harness in
             #expect(try await harness.importCatalog([Fixtures.product("a")]).status == .ok)

@@ -100,6 +100,11 @@ import Testing
                 422, "validation_failed", nil
             ),
             (
+                "stripe product instead of price",
+                #"{"products":[{"product_id":"x","type":"non_consumable","store_product_ids":{"stripe":"prod_NWjs8kKbJWmuuc"},"review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
+                422, "validation_failed", "/products/0/store_product_ids/stripe"
+            ),
+            (
                 "wrong type",
                 #"{"products":[{"product_id":7,"type":"non_consumable","review_state":"approved","default_locale":"en","localizations":{"en":{"name":"X"}}}]}"#,
                 422, "validation_failed", "/products/0/product_id"

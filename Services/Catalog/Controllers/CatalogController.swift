@@ -41,7 +41,7 @@ struct CatalogController {
         let platformText = parameters.get("platform")
         let platform = platformText.flatMap(StorePlatform.init(rawValue:))
         if platform == nil {
-            problems.append(FieldProblem(pointer: "?platform", detail: "must be app_store or play_store"))
+            problems.append(FieldProblem(pointer: "?platform", detail: "must be app_store, play_store or stripe"))
         }
         let buildText = parameters.get("build") ?? BuildKind.distribution.rawValue
         let build = BuildKind(rawValue: buildText)

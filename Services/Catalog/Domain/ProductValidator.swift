@@ -17,6 +17,9 @@ enum ProductValidator {
         for (platform, storeID) in product.storeProductIDs.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             if storeID.isEmpty || storeID.count > 200 || storeID.contains(where: \.isWhitespace) {
                 add("store_product_ids/\(platform.rawValue)", "must be 1-200 characters without spaces")
+            } else if platform == .stripe && !storeID.hasPrefix("price_") {
+                // Checkout sells a price, not a Stripe product (`prod_...`): the common mix-up is caught here.
+                add("store_product_ids/stripe", "must be a Stripe price id (price_...)")
             }
         }
         switch product.type {

@@ -1,3 +1,5 @@
+import Foundation
+import HTTPTypes
 import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperStores
@@ -10,10 +12,23 @@ import ShopkeeperStores
 /// `POST /v1/notifications/google`: Google Play real-time developer notifications, as Cloud Pub/Sub pushes them,
 /// authenticated by Google's OIDC token (`Authorization: Bearer`, when configured) or the app's `?token=`.
 ///
-/// `?app=<app id>` picks the app when several apps have credentials for the same bundle id or package.
+/// `POST /v1/notifications/stripe`: Stripe's webhook events, authenticated by `Stripe-Signature` under the app's
+/// signing secrets, recorded once by event id, then processed before the answer: the event and its objects are read
+/// back from Stripe's API (never taken from the body), so Stripe unreachable answers 503 and Stripe sends the event
+/// again (the notification worker retries it meanwhile). An event processed before, or being processed by another
+/// delivery, is answered 200 at once.
+///
+/// `?app=<app id>` picks the app when several apps have credentials for the same bundle id or package, and names
+/// the app of a Stripe endpoint (without it, each app's signing secrets are tried).
 struct NotificationController {
     let apple: AppleNotifications
     let google: GoogleNotifications
+    let stripe: StripeWebhook
+    let stripeEvents: StripeEventProcessor
+    /// Stripe's events can carry large objects.
+    static let maximumStripeBodyBytes = 1 << 20
+    /// How long a webhook's own processing holds its event before the worker may take it.
+    static let stripeLease: Duration = .seconds(60)
     /// Apple's notifications are a few kilobytes.
     static let maximumBodyBytes = 64 * 1024
 
@@ -50,6 +65,28 @@ struct NotificationController {
             return try JSONBody.response(
                 NotificationReceipt(notificationID: notification.id, appID: notification.appID, duplicate: duplicate))
         }
+        routes.post("/v1/notifications/stripe") { request, context in
+            let body = try await JSONBody.collect(from: request, limit: Self.maximumStripeBodyBytes)
+            let (notification, duplicate) = try await stripe.receive(
+                body: Data(body.readableBytesView),
+                signature: request.headers[.stripeSignature],
+                requestedApp: request.uri.queryParameters["app"].map(String.init), lease: Self.stripeLease)
+            context.logger.info(
+                "store notification received",
+                metadata: [
+                    "app_id": "\(notification.appID)", "type": "\(notification.type)", "duplicate": "\(duplicate)",
+                ])
+            // A new event is this request's to process; a redelivered one only if it is still pending and no one
+            // works on it now (processed, failed or being processed: answered at once).
+            let claimed =
+                duplicate
+                ? try await stripe.inbox.claim(
+                    store: notification.store, id: notification.id, lease: Self.stripeLease)
+                : notification
+            if let claimed, case .retry(let error) = await stripeEvents.process(claimed) { throw error }
+            return try JSONBody.response(
+                NotificationReceipt(notificationID: notification.id, appID: notification.appID, duplicate: duplicate))
+        }
         return routes
     }
 
@@ -76,4 +113,9 @@ struct NotificationReceipt: Codable, Sendable {
         case notificationID = "notification_id"
         case appID = "app_id"
     }
+}
+
+extension HTTPField.Name {
+    /// `Stripe-Signature`: `t=...,v1=...` over a Stripe webhook's body.
+    static let stripeSignature = "stripe-signature".fieldName
 }

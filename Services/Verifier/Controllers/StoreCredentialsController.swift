@@ -12,6 +12,8 @@ struct StoreCredentialsController {
     let maxBodyBytes: Int
     /// In production, service accounts must use Google's own token endpoint; `nil` accepts any (development).
     let requiredGoogleTokenURI: String?
+    /// Whether live Stripe keys are accepted: only when the verifier talks to Stripe's own API.
+    let stripeLiveKeysAllowed: Bool
 
     var endpoints: RouteCollection<ServiceRequestContext> {
         let routes = RouteCollection(context: ServiceRequestContext.self)
@@ -19,7 +21,8 @@ struct StoreCredentialsController {
             let caller = try context.requireSecretCaller()
             let apple = try await repository.apple(appID: caller.appID)
             let google = try await repository.google(appID: caller.appID)
-            return try JSONBody.response(StoresView(apple: apple?.view, google: google?.view))
+            let stripe = try await repository.stripe(appID: caller.appID)
+            return try JSONBody.response(StoresView(apple: apple?.view, google: google?.view, stripe: stripe?.view))
         }
         routes.put(":store") { request, context in
             let caller = try context.requireSecretCaller()
@@ -41,6 +44,17 @@ struct StoreCredentialsController {
                 let credentials = try input.credentials(requiredTokenURI: requiredGoogleTokenURI)
                 try await repository.saveGoogle(credentials, appID: caller.appID)
                 return try JSONBody.response(credentials.view)
+            case .stripe:
+                let input = try await JSONBody.decode(StripeCredentialsInput.self, from: request, limit: maxBodyBytes)
+                let existing: StripeCredentials?
+                do {
+                    existing = try await repository.stripe(appID: caller.appID)
+                } catch VerifierError.credentialsUnreadable {
+                    existing = nil
+                }
+                let credentials = try input.credentials(keeping: existing, liveKeysAllowed: stripeLiveKeysAllowed)
+                try await repository.saveStripe(credentials, appID: caller.appID)
+                return try JSONBody.response(credentials.view)
             }
         }
         routes.delete(":store") { _, context in
@@ -54,7 +68,7 @@ struct StoreCredentialsController {
         return routes
     }
 
-    /// The store named by the path (`apple` or `google`).
+    /// The store named by the path (`apple`, `google` or `stripe`).
     private static func store(_ context: ServiceRequestContext) throws -> CredentialStore {
         guard let store = CredentialStore(rawValue: try context.parameters.require("store")) else {
             throw RequestError.notFound
@@ -67,6 +81,7 @@ struct StoreCredentialsController {
 struct StoresView: Codable, Sendable {
     var apple: AppleCredentialsView?
     var google: GoogleCredentialsView?
+    var stripe: StripeCredentialsView?
 }
 
 /// The body of `PUT /v1/admin/stores/apple`. Omitted secrets keep their stored values, so a change of

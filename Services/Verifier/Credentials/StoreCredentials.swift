@@ -132,6 +132,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
 enum CredentialStore: String, Codable, Sendable, CaseIterable {
     case apple
     case google
+    case stripe
 }
 
 /// What the verifier needs to check an app's Google Play tokens. The service account's private key is

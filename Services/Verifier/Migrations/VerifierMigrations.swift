@@ -302,5 +302,14 @@ enum VerifierMigrations {
                     ON verifier.verification_attempts (app_id, app_user_id, id);
                 """
         ),
+        Migration(
+            "0013_stripe_credentials",
+            sql: """
+                -- Stripe is a third store: an app's secret key and webhook signing secrets, sealed like the others.
+                ALTER TABLE verifier.store_credentials DROP CONSTRAINT store_credentials_store_check;
+                ALTER TABLE verifier.store_credentials ADD CONSTRAINT store_credentials_store_check
+                    CHECK (store IN ('apple', 'google', 'stripe'));
+                """
+        ),
     ]
 }

@@ -39,6 +39,20 @@ struct NotificationApps: Sendable {
         return try Self.pick(candidates, requested: requested, naming: "package \(packageName)")
     }
 
+    /// The apps an unattributed Stripe event may be for: `requested` (the endpoint URL's `?app=`) alone when given
+    /// and it has Stripe credentials, else every app with Stripe credentials (their signing secrets tell which).
+    func stripe(requested: String?) async throws -> [String] {
+        let candidates = try await cache.apps(for: "stripe") {
+            try await client.withConnection { connection in
+                try await connection.run(StripeApps.self, PostgresBindings(), logger: logger) {
+                    try $0.decode(String.self)
+                }
+            }
+        }
+        guard let requested else { return candidates }
+        return [try Self.pick(candidates, requested: requested, naming: "Stripe")]
+    }
+
     static func pick(_ candidates: [String], requested: String?, naming subject: String) throws(VerifierError)
         -> String
     {
@@ -70,6 +84,10 @@ struct NotificationApps: Sendable {
                    OR (public_view ->> 'app_apple_id')::bigint = $2::bigint)
             ORDER BY app_id
             """
+    }
+
+    private enum StripeApps: PreparedSQL {
+        static let sql = "SELECT app_id FROM verifier.store_credentials WHERE store = 'stripe' ORDER BY app_id"
     }
 
     private enum GoogleApps: PreparedSQL {

@@ -14,6 +14,8 @@ struct NotificationWorker: Service, PolledWork {
     let inbox: any NotificationInbox
     let apple: AppleNotifications
     let google: GoogleNotifications
+    /// Stripe's events are processed one at a time, each for the customer it names.
+    let stripe: StripeEventProcessor
     let transactions: any TransactionRepository
     let projections: FactProjections
     /// How often an idle worker looks, and the first backoff of a failed attempt.
@@ -62,6 +64,12 @@ struct NotificationWorker: Service, PolledWork {
 
     /// Records the facts of one app's notifications and applies them together.
     func process(_ notifications: [ReceivedNotification], appID: String) async {
+        let isStripe = { (notification: ReceivedNotification) in notification.store == StorePlatform.stripe.rawValue }
+        for notification in notifications where isStripe(notification) {
+            _ = await stripe.process(notification)
+        }
+        let notifications = notifications.filter { !isStripe($0) }
+        guard !notifications.isEmpty else { return }
         var recorded: [StoreTransaction] = []
         var renewals: [SubscriptionRenewalFacts] = []
         var events: [AppEvent] = []

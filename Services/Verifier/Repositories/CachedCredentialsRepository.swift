@@ -8,6 +8,7 @@ final class CachedCredentialsRepository: CredentialsRepository {
     private struct Entry {
         var apple: AppleCredentials??
         var google: GoogleCredentials??
+        var stripe: StripeCredentials??
         var loadedAt: ContinuousClock.Instant
     }
 
@@ -32,6 +33,18 @@ final class CachedCredentialsRepository: CredentialsRepository {
         let loaded = try await base.google(appID: appID)
         update(appID) { $0.google = .some(loaded) }
         return loaded
+    }
+
+    func stripe(appID: String) async throws -> StripeCredentials? {
+        if let cached = fresh(appID)?.stripe { return cached }
+        let loaded = try await base.stripe(appID: appID)
+        update(appID) { $0.stripe = .some(loaded) }
+        return loaded
+    }
+
+    func saveStripe(_ credentials: StripeCredentials, appID: String) async throws {
+        try await base.saveStripe(credentials, appID: appID)
+        forget(appID)
     }
 
     func saveApple(_ credentials: AppleCredentials, appID: String) async throws {

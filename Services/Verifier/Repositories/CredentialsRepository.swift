@@ -11,6 +11,9 @@ protocol CredentialsRepository: Sendable {
     /// The app's Google credentials, or `nil` when none are set.
     func google(appID: String) async throws -> GoogleCredentials?
     func saveGoogle(_ credentials: GoogleCredentials, appID: String) async throws
+    /// The app's Stripe credentials, or `nil` when none are set.
+    func stripe(appID: String) async throws -> StripeCredentials?
+    func saveStripe(_ credentials: StripeCredentials, appID: String) async throws
     /// Removes the app's credentials for `store`; `false` when there were none.
     func delete(store: CredentialStore, appID: String) async throws -> Bool
 }
@@ -42,6 +45,17 @@ struct CredentialsPostgresRepository: CredentialsRepository {
     func saveGoogle(_ credentials: GoogleCredentials, appID: String) async throws {
         try await save(
             appID: appID, store: .google, whole: try JSONEncoder().encode(credentials),
+            view: try JSONEncoder().encode(credentials.view))
+    }
+
+    func stripe(appID: String) async throws -> StripeCredentials? {
+        guard let plaintext = try await sealed(appID: appID, store: .stripe) else { return nil }
+        return try JSONDecoder().decode(StripeCredentials.self, from: plaintext)
+    }
+
+    func saveStripe(_ credentials: StripeCredentials, appID: String) async throws {
+        try await save(
+            appID: appID, store: .stripe, whole: try JSONEncoder().encode(credentials),
             view: try JSONEncoder().encode(credentials.view))
     }
 
