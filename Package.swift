@@ -270,7 +270,7 @@ let package = Package(
             dependencies: [
                 "Verifier", "Catalog", "Entitlements", "Subscriptions", "ShopkeeperStores", "ShopkeeperTestSupport",
                 "ShopkeeperModels",
-                .hummingbirdTesting,
+                .hummingbirdTesting, .asyncHTTPClient,
                 .crypto, .x509,
             ]
         ),
