@@ -137,10 +137,33 @@ import Testing
                     let request = HTTPRequest(
                         method: method, scheme: nil, authority: nil, path: path, headerFields: fields)
                     return try await loop.submit {
-                        proxy.plan(for: request, on: loop, peer: nil).map {
+                        var connection = ChannelProxy.Connection()
+                        return proxy.plan(for: request, on: loop, connection: &connection, peer: nil).map {
                             "\($0.route.service) \($0.identity?.appID ?? "-")"
                         }
                     }.get()
+                }
+                // What a connection keeps of its key: its next requests with the same key take it, another key (or a
+                // revocation through this replica) does not.
+                let (publicKey, appID) = (app.publicKey.key, app.info.appID)
+                let kept = try await loop.submit {
+                    var connection = ChannelProxy.Connection()
+                    func plannedApp(_ key: String) -> String? {
+                        let request = HTTPRequest(
+                            method: .get, scheme: nil, authority: nil, path: "/v1/catalog",
+                            headerFields: [.authorization: "Bearer \(key)"])
+                        return proxy.plan(for: request, on: loop, connection: &connection, peer: nil)?.identity?.appID
+                    }
+                    var seen = [plannedApp(publicKey), plannedApp(publicKey), plannedApp(stranger)]
+                    seen.append(plannedApp(publicKey))
+                    authenticator.invalidateAll()
+                    seen.append(plannedApp(publicKey))
+                    return seen
+                }.get()
+                #expect(kept == [appID, appID, nil, appID, nil])
+                for key in [app.publicKey.key, app.secretKey.key, stranger, signed.publicKey.key, signed.secretKey.key]
+                {
+                    _ = try await authenticator.identity(of: key)
                 }
                 let id = app.info.appID
                 let key = app.publicKey.key

@@ -36,16 +36,25 @@ struct CustomerPath: Sendable, Equatable {
     /// The `{app_user_id}` segment of `path` as sent, when `path` is `/v1/customers/{app_user_id}` or below. Empty
     /// segments are skipped, as the routers skip them.
     static func idSegment(of path: Substring) -> Substring? {
-        var segments = path.split(separator: "/").makeIterator()
-        guard segments.next() == "v1", segments.next() == "customers" else { return nil }
-        return segments.next()
+        idSegment(in: path.split(separator: "/"))
     }
 
-    /// Whether `path` may be forwarded exactly as sent: it names no customer, or its id is already spelled the one
-    /// canonical way in plain characters (what apps send for ids such as `anon_<uuid>`; anything else goes through
-    /// ``init(target:)`` on the router path).
+    /// ``idSegment(of:)`` of a path already split at its slashes (empty segments omitted).
+    static func idSegment(in segments: [Substring]) -> Substring? {
+        guard segments.count >= 3, segments[0] == "v1", segments[1] == "customers" else { return nil }
+        return segments[2]
+    }
+
+    /// Whether `path` may be forwarded exactly as sent (``isForwardableAsSent(segments:)``).
     static func isForwardableAsSent(_ path: Substring) -> Bool {
-        guard let segment = idSegment(of: path) else { return true }
+        isForwardableAsSent(segments: path.split(separator: "/"))
+    }
+
+    /// Whether a path (split at its slashes, empty segments omitted) may be forwarded exactly as sent: it names no
+    /// customer, or its id is already spelled the one canonical way in plain characters (what apps send for ids
+    /// such as `anon_<uuid>`; anything else goes through ``init(target:)`` on the router path).
+    static func isForwardableAsSent(segments: [Substring]) -> Bool {
+        guard let segment = idSegment(in: segments) else { return true }
         return segment.utf8.count <= AppUserID.maximumLength && segment.utf8.allSatisfy(AppUserID.isPlain)
             && segment != "." && segment != ".."
     }

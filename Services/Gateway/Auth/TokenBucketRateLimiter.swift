@@ -35,7 +35,8 @@ final class TokenBucketRateLimiter: Sendable {
         /// Adds the tokens earned since the last update.
         mutating func refill(_ limit: RateLimit, now: ContinuousClock.Instant) {
             let elapsed = now - updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds =
+                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             tokens = min(limit.burst, tokens + max(0, seconds) * limit.perSecond)
             updated = now
         }
@@ -57,6 +58,16 @@ final class TokenBucketRateLimiter: Sendable {
         var bucket: Bucket
         /// When it will be full again (and can be forgotten).
         var fullAt: ContinuousClock.Instant
+
+        /// `own` with one token taken, and when it will be full again under `limit`.
+        static func taking(from own: Bucket, _ limit: RateLimit, now: ContinuousClock.Instant)
+            -> ClientBucket
+        {
+            var taken = own
+            taken.tokens -= 1
+            return ClientBucket(
+                bucket: taken, fullAt: now + .seconds((limit.burst - taken.tokens) / limit.perSecond))
+        }
 
         /// A bucket a request takes a token from, and its limit.
         struct Limit {
@@ -95,24 +106,32 @@ final class TokenBucketRateLimiter: Sendable {
         switch identity.kind {
         case .secret: return acquire(key: identity.keyID, limit: limits.secretKeys, now: now)
         case .public:
-            var buckets = [ClientBucket.Limit(client: client, customer: nil, limit: limits.publicAddresses)]
-            if let customer {
-                buckets.append(ClientBucket.Limit(client: client, customer: customer, limit: limits.publicClients))
-            }
-            return acquire(key: identity.keyID, buckets: buckets, ceiling: limits.publicKeys, now: now)
+            return acquire(
+                key: identity.keyID,
+                address: ClientBucket.Limit(client: client, customer: nil, limit: limits.publicAddresses),
+                customer: customer.map {
+                    ClientBucket.Limit(client: client, customer: $0, limit: limits.publicClients)
+                },
+                ceiling: limits.publicKeys, now: now)
         }
     }
 
     /// Takes one token from `key`'s bucket; returns `nil` when allowed, or the seconds to wait when not.
     func acquire(key: String, limit: RateLimit, now: ContinuousClock.Instant = .now) -> Int? {
         state.withLockedValue { state in
-            var bucket = state.keys[key] ?? .full(limit, at: now)
-            bucket.refill(limit, now: now)
-            defer { state.keys[key] = bucket }
-            guard bucket.tokens >= 1 else { return bucket.secondsUntilToken(limit) }
-            bucket.tokens -= 1
-            return nil
+            // Changed in place: one hash of the key.
+            Self.take(from: &state.keys[key, default: .full(limit, at: now)], limit: limit, now: now)
         }
+    }
+
+    /// Refills `bucket` and takes a token from it; `nil` when there was one, or the seconds to wait.
+    private static func take(
+        from bucket: inout Bucket, limit: RateLimit, now: ContinuousClock.Instant
+    ) -> Int? {
+        bucket.refill(limit, now: now)
+        guard bucket.tokens >= 1 else { return bucket.secondsUntilToken(limit) }
+        bucket.tokens -= 1
+        return nil
     }
 
     /// Takes one token from `client`'s bucket of `key` and one from `key`'s ceiling, both or neither.
@@ -121,48 +140,112 @@ final class TokenBucketRateLimiter: Sendable {
         now: ContinuousClock.Instant = .now
     ) -> Int? {
         acquire(
-            key: key, buckets: [ClientBucket.Limit(client: client, customer: nil, limit: clientLimit)],
+            key: key, address: ClientBucket.Limit(client: client, customer: nil, limit: clientLimit),
+            customer: nil,
             ceiling: ceiling, now: now)
     }
 
-    /// Takes one token from each of `buckets` of `key` and one from `key`'s ceiling, all or none: a refused request
-    /// costs the app's other clients nothing.
+    /// Takes one token from the `address` bucket of `key`, from its `customer` bucket when given, and one from
+    /// `key`'s ceiling, all or none: a refused request costs the app's other clients nothing. Without an allocation,
+    /// and with one hash of each bucket's key when the buckets exist (the steady state).
     private func acquire(
-        key: String, buckets: [ClientBucket.Limit], ceiling: RateLimit, now: ContinuousClock.Instant
+        key: String, address: ClientBucket.Limit, customer: ClientBucket.Limit?, ceiling: RateLimit,
+        now: ContinuousClock.Instant
     ) -> Int? {
         state.withLockedValue { state in
-            var shared = state.keys[key] ?? .full(ceiling, at: now)
-            shared.refill(ceiling, now: now)
-            state.keys[key] = shared
-            var owns: [(key: ClientBucketKey, bucket: Bucket, known: Bool)] = []
-            for limit in buckets {
-                let clientKey = ClientBucketKey(key: key, client: limit.client, customer: limit.customer)
-                let known = state.clients[clientKey]
-                var own = known?.bucket ?? .full(limit.limit, at: now)
-                own.refill(limit.limit, now: now)
-                if own.tokens < 1 {
-                    state.clients[clientKey]?.bucket = own
-                    return own.secondsUntilToken(limit.limit)
-                }
-                owns.append((clientKey, own, known != nil))
-            }
-            guard shared.tokens >= 1 else { return shared.secondsUntilToken(ceiling) }
-            shared.tokens -= 1
-            state.keys[key] = shared
-            for ((clientKey, own, known), limit) in zip(owns, buckets) {
-                // With the table full of clients still limited, a new one is held to the others and the ceiling.
-                if !known && !Self.makeRoom(&state, maximum: maximumClients, now: now) { continue }
-                var taken = own
-                taken.tokens -= 1
-                let fullAt = now + .seconds((limit.limit.burst - taken.tokens) / limit.limit.perSecond)
-                state.clients[clientKey] = ClientBucket(bucket: taken, fullAt: fullAt)
-            }
-            return nil
+            Self.acquire(
+                &state, key: key, address: address, customer: customer, ceiling: ceiling,
+                maximumClients: maximumClients, now: now)
         }
     }
 
+    /// ``acquire(key:address:customer:ceiling:now:)`` under the lock. Buckets are found once and changed where they
+    /// are (by their index in the table, which stays valid until a bucket is added or the table swept).
+    private static func acquire(
+        _ state: inout State, key: String, address: ClientBucket.Limit, customer: ClientBucket.Limit?,
+        ceiling: RateLimit, maximumClients: Int, now: ContinuousClock.Instant
+    ) -> Int? {
+        let sharedIndex = state.keys.index(forKey: key)
+        var shared = sharedIndex.map { state.keys.values[$0] } ?? .full(ceiling, at: now)
+        shared.refill(ceiling, now: now)
+        // Kept refilled whatever the answer (the key table is not changed meanwhile: its index stays valid).
+        defer {
+            if let sharedIndex {
+                state.keys.values[sharedIndex] = shared
+            } else {
+                state.keys[key] = shared
+            }
+        }
+        let first: Held
+        switch hold(address, of: key, in: &state, now: now) {
+        case .held(let held): first = held
+        case .refused(let retryAfter): return retryAfter
+        }
+        var second: Held?
+        if let customer {
+            switch hold(customer, of: key, in: &state, now: now) {
+            case .held(let held): second = held
+            case .refused(let retryAfter): return retryAfter
+            }
+        }
+        guard shared.tokens >= 1 else { return shared.secondsUntilToken(ceiling) }
+        shared.tokens -= 1
+        let firstTaken = first.taken(now: now)
+        let secondTaken = second?.taken(now: now)
+        // Known buckets first, in place: adding a new one (or sweeping) moves the others.
+        if let index = first.index { state.clients.values[index] = firstTaken }
+        if let index = second?.index, let secondTaken { state.clients.values[index] = secondTaken }
+        // With the table full of clients still limited, a new one is held to the others and the ceiling.
+        if first.index == nil && makeRoom(&state, maximum: maximumClients, now: now) {
+            state.clients[first.key] = firstTaken
+        }
+        if let second, second.index == nil, let secondTaken,
+            makeRoom(&state, maximum: maximumClients, now: now)
+        {
+            state.clients[second.key] = secondTaken
+        }
+        return nil
+    }
+
+    /// A client bucket a request would take a token from: its key, where it is in the table (`nil` for a new one),
+    /// refilled, and its limit.
+    private struct Held {
+        var key: ClientBucketKey
+        var index: [ClientBucketKey: ClientBucket].Index?
+        var own: Bucket
+        var limit: RateLimit
+
+        /// The bucket with the token taken.
+        func taken(now: ContinuousClock.Instant) -> ClientBucket {
+            ClientBucket.taking(from: own, limit, now: now)
+        }
+    }
+
+    private enum Hold {
+        case held(Held)
+        /// No token: the seconds to wait.
+        case refused(Int)
+    }
+
+    /// `limit`'s bucket of `key`, found once and refilled; refused when it has no token (the refill kept).
+    private static func hold(
+        _ limit: ClientBucket.Limit, of key: String, in state: inout State, now: ContinuousClock.Instant
+    ) -> Hold {
+        let clientKey = ClientBucketKey(key: key, client: limit.client, customer: limit.customer)
+        let index = state.clients.index(forKey: clientKey)
+        var own = index.map { state.clients.values[$0].bucket } ?? .full(limit.limit, at: now)
+        own.refill(limit.limit, now: now)
+        guard own.tokens >= 1 else {
+            if let index { state.clients.values[index].bucket = own }
+            return .refused(own.secondsUntilToken(limit.limit))
+        }
+        return .held(Held(key: clientKey, index: index, own: own, limit: limit.limit))
+    }
+
     /// Whether a new client bucket may be added, after sweeping out full ones when the table has grown enough.
-    private static func makeRoom(_ state: inout State, maximum: Int, now: ContinuousClock.Instant) -> Bool {
+    private static func makeRoom(_ state: inout State, maximum: Int, now: ContinuousClock.Instant)
+        -> Bool
+    {
         guard state.clients.count >= state.nextSweepAt else { return true }
         if let notBefore = state.sweepNotBefore, now < notBefore { return false }
         state.clients = state.clients.filter { $0.value.fullAt > now }

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// The client side of a ``ProxyExchange``: where its answer goes, on the exchange's event loop.
@@ -16,6 +17,9 @@ protocol ProxyClient {
     var pipeline: ChannelHandlerContext? { get }
 
     func write(_ part: HTTPResponsePart, flush: Bool)
+    /// Sends a whole answer whose head is in HTTP/1's form already (head, body when not empty, end; flushed once), and
+    /// returns `true`; or returns `false` without writing when this client takes only ``write(_:flush:)``.
+    func writeWhole(_ head: HTTPResponseHead, body: ByteBuffer?) -> Bool
     /// The exchange failed before any of its answer went out. Returns whether the client answers `problem` itself
     /// (the router renders it, and its tracing span records it); otherwise the exchange writes it.
     func takes(_ problem: GatewayError) -> Bool
@@ -40,6 +44,17 @@ struct PipelineClient: ProxyClient {
         } else {
             context.write(NIOAny(part), promise: nil)
         }
+    }
+
+    /// Written below the HTTP types codec, which would convert the head to HTTP fields and back again.
+    func writeWhole(_ head: HTTPResponseHead, body: ByteBuffer?) -> Bool {
+        guard let codec = handler.codec(context) else { return false }
+        codec.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+        if let body, body.readableBytes > 0 {
+            codec.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
+        }
+        codec.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+        return true
     }
 
     func takes(_ problem: GatewayError) -> Bool { false }

@@ -202,6 +202,8 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
 
     private func lease() {
         attempts += 1
+        // The usual case, an idle keep-alive connection: no closure to make.
+        if let connection = plan.pool.leaseIdle() { return send(on: connection) }
         state = .waitingForConnection
         plan.pool.lease { [self] result in
             guard case .waitingForConnection = state else {
@@ -254,7 +256,8 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
             }
         case (.buffering(let connection, let downstream, var body), .body(var part)):
             state = .done  // lets `body` be appended to without a copy
-            body.writeBuffer(&part)
+            // The first part is kept as it is (a small answer's only one): no buffer allocated, nothing copied.
+            if body.readableBytes == 0 { body = part } else { body.writeBuffer(&part) }
             state = .buffering(connection, downstream, body)
         case (.buffering(let connection, let downstream, let body), .end):
             if downstream.hasHandoffHeaders && !(offersFileDelivery && downstream.handoff != nil) {
@@ -370,21 +373,15 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
     }
 
     private func answerBuffered(_ downstream: ProxyHeaders.Downstream, body: ByteBuffer) {
-        guard !downstream.isBodiless(for: request.method) else {
-            return respond(status: downstream.status, fields: downstream.fields, body: nil)
-        }
-        guard request.method == .get else {
-            return respond(status: downstream.status, fields: downstream.fields, body: body)
-        }
+        guard !downstream.isBodiless(for: request.method) else { return forward(downstream, body: nil) }
+        guard request.method == .get else { return forward(downstream, body: body) }
         // For a `GET` the gateway evaluates If-None-Match (``ProxyHeaders`` kept it from the service), and may keep the
         // response (never one in a customer's name: entries are per app).
         let ifNoneMatch = request.headerFields[.ifNoneMatch]
         let ttl = downstream.status == .ok && plan.usesMicroCache && plan.customer == nil ? downstream.cacheTTL : nil
         // Neither kept nor compared (the pure proxy's usual case): the service's answer as it is, without the entry's
         // bookkeeping (its entity tag and 304 headers worked out, two clock reads).
-        guard ifNoneMatch != nil || (ttl ?? .zero) > .zero else {
-            return respond(status: downstream.status, fields: downstream.fields, body: body)
-        }
+        guard ifNoneMatch != nil || (ttl ?? .zero) > .zero else { return forward(downstream, body: body) }
         let entry = ResponseMicroCache.Entry(status: downstream.status, headers: downstream.fields, body: body)
         if let ttl, ttl > .zero, let identity = plan.identity {
             forwarder.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
@@ -445,6 +442,19 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
             logger.warning(
                 "upstream call failed", metadata: ["service": "\(plan.route.service)", "error": "\(error)"])
         }
+    }
+
+    /// Sends the service's answer as it came, neither kept nor compared: unless it is to be signed, its head goes out
+    /// as NIO's codec read it (``ProxyHeaders/Downstream/forwardedHead(requestID:)``), without a conversion to HTTP
+    /// fields and back, when the client takes it so (the connection pipeline).
+    private func forward(_ downstream: ProxyHeaders.Downstream, body: ByteBuffer?) {
+        if plan.signing == nil, downstream.isForwardableAsRead,
+            client.writeWhole(downstream.forwardedHead(requestID: plan.requestID), body: body)
+        {
+            state = .done
+            return finish(status: downstream.status)
+        }
+        respond(status: downstream.status, fields: downstream.fields, body: body)
     }
 
     /// Sends a whole answer (signed when the app signs its answers: every answer of this path but a streamed one).

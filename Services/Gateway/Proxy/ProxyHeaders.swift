@@ -76,8 +76,9 @@ enum ProxyHeaders {
     /// A service's response head as the client will see it.
     struct Downstream {
         var status: HTTPResponse.Status
-        /// The forwarded headers, with `Content-Length` when the service sent one.
-        var fields: HTTPFields
+        /// The forwarded headers (with `Content-Length` when the service sent one), as NIO's codec holds them: the
+        /// pure proxy's answer goes out with them as they are (``forwardedHead(requestID:)``).
+        var headers: HTTPHeaders
         var contentLength: Int?
         /// How long the service lets the gateway keep this response (``ResponseMicroCache``).
         var cacheTTL: Duration?
@@ -87,37 +88,67 @@ enum ProxyHeaders {
         var handoff: FileHandoff?
         /// Whether the service sent hand-off headers at all (then a `nil` ``handoff`` means they were malformed).
         var hasHandoffHeaders = false
+        /// Whether every value may go out as it is (no CR, LF or NUL: HTTP fields would legalize those, and nothing
+        /// on the way out checks a head in HTTP/1's form).
+        var isForwardableAsRead = true
+
+        /// ``headers`` as HTTP fields (for an answer the gateway keeps, compares, signs or streams).
+        var fields: HTTPFields {
+            var fields = HTTPFields()
+            fields.reserveCapacity(headers.count)
+            // Every name was checked by ``ProxyHeaders/downstream(_:)``.
+            for (name, value) in headers {
+                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            }
+            return fields
+        }
 
         /// Whether a response to `method` has no body (`HEAD`, 204, 304).
         func isBodiless(for method: HTTPRequest.Method) -> Bool {
             method == .head || status.code == 204 || status.code == 304
         }
+
+        /// The head as the client gets it when the gateway neither keeps, compares nor signs the answer (the pure
+        /// proxy's case): the forwarded headers and the request id, without a conversion to HTTP fields and back.
+        func forwardedHead(requestID: String) -> HTTPResponseHead {
+            var headers = self.headers
+            headers.add(name: "x-request-id", value: requestID)
+            return HTTPResponseHead(
+                version: .http1_1,
+                status: HTTPResponseStatus(statusCode: status.code, reasonPhrase: status.reasonPhrase),
+                headers: headers)
+        }
     }
 
     static func downstream(_ head: HTTPResponseHead) -> Downstream {
-        var fields = HTTPFields()
-        fields.reserveCapacity(head.headers.count)
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(head.headers.count + 1)
         var contentLength: Int?
         var cacheTTL: Duration?
         var hasHandoff = false
+        var forwardable = true
         for (name, value) in head.headers {
-            guard let fieldName = HTTPField.Name(name) else { continue }
-            let lowered = fieldName.canonicalName
+            // A name HTTP fields cannot hold is dropped, as it always was.
+            guard let lowered = HTTPField.Name(name)?.canonicalName else { continue }
             if lowered == "content-length" { contentLength = Int(value) }
-            if lowered.hasPrefix(InternalHeader.prefix) {
+            if lowered.utf8.starts(with: InternalHeader.prefix.utf8) {
                 // Internal headers never leave the gateway.
                 if lowered == ResponseMicroCache.ttlHeader { cacheTTL = Int64(value).map { .milliseconds($0) } }
                 if lowered == FileHandoff.pathHeader { hasHandoff = true }
                 continue
             }
             if dropped.contains(lowered) { continue }
-            fields.append(HTTPField(name: fieldName, value: value))
+            if forwardable && value.utf8.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) {
+                forwardable = false
+            }
+            headers.add(name: name, value: value)
         }
-        if let contentLength { fields[.contentLength] = String(contentLength) }
+        if let contentLength { headers.add(name: "content-length", value: String(contentLength)) }
         return Downstream(
-            status: HTTPResponse.Status(code: Int(head.status.code)), fields: fields, contentLength: contentLength,
+            status: HTTPResponse.Status(code: Int(head.status.code)), headers: headers, contentLength: contentLength,
             cacheTTL: cacheTTL, keepAlive: head.isKeepAlive,
-            handoff: hasHandoff ? FileHandoff { head.headers.first(name: $0) } : nil, hasHandoffHeaders: hasHandoff)
+            handoff: hasHandoff ? FileHandoff { head.headers.first(name: $0) } : nil, hasHandoffHeaders: hasHandoff,
+            isForwardableAsRead: forwardable)
     }
 
     /// A complete answer the gateway gives itself: a buffered `GET` response, or `304 Not Modified` when the client

@@ -1,5 +1,6 @@
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// The client side of a request the router forwards: hands the exchange's answer to the router's handler, which
@@ -64,6 +65,9 @@ final class RouterClient: ProxyClient {
             answer.succeed(.whole(head, body))
         }
     }
+
+    /// The router's answer is a Hummingbird response, in HTTP fields: the exchange writes those.
+    func writeWhole(_ head: HTTPResponseHead, body: ByteBuffer?) -> Bool { false }
 
     func takes(_ problem: GatewayError) -> Bool {
         if !answered {

@@ -39,12 +39,21 @@ final class UpstreamPool {
     func lease(_ waiter: @escaping Waiter) {
         eventLoop.preconditionInEventLoop()
         if closed { return waiter(.failure(UpstreamConnectionClosed())) }
-        while let connection = idle.popLast() {
-            if connection.channel.isActive { return waiter(.success(connection)) }
-        }
+        if let connection = leaseIdle() { return waiter(.success(connection)) }
         guard open < maximumConnections else { return waiters.append(waiter) }
         open += 1
         connect(for: waiter)
+    }
+
+    /// An idle connection for one request, when one is open: what ``lease(_:)`` gives at once, for a caller that
+    /// then needs no closure.
+    func leaseIdle() -> UpstreamConnection? {
+        eventLoop.preconditionInEventLoop()
+        guard !closed else { return nil }
+        while let connection = idle.popLast() {
+            if connection.channel.isActive { return connection }
+        }
+        return nil
     }
 
     /// Gives a connection back: to the next waiting request, to the idle list, or closed when not `reusable`.

@@ -90,10 +90,22 @@ struct ChannelProxy: Sendable {
         var appUserID: String
     }
 
-    /// The plan for `request` from the client connection's `peer`, or `nil` to leave it to the router.
-    func plan(for request: HTTPRequest, on eventLoop: any EventLoop, peer: @autoclosure () -> SocketAddress?)
-        -> ProxyPlan?
-    {
+    /// What a client connection keeps from one request for its next ones (a keep-alive client sends the same key
+    /// from the same address): the cached answer for its key and its client address, so that they cost no hash,
+    /// lock or address conversion after the first.
+    struct Connection {
+        /// The key cache's answer for the key the connection presented last (``APIKeyAuthenticator/Remembered``).
+        var key: APIKeyAuthenticator.Remembered?
+        /// Whom a public key's request without `X-Forwarded-For` counts against (the peer, as resolved).
+        var peerClient: ClientKey?
+    }
+
+    /// The plan for `request` from the client connection's `peer`, or `nil` to leave it to the router; `connection`
+    /// is what the connection keeps between its requests.
+    func plan(
+        for request: HTTPRequest, on eventLoop: any EventLoop, connection: inout Connection,
+        peer: @autoclosure () -> SocketAddress?
+    ) -> ProxyPlan? {
         let isWrite = request.method == .post
         guard request.method == .get || isWrite, !leavesAllToRouter, let target = request.path else { return nil }
         // One pass over the headers for the few this decision reads.
@@ -124,7 +136,7 @@ struct ChannelProxy: Sendable {
         guard let entry = entries.first(where: { $0.route.matches(segments: pathSegments) }) else { return nil }
         if entry.coversOwnPaths && Self.ownPrefixes.contains(where: { Self.isBelow(path, $0) }) { return nil }
         // A customer id spelled any way but the canonical, plain one is decoded and respelled on the router path.
-        guard CustomerPath.isForwardableAsSent(path) else { return nil }
+        guard CustomerPath.isForwardableAsSent(segments: pathSegments) else { return nil }
         // A method the API does not document here is answered 405 by the router path.
         guard !entry.documented || PublicRoutes.shopkeeper.allows(request.method, path: path) else { return nil }
         if isWrite {
@@ -137,14 +149,15 @@ struct ChannelProxy: Sendable {
         var identity: KeyIdentity?
         if !entry.keyless {
             guard let key = APIKeyMiddleware.bearerToken(authorization),
-                let known = authenticator.cachedIdentity(of: key),
+                let known = keyIdentity(of: key, connection: &connection),
                 // Writes of secret keys are admin actions, audited on the router path.
                 !isWrite || known.kind == .public,
                 // A customer token is checked on the router path (it renders the refusal), before any cache.
                 !CustomerBoundaryGate.applies(to: known, path: path),
                 rateLimiter.acquire(
-                    for: known, client: clients.client(of: known, peer: peer(), forwardedFor: forwardedFor),
-                    customer: known.kind == .public ? CustomerPath.idSegment(of: path).map(String.init) : nil,
+                    for: known,
+                    client: client(of: known, forwardedFor: forwardedFor, connection: &connection, peer: peer()),
+                    customer: known.kind == .public ? CustomerPath.idSegment(in: pathSegments).map(String.init) : nil,
                     limits: limits) == nil
             else { return nil }
             identity = known
@@ -159,6 +172,31 @@ struct ChannelProxy: Sendable {
                 ? nil : storedRead(target: target, path: path, on: eventLoop),
             body: isWrite ? .whole(length: bodyLength ?? 0) : .none, retriesOnStaleConnection: !isWrite,
             signing: AnswerSigning(signer: identity?.answerSigner, target: target, nonce: nonce))
+    }
+
+    /// The identity of `key` when the key cache has a fresh answer naming a valid key: the one the connection kept
+    /// when it presents the same key again, otherwise the cache's (then kept).
+    private func keyIdentity(of key: String, connection: inout Connection) -> KeyIdentity? {
+        if let kept = connection.key, let identity = authenticator.identity(of: key, rememberedIn: kept) {
+            return identity
+        }
+        connection.key = authenticator.remembered(key)
+        return connection.key?.identity
+    }
+
+    /// Whom a request with `identity` counts against (``ClientAddressResolver``): without `X-Forwarded-For` the
+    /// connection's peer, resolved once a connection.
+    private func client(
+        of identity: KeyIdentity, forwardedFor: [String], connection: inout Connection,
+        peer: @autoclosure () -> SocketAddress?
+    ) -> ClientKey {
+        guard forwardedFor.isEmpty, identity.kind == .public else {
+            return clients.client(of: identity, peer: peer(), forwardedFor: forwardedFor)
+        }
+        if let peerClient = connection.peerClient { return peerClient }
+        let resolved = clients.client(of: identity, peer: peer(), forwardedFor: [])
+        connection.peerClient = resolved
+        return resolved
     }
 
     /// The stored read of a keyed request to `target` on a route that answers them, when ``StoredCustomerReads`` may.

@@ -1,6 +1,7 @@
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 
 /// Sits in each client connection's pipeline between the HTTP codec and the router, and answers the requests
 /// ``ChannelProxy`` takes (see there) itself, on the connection's event loop: no task, no async hop per request.
@@ -15,6 +16,8 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let proxy: ChannelProxy
+    /// What the connection keeps between the requests it answers here (its key's cached answer, its client).
+    private var connection = ChannelProxy.Connection()
     /// The request being answered here.
     private var exchange: ProxyExchange<PipelineClient>?
     /// What happens to the body of a request answered here while it arrives.
@@ -73,7 +76,8 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if case .head(let request) = unwrapInboundIn(data) {
             if routerResponsesOpen == 0,
                 let plan = proxy.plan(
-                    for: request, on: context.eventLoop, peer: context.channel.remoteAddress)
+                    for: request, on: context.eventLoop, connection: &connection,
+                    peer: context.channel.remoteAddress)
             {
                 if case .none = plan.body { requestBody = .discarding } else { requestBody = .forwarding }
                 let exchange = ProxyExchange(
@@ -111,12 +115,27 @@ final class ChannelProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         exchange?.clientGone()
         exchange = nil
+        codecContext = nil
         context.fireChannelInactive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard exchange == nil else { return heldEvents.append(event) }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// The HTTP types codec's place in the pipeline (found once): an answer written there skips its conversion of
+    /// the head (``PipelineClient/writeWhole(_:body:)``).
+    private var codecContext: ChannelHandlerContext?
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        codecContext = nil
+    }
+
+    func codec(_ context: ChannelHandlerContext) -> ChannelHandlerContext? {
+        if let codecContext { return codecContext }
+        codecContext = try? context.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
+        return codecContext
     }
 
     /// The request answered here is done: take up the requests that waited, and what was held back.
