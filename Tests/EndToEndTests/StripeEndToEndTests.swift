@@ -60,6 +60,21 @@ import Testing
         }
     }
 
+    /// A secret key the sandbox's Stripe refuses (401): checkout is 422 `store_credentials_rejected`, for the
+    /// operator to fix.
+    @Test func aKeyStripeRefusesIsReportedAsRejectedCredentials() async throws {
+        try await StripeWorld.run { stripe in
+            let saved = try await stripe.world.verifier(
+                .PUT, "/v1/admin/stores/stripe",
+                ["secret_key": "sk_test_not_the_sandbox_key", "webhook_secrets": [StripeWorld.webhookSecret]],
+                kind: .secret)
+            #expect(saved.status == 200, "\(saved.json)")
+            let refused = try await stripe.checkout("ana", product: "garden_extra")
+            #expect(refused.status == 422, "\(refused.json)")
+            #expect(refused.code == "store_credentials_rejected", "\(refused.json)")
+        }
+    }
+
     /// A declined card (4000 0000 0000 0002) is a 402 at the page and grants nothing.
     @Test func aDeclinedCardGrantsNothing() async throws {
         try await StripeWorld.run { stripe in
