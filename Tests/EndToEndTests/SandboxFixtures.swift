@@ -11,7 +11,7 @@ extension ServiceProcess {
         return sandbox
     }
 
-    /// The verifier's settings that make this sandbox store (started on `state`) its App Store and Google Play: the
+    /// The verifier's settings that make this sandbox store (started on `state`) its App Store, Google Play and Stripe: the
     /// sandbox's root certificate trusted, every store URL pointing at it.
     func storeEnvironment(state: URL) -> [String: String] {
         [
@@ -21,6 +21,7 @@ extension ServiceProcess {
             "SHOPKEEPER_APPLE_PRODUCTION_API_URL": baseURL + "/apple/production",
             "SHOPKEEPER_APPLE_SANDBOX_API_URL": baseURL + "/apple/sandbox",
             "SHOPKEEPER_GOOGLE_API_URL": baseURL + "/google",
+            "SHOPKEEPER_STRIPE_API_URL": baseURL + "/stripe",
         ]
     }
 }
