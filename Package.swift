@@ -270,7 +270,7 @@ let package = Package(
             dependencies: [
                 "Verifier", "Catalog", "Entitlements", "Subscriptions", "ShopkeeperStores", "ShopkeeperTestSupport",
                 "ShopkeeperModels",
-                .hummingbirdTesting, .asyncHTTPClient,
+                .hummingbirdTesting,
                 .crypto, .x509,
             ]
         ),
