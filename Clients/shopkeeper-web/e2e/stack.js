@@ -35,15 +35,32 @@ export async function admin(method, path, body) {
   return text === "" ? null : JSON.parse(text);
 }
 
-/** A new non-consumable of the demo app, approved and sold on both stores. */
-export async function createProduct() {
+/**
+ * A new non-consumable of the demo app, approved and sold on both app stores; with `stripePrice`, also on the web
+ * through that Stripe price (which the sandbox store then sells, at 4.99 USD: `PUT /sandbox/stripe/prices` sets
+ * the prices it sells, so the last test to call this decides).
+ * @param {{ stripePrice?: string }} [options]
+ */
+export async function createProduct(options = {}) {
   const id = `web_${randomUUID().slice(0, 8)}`;
+  const storeProductIDs = { app_store: `${bundleID}.${id}`, play_store: id };
+  if (options.stripePrice !== undefined) {
+    storeProductIDs.stripe = options.stripePrice;
+    const response = await fetch(`${stack.SHOPKEEPER_SANDBOX_URL}/sandbox/stripe/prices`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        prices: [{ id: options.stripePrice, product_name: id, unit_amount: 499, currency: "usd" }],
+      }),
+    });
+    assert.ok(response.ok, `PUT /sandbox/stripe/prices answered ${response.status}: ${await response.text()}`);
+  }
   await admin("PUT", `/v1/admin/products/${id}`, {
     product_id: id,
     type: "non_consumable",
     review_state: "approved",
     cleared_for_sale: true,
-    store_product_ids: { app_store: `${bundleID}.${id}`, play_store: id },
+    store_product_ids: storeProductIDs,
     entitlements: [id],
     default_locale: "en",
     localizations: { en: { name: id } },
@@ -63,8 +80,8 @@ export function appAccountToken(appUserID) {
 
 /**
  * Buys the product at the sandbox's Google Play and presents the purchase token to Shopkeeper
- * (`POST /v1/purchases` with the public key), as an Android phone with ShopkeeperKit does: the web cannot sell
- * through Stripe before the server does. Answers the order id.
+ * (`POST /v1/purchases` with the public key), as an Android phone with ShopkeeperKit does: the purchase that the
+ * web client's return then waits for, and the one a customer later sees on the web. Answers the order id.
  */
 export async function buyOnPlay(productID, appUserID) {
   const bought = await fetch(`${stack.SHOPKEEPER_SANDBOX_URL}/sandbox/google/purchases`, {
