@@ -164,5 +164,10 @@ func buildRouter(
             repository: ContentAccessPostgresRepository(client: database, logger: logger), grants: productGrants,
             maxBodyBytes: bodyLimit
         ).endpoints)
+    router.addRoutes(
+        RedemptionController(
+            redemptions: RedemptionPostgresRepository(client: database, logger: logger),
+            lifetime: settings.redemptionCodeLifetime, maxBodyBytes: bodyLimit
+        ).endpoints, atPath: "/v1/customers")
     return router
 }

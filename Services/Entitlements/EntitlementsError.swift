@@ -45,19 +45,28 @@ enum EntitlementsError: ProblemError, Equatable {
     case idempotencyKeyRequired
     /// The app's catalog has no product with this id.
     case productNotFound(String)
+    /// No redemption code of this app is this one (or the text cannot be a code).
+    case redemptionCodeNotFound
+    /// The redemption code was redeemed already, by another customer.
+    case redemptionCodeUsed
+    /// The redemption code is past its expiry.
+    case redemptionCodeExpired
+    /// The redemption code's id has no web purchase to move (yet): the code stays valid.
+    case nothingToRedeem
 
     var status: HTTPResponse.Status {
         switch self {
         case .alreadyOwnedByOtherCustomer, .consumableOwnedByOtherCustomer, .transferredAway, .insufficientBalance,
-            .aliasConflict:
+            .aliasConflict, .redemptionCodeUsed, .nothingToRedeem:
             .conflict
+        case .redemptionCodeExpired: .gone
         case .mergeNeedsSecretKey, .linkNeedsSecretKey: .forbidden
         case .idempotencyKeyRequired: .badRequest
         case .deviceLimitReached, .appAccountTokenMismatch, .obfuscatedAccountIDMismatch, .sandboxNotAccepted:
             .forbidden
         case .notAConsumable, .idempotencyKeyReused: .unprocessableContent
         case .customerNotFound, .suspendedAliasNotFound, .grantNotFound, .eventNotFound, .purchaseNotFound,
-            .productNotFound:
+            .productNotFound, .redemptionCodeNotFound:
             .notFound
         }
     }
@@ -82,6 +91,10 @@ enum EntitlementsError: ProblemError, Equatable {
         case .purchaseNotFound: "purchase_not_found"
         case .idempotencyKeyRequired: "idempotency_key_required"
         case .productNotFound: "product_not_found"
+        case .redemptionCodeNotFound: "redemption_code_not_found"
+        case .redemptionCodeUsed: "redemption_code_used"
+        case .redemptionCodeExpired: "redemption_code_expired"
+        case .nothingToRedeem: "nothing_to_redeem"
         }
     }
 
@@ -125,6 +138,12 @@ enum EntitlementsError: ProblemError, Equatable {
         case .idempotencyKeyRequired:
             "Send an Idempotency-Key header (1 to 255 printable ASCII characters), a new one for each new request."
         case .productNotFound(let product): "This app's catalog has no product \(product)."
+        case .redemptionCodeNotFound: "This app has no such redemption code."
+        case .redemptionCodeUsed: "This redemption code was redeemed already, by another customer; nothing moved."
+        case .redemptionCodeExpired: "This redemption code has expired; ask for a new one where the purchase was made."
+        case .nothingToRedeem:
+            "The id this code was issued for has no web purchase to move yet (the payment may still be on its way); "
+                + "the code stays valid: try again shortly."
         }
     }
 }

@@ -22,6 +22,7 @@ import ShopkeeperReports
 /// | `SHOPKEEPER_SUBSCRIPTIONS_URL` | `http://127.0.0.1:8084` | the subscriptions service (trials, eligibility) |
 /// | `SHOPKEEPER_SUBSCRIPTIONS_TIMEOUT_SECONDS` | `10` | one call to the subscriptions service |
 /// | `SHOPKEEPER_SUBSCRIPTION_RELAY_MS` | `250` | how often an idle replica relays subscription changes to events, webhooks and its cache |
+/// | `SHOPKEEPER_REDEMPTION_CODE_DAYS` | `30` | how long a redemption code (`POST /v1/customers/{id}/redemption-codes`) may be redeemed (1-365) |
 /// | `SHOPKEEPER_REPORT_REFRESH_SECONDS` | `300` | how often the report summaries of every app are brought up to date in the background, so a report request never builds them; `0`: only report requests do |
 struct EntitlementsSettings: Sendable {
     var service: ServiceSettings
@@ -36,6 +37,8 @@ struct EntitlementsSettings: Sendable {
     var relayInterval: Duration
     /// ``ReportSummaryRefresher``'s interval; nil: off.
     var reportRefresh: Duration? = .seconds(300)
+    /// How long a redemption code stays valid (``RedemptionRepository``).
+    var redemptionCodeLifetime: Duration = .seconds(30 * 86_400)
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> EntitlementsSettings
@@ -85,7 +88,9 @@ struct EntitlementsSettings: Sendable {
                 "SHOPKEEPER_SUBSCRIPTIONS_TIMEOUT_SECONDS", default: .seconds(10), in: 0.1...120),
             relayInterval: .milliseconds(
                 try environment.int("SHOPKEEPER_SUBSCRIPTION_RELAY_MS", default: 250, in: 10...60_000)),
-            reportRefresh: try ReportRefreshSetting.read(from: environment)
+            reportRefresh: try ReportRefreshSetting.read(from: environment),
+            redemptionCodeLifetime: .seconds(
+                86_400 * (try environment.int("SHOPKEEPER_REDEMPTION_CODE_DAYS", default: 30, in: 1...365)))
         )
     }
 }

@@ -99,7 +99,8 @@ import Testing
             for (method, path) in [
                 (HTTPRequest.Method.post, "/v1/customers/alice/restore"), (.post, "/v1/customers/alice/aliases"),
                 (.post, "/v1/customers/alice/trial"), (.post, "/v1/customers/alice/consumables/p/consume"),
-                (.post, "/v1/customers/alice/reset"),
+                (.post, "/v1/customers/alice/reset"), (.post, "/v1/customers/alice/redemption-codes"),
+                (.post, "/v1/customers/alice/redeem"),
             ] {
                 let refused = try await world.send(
                     method, path, bearer: pk, token: try await token("mallory"), json: Data("{}".utf8))
@@ -115,6 +116,11 @@ import Testing
             #expect(link.status == .forbidden)
             #expect(link.problemCode == "secret_key_required")
             #expect(try link.violations(.post, "/v1/customers/{app_user_id}/aliases") == [])
+            // A redemption code for alice's web purchases: her token proves the id, so no anonymous id is needed.
+            let code = try await world.send(
+                .post, "/v1/customers/alice/redemption-codes", bearer: pk, token: aliceToken)
+            #expect(code.status == .created, "\(code.text)")
+            #expect(try code.violations(.post, "/v1/customers/{app_user_id}/redemption-codes") == [])
             let serverLink = try await world.gateway.send(
                 .post, "/v1/customers/alice/aliases", bearer: sk, json: Data(#"{"alias":"alice-login"}"#.utf8))
             #expect(serverLink.status == .ok, "\(serverLink.text)")

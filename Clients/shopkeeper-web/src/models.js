@@ -80,4 +80,11 @@
  * @property {string} session_id The checkout session's id; the success URL carries it back as `session_id`.
  */
 
+/**
+ * The answer of `POST /v1/customers/{app_user_id}/redemption-codes`.
+ * @typedef {object} RedemptionCode
+ * @property {string} code The one-time code (`ABCDE-FGHJK-MNPQR-STUVW`), shown once.
+ * @property {string} expires_at When it can no longer be redeemed (ISO 8601).
+ */
+
 export {};

@@ -13,6 +13,7 @@ import {
 import { ShopkeeperError } from "./errors.js";
 import { APIClient, segment } from "./http.js";
 import { checkAppUserID, idsKey, loggedOut, makeAnonymousID, openIDs, using } from "./ids.js";
+import { issueRedemptionCode } from "./redemption.js";
 import { retryDelay, retryPolicy } from "./retry.js";
 import { AnswerVerifier } from "./signing.js";
 import { defaultStorage, writeJSON } from "./storage.js";
@@ -257,6 +258,15 @@ export class Shopkeeper extends EventTarget {
       `the purchase of ${checkout.product_id} (checkout ${sessionID}) did not show after ${policy.maxAttempts} ` +
         "reads of the customer's info; it may still arrive: call completePurchase again later",
     );
+  }
+
+  /**
+   * A one-time code (shown once, valid for 30 days by default) that moves this visitor's web purchases into the app,
+   * where ShopkeeperKit's `redeem(code:)` attaches them to the app's customer. Show it after the purchase shows.
+   * @returns {Promise<import("./models.js").RedemptionCode>}
+   */
+  redemptionCode() {
+    return issueRedemptionCode(this.api, this.ids.appUserID);
   }
 
   /**

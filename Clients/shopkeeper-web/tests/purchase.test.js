@@ -1,5 +1,5 @@
 // Logging in and out (ShopkeeperKit's id and alias rules) and buying on the web (checkout, the return, waiting for
-// the purchase to show), against a fake fetch and an injected clock.
+// the purchase to show) and redemption codes, against a fake fetch and an injected clock.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -186,5 +186,28 @@ describe("buying on the web", () => {
     assert.equal(shop.appUserID, "user_1");
     await assert.rejects(shop.handleReturn(`${urls.successURL}?session_id=cs_other`), { kind: "purchase_not_confirmed" });
     await assert.rejects(shop.handleReturn(urls.successURL), { kind: "invalid_argument" });
+  });
+});
+
+describe("redemption codes", () => {
+  it("issues a code for the visitor's anonymous id", async () => {
+    const issued = { code: "K7QXM-3HWPA-9RZTD-C4NVB", expires_at: "2026-12-28T15:00:00Z" };
+    const { shop, fake } = client([{ status: 201, body: issued }]);
+    const answer = await shop.redemptionCode();
+    assert.deepEqual(answer, issued);
+    const [request] = fake.seen;
+    assert.equal(request.method, "POST");
+    assert.equal(request.url.pathname, `/v1/customers/${shop.anonymousID}/redemption-codes`);
+    assert.equal(request.body, undefined);
+  });
+
+  it("passes the server's refusal on with its code", async () => {
+    const { shop } = client([problem(403, "secret_key_required")]);
+    await assert.rejects(shop.redemptionCode(), { code: "secret_key_required" });
+  });
+
+  it("refuses an answer without a code", async () => {
+    const { shop } = client([{ status: 201, body: { expires_at: "2026-12-28T15:00:00Z" } }]);
+    await assert.rejects(shop.redemptionCode(), { kind: "decoding" });
   });
 });

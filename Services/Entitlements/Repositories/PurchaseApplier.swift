@@ -71,6 +71,11 @@ struct PurchaseApplier {
                 transactionID: transaction.transactionID, policy: .keepWithOriginal)
         }
 
+        // Store news that names a customer the purchase left (a web purchase redeemed in the app, whose renewals
+        // still name the web visitor's id) is news of its owner: it never moves the purchase back.
+        let presenter =
+            source == .notification && presenter.map { row.previousOwners.contains($0.customerID) } == true
+            ? nil : presenter
         var result: ApplyOutcome = .alreadyApplied
         if let presenter, row.customerID != presenter.customerID {
             try await transfer(&row, to: presenter, transaction: transaction)

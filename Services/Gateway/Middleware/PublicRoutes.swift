@@ -103,6 +103,8 @@ struct PublicRoutes: Sendable {
         Template("/v1/customers/{app_user_id}/checkout", [.post]),
         Template("/v1/customers/{app_user_id}/subscriptions/{subscription_id}/cancel", [.post]),
         Template("/v1/customers/{app_user_id}/aliases", [.post]),
+        Template("/v1/customers/{app_user_id}/redemption-codes", [.post]),
+        Template("/v1/customers/{app_user_id}/redeem", [.post]),
         Template("/v1/customers/{app_user_id}/consumables/{product_id}/consume", [.post]),
         Template("/v1/customers/{app_user_id}/claims", [.post]),
         Template("/v1/customers/{app_user_id}/grants", [.post]),

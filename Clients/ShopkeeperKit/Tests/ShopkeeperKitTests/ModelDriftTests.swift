@@ -40,7 +40,7 @@ import Testing
     static let operations: Set<String> = [
         "getCatalog", "getCustomer", "submitPurchase", "restorePurchases", "linkAlias", "consumeUnits", "startTrial",
         "getTrial", "getEligibility", "validateReceipt", "getContentManifest", "claimFreeContent", "resetContent",
-        "claimFreeProduct", "signOffer",
+        "claimFreeProduct", "signOffer", "redeemCode",
     ]
 
     static func roundTrip<T: Codable & Sendable>(_ type: T.Type) -> @Sendable (Data) throws -> Data {
