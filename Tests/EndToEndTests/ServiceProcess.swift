@@ -75,8 +75,10 @@ final class ServiceProcess: @unchecked Sendable {
     /// Waits until this process listens on its port and `/health/ready` answers 200; throws with the log's tail when
     /// the process dies or takes too long. The port was free when chosen, but another test's server may have taken it
     /// since: then this process cannot bind it (it is started again on new free ports), and the other server's health
-    /// must not pass for this one's. Read ``port`` and ``baseURL`` after this returns.
-    func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
+    /// must not pass for this one's. Read ``port`` and ``baseURL`` after this returns. The default leaves three
+    /// minutes: with eight tests at once each starting a whole system on two cores, a service migrating its schema
+    /// has been seen to need more than one (a process that fails exits, which ends the wait at once).
+    func waitUntilReady(timeout: Duration = .seconds(180)) async throws {
         let deadline = ContinuousClock.now + timeout
         var relaunches = 0
         while ContinuousClock.now < deadline {
