@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import PostgresNIO
 import ShopkeeperDatabase
+import ShopkeeperModels
 import ShopkeeperTestSupport
 
 /// A ``NotifiedStoreWorld`` selling through the sandbox store's Stripe: the app's Stripe credentials are the
@@ -28,18 +29,18 @@ struct StripeWorld: Sendable {
 
     static var products: [[String: Any]] {
         [
-            product("garden_extra", type: "non_consumable", price: "price_garden_extra", grants: "garden"),
-            product("club_monthly", type: "auto_renewable", price: "price_club_monthly", grants: "club"),
+            product("garden_extra", type: .nonConsumable, price: "price_garden_extra", grants: "garden"),
+            product("club_monthly", type: .autoRenewable, price: "price_club_monthly", grants: "club"),
         ]
     }
 
-    static func product(_ id: String, type: String, price: String, grants entitlement: String) -> [String: Any] {
+    static func product(_ id: String, type: ProductType, price: String, grants entitlement: String) -> [String: Any] {
         var product: [String: Any] = [
-            "product_id": id, "type": type, "entitlements": [entitlement], "review_state": "approved",
+            "product_id": id, "type": type.rawValue, "entitlements": [entitlement], "review_state": "approved",
             "cleared_for_sale": true, "free": false, "default_locale": "en", "store_product_ids": ["stripe": price],
             "localizations": ["en": ["name": id, "description": id]],
         ]
-        if type == "auto_renewable" { product["group"] = "club" }
+        if type == .autoRenewable { product["group"] = "club" }
         return product
     }
 

@@ -81,7 +81,8 @@ struct RedemptionMove {
         var originalTransactionID: String
         var storeProductID: String
         var productID: String?
-        var productType: String
+        /// `nil` for a product the catalog did not know when it was bought (`unknown`).
+        var productType: ProductType?
         var environment: String
         var credited: Int64?
     }
@@ -104,7 +105,7 @@ struct RedemptionMove {
             moved.append(
                 Moved(
                     originalTransactionID: original, storeProductID: storeProduct, productID: product,
-                    productType: type, environment: environment, credited: credited))
+                    productType: ProductType(rawValue: type), environment: environment, credited: credited))
         }
         guard !moved.isEmpty else { return 0 }
         moved.sort { $0.originalTransactionID < $1.originalTransactionID }
@@ -135,7 +136,7 @@ struct RedemptionMove {
     /// Moves the units the moved consumables credited, at most what the source still holds of each product.
     private func moveUnits(of moved: [Moved], on connection: PostgresConnection) async throws {
         var credited: [String: Int64] = [:]
-        for purchase in moved where purchase.productType == "consumable" {
+        for purchase in moved where purchase.productType == .consumable {
             guard let product = purchase.productID, let units = purchase.credited, units > 0 else { continue }
             credited[product, default: 0] += units
         }
