@@ -4,6 +4,7 @@ import dev.shopkeeper.android.core.ShopkeeperApi
 import dev.shopkeeper.android.core.ShopkeeperException
 import dev.shopkeeper.android.models.CustomerInfo
 import java.time.Instant
+import java.time.temporal.ChronoUnit
 import java.util.concurrent.CopyOnWriteArrayList
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
@@ -39,7 +40,7 @@ internal class PurchaseQueue(
         box.update { state ->
             if (state.pendingPurchases.any { it.id == transaction.id }) state
             else {
-                val now = clock()
+                val now = now()
                 state.copy(pendingPurchases = state.pendingPurchases + PendingPurchase(transaction, buyer, now, 0, null, now))
             }
         }
@@ -150,7 +151,7 @@ internal class PurchaseQueue(
                         if (retryAfter != null) wait = Math.max(wait, retryAfter)
                         entry.copy(
                             attempts = attempts, lastError = lastError(error),
-                            notBefore = clock().plusMillis((wait * 1000).toLong())
+                            notBefore = now().plusSeconds(Math.ceil(wait).toLong())
                         )
                     }
                 })
@@ -161,6 +162,9 @@ internal class PurchaseQueue(
         scheduleRetry()
         return PurchaseOutcome.Pending(error)
     }
+
+    /** The time to keep, in whole seconds as the state file writes it (what is in memory is what a restart reads). */
+    private fun now(): Instant = clock().truncatedTo(ChronoUnit.SECONDS)
 
     private fun lastError(error: ShopkeeperException): String = when (error) {
         is ShopkeeperException.ProductUnavailable -> "unknown_product"
