@@ -4,10 +4,17 @@ package dev.shopkeeper.android.models
 // the server adds next year decodes instead of failing the whole answer. Values the client does not type further
 // (states, reasons, outcomes) are plain strings, compared with the server's spelling (`state == "active"`).
 
-/** A store an app is sold through (`StorePlatform`). */
-data class StorePlatform(val rawValue: String) {
+/** A string value of the server's, compared by its spelling (and its kind: a store is never equal to a product type). */
+abstract class OpenValue(val rawValue: String) {
     override fun toString() = rawValue
 
+    override fun equals(other: Any?) = other is OpenValue && other.javaClass == javaClass && other.rawValue == rawValue
+
+    override fun hashCode() = rawValue.hashCode()
+}
+
+/** A store an app is sold through (`StorePlatform`). */
+class StorePlatform(rawValue: String) : OpenValue(rawValue) {
     companion object {
         /** Apple's App Store. */
         val APP_STORE = StorePlatform("app_store")
@@ -17,9 +24,7 @@ data class StorePlatform(val rawValue: String) {
 }
 
 /** What kind of thing a product is (`ProductType`). */
-data class ProductType(val rawValue: String) {
-    override fun toString() = rawValue
-
+class ProductType(rawValue: String) : OpenValue(rawValue) {
     companion object {
         /** Used up and bought again; counted on the server. */
         val CONSUMABLE = ProductType("consumable")
@@ -33,9 +38,7 @@ data class ProductType(val rawValue: String) {
 }
 
 /** The kind of build asking for the catalog (`BuildKind`). */
-data class BuildKind(val rawValue: String) {
-    override fun toString() = rawValue
-
+class BuildKind(rawValue: String) : OpenValue(rawValue) {
     companion object {
         /** A developer's or tester's build (license testers, the sandbox store): also sees products under review. */
         val DEVELOPMENT = BuildKind("development")
@@ -45,9 +48,7 @@ data class BuildKind(val rawValue: String) {
 }
 
 /** How the calling build may obtain a listed product (`Availability`). */
-data class Availability(val rawValue: String) {
-    override fun toString() = rawValue
-
+class Availability(rawValue: String) : OpenValue(rawValue) {
     companion object {
         /** Bought through the store with its `storeProductId`. */
         val PURCHASABLE = Availability("purchasable")
@@ -61,9 +62,7 @@ data class Availability(val rawValue: String) {
 }
 
 /** `production` (real money) or `sandbox` (test purchases). */
-data class StoreEnvironment(val rawValue: String) {
-    override fun toString() = rawValue
-
+class StoreEnvironment(rawValue: String) : OpenValue(rawValue) {
     companion object {
         val PRODUCTION = StoreEnvironment("production")
         val SANDBOX = StoreEnvironment("sandbox")
@@ -71,9 +70,7 @@ data class StoreEnvironment(val rawValue: String) {
 }
 
 /** Which Play Developer API a purchase token belongs to (`PlayPurchaseKind`). */
-data class PlayPurchaseKind(val rawValue: String) {
-    override fun toString() = rawValue
-
+class PlayPurchaseKind(rawValue: String) : OpenValue(rawValue) {
     companion object {
         /** A one-time product (consumable or not). */
         val PRODUCT = PlayPurchaseKind("product")
