@@ -120,6 +120,15 @@ class ApiTest {
     }
 
     @Test
+    fun anAuthenticationChallengeToAPostIsAnAnswerNotABrokenConnection() = runBlocking<Unit> {
+        server.handler = { Reply(401, "", mapOf("WWW-Authenticate" to "Bearer realm=\"proxy\"")) }
+        val proof = PurchaseProof.PlayPurchase("tok", "play_pro", PlayPurchaseKind.PRODUCT)
+        val error = expectServerError("http_401") { api().submitPurchase(proof, "a", null, null) }
+        assertEquals(401, error.status)
+        assertEquals(1, server.requests.size)
+    }
+
+    @Test
     fun aBrokenConnectionIsATransportFailureTriedAgain() = runBlocking<Unit> {
         val port = ServerSocket(0).use { it.localPort }
         val api = ShopkeeperApi(

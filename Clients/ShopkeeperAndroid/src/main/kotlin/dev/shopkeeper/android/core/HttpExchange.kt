@@ -53,6 +53,9 @@ class HttpExchange(private val timeoutMillis: Int) {
                 if (name != null && values.isNotEmpty()) answerHeaders[name] = values[values.size - 1]
             }
             return HttpAnswer(status, answerHeaders, bytes)
+        } catch (error: java.net.HttpRetryException) {
+            // A 401 with `WWW-Authenticate` (from a proxy) to a streamed body: an answer, not a broken connection.
+            return HttpAnswer(error.responseCode(), emptyMap(), ByteArray(0))
         } catch (error: IOException) {
             throw ShopkeeperException.Transport("$method $url: $error", error)
         } finally {
