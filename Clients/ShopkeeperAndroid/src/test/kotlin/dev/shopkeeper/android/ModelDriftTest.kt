@@ -5,6 +5,9 @@ import dev.shopkeeper.android.core.JsonObject
 import dev.shopkeeper.android.models.CatalogItem
 import dev.shopkeeper.android.models.CatalogView
 import dev.shopkeeper.android.models.ConsumeResult
+import dev.shopkeeper.android.models.ContentManifest
+import dev.shopkeeper.android.models.ContentResetResponse
+import dev.shopkeeper.android.models.ManifestFile
 import dev.shopkeeper.android.models.CustomerInfo
 import dev.shopkeeper.android.models.EligibilityInfo
 import dev.shopkeeper.android.models.EntitlementInfo
@@ -60,13 +63,17 @@ class ModelDriftTest {
         "Problem" to { json: JsonObject -> Problem.from(json).toJson() },
         "FieldProblem" to { json: JsonObject -> FieldProblem.from(json).toJson() },
         "ProductGrant" to { json: JsonObject -> ProductGrant.from(json).toJson() },
-        "ProductClaimResult" to { json: JsonObject -> ProductClaimResult.from(json).toJson() }
+        "ProductClaimResult" to { json: JsonObject -> ProductClaimResult.from(json).toJson() },
+        "ContentManifest" to { json: JsonObject -> ContentManifest.from(json).toJson() },
+        "ManifestFile" to { json: JsonObject -> ManifestFile.from(json).toJson() },
+        "ContentResetResponse" to { json: JsonObject -> ContentResetResponse.from(json).toJson() }
     )
 
     /** The operations [dev.shopkeeper.android.core.ShopkeeperApi] calls. */
     private val operations = setOf(
         "getCatalog", "getCustomer", "submitPurchase", "restorePurchases", "linkAlias", "consumeUnits", "startTrial",
-        "getTrial", "getEligibility", "validateReceipt", "claimFreeProduct"
+        "getTrial", "getEligibility", "validateReceipt", "claimFreeProduct", "getContentManifest", "claimFreeContent",
+        "resetContent"
     )
 
     private class Example(val location: String, val schema: String, val value: Any?)

@@ -34,7 +34,7 @@ class Received(
 }
 
 /** What the test server answers. */
-class Reply(val status: Int, val body: String = "", val headers: Map<String, String> = emptyMap()) {
+class Reply(val status: Int, val body: String = "", val headers: Map<String, String> = emptyMap(), val bytes: ByteArray? = null) {
     companion object {
         fun json(status: Int, value: Any?, headers: Map<String, String> = emptyMap()) =
             Reply(status, Json.write(value), mapOf("Content-Type" to "application/json") + headers)
@@ -74,7 +74,7 @@ class TestServer : AutoCloseable {
                 Reply(500, "test handler failed: $error")
             }
             for ((name, value) in reply.headers) exchange.responseHeaders.add(name, value)
-            val bytes = reply.body.toByteArray(Charsets.UTF_8)
+            val bytes = reply.bytes ?: reply.body.toByteArray(Charsets.UTF_8)
             exchange.sendResponseHeaders(reply.status, if (bytes.isEmpty()) -1 else bytes.size.toLong())
             if (bytes.isNotEmpty()) exchange.responseBody.use { it.write(bytes) }
             exchange.close()

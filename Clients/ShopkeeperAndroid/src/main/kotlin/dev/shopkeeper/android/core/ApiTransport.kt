@@ -20,6 +20,24 @@ internal class ApiRequest(
     val body: Map<String, Any?>? = null
 )
 
+/**
+ * Runs [attempt] until it answers, or fails with something trying again cannot help (`ShopkeeperException.isRetryable`)
+ * or the policy's tries are spent; waits between tries as the policy says (`Retry-After` first).
+ */
+internal suspend fun <T> withRetries(policy: RetryPolicy, attempt: suspend () -> T): T {
+    var tries = 0
+    while (true) {
+        tries++
+        try {
+            return attempt()
+        } catch (error: ShopkeeperException) {
+            if (!error.isRetryable || tries >= policy.maxAttempts) throw error
+            val retryAfter = (error as? ShopkeeperException.Server)?.retryAfterSeconds
+            delay((policy.delaySeconds(tries, retryAfter) * 1000).toLong())
+        }
+    }
+}
+
 /** Sends [ApiRequest]s: headers, the retry loop, the `ETag` cache, and problem documents as exceptions. */
 internal class ApiTransport(private val configuration: ShopkeeperConfiguration, private val exchange: HttpExchange) {
     val cache = ETagCache()
@@ -36,11 +54,8 @@ internal class ApiTransport(private val configuration: ShopkeeperConfiguration, 
 
     private suspend fun sendForText(request: ApiRequest): String {
         val url = url(request)
-        val policy = configuration.retryPolicy
         val body = request.body?.let { Json.write(it).toByteArray(Charsets.UTF_8) }
-        var attempt = 0
-        while (true) {
-            attempt++
+        return withRetries(configuration.retryPolicy) {
             val headers = LinkedHashMap<String, String>()
             headers["Authorization"] = "Bearer ${configuration.apiKey}"
             headers["Accept"] = "application/json"
@@ -49,22 +64,17 @@ internal class ApiTransport(private val configuration: ShopkeeperConfiguration, 
             request.customer?.let { customer -> customerToken(customer)?.let { headers["Shopkeeper-Customer-Token"] = it } }
             val etag = if (request.cached) cache.etag(url) else null
             if (etag != null) headers["If-None-Match"] = etag
-            val failure: ShopkeeperException = try {
-                val answer = withContext(Dispatchers.IO) { exchange.send(request.method, url, headers, body) }
-                if (answer.status in 200..299) {
+            val answer = withContext(Dispatchers.IO) { exchange.send(request.method, url, headers, body) }
+            val kept = if (answer.status == 304 && request.cached) cache.notModifiedBody(url) else null
+            when {
+                answer.status in 200..299 -> {
                     val tag = answer.header("ETag")
                     if (request.cached && tag != null) cache.store(url, tag, answer.body)
-                    return answer.text
+                    answer.text
                 }
-                val kept = if (answer.status == 304 && request.cached) cache.notModifiedBody(url) else null
-                if (kept != null) return String(kept, Charsets.UTF_8)
-                ShopkeeperException.Server(problem(answer), RetryPolicy.retryAfterSeconds(answer.header("Retry-After")))
-            } catch (error: ShopkeeperException.Transport) {
-                error
+                kept != null -> String(kept, Charsets.UTF_8)
+                else -> throw failure(answer)
             }
-            if (!failure.isRetryable || attempt >= policy.maxAttempts) throw failure
-            val retryAfter = (failure as? ShopkeeperException.Server)?.retryAfterSeconds
-            delay((policy.delaySeconds(attempt, retryAfter) * 1000).toLong())
         }
     }
 
@@ -91,6 +101,10 @@ internal class ApiTransport(private val configuration: ShopkeeperConfiguration, 
     }
 
     companion object {
+        /** The failure an error answer is: its problem document and `Retry-After`. */
+        fun failure(answer: HttpAnswer) =
+            ShopkeeperException.Server(problem(answer), RetryPolicy.retryAfterSeconds(answer.header("Retry-After")))
+
         /** The answer's problem document, or one made from its status when the body is not one. */
         fun problem(answer: HttpAnswer): Problem = try {
             Problem.from(JsonObject.parse(answer.text))

@@ -2,6 +2,9 @@ package dev.shopkeeper.android.core
 
 import dev.shopkeeper.android.models.BuildKind
 import dev.shopkeeper.android.models.CatalogView
+import dev.shopkeeper.android.models.ContentManifest
+import dev.shopkeeper.android.models.ContentResetResponse
+import dev.shopkeeper.android.models.ManifestFile
 import dev.shopkeeper.android.models.ConsumeResult
 import dev.shopkeeper.android.models.CustomerInfo
 import dev.shopkeeper.android.models.EligibilityInfo
@@ -14,6 +17,8 @@ import dev.shopkeeper.android.models.RestoreResponse
 import dev.shopkeeper.android.models.StorePlatform
 import dev.shopkeeper.android.models.TrialInfo
 import java.net.URLEncoder
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.withContext
 
 /**
  * The typed client of Shopkeeper's public API (`docs/openapi.yaml`), one suspending method per operation an app
@@ -116,6 +121,43 @@ class ShopkeeperApi(val configuration: ShopkeeperConfiguration) {
     /** `POST /v1/receipts/validate`: what a saved proof is worth now; records nothing. */
     suspend fun validate(proof: PurchaseProof): ReceiptValidationResult =
         ReceiptValidationResult.from(transport.send(ApiRequest("POST", "/v1/receipts/validate", body = proof.fields())))
+
+    /** `GET /v1/content/{product_id}`: the manifest of the product's pack, when the customer is entitled now. */
+    suspend fun contentManifest(productId: String, appUserId: String, deviceId: String, appVersion: String?): ContentManifest {
+        val query = listOf("app_user_id" to appUserId, "device_id" to deviceId, "app_version" to appVersion)
+        return ContentManifest.from(
+            transport.send(ApiRequest("GET", "/v1/content/${segment(productId)}", query = query, customer = appUserId))
+        )
+    }
+
+    /** `POST /v1/content/{product_id}/claim`: claim a free product and get its manifest. */
+    suspend fun claimFreeContent(productId: String, appUserId: String, deviceId: String, appVersion: String?): ContentManifest {
+        val body = jsonOf("app_user_id" to appUserId, "device_id" to deviceId, "app_version" to appVersion)
+        return ContentManifest.from(
+            transport.send(ApiRequest("POST", "/v1/content/${segment(productId)}/claim", customer = appUserId, body = body))
+        )
+    }
+
+    /** `POST /v1/customers/{app_user_id}/content/reset`: forget this device's downloads; fresh manifests. */
+    suspend fun resetContent(appUserId: String, deviceId: String, appVersion: String?): ContentResetResponse {
+        val body = jsonOf("device_id" to deviceId, "app_version" to appVersion)
+        return ContentResetResponse.from(
+            transport.send(ApiRequest("POST", customerPath(appUserId) + "/content/reset", customer = appUserId, body = body))
+        )
+    }
+
+    /** The absolute URL of a manifest file's (possibly relative) download URL. */
+    fun downloadUrl(file: ManifestFile): String = java.net.URL(java.net.URL(configuration.base + "/"), file.url).toString()
+
+    /**
+     * One ranged download request (no API key: the URL's signature is the proof), retried like API calls; answers a
+     * `200` or `206`, throws the problem of anything else.
+     */
+    internal suspend fun download(url: String, headers: Map<String, String>): HttpAnswer =
+        withRetries(configuration.retryPolicy) {
+            val answer = withContext(Dispatchers.IO) { exchange.send("GET", url, headers, null) }
+            if (answer.status == 200 || answer.status == 206) answer else throw ApiTransport.failure(answer)
+        }
 
     companion object {
         /** A path or query value, percent-encoded (an app user id may hold `/`, `?`, `+` or spaces). */

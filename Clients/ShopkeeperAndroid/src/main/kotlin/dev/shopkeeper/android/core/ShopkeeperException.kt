@@ -26,6 +26,12 @@ sealed class ShopkeeperException(message: String, cause: Throwable? = null) : Ex
     /** A product the catalog does not list for this build, or that cannot be bought this way. */
     class ProductUnavailable(val productId: String) : ShopkeeperException("$productId cannot be bought here")
 
+    /** A downloaded file does not match its manifest's SHA-256 even after a fresh download. */
+    class ChecksumMismatch(val path: String) : ShopkeeperException("$path does not match its manifest's SHA-256")
+
+    /** The purchase's content was withdrawn (refunded or revoked); its files were deleted from the device. */
+    class ContentRevoked(val productId: String) : ShopkeeperException("the content of $productId was revoked")
+
     /** Reading or writing the client's files on the device failed. */
     class Storage(message: String, cause: Throwable? = null) : ShopkeeperException(message, cause)
 

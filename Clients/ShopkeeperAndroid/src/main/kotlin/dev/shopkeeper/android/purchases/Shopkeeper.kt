@@ -1,5 +1,6 @@
 package dev.shopkeeper.android.purchases
 
+import dev.shopkeeper.android.content.ContentDownloads
 import dev.shopkeeper.android.core.ShopkeeperApi
 import dev.shopkeeper.android.core.ShopkeeperConfiguration
 import dev.shopkeeper.android.core.ShopkeeperException
@@ -84,6 +85,13 @@ class Shopkeeper(
     /** Spends waiting for Shopkeeper's answer. */
     val pendingConsumes: List<PendingConsume>
         get() = box.get().pendingConsumes
+
+    /** The products' content packs on this device: downloads (resumed, checked), deletion after a refund. */
+    val content: ContentDownloads by lazy {
+        ContentDownloads(api, configuration.storageDirectory, configuration.appVersion, { Pair(appUserId, deviceId) }) {
+            box.get().deliveredProofs
+        }
+    }
 
     /** Purchases finished because Shopkeeper refused them for good, oldest first. */
     val refusedTransactions: List<RefusedTransaction>
