@@ -1,6 +1,7 @@
 package dev.shopkeeper.android.stack
 
 import dev.shopkeeper.android.core.RetryPolicy
+import dev.shopkeeper.android.core.ShopkeeperApi
 import dev.shopkeeper.android.core.ShopkeeperException
 import dev.shopkeeper.android.core.jsonOf
 import dev.shopkeeper.android.models.CustomerInfo
@@ -11,6 +12,7 @@ import dev.shopkeeper.android.purchases.DeviceStore
 import dev.shopkeeper.android.purchases.DeviceTransaction
 import dev.shopkeeper.android.purchases.PurchaseOutcome
 import dev.shopkeeper.android.support.AppAccountToken
+import java.io.File
 import java.util.UUID
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
@@ -175,6 +177,38 @@ class PlayStackTest {
             assertTrue(phone.shopkeeper.pendingPurchases.isEmpty())
         } finally {
             phone.shopkeeper.stop()
+        }
+    }
+
+    @Test
+    fun contentIsDownloadedResumedCheckedAndDeletedAfterARefund() = runBlocking<Unit> {
+        val product = stack.createProduct(ProductType.NON_CONSUMABLE)
+        val big = ByteArray(300_000) { (it * 7919 shr 3).toByte() }
+        val small = "a seed pack\n".toByteArray()
+        stack.publishContent(product, mapOf("maps/big.bin" to big, "readme.txt" to small))
+        val phone = stack.device()
+        val shopkeeper = phone.shopkeeper
+        delivered(shopkeeper.purchase(product))
+        // The download of the big file broke off after its first 100 000 bytes.
+        val partial = File(phone.directory, "shopkeeper/content/$product/.partial/1.0.0/maps/big.bin.part")
+        partial.parentFile.mkdirs()
+        partial.writeBytes(big.copyOfRange(0, 100_000))
+        val pack = shopkeeper.content.download(product)
+        assertEquals("1.0.0", pack.version)
+        assertEquals((big.size - 100_000 + small.size).toLong(), pack.downloadedBytes)
+        assertTrue(big.contentEquals(pack.files.getValue("maps/big.bin").readBytes()))
+        assertTrue(small.contentEquals(pack.files.getValue("readme.txt").readBytes()))
+        assertEquals(0L, shopkeeper.content.download(product).downloadedBytes)
+        // Google refunds the purchase; the app checks its packs and deletes this one.
+        val token = (phone.store.currentEntitlements().single().proof as PurchaseProof.PlayPurchase).token
+        stack.sandbox("POST", "/sandbox/google/purchases/${ShopkeeperApi.segment(token)}/refund")
+        assertEquals(listOf(product), shopkeeper.content.checkDownloaded())
+        assertTrue(!pack.directory.exists())
+        try {
+            shopkeeper.content.download(product)
+            fail("the refunded pack was downloaded again")
+        } catch (error: ShopkeeperException.ContentRevoked) {
+            assertEquals(product, error.productId)
         }
     }
 

@@ -70,15 +70,29 @@ class Stack private constructor(values: Map<String, String>) {
         return id
     }
 
+    /** Publishes version `1.0.0` of the product's content pack with these files (the admin API's uploads). */
+    fun publishContent(productId: String, files: Map<String, ByteArray>) {
+        val base = "$gatewayUrl/v1/admin/content/$productId/uploads"
+        val upload = call("POST", base, jsonOf("version" to "1.0.0"), secretKey)?.string("upload_id")
+            ?: throw IllegalStateException("no upload id")
+        for ((path, bytes) in files) {
+            send("PUT", "$base/$upload/files?path=${ShopkeeperApi.segment(path)}", "application/octet-stream", bytes, secretKey)
+        }
+        call("POST", "$base/$upload/publish", null, secretKey)
+    }
+
     /** A sandbox store control (`/sandbox/...`). */
     fun sandbox(method: String, path: String, body: Map<String, Any?>? = null): JsonObject? =
         call(method, sandboxUrl.trimEnd('/') + path, body, null)
 
-    private fun call(method: String, url: String, body: Map<String, Any?>?, bearer: String?): JsonObject? {
+    private fun call(method: String, url: String, body: Map<String, Any?>?, bearer: String?): JsonObject? =
+        send(method, url, "application/json", body?.let { Json.write(it).toByteArray(Charsets.UTF_8) }, bearer)
+
+    private fun send(method: String, url: String, type: String, body: ByteArray?, bearer: String?): JsonObject? {
         val headers = LinkedHashMap<String, String>()
         if (bearer != null) headers["Authorization"] = "Bearer $bearer"
-        if (body != null) headers["Content-Type"] = "application/json"
-        val answer = http.send(method, url, headers, body?.let { Json.write(it).toByteArray(Charsets.UTF_8) })
+        if (body != null) headers["Content-Type"] = type
+        val answer = http.send(method, url, headers, body)
         check(answer.status in 200..299) { "$method $url answered ${answer.status}: ${answer.text.take(500)}" }
         return if (answer.text.isBlank()) null else JsonObject.parse(answer.text)
     }
