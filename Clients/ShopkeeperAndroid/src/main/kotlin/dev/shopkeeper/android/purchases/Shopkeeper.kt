@@ -18,7 +18,6 @@ import java.io.Closeable
 import java.io.File
 import java.time.Instant
 import java.util.Locale
-import java.util.UUID
 import java.util.concurrent.CopyOnWriteArrayList
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.launch
@@ -45,6 +44,7 @@ class Shopkeeper(
     @Volatile
     private var lastCustomerInfo: CustomerInfo? = null
     private val queue: PurchaseQueue
+    private val spends: SpendQueue
 
     init {
         val stateFile = JsonFile(File(configuration.storageDirectory, "state.json"))
@@ -64,6 +64,7 @@ class Shopkeeper(
         if (opening.saveState) stateFile.write(opening.state.toJson())
         box = StateBox(stateFile, opening.state)
         queue = PurchaseQueue(api, store, box, configuration.appVersion, clock) { publish(it) }
+        spends = SpendQueue(api, box) { publish(it) }
     }
 
     /** The current app user id: the anonymous id of this install until [logIn]. */
@@ -209,58 +210,10 @@ class Shopkeeper(
      * answers. While a spend of the same product and quantity waits for its answer (after a lost answer or a crash),
      * calling this again sends that spend again with its key instead of a second one.
      */
-    suspend fun consume(productId: String, quantity: Int = 1): ConsumeResult {
-        require(quantity >= 1) { "quantity is at least 1" }
-        val user = appUserId
-        var entry: PendingConsume? = null
-        box.update { state ->
-            val waiting = state.pendingConsumes.firstOrNull {
-                it.appUserId == user && it.productId == productId && it.quantity == quantity
-            }
-            if (waiting != null) {
-                entry = waiting
-                state
-            } else {
-                val made = PendingConsume(UUID.randomUUID().toString(), user, productId, quantity)
-                entry = made
-                state.copy(pendingConsumes = state.pendingConsumes + made)
-            }
-        }
-        return sendConsume(entry ?: throw IllegalStateException("no spend"))
-    }
+    suspend fun consume(productId: String, quantity: Int = 1): ConsumeResult = spends.consume(productId, quantity)
 
     /** Sends every spend still waiting for its answer, each with its own key. */
-    suspend fun retryPendingConsumes() {
-        for (entry in pendingConsumes) {
-            try {
-                sendConsume(entry)
-            } catch (error: ShopkeeperException) {
-                // Kept when the answer may change; dropped on a verdict (sendConsume decides).
-            }
-        }
-    }
-
-    private suspend fun sendConsume(entry: PendingConsume): ConsumeResult {
-        val result = try {
-            api.consume(entry.appUserId, entry.productId, entry.quantity, entry.idempotencyKey)
-        } catch (error: ShopkeeperException) {
-            // A verdict (409 insufficient_balance, 404, 422) is final for this key; keep it only when no answer came,
-            // or one that may change.
-            if (error is ShopkeeperException.Server && !error.isRetryable) forgetConsume(entry)
-            throw error
-        }
-        forgetConsume(entry)
-        publish(result.customer)
-        return result
-    }
-
-    private fun forgetConsume(entry: PendingConsume) {
-        try {
-            box.update { state -> state.copy(pendingConsumes = state.pendingConsumes.filter { it.idempotencyKey != entry.idempotencyKey }) }
-        } catch (error: ShopkeeperException) {
-            // Kept on disk: sent again with its key, which the server answers as the first time.
-        }
-    }
+    suspend fun retryPendingConsumes() = spends.retry()
 
     // Trials, free products and ids
 
