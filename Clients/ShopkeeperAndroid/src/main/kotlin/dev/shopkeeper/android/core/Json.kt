@@ -119,15 +119,8 @@ object Json {
         }
 
         fun obj(depth: Int): Map<String, Any?> {
-            at++
             val result = LinkedHashMap<String, Any?>()
-            skipSpace()
-            if (at < text.length && text[at] == '}') {
-                at++
-                return result
-            }
-            while (true) {
-                skipSpace()
+            members('}', "object") {
                 if (atEnd() || text[at] != '"') throw fail("expected a member name")
                 val key = string()
                 skipSpace()
@@ -135,39 +128,36 @@ object Json {
                 at++
                 skipSpace()
                 result[key] = value(depth + 1)
-                skipSpace()
-                if (atEnd()) throw fail("unterminated object")
-                when (text[at]) {
-                    ',' -> at++
-                    '}' -> {
-                        at++
-                        return result
-                    }
-                    else -> throw fail("expected ',' or '}'")
-                }
             }
+            return result
         }
 
         fun array(depth: Int): List<Any?> {
-            at++
             val result = ArrayList<Any?>()
+            members(']', "array") { result.add(value(depth + 1)) }
+            return result
+        }
+
+        /** The comma-separated members of an object or array, each read by [member], up to [close]. */
+        private inline fun members(close: Char, what: String, member: () -> Unit) {
+            at++
             skipSpace()
-            if (at < text.length && text[at] == ']') {
+            if (at < text.length && text[at] == close) {
                 at++
-                return result
+                return
             }
             while (true) {
                 skipSpace()
-                result.add(value(depth + 1))
+                member()
                 skipSpace()
-                if (atEnd()) throw fail("unterminated array")
+                if (atEnd()) throw fail("unterminated $what")
                 when (text[at]) {
                     ',' -> at++
-                    ']' -> {
+                    close -> {
                         at++
-                        return result
+                        return
                     }
-                    else -> throw fail("expected ',' or ']'")
+                    else -> throw fail("expected ',' or '$close'")
                 }
             }
         }
