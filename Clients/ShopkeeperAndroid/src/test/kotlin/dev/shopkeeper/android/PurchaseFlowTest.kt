@@ -10,7 +10,9 @@ import java.io.File
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
-import kotlinx.coroutines.GlobalScope
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.runBlocking
 import org.junit.After
 import org.junit.Assert.assertEquals
@@ -28,6 +30,9 @@ class PurchaseFlowTest {
     private val server = TestServer()
     private val storage: File = temporaryDirectory()
     private val store = MemoryDeviceStore()
+    /** The app's scope: where a started client's listener and retries run; cancelled after each test. */
+    private val job = Job()
+    private val scope = CoroutineScope(Dispatchers.Default + job)
 
     /** What `POST /v1/purchases` answers next: a status and code, or `null` for a grant. */
     private val purchaseFailures = LinkedBlockingQueue<Pair<Int, String>>()
@@ -66,6 +71,7 @@ class PurchaseFlowTest {
 
     @After
     fun tearDown() {
+        job.cancel()
         server.close()
         storage.deleteRecursively()
     }
@@ -128,7 +134,7 @@ class PurchaseFlowTest {
         // The app dies; a new instance over the same files and store sends it at start.
         val second = shopkeeper()
         assertEquals(first.pendingPurchases, second.pendingPurchases)
-        second.start(GlobalScope)
+        second.start(scope)
         second.stop()
         assertTrue(second.pendingPurchases.isEmpty())
         assertEquals(listOf("GPA.0000-1"), store.finished.map { it.id })
@@ -143,7 +149,7 @@ class PurchaseFlowTest {
         store.purchase(dev.shopkeeper.android.purchases.DevicePurchaseRequest("play_pro", dev.shopkeeper.android.models.ProductType.NON_CONSUMABLE, appAccountToken = AppAccountToken.uuid(buyer.appUserId)))
         assertTrue(purchases.isEmpty())
         val restarted = shopkeeper()
-        restarted.start(GlobalScope)
+        restarted.start(scope)
         restarted.stop()
         assertEquals(buyer.appUserId, purchases.single().json()["app_user_id"])
         assertTrue(store.unfinished.isEmpty())
@@ -173,7 +179,7 @@ class PurchaseFlowTest {
     @Test
     fun aPendingPurchaseIsSentOnlyOnceItCompletes() = runBlocking<Unit> {
         val shopkeeper = shopkeeper()
-        shopkeeper.start(GlobalScope)
+        shopkeeper.start(scope)
         store.nextIsPending = true
         try {
             shopkeeper.purchase("pro")

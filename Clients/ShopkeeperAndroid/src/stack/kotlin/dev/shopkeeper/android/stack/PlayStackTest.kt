@@ -16,13 +16,16 @@ import java.io.File
 import java.util.UUID
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
-import kotlinx.coroutines.GlobalScope
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.runBlocking
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertNotNull
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Assert.fail
+import org.junit.After
 import org.junit.Test
 
 /**
@@ -32,6 +35,14 @@ import org.junit.Test
  */
 class PlayStackTest {
     private val stack = Stack.current
+    /** The app's scope: where a started client's listener and retries run; cancelled after each test. */
+    private val job = Job()
+    private val scope = CoroutineScope(Dispatchers.Default + job)
+
+    @After
+    fun tearDown() {
+        job.cancel()
+    }
 
     private fun delivered(outcome: PurchaseOutcome): CustomerInfo {
         if (outcome !is PurchaseOutcome.Delivered) throw AssertionError("not delivered: $outcome")
@@ -161,7 +172,7 @@ class PlayStackTest {
     fun aPendingPurchaseIsGrantedOnlyOnceItCompletes() = runBlocking<Unit> {
         val garden = stack.createProduct(ProductType.NON_CONSUMABLE)
         val phone = stack.device()
-        phone.shopkeeper.start(GlobalScope)
+        phone.shopkeeper.start(scope)
         try {
             phone.store.pendingPurchases = true
             try {
