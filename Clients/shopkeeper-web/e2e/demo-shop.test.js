@@ -98,6 +98,12 @@ describe("the demo web shop in a browser", { skip: skip || noBrowser || noShop }
     );
 
     await browser.run(`document.querySelector('button.buy[data-product-id="extra_garden"]').click();`);
+    // The sandbox's Stripe Checkout, at the demo's Stripe price (sandbox connect registered it: the App Store's USD).
+    const amount = await until(
+      `location.pathname.startsWith("/stripe/pay/") && document.querySelector(".amount")?.textContent`,
+      "the checkout page",
+    );
+    assert.equal(amount.trim(), "2.99 USD");
     // Stripe's test card that is declined: the checkout page says so and stays; nothing is granted.
     await pay("4000 0000 0000 0002");
     const declined = await until(
@@ -128,7 +134,9 @@ describe("the demo web shop in a browser", { skip: skip || noBrowser || noShop }
     assert.equal(bought.length, 1, JSON.stringify(bought));
     assert.equal(bought[0].store, "stripe");
 
-    // ShopkeeperKit's Linux example, buying nothing, logged in as the same app user id: the same entitlement.
+    // ShopkeeperKit's Linux example, buying nothing, logged in as the same app user id: the same entitlement, from
+    // Stripe. (Its device is a version 1.0 install, which the demo grandfathers into the extra garden: the store
+    // in its line, `stripe`, is what shows the web purchase.)
     const device = mkdtempSync(join(tmpdir(), "shopkeeper-web-kit-"));
     try {
       const { stdout } = await promisify(execFile)(kitDemo, ["--no-purchase", user], {
