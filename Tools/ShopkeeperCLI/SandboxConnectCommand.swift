@@ -13,7 +13,9 @@ extension SandboxCommand {
                 (PUT /v1/admin/stores/apple and /v1/admin/stores/google, secret key). Secrets are never printed. \
                 For the demo app it also registers the demo's App Store products with their prices in the USA and \
                 DEU storefronts at the sandbox store (PUT /sandbox/apple/products, which replaces the sandbox \
-                store's product list), so apps see real prices. Running it again changes nothing.
+                store's product list), so apps see real prices, and the demo's Stripe prices in US dollars (PUT \
+                /sandbox/stripe/prices, which deactivates prices not listed) that its catalog's store_product_ids \
+                .stripe name, for the demo web shop. Running it again changes nothing.
                 """
         )
 
@@ -34,7 +36,7 @@ extension SandboxCommand {
         @Flag(
             inversion: .prefixedNo,
             help:
-                "Register the demo shop's App Store products and prices at the sandbox store (default: for the demo app)."
+                "Register the demo's App Store products and Stripe prices at the sandbox store (default: for the demo app)."
         )
         var demoPrices: Bool?
 
@@ -101,6 +103,13 @@ extension SandboxCommand {
                 }
                 Self.say(
                     "prices: \(products.count) App Store products in the USA and DEU storefronts at the sandbox store")
+                let prices = DemoShop.sandboxStripePrices
+                try await step("register the demo's Stripe prices at PUT \(sandbox)/sandbox/stripe/prices") {
+                    _ = try await GatewayAPIClient.execute(
+                        .PUT, url: sandbox + "/sandbox/stripe/prices", bearer: nil,
+                        json: try Self.json(["prices": prices]))
+                }
+                Self.say("prices: \(prices.count) Stripe prices (USD) at the sandbox store, for the demo web shop")
             }
         }
 
