@@ -99,6 +99,17 @@ import Testing
             #expect(changes["deleted_at_store:old"] != nil, "\(second.json)")
             #expect(changes["deleted_at_store:gone"] != nil, "\(second.json)")
 
+            // The CLI shows the same differences.
+            let cli = try runCLI(
+                ["catalog", "sync", "--store", "apple", "--dry-run"],
+                environment: [
+                    "SHOPKEEPER_GATEWAY_URL": world.stack.gateway.baseURL, "SHOPKEEPER_SECRET_KEY": world.secretKey,
+                ])
+            #expect(cli.status == 0, "\(cli.output)")
+            let printed = try JSONSerialization.jsonObject(with: Data(cli.output.utf8)) as? [String: Any]
+            let printedIDs = Set(((printed?["changes"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
+            #expect(printedIDs == Set(changes.keys), "\(cli.output)")
+
             // Only what is accepted is applied: the price change is left for later.
             let third = try await world.sync(
                 dryRun: false, accept: ["review_state:\(seeds)", "deleted_at_store"])
