@@ -68,15 +68,19 @@ extension SandboxCommand {
                         sandbox + "/sandbox/google/service-accounts", ["package_name": package]))
             }
 
+            let keyBody: [String: Any] = [
+                "issuer_id": apiKey["issuer_id"] ?? NSNull(), "key_id": apiKey["key_id"] ?? NSNull(),
+                "private_key": apiKey["private_key"] ?? NSNull(),
+            ]
             let apple: [String: Any] = [
                 "bundle_id": bundleID, "app_apple_id": appAppleID, "environments": ["production", "sandbox"],
                 // The demo's paid edition, sold as an app of its own: its app transactions show the `full` variant.
                 "variant_bundle_ids": ["full": "\(bundleID).full"],
                 "shared_secret": secret["shared_secret"] ?? NSNull(),
-                "api_key": [
-                    "issuer_id": apiKey["issuer_id"] ?? NSNull(), "key_id": apiKey["key_id"] ?? NSNull(),
-                    "private_key": apiKey["private_key"] ?? NSNull(),
-                ],
+                "api_key": keyBody,
+                // The sandbox's App Store Connect takes the same key (Apple's wants a team key): the catalog sync
+                // (`shopkeeper catalog sync --store apple`) works in the local stack.
+                "connect_api_key": keyBody,
             ]
             try await step("configure the App Store at PUT \(gatewayURL)/v1/admin/stores/apple") {
                 _ = try await gateway.send(.PUT, "/v1/admin/stores/apple", json: try Self.json(apple))
