@@ -149,7 +149,7 @@ enum CatalogMigrations {
                 """
         ),
         Migration(
-            "0010_store_prices",
+            "0006_store_prices",
             sql: """
                 -- Each product's price per store territory, as the last accepted catalog sync read it from the store
                 -- (App Store Connect): the store is the truth for prices, this is the copy Shopkeeper keeps.

@@ -312,7 +312,7 @@ enum VerifierMigrations {
                 """
         ),
         Migration(
-            "0015_transactions_by_product",
+            "0014_transactions_by_product",
             sql: """
                 -- The catalog sync asks which store products of an app have purchases (never deleted for a store's
                 -- word); without this it would read every transaction of every app.
