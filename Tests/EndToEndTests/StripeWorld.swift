@@ -123,6 +123,21 @@ struct StripeWorld: Sendable {
         return try await pay(id, card: card)
     }
 
+    /// A session for `user` and `product` made while Stripe is well, then paid with 4242… while every read of the
+    /// sandbox's Stripe API suffers `fault` (`status`, `delay_ms`): how a webhook meets Stripe down or slow.
+    func buy(_ user: String, product: String, whileReadsSuffer fault: [String: Int]) async throws {
+        let session = try await checkout(user, product: product)
+        guard session.status == 201, let id = session["session_id"] as? String else {
+            throw ServiceProcess.Failure("checkout: \(session.status) \(session.json)")
+        }
+        var body: [String: Any] = ["endpoint": "stripe.read", "count": 10_000]
+        body.merge(fault) { _, new in new }
+        let set = try await world.sandbox(.POST, "/sandbox/faults", body)
+        guard set.status < 300 else { throw ServiceProcess.Failure("fault: \(set.json)") }
+        let paid = try await pay(id, card: Self.paying)
+        guard paid.status == 200 else { throw ServiceProcess.Failure("pay: \(paid.status) \(paid.json)") }
+    }
+
     /// Pays the session `id` as its hosted page does.
     func pay(_ id: String, card: String) async throws -> StoreWorld.Answer {
         try await world.sandbox(.POST, "/sandbox/stripe/checkout/\(id)/pay", ["card": card])
