@@ -5,19 +5,27 @@ import Testing
 /// Stripe's money told out of order, twice, or to a verifier that dies, and many purchases at once: real gateway,
 /// verifier and PostgreSQL, the sandbox store's Stripe signing and sending every webhook.
 @Suite struct StripeMoneyEndToEndTests {
-    /// The refund of a purchase told before the purchase (Stripe does not order deliveries): the refund is not
-    /// processed as news about nothing (lost) but left pending and answered 503, and once the purchase is told the
-    /// refund takes it back, once, however often it is told again.
-    @Test func aRefundToldBeforeItsPurchaseRevokesItOnceThePurchaseArrives() async throws {
+    /// The refund (`charge.refunded`) or dispute (`charge.dispute.created`) of a purchase told before the purchase
+    /// (Stripe does not order deliveries): it is not processed as news about nothing (lost) but left pending and
+    /// answered 503, and once the purchase is told it takes the purchase back, once, however often it is told again.
+    @Test(arguments: ["charge.refunded", "charge.dispute.created"])
+    func aRefundToldBeforeItsPurchaseRevokesItOnceThePurchaseArrives(_ takenBack: String) async throws {
         try await StripeWorld.run { stripe in
             let held = try await stripe.world.sandbox(.PUT, "/sandbox/notifications", ["hold": true])
             #expect(held.status == 200, "\(held.json)")
             let paid = try await stripe.buy("ana", product: "garden_extra")
             #expect(paid.status == 200, "\(paid.json)")
             let intent = try #require(paid["payment_intent"] as? String)
-            let refund = try await stripe.stripe(.POST, "/v1/refunds", form: [("payment_intent", intent)])
-            #expect(refund.status == 200, "\(refund.json)")
-            let refunded = try await eventID(stripe, "charge.refunded")
+            if takenBack == "charge.refunded" {
+                let refund = try await stripe.stripe(.POST, "/v1/refunds", form: [("payment_intent", intent)])
+                #expect(refund.status == 200, "\(refund.json)")
+            } else {
+                let charge = try #require(
+                    try await stripe.stripe(.GET, "/v1/payment_intents/\(intent)")["latest_charge"] as? String)
+                let dispute = try await stripe.world.sandbox(.POST, "/sandbox/stripe/charges/\(charge)/dispute")
+                #expect(dispute.status == 200, "\(dispute.json)")
+            }
+            let refunded = try await eventID(stripe, takenBack)
             let completed = try await eventID(stripe, "checkout.session.completed")
 
             // The refund first: nothing to take back yet, and nothing taken as processed.
