@@ -171,6 +171,20 @@ struct StripeWorld: Sendable {
         (try await world.sandbox(.GET, "/sandbox/notifications?store=stripe")["deliveries"] as? [[String: Any]]) ?? []
     }
 
+    /// Sends the sandbox's event `id` again until the verifier has recorded it, and returns the status of the last
+    /// answer (0: none within the sandbox's 5 s, which a loaded machine may take while the verifier still finishes).
+    @discardableResult
+    func tell(_ id: String) async throws -> Int {
+        var status = 0
+        try await ShopkeeperTestSupport.eventually(timeout: .seconds(60), "event \(id) recorded") {
+            let answer = try await world.sandbox(.POST, "/sandbox/notifications/\(id)/resend")
+            status = (answer["statuses"] as? [Int])?.first ?? 0
+            return try await count(
+                "SELECT count(*)::int FROM verifier.notifications WHERE notification_id = '\(id)'") == 1
+        }
+        return status
+    }
+
     /// The webhooks once every one sent was answered 2xx (each event read back and recorded).
     func allDelivered() async throws -> [[String: Any]] {
         try await ShopkeeperTestSupport.eventually({ try await deliveries() }) {
