@@ -34,7 +34,7 @@ func buildApplication(
     notifications.concurrency = settings.notificationWorkers
     let reconciler = SubscriptionReconciler(
         reconciliations: components.reconciliations, apple: components.appleNotifications,
-        google: components.googleNotifications, transactions: components.transactions,
+        google: components.googleNotifications, stripe: components.stripeEvents, transactions: components.transactions,
         projections: components.projections, settings: settings.reconciler, startup: startup, logger: logger)
     let services: [any Service] =
         [worker, notifications, reconciler]
