@@ -13,10 +13,7 @@ func buildApplication(
     let database = settings.service.database.makeClient(logger: logger)
     let repository = ProductPostgresRepository(client: database, logger: logger)
     let router = buildRouter(
-        settings: settings, repository: repository,
-        offerings: OfferingPostgresRepository(client: database, logger: logger),
-        facts: CustomerFactsPostgresReader(client: database, logger: logger),
-        database: database, metrics: metrics, logger: logger)
+        settings: settings, repository: repository, database: database, metrics: metrics, logger: logger)
     return ServiceApplication.make(
         responder: router.buildResponder(),
         settings: settings.service,
@@ -30,8 +27,6 @@ func buildApplication(
 func buildRouter(
     settings: CatalogSettings,
     repository: any ProductRepository,
-    offerings: any OfferingRepository,
-    facts: CustomerFactsPostgresReader,
     database: PostgresClient,
     metrics: PrometheusCollectorRegistry,
     logger: Logger
@@ -51,10 +46,14 @@ func buildRouter(
     router.addRoutes(admin.productEndpoints, atPath: "/v1/admin/products")
     router.addRoutes(admin.catalogEndpoints, atPath: "/v1/admin/catalog")
     router.addRoutes(
-        OfferingController(cache: cache, facts: facts, gatewayCacheTTL: settings.refreshInterval).endpoints,
+        OfferingController(
+            cache: cache, facts: CustomerFactsPostgresReader(client: database, logger: logger),
+            gatewayCacheTTL: settings.refreshInterval
+        ).endpoints,
         atPath: "/v1/offerings")
     let offeringAdmin = OfferingAdminController(
-        repository: offerings, cache: cache, maxBodyBytes: settings.service.maxBodyBytes)
+        repository: OfferingPostgresRepository(client: database, logger: logger), cache: cache,
+        maxBodyBytes: settings.service.maxBodyBytes)
     router.addRoutes(offeringAdmin.offeringEndpoints, atPath: "/v1/admin/offerings")
     router.addRoutes(offeringAdmin.ruleEndpoints, atPath: "/v1/admin/offering-rules")
     return router

@@ -95,7 +95,7 @@ final class CatalogCache: Sendable {
         }
     }
 
-    private func memo(_ key: RenderKey, render: () -> some Encodable) throws -> RenderedCatalog {
+    private func memo<View: Encodable>(_ key: RenderKey, render: () -> View) throws -> RenderedCatalog {
         if let hit = state.withLockedValue({ $0.rendered[key] }) { return hit }
         let data = try JSONBody.encode(render())
         let etag = "\"" + SHA256.hash(data: data).prefix(16).hexString + "\""
