@@ -35,10 +35,10 @@ package struct Offering: Codable, Hashable, Sendable {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         offeringID = try container.decode(String.self, forKey: .offeringID)
-        description = try container.decodeIfPresent(String.self, forKey: .description)
-        isDefault = try container.decodeIfPresent(Bool.self, forKey: .isDefault) ?? false
+        description = try container.decodeUnlessAbsent(String.self, forKey: .description)
+        isDefault = try container.decodeUnlessAbsent(Bool.self, forKey: .isDefault) ?? false
         packages = try container.decode([OfferingPackage].self, forKey: .packages)
-        paywall = try container.decodeIfPresent(Paywall.self, forKey: .paywall)
+        paywall = try container.decodeUnlessAbsent(Paywall.self, forKey: .paywall)
     }
 }
 
@@ -68,7 +68,8 @@ package struct OfferingPackage: Codable, Hashable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         packageID = try container.decode(String.self, forKey: .packageID)
         productID = try container.decode(String.self, forKey: .productID)
-        storeProductIDs = try container.decodeIfPresent([StorePlatform: String].self, forKey: .storeProductIDs) ?? [:]
+        storeProductIDs =
+            try container.decodeUnlessAbsent([StorePlatform: String].self, forKey: .storeProductIDs) ?? [:]
     }
 }
 
@@ -106,8 +107,8 @@ package struct Paywall: Codable, Hashable, Sendable {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         layout = try container.decode(String.self, forKey: .layout)
-        colors = try container.decodeIfPresent([String: String].self, forKey: .colors) ?? [:]
-        imageURLs = try container.decodeIfPresent([String: String].self, forKey: .imageURLs) ?? [:]
+        colors = try container.decodeUnlessAbsent([String: String].self, forKey: .colors) ?? [:]
+        imageURLs = try container.decodeUnlessAbsent([String: String].self, forKey: .imageURLs) ?? [:]
         defaultLocale = try container.decode(String.self, forKey: .defaultLocale)
         localizations = try container.decode([String: PaywallLocalization].self, forKey: .localizations)
     }
@@ -137,8 +138,8 @@ package struct PaywallLocalization: Codable, Hashable, Sendable {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         title = try container.decode(String.self, forKey: .title)
-        subtitle = try container.decodeIfPresent(String.self, forKey: .subtitle)
-        features = try container.decodeIfPresent([String].self, forKey: .features) ?? []
-        callToAction = try container.decodeIfPresent(String.self, forKey: .callToAction)
+        subtitle = try container.decodeUnlessAbsent(String.self, forKey: .subtitle)
+        features = try container.decodeUnlessAbsent([String].self, forKey: .features) ?? []
+        callToAction = try container.decodeUnlessAbsent(String.self, forKey: .callToAction)
     }
 }

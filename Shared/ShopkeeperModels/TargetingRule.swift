@@ -49,13 +49,13 @@ package struct TargetingRule: Codable, Hashable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         ruleID = try container.decode(String.self, forKey: .ruleID)
         offeringID = try container.decode(String.self, forKey: .offeringID)
-        platforms = try container.decodeIfPresent([StorePlatform].self, forKey: .platforms)
-        countries = try container.decodeIfPresent([String].self, forKey: .countries)
-        minAppVersion = try container.decodeIfPresent(AppVersion.self, forKey: .minAppVersion)
-        belowAppVersion = try container.decodeIfPresent(AppVersion.self, forKey: .belowAppVersion)
-        locales = try container.decodeIfPresent([String].self, forKey: .locales)
-        build = try container.decodeIfPresent(BuildKind.self, forKey: .build)
-        customer = try container.decodeIfPresent(CustomerCondition.self, forKey: .customer)
+        platforms = try container.decodeUnlessAbsent([StorePlatform].self, forKey: .platforms)
+        countries = try container.decodeUnlessAbsent([String].self, forKey: .countries)
+        minAppVersion = try container.decodeUnlessAbsent(AppVersion.self, forKey: .minAppVersion)
+        belowAppVersion = try container.decodeUnlessAbsent(AppVersion.self, forKey: .belowAppVersion)
+        locales = try container.decodeUnlessAbsent([String].self, forKey: .locales)
+        build = try container.decodeUnlessAbsent(BuildKind.self, forKey: .build)
+        customer = try container.decodeUnlessAbsent(CustomerCondition.self, forKey: .customer)
     }
 }
 
@@ -85,9 +85,9 @@ package struct CustomerCondition: Codable, Hashable, Sendable {
     package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        newCustomer = try container.decodeIfPresent(Bool.self, forKey: .newCustomer)
-        subscription = try container.decodeIfPresent(SubscriptionCondition.self, forKey: .subscription)
-        trialUsed = try container.decodeIfPresent(Bool.self, forKey: .trialUsed)
+        newCustomer = try container.decodeUnlessAbsent(Bool.self, forKey: .newCustomer)
+        subscription = try container.decodeUnlessAbsent(SubscriptionCondition.self, forKey: .subscription)
+        trialUsed = try container.decodeUnlessAbsent(Bool.self, forKey: .trialUsed)
     }
 }
 
@@ -145,7 +145,7 @@ package struct OfferingsDocument: Codable, Hashable, Sendable {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         offerings = try container.decode([Offering].self, forKey: .offerings)
-        rules = try container.decodeIfPresent([TargetingRule].self, forKey: .rules) ?? []
+        rules = try container.decodeUnlessAbsent([TargetingRule].self, forKey: .rules) ?? []
     }
 }
 

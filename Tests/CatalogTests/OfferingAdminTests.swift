@@ -146,6 +146,10 @@ import Testing
             let unknownField = try await harness.send(
                 .post, "/v1/admin/offerings", json: Data(#"{"offering_id":"a","packages":[],"colour":1}"#.utf8))
             #expect(unknownField.status.code / 100 == 4)
+            // An optional field may be left out, not sent as null (the document types it without null).
+            let null = try await harness.send(
+                .put, "/v1/admin/offerings?dry_run=true", json: Data(#"{"offerings":[],"rules":null}"#.utf8))
+            #expect(null.status == .unprocessableContent)
             let rules = try TestJSON.encode(
                 TargetingRules(rules: [TargetingRule(ruleID: "r", offeringID: "missing", countries: ["de"])]))
             let badRules = try await harness.send(.put, "/v1/admin/offering-rules", json: rules)

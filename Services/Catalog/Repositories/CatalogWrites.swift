@@ -45,6 +45,17 @@ struct CatalogWrites: Sendable {
         }
     }
 
+    /// A write that deletes one row (`statement`: a `DELETE ... RETURNING`); throws `notFound` when it deleted none.
+    func deleteOne(appID: String, dryRun: Bool = false, _ statement: PostgresQuery, notFound: CatalogError)
+        async throws -> Int64
+    {
+        try await write(appID: appID, dryRun: dryRun) { connection, revision in
+            let deleted = try await connection.checkedQuery(statement, logger: logger).collect()
+            guard !deleted.isEmpty else { throw notFound }
+            return revision
+        }
+    }
+
     /// A dry run's result, thrown to roll its transaction back.
     private struct DryRunRollback<Result: Sendable>: Error {
         let result: Result

@@ -33,17 +33,13 @@ struct OfferingPostgresRepository: OfferingRepository {
     }
 
     func delete(appID: String, offeringID: String, dryRun: Bool) async throws -> Int64 {
-        try await writes.write(appID: appID, dryRun: dryRun) { connection, revision in
-            let deleted = try await connection.checkedQuery(
-                """
-                DELETE FROM catalog.offerings WHERE app_id = \(appID) AND offering_id = \(offeringID)
-                RETURNING offering_id
-                """,
-                logger: logger
-            ).collect()
-            guard !deleted.isEmpty else { throw CatalogError.offeringNotFound(offeringID) }
-            return revision
-        }
+        try await writes.deleteOne(
+            appID: appID, dryRun: dryRun,
+            """
+            DELETE FROM catalog.offerings WHERE app_id = \(appID) AND offering_id = \(offeringID)
+            RETURNING offering_id
+            """,
+            notFound: .offeringNotFound(offeringID))
     }
 
     func replaceRules(appID: String, rules: [TargetingRule], dryRun: Bool) async throws -> CatalogImportResult {

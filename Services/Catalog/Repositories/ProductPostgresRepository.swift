@@ -85,17 +85,13 @@ struct ProductPostgresRepository: ProductRepository {
     }
 
     func delete(appID: String, productID: String) async throws -> Int64 {
-        try await writes.write(appID: appID) { connection, revision in
-            let deleted = try await connection.checkedQuery(
-                """
-                DELETE FROM catalog.products WHERE app_id = \(appID) AND product_id = \(productID)
-                RETURNING product_id
-                """,
-                logger: logger
-            ).collect()
-            guard !deleted.isEmpty else { throw CatalogError.productNotFound(productID) }
-            return revision
-        }
+        try await writes.deleteOne(
+            appID: appID,
+            """
+            DELETE FROM catalog.products WHERE app_id = \(appID) AND product_id = \(productID)
+            RETURNING product_id
+            """,
+            notFound: .productNotFound(productID))
     }
 
     func replaceAll(appID: String, products: [Product], dryRun: Bool) async throws -> CatalogImportResult {
