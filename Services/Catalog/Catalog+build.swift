@@ -49,5 +49,16 @@ func buildRouter(
         CatalogSyncController(
             repository: repository, cache: cache, maxBodyBytes: max(settings.service.maxBodyBytes, 16 << 20)
         ).endpoints)
+    router.addRoutes(
+        OfferingController(
+            cache: cache, facts: CustomerFactsPostgresReader(client: database, logger: logger),
+            gatewayCacheTTL: settings.refreshInterval
+        ).endpoints,
+        atPath: "/v1/offerings")
+    let offeringAdmin = OfferingAdminController(
+        repository: OfferingPostgresRepository(client: database, logger: logger), cache: cache,
+        maxBodyBytes: settings.service.maxBodyBytes)
+    router.addRoutes(offeringAdmin.offeringEndpoints, atPath: "/v1/admin/offerings")
+    router.addRoutes(offeringAdmin.ruleEndpoints, atPath: "/v1/admin/offering-rules")
     return router
 }

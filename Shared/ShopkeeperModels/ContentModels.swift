@@ -62,6 +62,13 @@ package struct CreateContentUploadRequest: Codable, Sendable, Equatable {
         case version
         case minAppVersion = "min_app_version"
     }
+
+    /// `min_app_version` may be left out (no minimum) but not sent as `null`, as the API document types it.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(String.self, forKey: .version)
+        minAppVersion = try container.decodeUnlessAbsent(AppVersion.self, forKey: .minAppVersion)
+    }
 }
 
 /// A published, immutable version of a product's content pack.

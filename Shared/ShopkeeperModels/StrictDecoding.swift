@@ -21,3 +21,12 @@ extension Decoder {
         }
     }
 }
+
+extension KeyedDecodingContainer {
+    /// The value of an optional field that may be left out but not sent as `null` (the API document types it
+    /// without `null`): `nil` when absent, an error for `null` or a value of another type.
+    package func decodeUnlessAbsent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard contains(key) else { return nil }
+        return try decode(T.self, forKey: key)
+    }
+}

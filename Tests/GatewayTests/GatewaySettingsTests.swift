@@ -100,7 +100,8 @@ import Testing
         #expect(settings.service.port == 8080)
         #expect(
             settings.routes.map(\.prefix) == [
-                "/v1/catalog", "/v1/admin/products", "/v1/admin/catalog", "/v1/purchases", "/v1/receipts",
+                "/v1/catalog", "/v1/admin/products", "/v1/admin/catalog", "/v1/offerings", "/v1/admin/offerings",
+                "/v1/admin/offering-rules", "/v1/purchases", "/v1/receipts",
                 "/v1/admin/stores", "/v1/admin/verification-attempts", "/v1/notifications", "/v1/customers/*/restore",
                 "/v1/customers/*/offer-signatures", "/v1/customers/*/checkout", "/v1/customers/*/subscriptions",
                 "/v1/customers", "/v1/admin/entitlements",

@@ -36,6 +36,8 @@ struct SeedCommand: AsyncParsableCommand {
             let secretAPI = GatewayAPIClient(baseURL: connection.gatewayURL, bearer: secretKey.key)
             let result = try await secretAPI.send(
                 .PUT, "/v1/admin/catalog", body: DemoShop.catalog, as: CatalogImportResult.self)
+            let offerings = try await secretAPI.send(
+                .PUT, "/v1/admin/offerings", body: DemoShop.offerings, as: OfferingsImportResult.self)
             if !noContent { try await pushSeedPacks(client: secretAPI) }
             let lines = [
                 "SHOPKEEPER_GATEWAY_URL=\(connection.gatewayURL)",
@@ -48,7 +50,8 @@ struct SeedCommand: AsyncParsableCommand {
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
             print(
-                "Demo app \(app.appID) (\(app.name)) with \(result.created.count) products and "
+                "Demo app \(app.appID) (\(app.name)) with \(result.created.count) products, "
+                    + "\(offerings.offerings.created.count) offerings and "
                     + "\(noContent ? 0 : DemoShop.seedPacks.count) content packs; keys written to \(envFile)")
         }
 

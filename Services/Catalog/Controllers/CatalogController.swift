@@ -21,19 +21,8 @@ struct CatalogController {
         let caller = try context.requireCaller()
         let query = try Self.query(from: request.uri.queryParameters)
         let rendered = try await cache.rendered(appID: caller.appID, query: query)
-        var headers: HTTPFields = [.eTag: rendered.etag, .cacheControl: "private, no-cache", .vary: "Authorization"]
-        if let ifNoneMatch = request.headers[.ifNoneMatch], ETagMatch.matches(ifNoneMatch, etag: rendered.etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers[.contentType] = "application/json; charset=utf-8"
-        headers[Self.cacheTTLHeader] = String(gatewayCacheTTL.milliseconds)
-        headers[.contentLength] = String(rendered.body.readableBytes)
-        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: rendered.body)
-        return Response(status: .ok, headers: headers, body: body)
+        return rendered.response(to: request, gatewayCacheTTL: gatewayCacheTTL)
     }
-
-    /// Internal header telling the gateway it may keep a response this many milliseconds.
-    static let cacheTTLHeader = InternalHeader.cacheTTLMilliseconds.fieldName
 
     /// Reads and checks the query parameters; every problem is reported at once.
     static func query(from parameters: Parameters) throws(RequestError) -> CatalogQuery {

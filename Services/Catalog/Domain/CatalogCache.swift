@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
 import ShopkeeperCore
@@ -10,6 +11,23 @@ import ShopkeeperModels
 struct RenderedCatalog: Sendable {
     var body: ByteBuffer
     var etag: String
+
+    /// The answer to `request` (`GET` or `HEAD`): `304` when `If-None-Match` matches. `gatewayCacheTTL`: how long the
+    /// gateway's micro-cache may keep it (`nil`: not at all, for an answer that depends on the customer).
+    func response(to request: Request, gatewayCacheTTL: Duration?) -> Response {
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache", .vary: "Authorization"]
+        if let ifNoneMatch = request.headers[.ifNoneMatch], ETagMatch.matches(ifNoneMatch, etag: etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        if let gatewayCacheTTL {
+            headers[InternalHeader.cacheTTLMilliseconds.fieldName] = String(gatewayCacheTTL.milliseconds)
+        }
+        headers[.contentLength] = String(body.readableBytes)
+        return Response(
+            status: .ok, headers: headers,
+            body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: body))
+    }
 }
 
 /// Keeps each app's catalog in memory and checks the database revision at most every `refreshInterval`, so a
@@ -27,6 +45,14 @@ final class CatalogCache: Sendable {
         var appID: String
         var revision: Int64
         var query: CatalogQuery
+        /// For an offerings answer: the offering it shows as current and the rule that chose it.
+        var offerings: OfferingsPick?
+    }
+
+    /// Which offering an offerings answer shows as current, and why.
+    struct OfferingsPick: Hashable {
+        var current: String?
+        var ruleID: String?
     }
 
     private struct State {
@@ -46,18 +72,32 @@ final class CatalogCache: Sendable {
 
     /// The response for `query`, from memory when the app's revision has not changed.
     func rendered(appID: String, query: CatalogQuery) async throws -> RenderedCatalog {
-        let snapshot = try await currentSnapshot(appID: appID)
-        let key = RenderKey(appID: appID, revision: snapshot.revision, query: query)
+        let snapshot = try await snapshot(appID: appID)
+        return try memo(RenderKey(appID: appID, revision: snapshot.revision, query: query)) {
+            CatalogView(
+                platform: query.platform,
+                build: query.build,
+                appVersion: query.appVersion.description,
+                variant: query.variant,
+                locale: query.locale,
+                products: CatalogVisibility.items(of: snapshot.products, for: query)
+            )
+        }
+    }
+
+    /// The offerings answer for `query` showing `pick`, from memory when the revision has not changed: answers of
+    /// different customers who get the same offering are the same bytes.
+    func renderedOfferings(snapshot: CatalogSnapshot, appID: String, query: CatalogQuery, pick: OfferingsPick) throws
+        -> RenderedCatalog
+    {
+        try memo(RenderKey(appID: appID, revision: snapshot.revision, query: query, offerings: pick)) {
+            OfferingsRenderer.view(snapshot: snapshot, query: query, current: pick.current, ruleID: pick.ruleID)
+        }
+    }
+
+    private func memo<View: Encodable>(_ key: RenderKey, render: () -> View) throws -> RenderedCatalog {
         if let hit = state.withLockedValue({ $0.rendered[key] }) { return hit }
-        let view = CatalogView(
-            platform: query.platform,
-            build: query.build,
-            appVersion: query.appVersion.description,
-            variant: query.variant,
-            locale: query.locale,
-            products: CatalogVisibility.items(of: snapshot.products, for: query)
-        )
-        let data = try JSONBody.encode(view)
+        let data = try JSONBody.encode(render())
         let etag = "\"" + SHA256.hash(data: data).prefix(16).hexString + "\""
         let rendered = RenderedCatalog(body: ByteBuffer(bytes: data), etag: etag)
         state.withLockedValue { state in
@@ -74,7 +114,9 @@ final class CatalogCache: Sendable {
         }
     }
 
-    private func currentSnapshot(appID: String) async throws -> CatalogSnapshot {
+    /// The app's products, offerings and rules, checked against the database's revision at most every
+    /// `refreshInterval`.
+    func snapshot(appID: String) async throws -> CatalogSnapshot {
         let now = ContinuousClock.now
         let cached = state.withLockedValue { $0.apps[appID] }
         if let cached, now - cached.checkedAt < refreshInterval {

@@ -1,32 +1,34 @@
 import ShopkeeperModels
 
-/// What replacing an app's catalog with a document changes.
-struct CatalogDiff {
-    var created: [Product] = []
-    var updated: [Product] = []
+/// What replacing a list of items (an app's products, offerings or rules) with a wanted list changes, by id.
+struct CatalogDiff<Item: Equatable> {
+    var created: [Item] = []
+    var updated: [Item] = []
     var unchanged: [String] = []
     var deleted: [String] = []
+    let id: (Item) -> String
 
-    init(current: [Product], wanted: [Product]) {
-        let existing = Dictionary(current.map { ($0.productID, $0) }, uniquingKeysWith: { first, _ in first })
-        let wantedIDs = Set(wanted.map(\.productID))
-        for product in wanted {
-            switch existing[product.productID] {
-            case nil: created.append(product)
-            case let old? where old == product: unchanged.append(product.productID)
-            default: updated.append(product)
+    init(current: [Item], wanted: [Item], id: @escaping (Item) -> String) {
+        self.id = id
+        let existing = Dictionary(current.map { (id($0), $0) }, uniquingKeysWith: { first, _ in first })
+        let wantedIDs = Set(wanted.map(id))
+        for item in wanted {
+            switch existing[id(item)] {
+            case nil: created.append(item)
+            case let old? where old == item: unchanged.append(id(item))
+            default: updated.append(item)
             }
         }
-        deleted = current.map(\.productID).filter { !wantedIDs.contains($0) }.sorted()
+        deleted = current.map(id).filter { !wantedIDs.contains($0) }.sorted()
     }
 
-    /// Products to write.
-    var changedProducts: [Product] { created + updated }
+    /// Items to write.
+    var changed: [Item] { created + updated }
 
     func result(revision: Int64) -> CatalogImportResult {
         CatalogImportResult(
-            created: created.map(\.productID).sorted(),
-            updated: updated.map(\.productID).sorted(),
+            created: created.map(id).sorted(),
+            updated: updated.map(id).sorted(),
             deleted: deleted,
             unchanged: unchanged.sorted(),
             revision: revision

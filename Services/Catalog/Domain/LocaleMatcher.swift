@@ -30,4 +30,12 @@ enum LocaleMatcher {
         if let sibling = keyed.first(where: { $0.0.hasPrefix(language + "-") }) { return sibling.1 }
         return defaultLocale
     }
+
+    /// Whether `requested` is `tag` or lies under it (`de` covers `de`, `de-AT` and `de-CH`, not `dea`), compared as
+    /// ``normalized(_:)`` spells both: how a targeting rule's locales match a request.
+    static func covers(_ tag: String, requested: String) -> Bool {
+        let wanted = normalized(requested)
+        let prefix = normalized(tag)
+        return wanted == prefix || wanted.hasPrefix(prefix + "-")
+    }
 }

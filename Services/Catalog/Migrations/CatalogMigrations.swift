@@ -4,7 +4,11 @@ import ShopkeeperDatabase
 enum CatalogMigrations {
     static let runner = MigrationRunner(schema: "catalog", migrations: all)
 
-    static let all: [Migration] = [
+    /// Every migration, in order: the first ones, then those of each later change.
+    static let all: [Migration] = products + offerings
+
+    /// Migrations 0001 to 0006: products, their store ids, revisions and store prices.
+    static let products: [Migration] = [
         Migration(
             "0001_products",
             sql: """

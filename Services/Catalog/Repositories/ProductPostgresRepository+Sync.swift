@@ -22,10 +22,10 @@ extension ProductPostgresRepository {
     /// Applies a sync's writes in one transaction (one revision). Each write touches only its own field, so an
     /// operator's edit of another field made since the diff was read is kept; a review state set twice, a price
     /// upserted twice, a product already gone: all the same as once.
-    func applySync(appID: String, platform: StorePlatform, writes: [CatalogSyncWrite]) async throws {
-        guard writes.contains(where: { if case .refuse = $0 { false } else { true } }) else { return }
-        _ = try await write(appID: appID) { connection, revision in
-            for write in writes {
+    func applySync(appID: String, platform: StorePlatform, writes changes: [CatalogSyncWrite]) async throws {
+        guard changes.contains(where: { if case .refuse = $0 { false } else { true } }) else { return }
+        _ = try await writes.write(appID: appID) { connection, revision in
+            for write in changes {
                 try await apply(write, connection: connection, appID: appID, platform: platform)
             }
             return revision

@@ -11,23 +11,32 @@ struct ProductPostgresRepository: ProductRepository {
     let client: PostgresClient
     let logger: Logger
 
+    var writes: CatalogWrites { CatalogWrites(client: client, logger: logger) }
+
     func snapshot(appID: String) async throws -> CatalogSnapshot {
-        // One statement, so the revision and the products come from the same database snapshot.
+        // One statement, so the revision, the products, the offerings and the rules come from one database snapshot.
         let rows = try await client.query(
             """
-            SELECT r.revision, p.document::text
+            SELECT r.revision,
+                   (SELECT coalesce(json_agg(p.document), '[]') FROM catalog.products p WHERE p.app_id = \(appID))::text,
+                   (SELECT coalesce(json_agg(o.document ORDER BY o.offering_id), '[]')
+                    FROM catalog.offerings o WHERE o.app_id = \(appID))::text,
+                   (SELECT coalesce(json_agg(t.document ORDER BY t.position), '[]')
+                    FROM catalog.offering_rules t WHERE t.app_id = \(appID))::text
             FROM (SELECT coalesce(max(revision), 0)::bigint AS revision FROM catalog.revisions WHERE app_id = \(appID)) r
-            LEFT JOIN catalog.products p ON p.app_id = \(appID)
             """,
             logger: logger
         )
-        var revision: Int64 = 0
-        var products: [Product] = []
-        for try await (rowRevision, document) in rows.decode((Int64, String?).self) {
-            revision = rowRevision
-            if let document { products.append(try Self.decode(document)) }
+        for try await (revision, products, offerings, rules) in rows.decode((Int64, String, String, String).self) {
+            let decoder = JSONDecoder()
+            return CatalogSnapshot(
+                revision: revision,
+                products: try decoder.decode([Product].self, from: Data(products.utf8)),
+                offerings: try decoder.decode([Offering].self, from: Data(offerings.utf8)),
+                rules: try decoder.decode([TargetingRule].self, from: Data(rules.utf8))
+            )
         }
-        return CatalogSnapshot(revision: revision, products: products)
+        return CatalogSnapshot(revision: 0, products: [])
     }
 
     func revision(appID: String) async throws -> Int64 {
@@ -49,7 +58,7 @@ struct ProductPostgresRepository: ProductRepository {
     }
 
     func create(appID: String, product: Product) async throws -> Int64 {
-        try await write(appID: appID) { connection, revision in
+        try await writes.write(appID: appID) { connection, revision in
             let document = try Self.encode(product)
             let inserted = try await connection.checkedQuery(
                 """
@@ -68,7 +77,7 @@ struct ProductPostgresRepository: ProductRepository {
     }
 
     func upsert(appID: String, product: Product) async throws -> (created: Bool, revision: Int64) {
-        try await write(appID: appID) { connection, revision in
+        try await writes.write(appID: appID) { connection, revision in
             let created = try await upsert(connection: connection, appID: appID, product: product)
             try await replaceStoreIDs(connection: connection, appID: appID, products: [product])
             return (created, revision)
@@ -76,25 +85,22 @@ struct ProductPostgresRepository: ProductRepository {
     }
 
     func delete(appID: String, productID: String) async throws -> Int64 {
-        try await write(appID: appID) { connection, revision in
-            let deleted = try await connection.checkedQuery(
-                """
-                DELETE FROM catalog.products WHERE app_id = \(appID) AND product_id = \(productID)
-                RETURNING product_id
-                """,
-                logger: logger
-            ).collect()
-            guard !deleted.isEmpty else { throw CatalogError.productNotFound(productID) }
-            return revision
-        }
+        try await writes.deleteOne(
+            appID: appID,
+            """
+            DELETE FROM catalog.products WHERE app_id = \(appID) AND product_id = \(productID)
+            RETURNING product_id
+            """,
+            notFound: .productNotFound(productID))
     }
 
     func replaceAll(appID: String, products: [Product], dryRun: Bool) async throws -> CatalogImportResult {
         if dryRun {
             let current = try await snapshot(appID: appID)
-            return CatalogDiff(current: current.products, wanted: products).result(revision: current.revision)
+            return CatalogDiff(current: current.products, wanted: products, id: \.productID).result(
+                revision: current.revision)
         }
-        return try await write(appID: appID) { connection, revision in
+        return try await writes.write(appID: appID) { connection, revision in
             // The revision row is locked by now, so concurrent imports of one app run one after the other.
             var current: [Product] = []
             let rows = try await connection.checkedQuery(
@@ -102,14 +108,14 @@ struct ProductPostgresRepository: ProductRepository {
                 logger: logger
             )
             for try await document in rows.decode(String.self) { current.append(try Self.decode(document)) }
-            let diff = CatalogDiff(current: current, wanted: products)
+            let diff = CatalogDiff(current: current, wanted: products, id: \.productID)
             if !diff.deleted.isEmpty {
                 try await connection.checkedQuery(
                     "DELETE FROM catalog.products WHERE app_id = \(appID) AND product_id = ANY(\(diff.deleted))",
                     logger: logger
                 )
             }
-            let changed = diff.changedProducts
+            let changed = diff.changed
             let changedIDs = changed.map(\.productID)
             if !changedIDs.isEmpty {
                 // Free every changed product's store ids first, so ids may move between products in one import.
@@ -127,44 +133,6 @@ struct ProductPostgresRepository: ProductRepository {
     }
 
     // MARK: - Helpers
-
-    /// Runs `body` in a transaction after bumping (and so locking) the app's revision; maps constraint failures.
-    func write<Result: Sendable>(
-        appID: String,
-        _ body: (PostgresConnection, Int64) async throws -> Result
-    ) async throws -> Result {
-        do {
-            return try await client.transaction(logger: logger, attempts: 1) { connection in
-                let rows = try await connection.checkedQuery(
-                    """
-                    INSERT INTO catalog.revisions (app_id, revision) VALUES (\(appID), 1)
-                    ON CONFLICT (app_id) DO UPDATE SET revision = catalog.revisions.revision + 1
-                    RETURNING revision
-                    """,
-                    logger: logger
-                )
-                var revision: Int64 = 0
-                for try await value in rows.decode(Int64.self) { revision = value }
-                return try await body(connection, revision)
-            }
-        } catch {
-            throw Self.mapped(error)
-        }
-    }
-
-    private static func mapped(_ error: any Error) -> any Error {
-        guard let psql = error as? PSQLError, psql.serverInfo?[.sqlState] == "23505",
-            psql.serverInfo?[.constraintName] == "store_products_pkey"
-        else { return error }
-        let detail = psql.serverInfo?[.detail] ?? ""
-        // detail: Key (app_id, platform, store_product_id)=(app, app_store, com.x) already exists.
-        let values = detail.split(separator: "=").last.map { $0.dropFirst().prefix(while: { $0 != ")" }) } ?? ""
-        let parts = values.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        return CatalogError.storeProductIDTaken(
-            platform: parts.count > 1 ? parts[1] : "store",
-            storeProductID: parts.count > 2 ? parts[2...].joined(separator: ",") : "?"
-        )
-    }
 
     func upsert(connection: PostgresConnection, appID: String, product: Product) async throws -> Bool {
         let document = try Self.encode(product)

@@ -22,8 +22,11 @@ protocol ProductRepository: Sendable {
     func applySync(appID: String, platform: StorePlatform, writes: [CatalogSyncWrite]) async throws
 }
 
-/// The products of one app at one revision.
+/// The products, offerings and targeting rules of one app at one revision.
 struct CatalogSnapshot: Sendable {
     var revision: Int64
     var products: [Product]
+    var offerings: [Offering] = []
+    /// In the order they are tried.
+    var rules: [TargetingRule] = []
 }

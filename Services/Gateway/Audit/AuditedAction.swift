@@ -56,6 +56,11 @@ enum AuditedActions {
         .init(.put, "/v1/admin/products/{product_id}", "product.update", "Edited product {product_id}"),
         .init(.delete, "/v1/admin/products/{product_id}", "product.delete", "Deleted product {product_id}"),
         .init(.put, "/v1/admin/catalog", "catalog.import", "Imported a catalog document"),
+        .init(.put, "/v1/admin/offerings", "offerings.import", "Replaced the offerings and targeting rules"),
+        .init(.post, "/v1/admin/offerings", "offering.create", "Created an offering"),
+        .init(.put, "/v1/admin/offerings/{offering_id}", "offering.update", "Edited offering {offering_id}"),
+        .init(.delete, "/v1/admin/offerings/{offering_id}", "offering.delete", "Deleted offering {offering_id}"),
+        .init(.put, "/v1/admin/offering-rules", "offering_rules.update", "Replaced the targeting rules"),
         .init(
             .post, "/v1/customers/{app_user_id}/grants", "promotional_grant.create",
             "Granted a promotional entitlement to {app_user_id}"),

@@ -9,12 +9,14 @@ import ShopkeeperModels
 ///
 /// Requests under ``namingPrefixes`` name a customer: in the path (`/v1/customers/{app_user_id}/...`, decoded once
 /// by ``CustomerPath`` and compared here byte for byte), or in the body or query (`POST /v1/purchases`, content
-/// manifests and claims). For those the gateway forwards the proved customer in the signed
+/// manifests and claims, `GET /v1/offerings`). For those the gateway forwards the proved customer in the signed
 /// `x-shopkeeper-customer` header and the service compares (``ServiceRequestContext/requireCustomer(_:)``). Secret
 /// keys, `open` apps and other paths pass untouched.
 struct CustomerBoundaryGate: Sendable {
     /// Path prefixes whose requests name a customer, as segments (`/v1/customers`).
-    static let namingPrefixes: [[Substring]] = [["v1", "customers"], ["v1", "purchases"], ["v1", "content"]]
+    static let namingPrefixes: [[Substring]] = [
+        ["v1", "customers"], ["v1", "purchases"], ["v1", "content"], ["v1", "offerings"],
+    ]
     /// The request header of customer tokens.
     static let tokenField = HTTPField.Name(CustomerToken.headerName)!
     /// The gateway's clock (tests move it).

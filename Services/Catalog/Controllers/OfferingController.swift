@@ -1,0 +1,54 @@
+import Hummingbird
+import ShopkeeperHTTP
+import ShopkeeperModels
+
+/// `GET /v1/offerings`: which offering to show one customer on one build, and every offering as that build sees it
+/// (public or secret key).
+struct OfferingController {
+    let cache: CatalogCache
+    let facts: CustomerFactsPostgresReader
+    /// How long the gateway may keep an answer that does not depend on the customer (as the catalog's).
+    let gatewayCacheTTL: Duration
+
+    var endpoints: RouteCollection<ServiceRequestContext> {
+        let routes = RouteCollection(context: ServiceRequestContext.self)
+        routes.get { request, context in try await self.offerings(request: request, context: context) }
+        routes.head { request, context in try await self.offerings(request: request, context: context) }
+        return routes
+    }
+
+    private func offerings(request: Request, context: ServiceRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        let (query, appUserID) = try Self.query(from: request.uri.queryParameters)
+        // In `signed` mode the gateway forwards the customer the token proved; the query must name that one.
+        try context.requireCustomer(appUserID)
+        let snapshot = try await cache.snapshot(appID: caller.appID)
+        let chosen = try await OfferingTargeting.choose(rules: snapshot.rules, query: query) {
+            try await facts.facts(appID: caller.appID, appUserID: appUserID)
+        }
+        let current = chosen.rule?.offeringID ?? snapshot.offerings.first(where: \.isDefault)?.offeringID
+        let rendered = try cache.renderedOfferings(
+            snapshot: snapshot, appID: caller.appID, query: query.catalog,
+            pick: .init(current: current, ruleID: chosen.rule?.ruleID))
+        // An answer that read the customer's facts changes with them (a purchase): the gateway must not keep it.
+        return rendered.response(to: request, gatewayCacheTTL: chosen.usedFacts ? nil : gatewayCacheTTL)
+    }
+
+    /// Reads and checks the query: the catalog's parameters, `app_user_id` and `country`; every problem at once.
+    static func query(from parameters: Parameters) throws(RequestError) -> (OfferingQuery, String) {
+        var problems: [FieldProblem] = []
+        var catalog: CatalogQuery?
+        do {
+            catalog = try CatalogController.query(from: parameters)
+        } catch {
+            problems += error.fieldProblems
+        }
+        let appUserID = AppUserID.validated(parameters.get("app_user_id"), pointer: "?app_user_id", problems: &problems)
+        let country = parameters.get("country").flatMap { $0.isEmpty ? nil : $0.uppercased() }
+        if let country, !OfferingValidator.isCountry(country) {
+            problems.append(FieldProblem(pointer: "?country", detail: "must be an ISO 3166-1 alpha-2 code such as DE"))
+        }
+        guard problems.isEmpty, let catalog, let appUserID else { throw .invalidQuery(problems) }
+        return (OfferingQuery(catalog: catalog, country: country), appUserID)
+    }
+}
