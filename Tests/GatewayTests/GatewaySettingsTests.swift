@@ -102,7 +102,8 @@ import Testing
             settings.routes.map(\.prefix) == [
                 "/v1/catalog", "/v1/admin/products", "/v1/admin/catalog", "/v1/purchases", "/v1/receipts",
                 "/v1/admin/stores", "/v1/admin/verification-attempts", "/v1/notifications", "/v1/customers/*/restore",
-                "/v1/customers/*/offer-signatures", "/v1/customers/*/checkout", "/v1/customers/*/subscriptions",
+                "/v1/customers/*/offer-signatures", "/v1/customers/*/checkout", "/v1/customers/*/portal",
+                "/v1/customers/*/subscriptions",
                 "/v1/customers", "/v1/admin/entitlements",
                 "/v1/admin/events", "/v1/admin/purchases", "/v1/admin/customers", "/v1/admin/aliases",
                 "/v1/admin/reports",
