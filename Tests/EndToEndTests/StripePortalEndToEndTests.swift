@@ -55,11 +55,7 @@ import Testing
             let paid = try await stripe.buy("web_visitor", product: "garden_extra")
             #expect(paid.status == 200, "\(paid.json)")
             _ = try await stripe.customer("web_visitor") { StripeWorld.active($0, "garden") }
-            let issued = try await stripe.world.call(
-                stripe.world.entitlements, .POST, "/v1/customers/web_visitor/redemption-codes", kind: .secret)
-            let code = try #require(issued["code"] as? String, "\(issued.json)")
-            let redeemed = try await stripe.world.call(
-                stripe.world.entitlements, .POST, "/v1/customers/app_user/redeem", ["code": code])
+            let redeemed = try await stripe.redeem(from: "web_visitor", to: "app_user")
             #expect(redeemed.status == 200, "\(redeemed.json)")
 
             let owner = try await portal(stripe, "app_user")

@@ -12,23 +12,14 @@ import Testing
             let paid = try await stripe.buy("web_visitor", product: "club_monthly")
             let subscription = try #require(paid["subscription"] as? String, "\(paid.json)")
             _ = try await stripe.customer("web_visitor") { StripeWorld.active($0, "club") }
-            let issued = try await stripe.world.call(
-                stripe.world.entitlements, .POST, "/v1/customers/web_visitor/redemption-codes", kind: .secret)
-            let code = try #require(issued["code"] as? String, "\(issued.json)")
-            let redeemed = try await stripe.world.call(
-                stripe.world.entitlements, .POST, "/v1/customers/app_user/redeem", ["code": code])
+            let redeemed = try await stripe.redeem(from: "web_visitor", to: "app_user")
             #expect(redeemed.status == 200, "\(redeemed.json)")
             #expect(StripeWorld.active(redeemed.json, "club"), "\(redeemed.json)")
             let firstEnd = StripeWorld.subscription(redeemed.json)["expires_at"] as? String
             #expect(firstEnd != nil, "\(redeemed.json)")
 
             // A renewal on the sandbox's clock: Stripe's invoice names the subscription, its metadata the visitor.
-            let renewed = try await stripe.world.sandbox(.POST, "/sandbox/stripe/subscriptions/\(subscription)/advance")
-            #expect(renewed.status == 200, "\(renewed.json)")
-            let extended = try await stripe.customer("app_user") {
-                let state = StripeWorld.subscription($0)
-                return state["expires_at"] as? String != firstEnd && state["state"] as? String == "active"
-            }
+            let extended = try await stripe.renew(subscription, for: "app_user", endingOtherThan: firstEnd)
             let state = StripeWorld.subscription(extended)
             if state["expires_at"] as? String == firstEnd {
                 Issue.record("not renewed for its new owner: \(try await Self.records(of: subscription, in: stripe))")
