@@ -218,8 +218,7 @@ export class Shopkeeper extends EventTarget {
       known: purchaseIDs(before, productID),
       started_at: this.clock.now(),
     });
-    const assign = this.options.assign ?? ((url) => globalThis.location.assign(url));
-    assign(value.checkout_url);
+    this.goTo(value.checkout_url);
     return value;
   }
 
@@ -282,9 +281,17 @@ export class Shopkeeper extends EventTarget {
       throw new ShopkeeperError("invalid_argument", "manageSubscriptions({ returnURL })");
     }
     const session = await openPortal(this.api, this.ids.appUserID, urls.returnURL);
-    const assign = this.options.assign ?? ((url) => globalThis.location.assign(url));
-    assign(session.portal_url);
+    this.goTo(session.portal_url);
     return session;
+  }
+
+  /**
+   * Sends the browser to a store's page (the `assign` option, else `location.assign`).
+   * @param {string} url
+   */
+  goTo(url) {
+    const assign = this.options.assign ?? ((target) => globalThis.location.assign(target));
+    assign(url);
   }
 
   /**
