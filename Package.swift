@@ -252,7 +252,10 @@ let package = Package(
             dependencies: ["ShopkeeperDatabase", "ShopkeeperTestSupport", .nioConcurrencyHelpers]),
         .tests(
             "ShopkeeperReportsTests",
-            dependencies: ["ShopkeeperReports", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird, .hummingbirdCore]),
+            dependencies: [
+                "ShopkeeperReports", "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperModels", .hummingbird,
+                .hummingbirdCore,
+            ]),
         .tests("ShopkeeperStoresTests", dependencies: ["ShopkeeperStores", .crypto, .cryptoExtras, .x509, .asn1]),
         .tests(
             "CatalogTests", dependencies: ["Catalog", "ShopkeeperModels", "ShopkeeperTestSupport", .hummingbirdTesting]),

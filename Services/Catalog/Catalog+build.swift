@@ -45,5 +45,9 @@ func buildRouter(
     )
     router.addRoutes(admin.productEndpoints, atPath: "/v1/admin/products")
     router.addRoutes(admin.catalogEndpoints, atPath: "/v1/admin/catalog")
+    router.addRoutes(
+        CatalogSyncController(
+            repository: repository, cache: cache, maxBodyBytes: max(settings.service.maxBodyBytes, 16 << 20)
+        ).endpoints)
     return router
 }

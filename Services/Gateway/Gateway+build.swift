@@ -50,7 +50,8 @@ func buildApplication(
         console: console,
         readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
             + upstreamChecks(settings: settings, httpClient: httpClient),
-        entitlements: entitlementsClient(settings: settings, httpClient: httpClient)
+        entitlements: entitlementsClient(settings: settings, httpClient: httpClient),
+        catalogSync: catalogSyncClients(settings: settings, httpClient: httpClient)
     )
     // `/metrics` is not on the public port: it has a listener of its own, inside the network.
     let metricsListener = MetricsListener.make(
@@ -130,7 +131,8 @@ func buildRouter(
     shared: GatewayShared,
     console: ConsoleDependencies,
     readiness: [ReadinessCheck],
-    entitlements: EntitlementsClient? = nil
+    entitlements: EntitlementsClient? = nil,
+    catalogSync: (verifier: InternalClient, catalog: InternalClient)? = nil
 ) -> Router<GatewayRequestContext> {
     let router = Router(context: GatewayRequestContext.self)
     ServiceTracing.addMiddleware(to: router, settings: settings.service.observability)
@@ -194,6 +196,13 @@ func buildRouter(
         AnswerSigningController(admin: AnswerSigningAdmin(repository: answerKeys, authenticator: authenticator))
             .endpoints,
         atPath: RouterPath(OwnRoute.answerSigning.prefix))
+    if let catalogSync {
+        api.addRoutes(
+            CatalogSyncController(
+                verifier: catalogSync.verifier, catalog: catalogSync.catalog, maxBodyBytes: maxBody
+            ).endpoints,
+            atPath: RouterPath(OwnRoute.catalogSync.prefix))
+    }
 
     proxies.addRoutes(to: api)
     return router

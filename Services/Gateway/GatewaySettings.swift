@@ -163,6 +163,10 @@ struct GatewaySettings: Sendable {
     static let contentService = "content"
     /// The service that owns customers and their ids (the customer boundary switch calls it).
     static let entitlementsService = "entitlements"
+    /// The service that owns the products (the catalog sync applies there).
+    static let catalogService = "catalog"
+    /// The service that holds the store credentials (the catalog sync reads the store through it).
+    static let verifierService = "verifier"
 
     /// Reads `SHOPKEEPER_CONTENT_DIR`: an existing directory, and only with content routes to use it.
     private static func contentDirectory(_ environment: EnvironmentReader, routes: [UpstreamRoute])

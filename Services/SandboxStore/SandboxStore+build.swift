@@ -115,6 +115,9 @@ func buildRouter(
             ).endpoints,
             atPath: RouterPath(stringLiteral: host.mountPath))
     }
+    router.addRoutes(
+        AppStoreConnectAPIController(store: store, products: products, publicURL: settings.publicURL).endpoints,
+        atPath: "/appstoreconnect")
     router.addRoutes(GoogleOAuthController(store: store, traffic: traffic).endpoints, atPath: "/google")
     router.addRoutes(GooglePushKeysController(keySet: dispatcher.googleKeySet).endpoints, atPath: "/google")
     router.addRoutes(

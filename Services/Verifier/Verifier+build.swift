@@ -34,7 +34,7 @@ func buildApplication(
     notifications.concurrency = settings.notificationWorkers
     let reconciler = SubscriptionReconciler(
         reconciliations: components.reconciliations, apple: components.appleNotifications,
-        google: components.googleNotifications, transactions: components.transactions,
+        google: components.googleNotifications, stripe: components.stripeEvents, transactions: components.transactions,
         projections: components.projections, settings: settings.reconciler, startup: startup, logger: logger)
     let services: [any Service] =
         [worker, notifications, reconciler]
@@ -152,6 +152,10 @@ func buildRouter(
             credentials: components.credentials, apple: components.service.apple, database: database
         ).endpoints,
         atPath: "/v1/admin/stores")
+    router.addRoutes(
+        StoreCatalogController(
+            credentials: components.credentials, client: components.appStoreConnect, database: database
+        ).endpoints)
     components.addAppStoreSupportRoutes(to: router, settings: settings, database: database, logger: logger)
     router.addRoutes(
         VerificationAttemptController(
@@ -180,6 +184,8 @@ struct VerifierComponents: Sendable {
     let stripeEvents: StripeEventProcessor
     /// Consumes granted Play consumables, for apps that ask for it.
     let consumer: GoogleConsumer
+    /// App Store Connect's API: the store's catalog, for the catalog sync.
+    let appStoreConnect: AppStoreConnectClient
 
     init(settings: VerifierSettings, database: PostgresClient, httpClient: HTTPClient, logger: Logger) throws {
         credentials = CachedCredentialsRepository(
@@ -209,6 +215,8 @@ struct VerifierComponents: Sendable {
         googleClient = GooglePlayClient(http: http, apiURL: settings.endpoints.googleAPI, retry: retry, tokens: tokens)
         let google = GoogleProofVerifier(client: googleClient)
         stripeClient = StripeClient(http: http, apiURL: settings.endpoints.stripeAPI, retry: retry)
+        appStoreConnect = AppStoreConnectClient(
+            http: http, baseURL: settings.endpoints.appStoreConnect, retry: retry, tokens: tokens)
         consumer = GoogleConsumer(
             consumptions: GoogleConsumptionPostgresRepository(client: database, logger: logger),
             credentials: credentials, client: googleClient, base: settings.applyRetryInterval, logger: logger)

@@ -14,6 +14,8 @@ enum VerifierError: ProblemError, Equatable {
     case storeUnavailable(store: String, reason: String, retryAfterSeconds: Int)
     /// The app has no credentials for the store the proof comes from.
     case storeNotConfigured(CredentialStore)
+    /// The app's Apple credentials have no App Store Connect API key (`connect_api_key`): the catalog sync needs one.
+    case connectKeyNotConfigured
     /// The store refused the app's credentials (a revoked API key, a deleted service account).
     case storeCredentialsRejected(CredentialStore, String)
     /// The transaction is already recorded for another app.
@@ -38,6 +40,7 @@ enum VerifierError: ProblemError, Equatable {
 
     var status: HTTPResponse.Status {
         switch self {
+        case .connectKeyNotConfigured: .unprocessableContent
         case .proofRejected: .unprocessableContent
         case .storeUnavailable: .serviceUnavailable
         case .storeNotConfigured, .storeCredentialsRejected: .unprocessableContent
@@ -56,6 +59,7 @@ enum VerifierError: ProblemError, Equatable {
     var code: String {
         switch self {
         case .proofRejected(let code, _): code
+        case .connectKeyNotConfigured: "connect_api_key_missing"
         case .storeUnavailable: "store_unavailable"
         case .storeNotConfigured: "store_not_configured"
         case .storeCredentialsRejected: "store_credentials_rejected"
@@ -74,6 +78,8 @@ enum VerifierError: ProblemError, Equatable {
     var detail: String {
         switch self {
         case .proofRejected(_, let detail): detail
+        case .connectKeyNotConfigured:
+            "This app has no App Store Connect API key; set connect_api_key with PUT /v1/admin/stores/apple."
         case .storeUnavailable(let store, let reason, _):
             "\(store) could not verify the purchase right now (\(reason)); nothing was recorded, retry later."
         case .storeNotConfigured(let store):
@@ -118,7 +124,7 @@ enum VerifierError: ProblemError, Equatable {
             .stripeRefused, .webhookSignatureInvalid:
             true
         case .storeUnavailable, .storeNotConfigured, .storeCredentialsRejected, .credentialsNotFound,
-            .credentialsUnreadable, .applyPending, .noStripeCustomer:
+            .credentialsUnreadable, .applyPending, .connectKeyNotConfigured, .noStripeCustomer:
             false
         }
     }

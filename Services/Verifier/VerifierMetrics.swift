@@ -147,10 +147,12 @@ enum StoreEndpoint: String, Sendable, CaseIterable {
     case googleOAuthToken = "google_oauth_token"
     /// Stripe's API (events, Checkout Sessions, subscriptions, invoices, charges, disputes).
     case stripeAPI = "stripe_api"
+    /// The App Store Connect API (the catalog sync).
+    case appStoreConnectAPI = "app_store_connect_api"
 
     var store: StorePlatform {
         switch self {
-        case .appStoreServerAPI, .verifyReceipt: .appStore
+        case .appStoreServerAPI, .verifyReceipt, .appStoreConnectAPI: .appStore
         case .playDeveloperAPI, .googleOAuthToken: .playStore
         case .stripeAPI: .stripe
         }

@@ -17,6 +17,7 @@ import X509
 /// | `SHOPKEEPER_APPLE_PRODUCTION_API_URL` | `https://api.storekit.itunes.apple.com` | App Store Server API |
 /// | `SHOPKEEPER_APPLE_SANDBOX_API_URL` | `https://api.storekit-sandbox.itunes.apple.com` | |
 /// | `SHOPKEEPER_GOOGLE_API_URL` | `https://androidpublisher.googleapis.com` | Play Developer API |
+/// | `SHOPKEEPER_APP_STORE_CONNECT_URL` | `https://api.appstoreconnect.apple.com` | App Store Connect API (the catalog sync; the sandbox store's `/appstoreconnect` in development) |
 /// | `SHOPKEEPER_STRIPE_API_URL` | `https://api.stripe.com` | Stripe's API (the sandbox store's `/stripe` in development); live Stripe keys are accepted only with Stripe's own URL |
 /// | `SHOPKEEPER_STORE_TIMEOUT_SECONDS` | `10` | one call to a store |
 /// | `SHOPKEEPER_STORE_ATTEMPTS` | `3` | tries of a retryable store answer before answering 503 |
@@ -88,7 +89,9 @@ struct VerifierSettings: Sendable {
             appleSandboxAPI: try environment.httpURL(
                 "SHOPKEEPER_APPLE_SANDBOX_API_URL", default: StoreEndpoints.official.appleSandboxAPI),
             googleAPI: try environment.httpURL("SHOPKEEPER_GOOGLE_API_URL", default: StoreEndpoints.official.googleAPI),
-            stripeAPI: try environment.httpURL("SHOPKEEPER_STRIPE_API_URL", default: StoreEndpoints.official.stripeAPI)
+            stripeAPI: try environment.httpURL("SHOPKEEPER_STRIPE_API_URL", default: StoreEndpoints.official.stripeAPI),
+            appStoreConnect: try environment.httpURL(
+                "SHOPKEEPER_APP_STORE_CONNECT_URL", default: StoreEndpoints.official.appStoreConnect)
         )
         if production, let variable = endpoints.firstUnofficial() {
             throw ConfigurationError(variable: variable, reason: "must be the store's own URL in production")
@@ -217,6 +220,8 @@ struct StoreEndpoints: Sendable {
     var googleAPI: URL
     /// Stripe's API base (paths such as `/v1/events/{id}` are added to it).
     var stripeAPI: URL
+    /// The App Store Connect API base (paths such as `/v1/apps` are added to it).
+    var appStoreConnect: URL
 
     /// The stores' own addresses.
     static let official = (
@@ -225,7 +230,8 @@ struct StoreEndpoints: Sendable {
         appleProductionAPI: "https://api.storekit.itunes.apple.com",
         appleSandboxAPI: "https://api.storekit-sandbox.itunes.apple.com",
         googleAPI: "https://androidpublisher.googleapis.com",
-        stripeAPI: "https://api.stripe.com"
+        stripeAPI: "https://api.stripe.com",
+        appStoreConnect: "https://api.appstoreconnect.apple.com"
     )
 
     /// Whether live-mode Stripe keys may be used: only with Stripe's own API, so a live key never reaches another
@@ -241,6 +247,7 @@ struct StoreEndpoints: Sendable {
             (appleSandboxAPI, Self.official.appleSandboxAPI, "SHOPKEEPER_APPLE_SANDBOX_API_URL"),
             (googleAPI, Self.official.googleAPI, "SHOPKEEPER_GOOGLE_API_URL"),
             (stripeAPI, Self.official.stripeAPI, "SHOPKEEPER_STRIPE_API_URL"),
+            (appStoreConnect, Self.official.appStoreConnect, "SHOPKEEPER_APP_STORE_CONNECT_URL"),
         ]
         return checks.first { $0.0.absoluteString != $0.1 }?.2
     }

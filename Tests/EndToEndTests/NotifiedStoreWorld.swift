@@ -16,14 +16,17 @@ struct NotifiedStoreWorld: Sendable {
     /// `verifierEnvironment` too.
     static func run(
         products: [[String: Any]], apiKey: Bool, appleSettings: [String: Any] = [:],
-        verifierEnvironment: [String: String] = [:],
+        verifierEnvironment: [String: String] = [:], sandboxEnvironment: [String: String] = [:],
         _ body: @Sendable @escaping (NotifiedStoreWorld) async throws -> Void
     ) async throws {
         // Carried into the processes' closures as JSON (a dictionary of `Any` is not `Sendable`).
         let catalog = try JSONSerialization.data(withJSONObject: products)
         let settings = try JSONSerialization.data(withJSONObject: appleSettings)
         try await TestDatabase.withFreshDatabase { database in
-            try await StoreWorld.run(databaseURL: database.url, verifierEnvironment: verifierEnvironment) { world in
+            try await StoreWorld.run(
+                databaseURL: database.url, verifierEnvironment: verifierEnvironment,
+                sandboxEnvironment: sandboxEnvironment
+            ) { world in
                 let gateway = try await world.startGateway(databaseURL: database.url, operatorKey: Self.operatorKey)
                 let target = try await world.sandbox(
                     .PUT, "/sandbox/notifications", ["apple_url": gateway.baseURL + "/v1/notifications/apple"])

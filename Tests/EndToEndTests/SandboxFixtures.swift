@@ -22,6 +22,7 @@ extension ServiceProcess {
             "SHOPKEEPER_APPLE_SANDBOX_API_URL": baseURL + "/apple/sandbox",
             "SHOPKEEPER_GOOGLE_API_URL": baseURL + "/google",
             "SHOPKEEPER_STRIPE_API_URL": baseURL + "/stripe",
+            "SHOPKEEPER_APP_STORE_CONNECT_URL": baseURL + "/appstoreconnect",
         ]
     }
 }

@@ -34,19 +34,49 @@ struct StripeWorld: Sendable {
         ]
     }
 
-    static func product(_ id: String, type: ProductType, price: String, grants entitlement: String) -> [String: Any] {
+    /// How many plots the shelf sells (`plot_1`..., each granting the entitlement of its name).
+    static let plots = 5
+    /// Units of `seeds` one purchase adds.
+    static let seedsPerPurchase = 10
+
+    /// What a world run with `shelf` sells besides: `seeds` (a consumable of ``seedsPerPurchase`` units, price
+    /// `price_seeds`) and ``plots`` non-consumables `plot_N` (price `price_plot_N`).
+    static var shelf: [[String: Any]] {
+        var seeds = product("seeds", type: .consumable, price: "price_seeds", grants: nil)
+        seeds["consumable_quantity"] = seedsPerPurchase
+        return [seeds]
+            + (1...plots).map {
+                product("plot_\($0)", type: .nonConsumable, price: "price_plot_\($0)", grants: "plot_\($0)")
+            }
+    }
+
+    /// The sandbox's prices of ``shelf``.
+    static var shelfPrices: [[String: Any]] {
+        [["id": "price_seeds", "unit_amount": 50, "currency": "eur", "product_name": "Seeds"]]
+            + (1...plots).map {
+                ["id": "price_plot_\($0)", "unit_amount": 100 + $0, "currency": "eur", "product_name": "Plot \($0)"]
+            }
+    }
+
+    static func product(_ id: String, type: ProductType, price: String, grants entitlement: String?) -> [String: Any] {
         var product: [String: Any] = [
-            "product_id": id, "type": type.rawValue, "entitlements": [entitlement], "review_state": "approved",
-            "cleared_for_sale": true, "free": false, "default_locale": "en", "store_product_ids": ["stripe": price],
-            "localizations": ["en": ["name": id, "description": id]],
+            "product_id": id, "type": type.rawValue, "entitlements": entitlement.map { [$0] } ?? [],
+            "review_state": "approved", "cleared_for_sale": true, "free": false, "default_locale": "en",
+            "store_product_ids": ["stripe": price], "localizations": ["en": ["name": id, "description": id]],
         ]
         if type == .autoRenewable { product["group"] = "club" }
         return product
     }
 
-    /// Runs `body` in a world of its own, Stripe set up on both sides.
-    static func run(_ body: @Sendable @escaping (StripeWorld) async throws -> Void) async throws {
-        try await NotifiedStoreWorld.run(products: products, apiKey: false) { notified in
+    /// Runs `body` in a world of its own, Stripe set up on both sides; with `shelf`, it also sells ``shelf``.
+    static func run(
+        shelf: Bool = false, verifierEnvironment: [String: String] = [:], sandboxEnvironment: [String: String] = [:],
+        _ body: @Sendable @escaping (StripeWorld) async throws -> Void
+    ) async throws {
+        try await NotifiedStoreWorld.run(
+            products: products + (shelf ? Self.shelf : []), apiKey: false, verifierEnvironment: verifierEnvironment,
+            sandboxEnvironment: sandboxEnvironment
+        ) { notified in
             let stripe = StripeWorld(notified: notified)
             let world = notified.world
             let target = try await world.sandbox(.PUT, "/sandbox/notifications", ["stripe_url": stripe.webhookURL])
@@ -60,7 +90,7 @@ struct StripeWorld: Sendable {
                             "id": "price_club_monthly", "unit_amount": 499, "currency": "usd", "product_name": "Club",
                             "recurring": ["interval": "month"],
                         ],
-                    ]
+                    ] + (shelf ? shelfPrices : [])
                 ])
             guard prices.status == 200 else { throw ServiceProcess.Failure("stripe prices: \(prices.json)") }
             let saved = try await world.verifier(
@@ -71,12 +101,14 @@ struct StripeWorld: Sendable {
         }
     }
 
-    /// `POST /v1/customers/{user}/checkout` (as the gateway forwards it) for `product`.
-    func checkout(_ user: String, product: String) async throws -> StoreWorld.Answer {
+    /// `POST /v1/customers/{user}/checkout` (as the gateway forwards it) for `product`; another `basket` is another
+    /// checkout (another success URL), so another session.
+    func checkout(_ user: String, product: String, basket: Int = 0) async throws -> StoreWorld.Answer {
         try await world.verifier(
             .POST, "/v1/customers/\(user)/checkout",
             [
-                "product_id": product, "success_url": "https://shop.example/ok?s={CHECKOUT_SESSION_ID}",
+                "product_id": product,
+                "success_url": "https://shop.example/ok?\(basket == 0 ? "" : "b=\(basket)&")s={CHECKOUT_SESSION_ID}",
                 "cancel_url": "https://shop.example/shop",
             ])
     }
@@ -89,6 +121,21 @@ struct StripeWorld: Sendable {
             throw ServiceProcess.Failure("checkout: \(session.status) \(session.json)")
         }
         return try await pay(id, card: card)
+    }
+
+    /// A session for `user` and `product` made while Stripe is well, then paid with 4242… while every read of the
+    /// sandbox's Stripe API suffers `fault` (`status`, `delay_ms`): how a webhook meets Stripe down or slow.
+    func buy(_ user: String, product: String, whileReadsSuffer fault: [String: Int]) async throws {
+        let session = try await checkout(user, product: product)
+        guard session.status == 201, let id = session["session_id"] as? String else {
+            throw ServiceProcess.Failure("checkout: \(session.status) \(session.json)")
+        }
+        var body: [String: Any] = ["endpoint": "stripe.read", "count": 10_000]
+        body.merge(fault) { _, new in new }
+        let set = try await world.sandbox(.POST, "/sandbox/faults", body)
+        guard set.status < 300 else { throw ServiceProcess.Failure("fault: \(set.json)") }
+        let paid = try await pay(id, card: Self.paying)
+        guard paid.status == 200 else { throw ServiceProcess.Failure("pay: \(paid.status) \(paid.json)") }
     }
 
     /// Pays the session `id` as its hosted page does.
@@ -122,6 +169,20 @@ struct StripeWorld: Sendable {
     /// The sandbox's Stripe webhooks so far, oldest first.
     func deliveries() async throws -> [[String: Any]] {
         (try await world.sandbox(.GET, "/sandbox/notifications?store=stripe")["deliveries"] as? [[String: Any]]) ?? []
+    }
+
+    /// Sends the sandbox's event `id` again until the verifier has recorded it, and returns the status of the last
+    /// answer (0: none within the sandbox's 5 s, which a loaded machine may take while the verifier still finishes).
+    @discardableResult
+    func tell(_ id: String) async throws -> Int {
+        var status = 0
+        try await ShopkeeperTestSupport.eventually(timeout: .seconds(60), "event \(id) recorded") {
+            let answer = try await world.sandbox(.POST, "/sandbox/notifications/\(id)/resend")
+            status = (answer["statuses"] as? [Int])?.first ?? 0
+            return try await count(
+                "SELECT count(*)::int FROM verifier.notifications WHERE notification_id = '\(id)'") == 1
+        }
+        return status
     }
 
     /// The webhooks once every one sent was answered 2xx (each event read back and recorded).

@@ -94,7 +94,8 @@ import _CryptoExtras
             console: ConsoleDependencies(
                 sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),
                 auditLog: AuditLogPostgresRepository(client: database, logger: logger), files: .none),
-            readiness: []
+            readiness: [],
+            catalogSync: catalogSyncClients(settings: gatewaySettings, httpClient: .shared)
         )
 
         let prefixes = gatewaySettings.routes.map(\.prefix)

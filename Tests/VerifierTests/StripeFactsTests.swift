@@ -132,6 +132,25 @@ import Testing
         #expect(ended.expirationReason == "voluntary")
         #expect(ended.originalTransactionID == "sub_1")
         #expect(ended.store == .stripe)
+
+        // Ended at once: the period ends at `ended_at`, not when the event was made (before or after).
+        let immediate = StripeFacts.renewal(
+            of: try Self.subscription(["status": "canceled", "canceled_at": 1_764_900_000, "ended_at": 1_764_900_000]),
+            observedAt: observed)
+        #expect(immediate.observedAt == Date(timeIntervalSince1970: 1_764_900_000))
+        #expect(immediate.periodEnded == true)
+        let readLater = StripeFacts.renewal(
+            of: try Self.subscription(["status": "canceled", "canceled_at": 1_765_100_000, "ended_at": 1_765_100_000]),
+            observedAt: observed)
+        #expect(readLater.observedAt == Date(timeIntervalSince1970: 1_765_100_000))
+
+        // Unpaid: Stripe gave up retrying; out of service at once (no grace, no billing retry), still renewing.
+        let unpaid = StripeFacts.renewal(of: try Self.subscription(["status": "unpaid"]), observedAt: observed)
+        #expect(unpaid.periodEnded == true)
+        #expect(unpaid.isInBillingRetry == false)
+        #expect(unpaid.gracePeriodExpiresDate == nil)
+        #expect(unpaid.expirationReason == "billing_error")
+        #expect(unpaid.observedAt == observed)
     }
 
     @Test func refundsAndDisputesRevokeOnceAndAWonDisputeReinstates() throws {

@@ -30,7 +30,7 @@ import Testing
         for variable in [
             "SHOPKEEPER_APPLE_PRODUCTION_RECEIPT_URL", "SHOPKEEPER_APPLE_SANDBOX_RECEIPT_URL",
             "SHOPKEEPER_APPLE_PRODUCTION_API_URL", "SHOPKEEPER_APPLE_SANDBOX_API_URL", "SHOPKEEPER_GOOGLE_API_URL",
-            "SHOPKEEPER_STRIPE_API_URL",
+            "SHOPKEEPER_STRIPE_API_URL", "SHOPKEEPER_APP_STORE_CONNECT_URL",
         ] {
             #expect(try refusal([variable: "http://127.0.0.1:8090/apple"]) == variable)
         }

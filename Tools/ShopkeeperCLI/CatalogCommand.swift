@@ -6,8 +6,8 @@ import ShopkeeperModels
 struct CatalogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog",
-        abstract: "Import or export an app's whole catalog as one JSON document (secret key).",
-        subcommands: [Import.self, Export.self]
+        abstract: "Import or export an app's whole catalog as one JSON document, or sync it with a store (secret key).",
+        subcommands: [Import.self, Export.self, Sync.self]
     )
 
     struct Import: AsyncParsableCommand {
@@ -33,6 +33,30 @@ struct CatalogCommand: AsyncParsableCommand {
 
         func run() async throws {
             try printJSON(try await connection.secretClient().send(.GET, "/v1/admin/catalog", as: CatalogDocument.self))
+        }
+    }
+
+    /// `shopkeeper catalog sync --store apple [--dry-run] [--accept ID|KIND ...]`.
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Compare the catalog with a store's (App Store Connect) and apply the accepted differences.",
+            discussion: """
+                Prints every difference (new products, review states, prices per territory, products deleted at the
+                store) with its id. Without --dry-run, applies those named by --accept: a change id from the
+                listing (price:garden.extra:USA) or a whole kind (review_state, price, new_product,
+                deleted_at_store). A product with purchases is never deleted: it is marked removed instead.
+                """)
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The store to read: apple.") var store = "apple"
+        @Flag(help: "Show the differences without applying anything.") var dryRun = false
+        @Option(name: .customLong("accept"), help: "A change id or kind to apply (repeatable).") var accept: [String] =
+            []
+
+        func run() async throws {
+            let result = try await connection.secretClient().send(
+                .POST, "/v1/admin/catalog/sync", body: CatalogSyncRequest(store: store, dryRun: dryRun, accept: accept),
+                as: CatalogSyncResult.self)
+            try printJSON(result)
         }
     }
 }

@@ -1,6 +1,8 @@
 import ShopkeeperModels
 
-/// The demo shop the run command seeds: a flower-garden game.
+/// The demo shop the run command seeds: a flower-garden game. Its paid products are sold in the apps (App Store,
+/// Google Play) and on the web (the sandbox's Stripe prices `price_demo_<product id>`, which `sandbox connect`
+/// registers; the demo web shop in `Clients/shopkeeper-web/demo` sells them).
 enum DemoShop {
     static let appName = "Demo Garden"
     static let bundleID = "com.shopkeeper.demo.garden"
@@ -10,7 +12,10 @@ enum DemoShop {
             Product(
                 productID: "extra_garden",
                 type: .nonConsumable,
-                storeProductIDs: [.appStore: "\(bundleID).extra_garden", .playStore: "extra_garden"],
+                storeProductIDs: [
+                    .appStore: "\(bundleID).extra_garden", .playStore: "extra_garden",
+                    .stripe: "price_demo_extra_garden",
+                ],
                 // The garden was paid up front before 2.0: its first buyers keep the extra garden.
                 grandfatheredBelowVersion: AppVersion("2.0"),
                 entitlements: ["extra_garden"],
@@ -25,7 +30,10 @@ enum DemoShop {
             Product(
                 productID: "fertilizer_10",
                 type: .consumable,
-                storeProductIDs: [.appStore: "\(bundleID).fertilizer_10", .playStore: "fertilizer_10"],
+                storeProductIDs: [
+                    .appStore: "\(bundleID).fertilizer_10", .playStore: "fertilizer_10",
+                    .stripe: "price_demo_fertilizer_10",
+                ],
                 consumableQuantity: 10,
                 localizations: [
                     "en": .init(
@@ -48,7 +56,9 @@ enum DemoShop {
             Product(
                 productID: "seeds_tulip",
                 type: .nonConsumable,
-                storeProductIDs: [.appStore: "\(bundleID).seeds_tulip", .playStore: "seeds_tulip"],
+                storeProductIDs: [
+                    .appStore: "\(bundleID).seeds_tulip", .playStore: "seeds_tulip", .stripe: "price_demo_seeds_tulip",
+                ],
                 includedInVariants: ["full"],
                 entitlements: ["seeds_tulip"],
                 localizations: ["en": .init(name: "Tulip Seeds", priceHint: "$0.99")],
@@ -58,7 +68,10 @@ enum DemoShop {
             Product(
                 productID: "seeds_orchid",
                 type: .nonConsumable,
-                storeProductIDs: [.appStore: "\(bundleID).seeds_orchid", .playStore: "seeds_orchid"],
+                storeProductIDs: [
+                    .appStore: "\(bundleID).seeds_orchid", .playStore: "seeds_orchid",
+                    .stripe: "price_demo_seeds_orchid",
+                ],
                 reviewState: .waitingForReview,
                 entitlements: ["seeds_orchid"],
                 localizations: ["en": .init(name: "Orchid Seeds", priceHint: "$1.99")],
@@ -68,7 +81,9 @@ enum DemoShop {
             Product(
                 productID: "greenhouse",
                 type: .nonConsumable,
-                storeProductIDs: [.appStore: "\(bundleID).greenhouse", .playStore: "greenhouse"],
+                storeProductIDs: [
+                    .appStore: "\(bundleID).greenhouse", .playStore: "greenhouse", .stripe: "price_demo_greenhouse",
+                ],
                 minAppVersion: AppVersion("2.0"),
                 belowMinVersion: .requiresUpdate,
                 entitlements: ["greenhouse"],
@@ -95,7 +110,9 @@ enum DemoShop {
             Product(
                 productID: "garden_club",
                 type: .autoRenewable,
-                storeProductIDs: [.appStore: "\(bundleID).garden_club", .playStore: "garden_club"],
+                storeProductIDs: [
+                    .appStore: "\(bundleID).garden_club", .playStore: "garden_club", .stripe: "price_demo_garden_club",
+                ],
                 entitlements: ["garden_club"],
                 duration: ISODuration("P1M"),
                 trialDuration: ISODuration("P7D"),

@@ -13,7 +13,9 @@ extension SandboxCommand {
                 (PUT /v1/admin/stores/apple and /v1/admin/stores/google, secret key). Secrets are never printed. \
                 For the demo app it also registers the demo's App Store products with their prices in the USA and \
                 DEU storefronts at the sandbox store (PUT /sandbox/apple/products, which replaces the sandbox \
-                store's product list), so apps see real prices. Running it again changes nothing.
+                store's product list), so apps see real prices, and the demo's Stripe prices in US dollars (PUT \
+                /sandbox/stripe/prices, which deactivates prices not listed) that its catalog's store_product_ids \
+                .stripe name, for the demo web shop. Running it again changes nothing.
                 """
         )
 
@@ -34,7 +36,7 @@ extension SandboxCommand {
         @Flag(
             inversion: .prefixedNo,
             help:
-                "Register the demo shop's App Store products and prices at the sandbox store (default: for the demo app)."
+                "Register the demo's App Store products and Stripe prices at the sandbox store (default: for the demo app)."
         )
         var demoPrices: Bool?
 
@@ -66,15 +68,19 @@ extension SandboxCommand {
                         sandbox + "/sandbox/google/service-accounts", ["package_name": package]))
             }
 
+            let keyBody: [String: Any] = [
+                "issuer_id": apiKey["issuer_id"] ?? NSNull(), "key_id": apiKey["key_id"] ?? NSNull(),
+                "private_key": apiKey["private_key"] ?? NSNull(),
+            ]
             let apple: [String: Any] = [
                 "bundle_id": bundleID, "app_apple_id": appAppleID, "environments": ["production", "sandbox"],
                 // The demo's paid edition, sold as an app of its own: its app transactions show the `full` variant.
                 "variant_bundle_ids": ["full": "\(bundleID).full"],
                 "shared_secret": secret["shared_secret"] ?? NSNull(),
-                "api_key": [
-                    "issuer_id": apiKey["issuer_id"] ?? NSNull(), "key_id": apiKey["key_id"] ?? NSNull(),
-                    "private_key": apiKey["private_key"] ?? NSNull(),
-                ],
+                "api_key": keyBody,
+                // The sandbox's App Store Connect takes the same key (Apple's wants a team key): the catalog sync
+                // (`shopkeeper catalog sync --store apple`) works in the local stack.
+                "connect_api_key": keyBody,
             ]
             try await step("configure the App Store at PUT \(gatewayURL)/v1/admin/stores/apple") {
                 _ = try await gateway.send(.PUT, "/v1/admin/stores/apple", json: try Self.json(apple))
@@ -101,6 +107,13 @@ extension SandboxCommand {
                 }
                 Self.say(
                     "prices: \(products.count) App Store products in the USA and DEU storefronts at the sandbox store")
+                let prices = DemoShop.sandboxStripePrices
+                try await step("register the demo's Stripe prices at PUT \(sandbox)/sandbox/stripe/prices") {
+                    _ = try await GatewayAPIClient.execute(
+                        .PUT, url: sandbox + "/sandbox/stripe/prices", bearer: nil,
+                        json: try Self.json(["prices": prices]))
+                }
+                Self.say("prices: \(prices.count) Stripe prices (USD) at the sandbox store, for the demo web shop")
             }
         }
 

@@ -36,9 +36,39 @@ export async function admin(method, path, body) {
 }
 
 /**
+ * The sandbox's active Stripe prices (the demo web shop's among them), as `PUT /sandbox/stripe/prices` takes them:
+ * that call deactivates every price it does not list, so a test adding one lists these too.
+ */
+async function activeStripePrices() {
+  const sandbox = stack.SHOPKEEPER_SANDBOX_URL;
+  const listed = await fetch(`${sandbox}/sandbox/stripe/prices`);
+  assert.ok(listed.ok, `GET /sandbox/stripe/prices answered ${listed.status}`);
+  const { data } = await listed.json();
+  return Promise.all(
+    data
+      .filter((price) => price.active)
+      .map(async (price) => {
+        const product = await fetch(`${sandbox}/stripe/v1/products/${price.product}`, {
+          headers: { Authorization: "Bearer sk_test_shopkeeper_sandbox" },
+        });
+        assert.ok(product.ok, `GET /stripe/v1/products/${price.product} answered ${product.status}`);
+        return {
+          id: price.id,
+          product: price.product,
+          product_name: (await product.json()).name,
+          unit_amount: price.unit_amount,
+          currency: price.currency,
+          lookup_key: price.lookup_key,
+          recurring: price.recurring && { interval: price.recurring.interval, interval_count: price.recurring.interval_count },
+          trial_period_days: price.recurring?.trial_period_days ?? null,
+        };
+      }),
+  );
+}
+
+/**
  * A new non-consumable of the demo app, approved and sold on both app stores; with `stripePrice`, also on the web
- * through that Stripe price (which the sandbox store then sells, at 4.99 USD: `PUT /sandbox/stripe/prices` sets
- * the prices it sells, so the last test to call this decides).
+ * through that Stripe price, which the sandbox store then sells at 4.99 USD besides the prices it already sells.
  * @param {{ stripePrice?: string }} [options]
  */
 export async function createProduct(options = {}) {
@@ -50,7 +80,10 @@ export async function createProduct(options = {}) {
       method: "PUT",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({
-        prices: [{ id: options.stripePrice, product_name: id, unit_amount: 499, currency: "usd" }],
+        prices: [
+          ...(await activeStripePrices()),
+          { id: options.stripePrice, product_name: id, unit_amount: 499, currency: "usd" },
+        ],
       }),
     });
     assert.ok(response.ok, `PUT /sandbox/stripe/prices answered ${response.status}: ${await response.text()}`);

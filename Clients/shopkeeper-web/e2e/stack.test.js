@@ -106,12 +106,14 @@ describe("signed answers from the real gateway", { skip }, () => {
 });
 
 describe("browsers on another origin", { skip }, () => {
-  // scripts/run lets http://localhost:3000 call the gateway (SHOPKEEPER_CORS_ORIGINS).
+  // scripts/run lets its demo web shop's origin (http://localhost:3000 by default) call the gateway
+  // (SHOPKEEPER_CORS_ORIGINS).
+  const origin = new URL(stack?.SHOPKEEPER_SHOP_URL ?? "http://localhost:3000").origin;
   const preflight = (headers) =>
     fetch(`${gateway}/v1/customers/anyone`, {
       method: "OPTIONS",
       headers: {
-        Origin: "http://localhost:3000",
+        Origin: origin,
         "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": headers,
       },
@@ -124,7 +126,7 @@ describe("browsers on another origin", { skip }, () => {
       assert.ok(allowed.includes(header), `${header} is not in ${allowed}`);
     }
     const answer = await fetch(`${gateway}/v1/customers/anyone`, {
-      headers: { Origin: "http://localhost:3000", Authorization: `Bearer ${stack.SHOPKEEPER_PUBLIC_KEY}` },
+      headers: { Origin: origin, Authorization: `Bearer ${stack.SHOPKEEPER_PUBLIC_KEY}` },
     });
     const exposed = (answer.headers.get("Access-Control-Expose-Headers") ?? "").toLowerCase();
     assert.ok(exposed.includes("etag") && exposed.includes("retry-after"), exposed);
@@ -134,7 +136,7 @@ describe("browsers on another origin", { skip }, () => {
     const response = await preflight("authorization, x-shopkeeper-nonce");
     assert.ok((response.headers.get("Access-Control-Allow-Headers") ?? "").toLowerCase().includes("x-shopkeeper-nonce"));
     const answer = await fetch(`${gateway}/v1/customers/anyone`, {
-      headers: { Origin: "http://localhost:3000", Authorization: `Bearer ${stack.SHOPKEEPER_PUBLIC_KEY}` },
+      headers: { Origin: origin, Authorization: `Bearer ${stack.SHOPKEEPER_PUBLIC_KEY}` },
     });
     const exposed = (answer.headers.get("Access-Control-Expose-Headers") ?? "").toLowerCase();
     assert.ok(exposed.includes("x-shopkeeper-signature"), exposed);

@@ -148,5 +148,27 @@ enum CatalogMigrations {
                 ALTER TABLE catalog.products VALIDATE CONSTRAINT products_type_known;
                 """
         ),
+        Migration(
+            "0006_store_prices",
+            sql: """
+                -- Each product's price per store territory, as the last accepted catalog sync read it from the store
+                -- (App Store Connect): the store is the truth for prices, this is the copy Shopkeeper keeps.
+                CREATE TABLE catalog.store_prices (
+                    app_id text NOT NULL,
+                    product_id text NOT NULL,
+                    platform text NOT NULL,
+                    territory text NOT NULL,
+                    currency text NOT NULL,
+                    price numeric NOT NULL CHECK (price >= 0),
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, product_id, platform, territory),
+                    FOREIGN KEY (app_id, product_id) REFERENCES catalog.products (app_id, product_id) ON DELETE CASCADE
+                );
+
+                -- Published: the synced prices (reports may price a sale from them).
+                CREATE VIEW catalog.store_prices_v1 AS
+                SELECT app_id, product_id, platform, territory, currency, price FROM catalog.store_prices;
+                """
+        ),
     ]
 }

@@ -129,7 +129,7 @@ struct ProductPostgresRepository: ProductRepository {
     // MARK: - Helpers
 
     /// Runs `body` in a transaction after bumping (and so locking) the app's revision; maps constraint failures.
-    private func write<Result: Sendable>(
+    func write<Result: Sendable>(
         appID: String,
         _ body: (PostgresConnection, Int64) async throws -> Result
     ) async throws -> Result {
@@ -166,7 +166,7 @@ struct ProductPostgresRepository: ProductRepository {
         )
     }
 
-    private func upsert(connection: PostgresConnection, appID: String, product: Product) async throws -> Bool {
+    func upsert(connection: PostgresConnection, appID: String, product: Product) async throws -> Bool {
         let document = try Self.encode(product)
         let rows = try await connection.checkedQuery(
             """
@@ -185,7 +185,7 @@ struct ProductPostgresRepository: ProductRepository {
         return false
     }
 
-    private func replaceStoreIDs(connection: PostgresConnection, appID: String, products: [Product]) async throws {
+    func replaceStoreIDs(connection: PostgresConnection, appID: String, products: [Product]) async throws {
         let ids = products.map(\.productID)
         try await connection.checkedQuery(
             "DELETE FROM catalog.store_products WHERE app_id = \(appID) AND product_id = ANY(\(ids))",

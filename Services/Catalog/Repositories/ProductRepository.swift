@@ -16,6 +16,10 @@ protocol ProductRepository: Sendable {
     func delete(appID: String, productID: String) async throws -> Int64
     /// Makes the app's catalog exactly `products`, in one transaction.
     func replaceAll(appID: String, products: [Product], dryRun: Bool) async throws -> CatalogImportResult
+    /// The prices the last accepted syncs kept for the app's products on `platform`, by product id.
+    func storePrices(appID: String, platform: StorePlatform) async throws -> [String: [StorePrice]]
+    /// Applies a catalog sync's accepted writes, in one transaction.
+    func applySync(appID: String, platform: StorePlatform, writes: [CatalogSyncWrite]) async throws
 }
 
 /// The products of one app at one revision.

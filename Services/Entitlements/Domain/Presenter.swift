@@ -1,5 +1,6 @@
 import Foundation
 import ShopkeeperCore
+import ShopkeeperModels
 
 /// The customer presenting a proof, locked for the rest of the transaction.
 struct Presenter: Sendable {
@@ -28,5 +29,40 @@ struct Presenter: Sendable {
     /// Whether a Play obfuscated account id names this customer: one of its ids, or that id's account token.
     func owns(obfuscatedAccountID account: String) -> Bool {
         aliases.contains(account) || owns(appAccountToken: account)
+    }
+}
+
+/// The account a purchase was bound to when it was made: Apple's `appAccountToken` (the account token of an app user
+/// id) or Play's obfuscated account id (an app user id, or its account token, as the app chose).
+enum PurchaseAccount: Sendable, Equatable {
+    case appAccountToken(String)
+    case obfuscatedAccountID(String)
+
+    /// The account `transaction` names, if any.
+    init?(_ transaction: StoreTransaction) {
+        if let token = transaction.appAccountToken {
+            self = .appAccountToken(token)
+        } else if let account = transaction.obfuscatedAccountID {
+            self = .obfuscatedAccountID(account)
+        } else {
+            return nil
+        }
+    }
+
+    /// The value a restore accepts for an identified presenter (``Presenter/acceptedAccountTokens``), lowercased as
+    /// the presenter compares it.
+    var acceptedKey: String {
+        switch self {
+        case .appAccountToken(let token): token.lowercased()
+        case .obfuscatedAccountID(let account): account.lowercased()
+        }
+    }
+
+    /// Whether the account is one of `ids` (for Play, the id itself or its token; for Apple, only its token).
+    func names(anyOf ids: [String]) -> Bool {
+        switch self {
+        case .appAccountToken(let token): Presenter.names(token, anyOf: ids)
+        case .obfuscatedAccountID(let account): ids.contains(account) || Presenter.names(account, anyOf: ids)
+        }
     }
 }

@@ -59,7 +59,7 @@ struct PurchasePostgresRepository: PurchaseRepository {
             // A restore of purchases bound to another install's anonymous id may make two customers one first.
             var accounts: RestoreAccounts?
             if request.source == .restore, let named, let user = request.appUserID,
-                request.transactions.contains(where: { $0.appAccountToken != nil })
+                request.transactions.contains(where: { PurchaseAccount($0) != nil })
             {
                 let resolved = try await RestoreAccounts.resolve(
                     request.transactions, presenter: named, appUserID: user, appID: appID, locked: locked,

@@ -93,6 +93,7 @@ struct PublicRoutes: Sendable {
         Template("/v1/admin/products", [.get, .post]),
         Template("/v1/admin/products/{product_id}", [.get, .put, .delete]),
         Template("/v1/admin/catalog", [.get, .put]),
+        Template("/v1/admin/catalog/sync", [.post]),
         Template("/v1/purchases", [.post]),
         Template("/v1/receipts/validate", [.post]),
         Template("/v1/notifications/apple", [.post]),

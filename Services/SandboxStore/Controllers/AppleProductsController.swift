@@ -56,6 +56,14 @@ struct AppleProductsController {
                     FieldProblem(
                         pointer: "\(at)/type", detail: "must be one of \(types.sorted().joined(separator: ", "))"))
             }
+            if let state = product.reviewState, !AppStoreConnectAPIController.reviewStates.contains(state) {
+                problems.append(
+                    FieldProblem(
+                        pointer: "\(at)/review_state",
+                        detail:
+                            "must be one of \(AppStoreConnectAPIController.reviewStates.sorted().joined(separator: ", "))"
+                    ))
+            }
             var storefronts: Set<String> = []
             for (priceIndex, price) in product.prices.enumerated() {
                 let priceAt = "\(at)/prices/\(priceIndex)"

@@ -17,15 +17,10 @@ struct AppleBearerAuthenticator: Sendable {
 
     /// The bundle id the caller is authorized for.
     func authenticate(_ headers: HTTPFields, now: Date = Date()) async throws(AppleAPIError) -> String {
-        guard let authorization = headers[.authorization], authorization.count > 7,
-            authorization.prefix(7).lowercased() == "bearer ",
-            let jws = CompactJWS(String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
-            jws.header.alg == "ES256", jws.header.typ == "JWT", let keyID = jws.header.kid,
-            let key = await store.appleKey(id: keyID),
-            let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKey),
-            jws.hasValidES256Signature(by: publicKey),
-            let claims = jws.decodedPayload(as: AppStoreServerAPIClaims.self)
-        else { throw .unauthorized }
+        guard let signed = await Self.signedClaims(headers, store: store, as: AppStoreServerAPIClaims.self) else {
+            throw .unauthorized
+        }
+        let (key, claims) = signed
         let seconds = Int64(now.timeIntervalSince1970)
         guard claims.iss == key.issuerId, claims.aud == AppStoreServerAPIClaims.audience,
             claims.iat <= seconds + Self.allowedClockSkewSeconds, claims.exp > seconds, claims.exp > claims.iat,
@@ -33,5 +28,23 @@ struct AppleBearerAuthenticator: Sendable {
             await store.bundleIds(ofIssuer: key.issuerId).contains(claims.bid)
         else { throw .unauthorized }
         return claims.bid
+    }
+
+    /// The claims of the `Authorization: Bearer` token and the sandbox-issued key that signed it, when the token is a
+    /// compact JWS with `alg` ES256, `typ` JWT and the `kid` of that key, with a valid signature: the part Apple's
+    /// App Store Server API and App Store Connect API check alike.
+    static func signedClaims<Claims: Decodable>(_ headers: HTTPFields, store: SandboxStore, as: Claims.Type) async
+        -> (AppleAPIKeyRecord, Claims)?
+    {
+        guard let authorization = headers[.authorization], authorization.count > 7,
+            authorization.prefix(7).lowercased() == "bearer ",
+            let jws = CompactJWS(String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
+            jws.header.alg == "ES256", jws.header.typ == "JWT", let keyID = jws.header.kid,
+            let key = await store.appleKey(id: keyID),
+            let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKey),
+            jws.hasValidES256Signature(by: publicKey),
+            let claims = jws.decodedPayload(as: Claims.self)
+        else { return nil }
+        return (key, claims)
     }
 }

@@ -66,6 +66,13 @@ struct SandboxProduct: Codable, Sendable, Equatable {
     /// ISO 8601 (`P1M`), for subscriptions.
     var subscriptionPeriod: String?
     var introductoryOffer: SandboxIntroductoryOffer?
+    /// Where the product stands in App Store Connect's review, in Apple's words (`APPROVED` when omitted):
+    /// what the sandbox's App Store Connect API answers (``AppStoreConnectAPIController``).
+    var reviewState: String? = nil
+    /// App Store Connect's reference name (the display name when omitted).
+    var referenceName: String? = nil
+    /// The subscription group's reference name, for auto-renewable subscriptions (`Default` when omitted).
+    var subscriptionGroup: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case type, description, prices
@@ -73,6 +80,9 @@ struct SandboxProduct: Codable, Sendable, Equatable {
         case displayName = "display_name"
         case subscriptionPeriod = "subscription_period"
         case introductoryOffer = "introductory_offer"
+        case reviewState = "review_state"
+        case referenceName = "reference_name"
+        case subscriptionGroup = "subscription_group"
     }
 }
 

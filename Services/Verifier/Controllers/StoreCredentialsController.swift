@@ -97,6 +97,8 @@ struct AppleCredentialsInput: Codable, Sendable {
     var storeKitTestCertificate: String?
     /// Variant name -> bundle id of each other edition of the app whose app transactions count.
     var variantBundleIDs: [String: String]?
+    /// The App Store Connect API (team) key the catalog sync reads the store's catalog with.
+    var connectAPIKey: AppStoreAPIKey?
 
     /// The stored credentials' field names: the body names each field as it is stored.
     typealias CodingKeys = AppleCredentials.CodingKeys
@@ -150,16 +152,18 @@ struct AppleCredentialsInput: Codable, Sendable {
         if let sharedSecret, sharedSecret.isEmpty {
             problems.append(FieldProblem(pointer: "/shared_secret", detail: "must not be empty"))
         }
-        if let apiKey {
-            if apiKey.issuerID.isEmpty {
-                problems.append(FieldProblem(pointer: "/api_key/issuer_id", detail: "must not be empty"))
+        for (key, field) in [(apiKey, "api_key"), (connectAPIKey, "connect_api_key")] {
+            guard let key else { continue }
+            if key.issuerID.isEmpty {
+                problems.append(FieldProblem(pointer: "/\(field)/issuer_id", detail: "must not be empty"))
             }
-            if apiKey.keyID.isEmpty {
-                problems.append(FieldProblem(pointer: "/api_key/key_id", detail: "must not be empty"))
+            if key.keyID.isEmpty {
+                problems.append(FieldProblem(pointer: "/\(field)/key_id", detail: "must not be empty"))
             }
-            if (try? P256.Signing.PrivateKey(pemRepresentation: apiKey.privateKey)) == nil {
+            if (try? P256.Signing.PrivateKey(pemRepresentation: key.privateKey)) == nil {
                 problems.append(
-                    FieldProblem(pointer: "/api_key/private_key", detail: "must be the P-256 key of the .p8 file (PEM)")
+                    FieldProblem(
+                        pointer: "/\(field)/private_key", detail: "must be the P-256 key of the .p8 file (PEM)")
                 )
             }
         }
@@ -180,7 +184,8 @@ struct AppleCredentialsInput: Codable, Sendable {
             apiKey: apiKey ?? existing?.apiKey,
             consumptionAnswers: consumptionAnswers,
             storeKitTestCertificate: testCertificate,
-            variantBundleIDs: variantBundleIDs
+            variantBundleIDs: variantBundleIDs,
+            connectAPIKey: connectAPIKey ?? existing?.connectAPIKey
         )
     }
 }

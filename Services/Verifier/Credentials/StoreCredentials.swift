@@ -21,6 +21,9 @@ struct AppleCredentials: Codable, Sendable, Equatable {
     /// Variant name -> the bundle id of that edition of the app (a paid `full` edition sold as its own app): its
     /// app transactions are accepted and show that variant (the catalog's `included_in_variants`).
     var variantBundleIDs: [String: String]? = nil
+    /// An App Store Connect API (team) key: the catalog sync reads the app's in-app purchases, subscriptions and
+    /// prices with it. Apple's App Store Server API takes an in-app purchase key (``apiKey``) instead.
+    var connectAPIKey: AppStoreAPIKey? = nil
 
     enum CodingKeys: String, CodingKey {
         case environments
@@ -31,6 +34,7 @@ struct AppleCredentials: Codable, Sendable, Equatable {
         case consumptionAnswers = "consumption_answers"
         case storeKitTestCertificate = "storekit_test_certificate"
         case variantBundleIDs = "variant_bundle_ids"
+        case connectAPIKey = "connect_api_key"
     }
 
     /// The variant whose bundle id `bundleID` is; `nil` when it is none of them.
@@ -49,7 +53,8 @@ struct AppleCredentials: Codable, Sendable, Equatable {
             sharedSecretSet: sharedSecret != nil,
             apiKey: apiKey.map { AppleCredentialsView.KeyView(issuerID: $0.issuerID, keyID: $0.keyID) },
             consumptionAnswers: consumptionAnswers, storeKitTestCertificate: storeKitTestCertificate,
-            variantBundleIDs: variantBundleIDs ?? [:]
+            variantBundleIDs: variantBundleIDs ?? [:],
+            connectAPIKey: connectAPIKey.map { AppleCredentialsView.KeyView(issuerID: $0.issuerID, keyID: $0.keyID) }
         )
     }
 }
@@ -81,7 +86,8 @@ struct ConsumptionAnswers: Codable, Sendable, Equatable {
     }
 }
 
-/// An App Store Connect API key for the App Store Server API.
+/// An App Store Connect API key: an in-app purchase key for the App Store Server API, or a team key for the App Store
+/// Connect API.
 struct AppStoreAPIKey: Codable, Sendable, Equatable {
     var issuerID: String
     var keyID: String
@@ -105,6 +111,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
     var consumptionAnswers: ConsumptionAnswers?
     var storeKitTestCertificate: String?
     var variantBundleIDs: [String: String]
+    var connectAPIKey: KeyView? = nil
 
     struct KeyView: Codable, Sendable, Equatable {
         var issuerID: String
@@ -125,6 +132,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
         case consumptionAnswers = "consumption_answers"
         case storeKitTestCertificate = "storekit_test_certificate"
         case variantBundleIDs = "variant_bundle_ids"
+        case connectAPIKey = "connect_api_key"
     }
 }
 

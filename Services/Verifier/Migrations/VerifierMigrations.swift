@@ -311,5 +311,13 @@ enum VerifierMigrations {
                     CHECK (store IN ('apple', 'google', 'stripe'));
                 """
         ),
+        Migration(
+            "0014_transactions_by_product",
+            sql: """
+                -- The catalog sync asks which store products of an app have purchases (never deleted for a store's
+                -- word); without this it would read every transaction of every app.
+                CREATE INDEX transactions_by_product ON verifier.transactions (app_id, store, store_product_id);
+                """
+        ),
     ]
 }

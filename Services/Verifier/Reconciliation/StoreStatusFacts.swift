@@ -49,3 +49,13 @@ extension GoogleNotifications {
             proofKind: .storeStatus)
     }
 }
+
+extension StripeEventProcessor {
+    /// What Stripe's API says now about the subscription (`sub_...`): its state and its latest invoice's period when
+    /// paid, read with the app's secret key. `nil` when the app has no Stripe credentials to ask with.
+    func currentFacts(of subscription: StaleSubscription) async throws -> NotificationFacts? {
+        guard let stripe = try await credentials.stripe(appID: subscription.appID) else { return nil }
+        return try await events.subscriptionFacts(
+            subscription.originalTransactionID, observed: Date(), key: stripe.secretKey, proofKind: .storeStatus)
+    }
+}

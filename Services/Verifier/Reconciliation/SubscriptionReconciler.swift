@@ -7,7 +7,8 @@ import ShopkeeperModels
 
 /// Asks the stores about subscriptions that look stale: a period that ended with no renewal and no final word
 /// from the store (`subscriptions.stale_v1`), which is what a missed or lost notification leaves behind. The
-/// store's answer (App Store Server API status, Play `subscriptionsv2`) is recorded and applied like a
+/// store's answer (App Store Server API status, Play `subscriptionsv2`, Stripe's subscription and its latest
+/// invoice) is recorded and applied like a
 /// notification's facts, so a customer whose renewal went unheard is paid up again, and one whose subscription
 /// really ended is marked so and not asked about again. Each period end is asked about with growing pauses (the
 /// first after `backoff`, doubling up to a day) while it stays stale; replicas share the work through leases.
@@ -15,6 +16,7 @@ struct SubscriptionReconciler: Service, PolledWork {
     let reconciliations: any ReconciliationRepository
     let apple: AppleNotifications
     let google: GoogleNotifications
+    let stripe: StripeEventProcessor
     let transactions: any TransactionRepository
     let projections: FactProjections
     let settings: ReconcilerSettings
@@ -73,9 +75,7 @@ struct SubscriptionReconciler: Service, PolledWork {
                     appID: subscription.appID, originalTransactionID: subscription.originalTransactionID)
                 facts = try await google.currentFacts(of: subscription, token: token)
             case .stripe:
-                // Not yet: Stripe's webhooks (re-read from its API) keep a web subscription current; asking Stripe
-                // here for one that looks stale is a later step.
-                return ("not asked: Stripe subscriptions follow their webhooks", ReconcilerSettings.longestPause)
+                facts = try await stripe.currentFacts(of: subscription)
             }
             guard let facts else {
                 return ("not asked: no store credentials to ask with", ReconcilerSettings.longestPause)

@@ -67,7 +67,7 @@ struct StripeEvents: Sendable {
             let charge = try await client.charge(objectID, key: key)
             // Shopkeeper takes back whole purchases only: a partial refund leaves the purchase in force.
             guard charge.refunded, let intent = charge.paymentIntent?.id else { return outcome }
-            if let bought = try await purchase(paidBy: intent, appID: appID, key: key) {
+            if let bought = try await purchase(paidBy: intent, appID: appID, key: key, toldAt: observed) {
                 outcome.facts.facts = [Self.fact(StripeFacts.revoked(bought, at: observed), proof: charge.id)]
             }
         case "charge.dispute.created", "charge.dispute.closed":
@@ -78,7 +78,9 @@ struct StripeEvents: Sendable {
             } else {
                 intentID = try await client.charge(dispute.charge.id, key: key).paymentIntent?.id
             }
-            guard let intentID, let bought = try await purchase(paidBy: intentID, appID: appID, key: key) else {
+            guard let intentID,
+                let bought = try await purchase(paidBy: intentID, appID: appID, key: key, toldAt: observed)
+            else {
                 return outcome
             }
             let opened = Date(timeIntervalSince1970: TimeInterval(dispute.created))
@@ -98,39 +100,71 @@ struct StripeEvents: Sendable {
         return outcome
     }
 
-    /// The first period and the state of a subscription a Checkout Session started.
-    private func subscriptionFacts(_ id: String, observed: Date, key: String) async throws(VerifierError)
-        -> NotificationFacts
+    /// The state of subscription `id` as Stripe has it now, and its latest invoice's period when paid: for a
+    /// Checkout Session, its first period; for the reconciler (`proofKind` ``ProofKind/storeStatus``), the latest.
+    func subscriptionFacts(_ id: String, observed: Date, key: String, proofKind: ProofKind = .notification)
+        async throws(VerifierError) -> NotificationFacts
     {
         let subscription = try await client.subscription(id, key: key)
         var facts = NotificationFacts(renewals: [StripeFacts.renewal(of: subscription, observedAt: observed)])
         if let invoiceID = subscription.latestInvoice?.id {
             let invoice = try await client.invoice(invoiceID, key: key)
             if let period = StripeFacts.subscriptionPeriod(invoice: invoice, subscription: subscription) {
-                facts.facts = [Self.fact(period, proof: invoice.id)]
+                facts.facts = [Self.fact(period, proof: invoice.id, kind: proofKind)]
             }
         }
         return facts
     }
 
+    /// How long after Stripe told of a refund or dispute it waits for the purchase it takes back: Stripe does not
+    /// order its deliveries, and retries an event's for up to three days, so the purchase's own event may come later.
+    static let purchaseWait: TimeInterval = 3 * 86_400
+
     /// The recorded purchase a PaymentIntent paid: a subscription period through the invoice it paid
-    /// (`invoice_payments`), else the one-time purchase that is the PaymentIntent itself. `nil` when none is recorded
-    /// here (nothing was granted, so nothing is taken back).
-    private func purchase(paidBy intentID: String, appID: String, key: String) async throws(VerifierError)
-        -> StoreTransaction?
+    /// (`invoice_payments`), else the one-time purchase that is the PaymentIntent itself. `nil` when this app never
+    /// sold it (nothing was granted, so nothing is taken back).
+    ///
+    /// A purchase this app sold (Shopkeeper's metadata on the PaymentIntent or the invoice's subscription) but not
+    /// recorded yet is not lost news: ``VerifierError/applyPending(reason:)`` leaves the refund or dispute pending in
+    /// the notification inbox, retried with backoff (and by Stripe) until the purchase is recorded, for
+    /// ``purchaseWait`` after `toldAt`. Then the revocation is recorded like any other and kept
+    /// (``TransactionRepository/record(_:appID:presenter:attempt:)``), so the purchase ends up revoked once.
+    private func purchase(paidBy intentID: String, appID: String, key: String, toldAt: Date)
+        async throws(VerifierError) -> StoreTransaction?
     {
         let payments = try await client.invoicePayments(paymentIntent: intentID, key: key)
-        let ids = payments.data.map(\.invoice.id) + [intentID]
+        let invoiceIDs = payments.data.map(\.invoice.id)
+        let ids = invoiceIDs + [intentID]
         let recorded: [StoreTransaction]
         do {
             recorded = try await transactions.transactions(appID: appID, store: .stripe, ids: ids)
         } catch {
             throw .applyPending(reason: "the refunded purchase could not be read")
         }
-        return ids.lazy.compactMap { id in recorded.first { $0.transactionID == id } }.first
+        if let bought = ids.lazy.compactMap({ id in recorded.first { $0.transactionID == id } }).first {
+            return bought
+        }
+        guard Date().timeIntervalSince(toldAt) < Self.purchaseWait,
+            try await soldHere(paidBy: intentID, invoiceIDs: invoiceIDs, appID: appID, key: key)
+        else { return nil }
+        throw .applyPending(reason: "the purchase it takes back is not recorded yet")
     }
 
-    private static func fact(_ transaction: StoreTransaction, proof: String) -> VerifiedFact {
-        VerifiedFact(transaction: transaction, proofKind: .notification, rawProof: proof)
+    /// Whether `appID` sold what the PaymentIntent paid, by the metadata Shopkeeper's checkout set: the
+    /// subscription's (on the invoice) for an invoice, the PaymentIntent's own for a one-time purchase.
+    private func soldHere(paidBy intentID: String, invoiceIDs: [String], appID: String, key: String)
+        async throws(VerifierError) -> Bool
+    {
+        if let invoiceID = invoiceIDs.first {
+            let invoice = try await client.invoice(invoiceID, key: key)
+            return invoice.parent?.subscriptionDetails?.metadata?[StripeFacts.appIDKey] == appID
+        }
+        return try await client.paymentIntent(intentID, key: key).metadata?[StripeFacts.appIDKey] == appID
+    }
+
+    private static func fact(_ transaction: StoreTransaction, proof: String, kind: ProofKind = .notification)
+        -> VerifiedFact
+    {
+        VerifiedFact(transaction: transaction, proofKind: kind, rawProof: proof)
     }
 }

@@ -62,9 +62,18 @@ enum StripeFacts {
     }
 
     /// Where a subscription stands, as the subscriptions service models it: `past_due` is Stripe retrying a failed
-    /// payment (billing retry, the period over); `unpaid` is retries given up (still billing, not in service);
-    /// `cancel_at_period_end` turns auto-renewal off; `canceled` and `incomplete_expired` have ended.
+    /// payment (billing retry, the period over, out of service as Apple's and Google's billing retry);
+    /// `unpaid` is retries given up (still billing, not in service: Stripe documents that access is revoked then,
+    /// with no grace); `cancel_at_period_end` turns auto-renewal off; `canceled` and `incomplete_expired` have ended,
+    /// and the facts are dated at Stripe's `ended_at`, whatever event they were read for: the subscriptions service
+    /// ends a period at the facts' `observedAt` when they say it is over, so an immediate cancel cuts the period at
+    /// `ended_at`, and an older event read after the end (its subscription canceled by then) does not end it at the
+    /// older event's date. An ended subscription is final at Stripe, so no later news is outdated by that date.
     static func renewal(of subscription: StripeSubscription, observedAt: Date) -> SubscriptionRenewalFacts {
+        var observedAt = observedAt
+        if ["canceled", "incomplete_expired"].contains(subscription.status), let ended = subscription.endedAt {
+            observedAt = Date(timeIntervalSince1970: TimeInterval(ended))
+        }
         var renewal = SubscriptionRenewalFacts(
             store: .stripe, originalTransactionID: subscription.id, observedAt: observedAt,
             willRenew: !subscription.cancelAtPeriodEnd && subscription.cancelAt == nil)

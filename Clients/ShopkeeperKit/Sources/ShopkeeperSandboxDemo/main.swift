@@ -3,6 +3,10 @@
 //
 //   set -a; . .shopkeeper/local.env; set +a
 //   swift run --package-path Clients/ShopkeeperKit ShopkeeperSandboxDemo extra_garden
+//
+// Arguments: `[product id] [app user id]`: the product to buy (default `extra_garden`), and the customer to log in as
+// first. `--no-purchase <app user id>` buys nothing and only shows what that customer owns: after buying in the demo
+// web shop, the app sees the same entitlement for the same app user id.
 import Foundation
 import ShopkeeperKit
 
@@ -15,7 +19,12 @@ else {
     exit(64)
 }
 let arguments = Array(CommandLine.arguments.dropFirst())
-let productID = arguments.first ?? "extra_garden"
+/// The product to buy; `nil` with `--no-purchase`.
+let productID: String? = arguments.first == "--no-purchase" ? nil : arguments.first ?? "extra_garden"
+if productID == nil && arguments.count < 2 {
+    print("--no-purchase needs the app user id whose entitlements to show")
+    exit(64)
+}
 // Where this "device" keeps its state: the same folder each run, so kept purchases survive a crash.
 let folder = URL(fileURLWithPath: environment["SHOPKEEPER_KIT_DEMO_DIR"] ?? ".shopkeeper/kit-demo", isDirectory: true)
 
@@ -31,13 +40,15 @@ await shopkeeper.start()
 if arguments.count > 1 { _ = try await shopkeeper.logIn(arguments[1]) }
 
 print("customer: \(await shopkeeper.appUserID)")
-switch try await shopkeeper.purchase(productID: productID) {
-case .delivered(let response):
-    print("bought \(productID): \(response.outcomes.map(\.outcome.rawValue).joined(separator: ", "))")
-case .refused(let code):
-    print("Shopkeeper refused the purchase: \(code)")
-case .pending(let error):
-    print("kept, to be sent again: \(error)")
+if let productID {
+    switch try await shopkeeper.purchase(productID: productID) {
+    case .delivered(let response):
+        print("bought \(productID): \(response.outcomes.map(\.outcome.rawValue).joined(separator: ", "))")
+    case .refused(let code):
+        print("Shopkeeper refused the purchase: \(code)")
+    case .pending(let error):
+        print("kept, to be sent again: \(error)")
+    }
 }
 let info = try await shopkeeper.customerInfo()
 print("entitlements:")

@@ -4,7 +4,8 @@ import PostgresNIO
 import ShopkeeperDatabase
 import ShopkeeperModels
 
-/// What a restore does with purchases whose `appAccountToken` names another customer than the presenter's.
+/// What a restore does with purchases whose account (``PurchaseAccount``: Apple's `appAccountToken`, Play's obfuscated
+/// account id) names another customer than the presenter's.
 ///
 /// A person who never logged in is an anonymous id (``AppUserID/isAnonymous(_:)``), and every install makes a new
 /// one: the same person restoring on a new phone presents purchases bound to their old install's id. So, for each
@@ -20,7 +21,7 @@ import ShopkeeperModels
 struct RestoreAccounts {
     /// The customer the restore goes on as (the owner the presenter was merged into, if any).
     var presenter: UUID
-    /// Tokens of anonymous owners an identified presenter may present (lowercased).
+    /// Accounts of anonymous owners an identified presenter may present (``PurchaseAccount/acceptedKey``).
     var acceptedTokens: Set<String> = []
     /// Indices of transactions owned by another, identified account: not applied.
     var ownedElsewhere: Set<Int> = []
@@ -34,8 +35,8 @@ struct RestoreAccounts {
         var result = RestoreAccounts(presenter: customerID)
         var presenterIDs = try await CustomerRows.aliases(of: customerID, on: connection, logger: logger)
         for (index, transaction) in transactions.enumerated() {
-            guard let token = transaction.appAccountToken, !Presenter.names(token, anyOf: presenterIDs),
-                !result.acceptedTokens.contains(token.lowercased())
+            guard let account = PurchaseAccount(transaction), !account.names(anyOf: presenterIDs),
+                !result.acceptedTokens.contains(account.acceptedKey)
             else { continue }
             guard
                 let row = try await PurchaseRow.lock(
@@ -47,17 +48,17 @@ struct RestoreAccounts {
             }
             if row.customerID == result.presenter {
                 // Already this customer's (an earlier merge of this restore brought it): nothing moves.
-                result.acceptedTokens.insert(token.lowercased())
+                result.acceptedTokens.insert(account.acceptedKey)
                 continue
             }
             try await locked.require([row.customerID], on: connection, logger: logger)
             let ownerIDs = try await CustomerRows.aliases(of: row.customerID, on: connection, logger: logger)
-            guard Presenter.names(token, anyOf: ownerIDs), ownerIDs.allSatisfy(AppUserID.isAnonymous) else {
+            guard account.names(anyOf: ownerIDs), ownerIDs.allSatisfy(AppUserID.isAnonymous) else {
                 result.ownedElsewhere.insert(index)
                 continue
             }
             guard presenterIDs.allSatisfy(AppUserID.isAnonymous) else {
-                result.acceptedTokens.insert(token.lowercased())
+                result.acceptedTokens.insert(account.acceptedKey)
                 continue
             }
             try await CustomerMerge.merge(

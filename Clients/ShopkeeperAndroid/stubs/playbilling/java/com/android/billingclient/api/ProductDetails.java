@@ -1,0 +1,15 @@
+// Compile-time stub of the Play Billing Library 7 API (the classes and members PlayBillingDeviceStore uses), so that
+// Clients/ShopkeeperAndroid/check type-checks it without the Android SDK. Never shipped: an app gets the real library
+// from Google Maven (build.gradle.kts). Bodies throw; signatures follow developer.android.com.
+package com.android.billingclient.api;
+
+public final class ProductDetails {
+    public String getProductId() { throw new UnsupportedOperationException("stub"); }
+    public String getProductType() { throw new UnsupportedOperationException("stub"); }
+    public java.util.List<SubscriptionOfferDetails> getSubscriptionOfferDetails() { throw new UnsupportedOperationException("stub"); }
+
+    public static final class SubscriptionOfferDetails {
+        public String getOfferToken() { throw new UnsupportedOperationException("stub"); }
+        public String getBasePlanId() { throw new UnsupportedOperationException("stub"); }
+    }
+}

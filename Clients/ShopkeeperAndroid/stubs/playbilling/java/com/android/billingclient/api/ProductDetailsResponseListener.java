@@ -1,0 +1,8 @@
+// Compile-time stub of the Play Billing Library 7 API (the classes and members PlayBillingDeviceStore uses), so that
+// Clients/ShopkeeperAndroid/check type-checks it without the Android SDK. Never shipped: an app gets the real library
+// from Google Maven (build.gradle.kts). Bodies throw; signatures follow developer.android.com.
+package com.android.billingclient.api;
+
+public interface ProductDetailsResponseListener {
+    void onProductDetailsResponse(BillingResult billingResult, java.util.List<ProductDetails> productDetailsList);
+}
