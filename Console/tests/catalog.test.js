@@ -93,6 +93,7 @@ describe("the catalog's cells", () => {
   });
   it("names the stores' ids and the localizations", () => {
     assert.equal(storeIDsText({ store_product_ids: { app_store: "com.a", play_store: "a" } }), "App Store: com.a; Google Play: a");
+    assert.equal(storeIDsText({ store_product_ids: { stripe: "price_1" } }), "Stripe: price_1");
     assert.equal(storeIDsText({}), "none (free or included)");
     assert.equal(localizationsText({ localizations: { en: { name: "Garden" }, fr: { name: "Jardin" } } }), "en: Garden; fr: Jardin");
     assert.equal(localizationsText({}), "");

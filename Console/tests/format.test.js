@@ -123,6 +123,7 @@ describe("words", () => {
   it("names the stores as people do", () => {
     assert.equal(storeName("app_store"), "App Store");
     assert.equal(storeName("google"), "Google Play");
+    assert.equal(storeName("stripe"), "Stripe");
     assert.equal(storeName("amazon"), "amazon");
     assert.equal(storeName(null), "—");
   });

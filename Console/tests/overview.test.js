@@ -13,6 +13,7 @@ import {
   revenueText,
   salesPerProduct,
   salesTiles,
+  storesText,
   subscriptionTiles,
   sum,
 } from "../js/pure/overview.js";
@@ -175,6 +176,17 @@ describe("salesPerProduct", () => {
     assert.equal(revenueText(products[1]), "USD\u00a01.98, EUR\u00a01.98");
     assert.equal(revenueText(products[2]), "—");
   });
+  it("lists the stores a product sold in, each once, by name", () => {
+    const [garden] = salesPerProduct([
+      { product_id: "garden", store: "app_store", purchases: 1, renewals: 0, units: 1, refunds: 0, currency: "USD", revenue_milliunits: 990 },
+      { product_id: "garden", store: "stripe", purchases: 1, renewals: 0, units: 1, refunds: 0, currency: "EUR", revenue_milliunits: 2990 },
+      { product_id: "garden", store: "stripe", purchases: 1, renewals: 0, units: 1, refunds: 0, currency: "USD", revenue_milliunits: 990 },
+    ]);
+    assert.deepEqual(garden.stores, ["app_store", "stripe"]);
+    assert.equal(storesText(garden), "App Store, Stripe");
+    assert.equal(revenueText(garden), "USD\u00a01.98, EUR\u00a02.99");
+    assert.equal(storesText(salesPerProduct([{ product_id: "seeds", purchases: 0, renewals: 0, units: 0, refunds: 0 }])[0]), "—");
+  });
   it("names a product with neither id unknown, and lists nothing for no rows", () => {
     assert.equal(salesPerProduct([{ purchases: 1, renewals: 0, units: 1, refunds: 0 }])[0].name, "unknown");
     assert.deepEqual(salesPerProduct([]), []);
@@ -197,7 +209,7 @@ describe("the range's answers", () => {
     assert.deepEqual(
       csvDownloads(query).map((download) => [download.path, download.query.group_by]),
       [
-        ["/v1/admin/reports/sales", "day,product"],
+        ["/v1/admin/reports/sales", "day,product,store"],
         ["/v1/admin/reports/subscriptions", "day,product"],
         ["/v1/admin/reports/usage", "app_version"],
       ],

@@ -169,5 +169,9 @@ func buildRouter(
             redemptions: RedemptionPostgresRepository(client: database, logger: logger),
             lifetime: settings.redemptionCodeLifetime, maxBodyBytes: bodyLimit
         ).endpoints, atPath: "/v1/customers")
+    router.addRoutes(
+        StorePurchaseController(
+            purchases: StorePurchasePostgresRepository(client: database, logger: logger), maxBodyBytes: bodyLimit
+        ).endpoints)
     return router
 }

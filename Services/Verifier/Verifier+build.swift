@@ -129,6 +129,9 @@ func buildRouter(
             cancellation: StripeCancellation(
                 client: components.stripeClient, credentials: components.credentials,
                 projections: components.projections),
+            portal: StripePortal(
+                client: components.stripeClient, credentials: components.credentials,
+                entitlements: components.projections.entitlements),
             maxBodyBytes: settings.service.maxBodyBytes
         ).endpoints)
     router.addRoutes(

@@ -35,6 +35,8 @@ enum VerifierError: ProblemError, Equatable {
     case stripeRefused(status: Int, error: StripeErrorBody)
     /// A webhook whose signature header does not authenticate it (forged, tampered, too old, missing).
     case webhookSignatureInvalid(String)
+    /// The customer owns nothing bought through Stripe, so Stripe has no customer of theirs (a portal to open).
+    case noStripeCustomer
 
     var status: HTTPResponse.Status {
         switch self {
@@ -50,6 +52,7 @@ enum VerifierError: ProblemError, Equatable {
         case .pushUnauthenticated: .unauthorized
         case .stripeRefused: .unprocessableContent
         case .webhookSignatureInvalid: .badRequest
+        case .noStripeCustomer: .conflict
         }
     }
 
@@ -68,6 +71,7 @@ enum VerifierError: ProblemError, Equatable {
         case .pushUnauthenticated: "invalid_push_token"
         case .stripeRefused: "stripe_request_refused"
         case .webhookSignatureInvalid: "invalid_signature"
+        case .noStripeCustomer: "no_stripe_customer"
         }
     }
 
@@ -87,6 +91,9 @@ enum VerifierError: ProblemError, Equatable {
         case .pushUnauthenticated:
             "The push carries no valid Google OIDC token for this endpoint, nor the app's push token (?token=)."
         case .webhookSignatureInvalid(let reason): "The webhook's signature does not authenticate it: \(reason)."
+        case .noStripeCustomer:
+            "This customer has bought nothing through Stripe (or redeemed nothing bought there), so there is no "
+                + "Stripe customer whose subscriptions and payments to manage."
         case .stripeRefused(let status, let error):
             "Stripe refused the request (\(status) \(error.type)\(error.code.map { " " + $0 } ?? "")"
                 + "\(error.param.map { ", param " + $0 } ?? "")): \(error.message ?? "no message")"
@@ -117,7 +124,7 @@ enum VerifierError: ProblemError, Equatable {
             .stripeRefused, .webhookSignatureInvalid:
             true
         case .storeUnavailable, .storeNotConfigured, .storeCredentialsRejected, .credentialsNotFound,
-            .credentialsUnreadable, .applyPending, .connectKeyNotConfigured:
+            .credentialsUnreadable, .applyPending, .connectKeyNotConfigured, .noStripeCustomer:
             false
         }
     }

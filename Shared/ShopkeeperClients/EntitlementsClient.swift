@@ -53,4 +53,12 @@ package struct EntitlementsClient: Sendable {
         try await client.post(
             "/internal/v1/offer-context", body: request, appID: appID, keyKind: .public, requestID: requestID)
     }
+
+    /// The original transaction ids of `request.store` the customer owns now, newest first.
+    package func storePurchases(_ request: StorePurchasesRequest, appID: String, requestID: String?) async throws
+        -> StorePurchases
+    {
+        try await client.post(
+            "/internal/v1/store-purchases", body: request, appID: appID, keyKind: .secret, requestID: requestID)
+    }
 }

@@ -24,12 +24,7 @@ import Testing
             let firstEnd = first["expires_at"] as? String
             #expect(firstEnd != nil, "\(first)")
 
-            let renewed = try await stripe.world.sandbox(.POST, "/sandbox/stripe/subscriptions/\(subscription)/advance")
-            #expect(renewed.status == 200, "\(renewed.json)")
-            let extended = try await stripe.customer("ana") {
-                let state = StripeWorld.subscription($0)
-                return state["expires_at"] as? String != firstEnd && state["state"] as? String == "active"
-            }
+            let extended = try await stripe.renew(subscription, for: "ana", endingOtherThan: firstEnd)
             #expect(StripeWorld.subscription(extended)["expires_at"] as? String != firstEnd, "\(extended)")
             #expect(StripeWorld.active(extended, "club"))
             let periods = try await ShopkeeperTestSupport.eventually({

@@ -204,6 +204,28 @@ struct StripeWorld: Sendable {
         try await ShopkeeperTestSupport.eventually({ try await world.customerInfo(user) }, until: condition)
     }
 
+    /// Moves `visitor`'s web purchases to `user` with a redemption code (issued with the secret key, as the shop's
+    /// server may): the redemption's answer, `user`'s info.
+    func redeem(from visitor: String, to user: String) async throws -> StoreWorld.Answer {
+        let issued = try await world.call(
+            world.entitlements, .POST, "/v1/customers/\(visitor)/redemption-codes", kind: .secret)
+        guard let code = issued["code"] as? String else { throw ServiceProcess.Failure("code: \(issued.json)") }
+        return try await world.call(world.entitlements, .POST, "/v1/customers/\(user)/redeem", ["code": code])
+    }
+
+    /// Renews `subscription` on the sandbox's clock: `user`'s info once its subscription is active and ends other
+    /// than at `end` (or after 20 seconds).
+    func renew(_ subscription: String, for user: String, endingOtherThan end: String?) async throws
+        -> [String: Any]
+    {
+        let renewed = try await world.sandbox(.POST, "/sandbox/stripe/subscriptions/\(subscription)/advance")
+        guard renewed.status == 200 else { throw ServiceProcess.Failure("advance: \(renewed.json)") }
+        return try await customer(user) {
+            let state = Self.subscription($0)
+            return state["expires_at"] as? String != end && state["state"] as? String == "active"
+        }
+    }
+
     /// Whether `entitlement` is active in customer info `info`.
     static func active(_ info: [String: Any], _ entitlement: String) -> Bool {
         (info["entitlements"] as? [String: [String: Any]])?[entitlement]?["active"] as? Bool == true

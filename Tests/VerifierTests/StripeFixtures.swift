@@ -193,6 +193,18 @@ enum StripeFixtures {
         ull}
         """#
 
+    /// A `billing_portal.session`.
+    static let portalSession = #"""
+        {"configuration":"bpc_1Pgc7HB7WZ01zgkWxH2EPWRX","created":1234567890,"customer":"cus_QXg1o8vcGmoR32","customer\#
+        _account":null,"flow":{"after_completion":{"hosted_confirmation":{"custom_message":null},"redirect":{"return_u\#
+        rl":"return_url"},"type":"hosted_confirmation"},"subscription_cancel":{"retention":{"coupon_offer":{"coupon":"\#
+        coupon"},"type":"coupon_offer"},"subscription":"subscription"},"subscription_update":{"subscription":"subscrip\#
+        tion"},"subscription_update_confirm":{"discounts":null,"items":[{"id":null,"price":null}],"subscription":"subs\#
+        cription"},"type":"subscription_update"},"id":"bps_1Pgc7HB7WZ01zgkWNs8s9Auh","livemode":true,"locale":null,"ob\#
+        ject":"billing_portal.session","on_behalf_of":null,"return_url":"https://example.com/account","url":"https://s\#
+        angeekp-15t6ai--customer_portal-mydev.dev.stripe.me/session/{SESSION_SECRET}"}
+        """#
+
     /// `json` decoded, with each key path (`"items.data.0.price.id"`: members and list indexes) set to its value
     /// (`NSNull()` for `null`), encoded again.
     static func object(_ json: String, changing changes: [String: Any] = [:]) throws -> Data {

@@ -58,6 +58,11 @@ import Testing
         let intent = try decoder.decode(
             StripePaymentIntent.self, from: try StripeFixtures.object(StripeFixtures.paymentIntent))
         #expect(intent.status == "requires_payment_method")
+        let portal = try decoder.decode(
+            StripePortalSession.self, from: try StripeFixtures.object(StripeFixtures.portalSession))
+        #expect(portal.id == "bps_1Pgc7HB7WZ01zgkWNs8s9Auh")
+        #expect(portal.customer == "cus_QXg1o8vcGmoR32")
+        #expect(portal.url.hasPrefix("https://"))
         let event = try decoder.decode(StripeEvent.self, from: try StripeFixtures.object(StripeFixtures.event))
         #expect(event.data.object.object == "plan")
         // An expanded field decodes to its id too.

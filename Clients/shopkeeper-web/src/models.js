@@ -87,4 +87,10 @@
  * @property {string} expires_at When it can no longer be redeemed (ISO 8601).
  */
 
+/**
+ * The answer of `POST /v1/customers/{app_user_id}/portal`.
+ * @typedef {object} PortalSession
+ * @property {string} portal_url Where to send the browser: the store's customer portal (a short-lived link).
+ */
+
 export {};

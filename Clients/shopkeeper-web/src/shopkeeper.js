@@ -13,6 +13,7 @@ import {
 import { ShopkeeperError } from "./errors.js";
 import { APIClient, segment } from "./http.js";
 import { checkAppUserID, idsKey, loggedOut, makeAnonymousID, openIDs, using } from "./ids.js";
+import { openPortal } from "./portal.js";
 import { issueRedemptionCode } from "./redemption.js";
 import { retryDelay, retryPolicy } from "./retry.js";
 import { AnswerVerifier } from "./signing.js";
@@ -217,8 +218,7 @@ export class Shopkeeper extends EventTarget {
       known: purchaseIDs(before, productID),
       started_at: this.clock.now(),
     });
-    const assign = this.options.assign ?? ((url) => globalThis.location.assign(url));
-    assign(value.checkout_url);
+    this.goTo(value.checkout_url);
     return value;
   }
 
@@ -267,6 +267,31 @@ export class Shopkeeper extends EventTarget {
    */
   redemptionCode() {
     return issueRedemptionCode(this.api, this.ids.appUserID);
+  }
+
+  /**
+   * Goes to the store's customer portal (Stripe's billing portal), where the current customer cancels or resumes
+   * web subscriptions, changes the card and reads invoices; its return link goes to `returnURL`. Refused with
+   * `no_stripe_customer` (409) when the customer owns no web purchase.
+   * @param {{ returnURL: string }} urls
+   * @returns {Promise<import("./models.js").PortalSession>}
+   */
+  async manageSubscriptions(urls) {
+    if (typeof urls?.returnURL !== "string" || urls.returnURL === "") {
+      throw new ShopkeeperError("invalid_argument", "manageSubscriptions({ returnURL })");
+    }
+    const session = await openPortal(this.api, this.ids.appUserID, urls.returnURL);
+    this.goTo(session.portal_url);
+    return session;
+  }
+
+  /**
+   * Sends the browser to a store's page (the `assign` option, else `location.assign`).
+   * @param {string} url
+   */
+  goTo(url) {
+    const assign = this.options.assign ?? ((target) => globalThis.location.assign(target));
+    assign(url);
   }
 
   /**

@@ -211,3 +211,36 @@ describe("redemption codes", () => {
     await assert.rejects(shop.redemptionCode(), { kind: "decoding" });
   });
 });
+
+describe("the customer portal", () => {
+  const portal = { portal_url: "https://billing.example/p/session/bps_1" };
+
+  it("asks for a portal session for the current customer and goes there", async () => {
+    const { shop, fake, assigned } = client([{ status: 201, body: portal }], {
+      appUserID: "user_1",
+      customerToken: async () => "token",
+    });
+    assert.deepEqual(await shop.manageSubscriptions({ returnURL: "https://garden.example/account" }), portal);
+    const [request] = fake.seen;
+    assert.equal(request.method, "POST");
+    assert.equal(request.url.pathname, "/v1/customers/user_1/portal");
+    assert.deepEqual(request.body, { return_url: "https://garden.example/account" });
+    assert.deepEqual(assigned, [portal.portal_url]);
+  });
+
+  it("passes on that the customer never bought on the web, and goes nowhere", async () => {
+    const { shop, assigned } = client([problem(409, "no_stripe_customer")]);
+    await assert.rejects(shop.manageSubscriptions({ returnURL: "https://garden.example/account" }), {
+      code: "no_stripe_customer",
+    });
+    assert.deepEqual(assigned, []);
+  });
+
+  it("refuses a call without a return URL and an answer without a portal URL", async () => {
+    const { shop } = client([{ status: 201, body: {} }]);
+    await assert.rejects(shop.manageSubscriptions({}), { kind: "invalid_argument" });
+    await assert.rejects(shop.manageSubscriptions({ returnURL: "https://garden.example/account" }), {
+      kind: "decoding",
+    });
+  });
+});

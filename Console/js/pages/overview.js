@@ -16,6 +16,7 @@ import {
   revenueText,
   salesPerProduct,
   salesTiles,
+  storesText,
   subscriptionTiles,
 } from "../pure/overview.js";
 import { withQuery } from "../pure/query.js";
@@ -29,7 +30,7 @@ async function load(range) {
   const query = reportQuery(range);
   const [salesByDay, salesByProduct, subscriptions] = await Promise.all([
     get("/v1/admin/reports/sales", { ...query, group_by: "day" }),
-    get("/v1/admin/reports/sales", { ...query, group_by: "product" }),
+    get("/v1/admin/reports/sales", { ...query, group_by: "product,store" }),
     get("/v1/admin/reports/subscriptions", { ...query, group_by: "day" }),
   ]);
   return { salesByDay, salesByProduct, subscriptions };
@@ -72,12 +73,13 @@ function productsView(salesByProduct) {
         })
       : null,
     table(
-      ["Product", "Purchases", "Renewals", "Units", "Refunds", "Revenue"],
+      ["Product", "Stores", "Purchases", "Renewals", "Units", "Refunds", "Revenue"],
       products.map((entry) =>
         h(
           "tr",
           { dataset: { product: entry.name } },
           h("th", { scope: "row", text: entry.name }),
+          h("td", { dataset: { stores: entry.stores.join(",") }, text: storesText(entry) }),
           [entry.purchases, entry.renewals, entry.units, entry.refunds].map(number),
           h("td", { class: "number", text: revenueText(entry) }),
         ),

@@ -2,7 +2,7 @@
 // field), and a product as the edit form sends it back. Pure: pages/catalog.js, pages/import.js and
 // pages/product.js build the markup.
 
-import { truncate, words } from "./format.js";
+import { storeName, truncate, words } from "./format.js";
 
 /** Whether a product is cleared for sale (absent means yes, as the catalog reads it). */
 export function clearedForSale(product) {
@@ -19,7 +19,7 @@ export function minVersionText(product) {
 export function storeIDsText(product) {
   return (
     Object.entries(product.store_product_ids || {})
-      .map(([store, id]) => `${store === "app_store" ? "App Store" : "Google Play"}: ${id}`)
+      .map(([store, id]) => `${storeName(store)}: ${id}`)
       .join("; ") || "none (free or included)"
   );
 }

@@ -78,7 +78,8 @@ export function isDay(text) {
 
 /** A store's name as people say it. */
 export function storeName(store) {
-  return { app_store: "App Store", play_store: "Google Play", apple: "App Store", google: "Google Play" }[store] || store || "—";
+  const names = { app_store: "App Store", play_store: "Google Play", stripe: "Stripe", apple: "App Store", google: "Google Play" };
+  return names[store] || store || "—";
 }
 
 /** A snake_case value as words (`grace_period` → `grace period`). */

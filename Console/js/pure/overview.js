@@ -2,7 +2,7 @@
 // subscriptions per day), the series its charts draw, and sales per product. Pure: pages/overview.js fetches and
 // draws.
 
-import { count, money } from "./format.js";
+import { count, money, storeName } from "./format.js";
 
 /** The reports' query for `range`: the most rows one answer may hold, as a console range is never cut into pages. */
 export function reportQuery(range) {
@@ -116,13 +116,15 @@ export function dailyCharts(days, salesRows, subscriptionRows, currencyList) {
   ];
 }
 
-/** Sales per product (rows of the sales report grouped by product, one per currency), most sold first
- *  (purchases and renewals); `revenue` maps each currency to its milliunits. */
+/** Sales per product (rows of the sales report grouped by product, one per currency, and by store when asked),
+ *  most sold first (purchases and renewals); `revenue` maps each currency to its milliunits, `stores` lists the
+ *  stores it sold in, in the order first seen. */
 export function salesPerProduct(rows) {
   const products = new Map();
   for (const row of rows) {
     const name = row.product_id || row.store_product_id || "unknown";
-    const entry = products.get(name) || { name, purchases: 0, renewals: 0, units: 0, refunds: 0, revenue: new Map() };
+    const entry = products.get(name) || { name, purchases: 0, renewals: 0, units: 0, refunds: 0, revenue: new Map(), stores: [] };
+    if (row.store && !entry.stores.includes(row.store)) entry.stores.push(row.store);
     entry.purchases += row.purchases;
     entry.renewals += row.renewals;
     entry.units += row.units;
@@ -140,6 +142,11 @@ export function revenueText(entry) {
   return [...entry.revenue].map(([currency, value]) => money(value, currency)).join(", ") || "—";
 }
 
+/** The stores a product sold in, by name (`App Store, Stripe`), or `—`. */
+export function storesText(entry) {
+  return entry.stores.map(storeName).join(", ") || "—";
+}
+
 /** Whether the range shows nothing: no sales, and no subscription active or in trial on any day. */
 export function isQuiet(salesRows, subscriptionRows) {
   return salesRows.length === 0 && subscriptionRows.every((row) => !row.active && !row.trial);
@@ -148,7 +155,7 @@ export function isQuiet(salesRows, subscriptionRows) {
 /** The CSV downloads of the range: `{ path, query, label }`. */
 export function csvDownloads(query) {
   return [
-    { path: "/v1/admin/reports/sales", query: { ...query, group_by: "day,product" }, label: "Sales as CSV" },
+    { path: "/v1/admin/reports/sales", query: { ...query, group_by: "day,product,store" }, label: "Sales as CSV" },
     { path: "/v1/admin/reports/subscriptions", query: { ...query, group_by: "day,product" }, label: "Subscriptions as CSV" },
     { path: "/v1/admin/reports/usage", query: { ...query, group_by: "app_version" }, label: "Purchases by app version as CSV" },
   ];

@@ -106,6 +106,7 @@ struct PublicRoutes: Sendable {
         Template("/v1/customers/{app_user_id}", [.get]),
         Template("/v1/customers/{app_user_id}/restore", [.post]),
         Template("/v1/customers/{app_user_id}/checkout", [.post]),
+        Template("/v1/customers/{app_user_id}/portal", [.post]),
         Template("/v1/customers/{app_user_id}/subscriptions/{subscription_id}/cancel", [.post]),
         Template("/v1/customers/{app_user_id}/aliases", [.post]),
         Template("/v1/customers/{app_user_id}/redemption-codes", [.post]),

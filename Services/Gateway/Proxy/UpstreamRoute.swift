@@ -79,6 +79,7 @@ struct UpstreamRoute: Sendable, Hashable {
             // Offers are signed with the app's In-App Purchase key, which only the verifier holds.
             UpstreamRoute(prefix: "/v1/customers/*/offer-signatures", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/customers/*/checkout", service: "verifier", baseURL: verifierURL),
+            UpstreamRoute(prefix: "/v1/customers/*/portal", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/customers/*/subscriptions", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/customers", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/entitlements", service: "entitlements", baseURL: entitlementsURL),

@@ -8,9 +8,13 @@ import ShopkeeperModels
 ///
 /// `POST /v1/customers/{app_user_id}/subscriptions/{subscription_id}/cancel`: the customer's web subscription ends
 /// with its paid period (Stripe's `cancel_at_period_end`).
+///
+/// `POST /v1/customers/{app_user_id}/portal`: a link to Stripe's customer portal for the Stripe customer behind the
+/// customer's web purchases (`409 no_stripe_customer` when they own none).
 struct StripeCheckoutController {
     let checkout: StripeCheckout
     let cancellation: StripeCancellation
+    let portal: StripePortal
     let maxBodyBytes: Int
 
     /// The controller's routes, added with `router.addRoutes(controller.endpoints)`.
@@ -32,6 +36,14 @@ struct StripeCheckoutController {
                 subscriptionID: try context.parameters.require("subscription_id"), appUserID: user,
                 appID: caller.appID, requestID: context.requestID)
             return try JSONBody.response(answer, headers: [.cacheControl: "no-store"])
+        }
+        routes.post("/v1/customers/:app_user_id/portal") { request, context in
+            let caller = try context.requireCaller()
+            let user = try AppUserID.fromPath(context)
+            let body = try await JSONBody.decode(PortalRequest.self, from: request, limit: maxBodyBytes)
+            let answer = try await portal.create(
+                body, appUserID: user, appID: caller.appID, requestID: context.requestID)
+            return try JSONBody.response(answer, status: .created, headers: [.cacheControl: "no-store"])
         }
         return routes
     }

@@ -70,6 +70,16 @@ struct StripeClient: Sendable {
         try await post("/v1/checkout/sessions", form: form, idempotencyKey: idempotencyKey, key: key)
     }
 
+    /// `POST /v1/billing_portal/sessions` for `customer`, who comes back to `returnURL`.
+    func createPortalSession(customer: String, returnURL: String, idempotencyKey: String, key: String)
+        async throws(VerifierError) -> StripePortalSession
+    {
+        var form = StripeForm()
+        form.add("customer", customer)
+        form.add("return_url", returnURL)
+        return try await post("/v1/billing_portal/sessions", form: form, idempotencyKey: idempotencyKey, key: key)
+    }
+
     /// `POST /v1/subscriptions/{id}` with `cancel_at_period_end` (`true`: it ends with its period; `false`: it
     /// renews again).
     func setCancelAtPeriodEnd(_ cancel: Bool, subscription id: String, idempotencyKey: String, key: String)

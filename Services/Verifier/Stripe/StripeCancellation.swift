@@ -20,9 +20,10 @@ struct CancellationResponse: Codable, Sendable, Equatable {
 }
 
 /// Cancels a customer's web subscription at the end of its period, through Stripe: only a subscription Shopkeeper's
-/// checkout created for this app and this customer (its metadata says so, as Stripe has it). The renewal state is
-/// applied at once, so the customer's info shows auto-renewal off before Stripe's `customer.subscription.updated`
-/// arrives (which applies the same state again).
+/// checkout created for this app and this customer (its metadata says so, as Stripe has it), or one a redemption
+/// moved to this customer (entitlements' record; the buyer, who pays for it, may still cancel it too, as they may
+/// at Stripe's portal). The renewal state is applied at once, so the customer's info shows auto-renewal off before
+/// Stripe's `customer.subscription.updated` arrives (which applies the same state again).
 struct StripeCancellation: Sendable {
     let client: StripeClient
     let credentials: any CredentialsRepository
@@ -45,9 +46,13 @@ struct StripeCancellation: Sendable {
             if Self.isUnknownToStripe(error) { throw RequestError.notFound }
             throw error
         }
-        guard subscription.metadata?[StripeFacts.appIDKey] == appID,
-            subscription.metadata?[StripeFacts.appUserIDKey] == appUserID
-        else { throw RequestError.notFound }
+        guard subscription.metadata?[StripeFacts.appIDKey] == appID else { throw RequestError.notFound }
+        if subscription.metadata?[StripeFacts.appUserIDKey] != appUserID {
+            // Not the buyer's id: the customer a redemption moved it to (Shopkeeper's record says who owns it now).
+            let owned = try await projections.entitlements.storePurchases(
+                StorePurchasesRequest(appUserID: appUserID, store: .stripe), appID: appID, requestID: requestID)
+            guard owned.originalTransactionIDs.contains(subscriptionID) else { throw RequestError.notFound }
+        }
         var updated = subscription
         if !subscription.cancelAtPeriodEnd && !["canceled", "incomplete_expired"].contains(subscription.status) {
             updated = try await client.setCancelAtPeriodEnd(

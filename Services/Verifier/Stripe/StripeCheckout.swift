@@ -32,7 +32,7 @@ struct CheckoutResponse: Codable, Sendable, Equatable {
 }
 
 /// Creates Stripe Checkout Sessions for catalog products: the product's Stripe price, `payment` mode for one-time
-/// products and `subscription` mode for auto-renewable ones, the customer as `client_reference_id` and in the
+/// products (making a Stripe customer) and `subscription` mode for auto-renewable ones, the customer as `client_reference_id` and in the
 /// metadata of the session and of what it creates (PaymentIntent or subscription), so every later event names them.
 struct StripeCheckout: Sendable {
     let client: StripeClient
@@ -76,6 +76,9 @@ struct StripeCheckout: Sendable {
         let subscription = price.type == .autoRenewable
         var form = StripeForm()
         form.add("mode", subscription ? "subscription" : "payment")
+        // A one-time payment makes a Stripe customer too (Stripe's default is a guest), so that the buyer has a
+        // customer portal (`StripePortal`) as a subscriber does.
+        form.add("customer_creation", subscription ? nil : "always")
         form.add("line_items", .list([.object([("price", .text(price.priceID)), ("quantity", .text("1"))])]))
         form.add("success_url", request.successURL)
         form.add("cancel_url", request.cancelURL)
@@ -122,7 +125,8 @@ struct StripeCheckout: Sendable {
         guard problems.isEmpty else { throw .validationFailed(problems) }
     }
 
-    private static func urlProblem(_ text: String, livemode: Bool) -> String? {
+    /// Why `text` is not a URL Stripe may send a customer to (`nil` when it is).
+    static func urlProblem(_ text: String, livemode: Bool) -> String? {
         let schemes = livemode ? ["https"] : ["https", "http"]
         let rule = "must be an absolute \(schemes.joined(separator: " or ")) URL of at most 2048 characters"
         // Stripe's placeholder is not a valid URL character sequence until Stripe replaces it.

@@ -260,9 +260,11 @@ package struct StripePaymentIntent: Codable, Sendable, Equatable {
     package var livemode: Bool
     package var metadata: [String: String]?
     package var latestCharge: StripeID?
+    /// The Stripe customer who paid, if the payment had one.
+    package var customer: StripeID?
 
     enum CodingKeys: String, CodingKey {
-        case id, status, amount, currency, created, livemode, metadata
+        case id, status, amount, currency, created, livemode, metadata, customer
         case amountReceived = "amount_received"
         case latestCharge = "latest_charge"
     }
@@ -331,4 +333,13 @@ package struct StripeErrorBody: Codable, Sendable, Equatable {
         self.message = message
         self.param = param
     }
+}
+
+/// A `billing_portal.session`: a short-lived link to Stripe's customer portal for one customer.
+package struct StripePortalSession: Codable, Sendable, Equatable {
+    package var id: String
+    package var customer: String
+    /// Where to send the customer.
+    package var url: String
+    package var livemode: Bool
 }

@@ -4,8 +4,9 @@ import ShopkeeperReports
 /// store transactions, consumables from the ledger. They hold today too (nothing in them changes with the time alone).
 ///
 /// A sale is an applied transaction the customer bought (not one shared by a family member), counted on its purchase
-/// date: a purchase when it is the first transaction of its purchase (transaction id = original transaction id), a
-/// renewal otherwise. A refund is counted once, on the transaction whose refund revoked its purchase, on the day of the
+/// date: a purchase when it is the first transaction of its purchase (transaction id = original transaction id; for
+/// Stripe, whose subscription periods are invoices named apart from the subscription, the earliest of its
+/// subscription), a renewal otherwise. A refund is counted once, on the transaction whose refund revoked its purchase, on the day of the
 /// refund, unless the store reversed it. Amounts are the store's own price fields (milliunits of the currency; Apple's
 /// price of a consumable is that of the whole quantity).
 enum ReportRollups {
@@ -20,11 +21,24 @@ enum ReportRollups {
         WHERE t.app_id = $1::text AND (t.changed_tx >= $2::text::xid8 OR $3::boolean) AND v.day IS NOT NULL
         """
 
+    /// Whether the transaction `t` is the first of its purchase (a purchase, not a renewal): its id is the original
+    /// transaction id, or, at Stripe, no transaction of its subscription is earlier.
+    private static let firstOfPurchase = """
+        CASE WHEN t.transaction_id = t.original_transaction_id THEN true
+                    WHEN t.store <> 'stripe' THEN false
+                    ELSE NOT EXISTS (
+                        SELECT 1 FROM entitlements.transactions e
+                        WHERE e.store = t.store AND e.original_transaction_id = t.original_transaction_id
+                          AND (e.purchase_date, e.transaction_id) < (t.purchase_date, t.transaction_id))
+               END
+        """
+
     /// The columns of the app's (`$1`) transactions the customer bought, with their purchase's product, that a sale or
     /// a refund is counted by. It ends in its `WHERE` clause, for the caller to narrow with `AND`.
     private static let purchasedTransactions = """
         t.environment, t.store, t.store_product_id, t.storefront, t.currency,
-               t.transaction_id, t.original_transaction_id, t.quantity, t.price_milliunits,
+               t.quantity, t.price_milliunits,
+               \(firstOfPurchase) AS first,
                (SELECT p.product_id FROM entitlements.purchases p
                 WHERE p.store = t.store AND p.original_transaction_id = t.original_transaction_id) AS product_id
         FROM entitlements.transactions t
@@ -37,8 +51,8 @@ enum ReportRollups {
         changedDays: transactionDays,
         select: """
             SELECT $1::text, d.day, f.environment, f.store, f.product_id, f.store_product_id, f.storefront, f.currency,
-                   count(*) FILTER (WHERE f.sale AND f.transaction_id = f.original_transaction_id),
-                   count(*) FILTER (WHERE f.sale AND f.transaction_id <> f.original_transaction_id),
+                   count(*) FILTER (WHERE f.sale AND f.first),
+                   count(*) FILTER (WHERE f.sale AND NOT f.first),
                    coalesce(sum(f.quantity) FILTER (WHERE f.sale), 0),
                    coalesce(sum(f.price_milliunits) FILTER (WHERE f.sale), 0),
                    count(*) FILTER (WHERE NOT f.sale),
@@ -64,12 +78,12 @@ enum ReportRollups {
         changedDays: transactionDays,
         select: """
             SELECT $1::text, d.day, t.environment, t.product_id, t.store_product_id, t.app_version,
-                   count(*) FILTER (WHERE t.transaction_id = t.original_transaction_id),
-                   count(*) FILTER (WHERE t.transaction_id <> t.original_transaction_id),
+                   count(*) FILTER (WHERE t.first),
+                   count(*) FILTER (WHERE NOT t.first),
                    coalesce(sum(t.quantity), 0)
             FROM unnest($2::text[]::date[]) AS d(day)
             CROSS JOIN LATERAL (
-                SELECT t.environment, t.store_product_id, t.transaction_id, t.original_transaction_id, t.quantity,
+                SELECT t.environment, t.store_product_id, t.quantity, \(firstOfPurchase) AS first,
                        p.product_id, p.app_version
                 FROM entitlements.transactions t
                 LEFT JOIN LATERAL (
