@@ -5,7 +5,7 @@ extension EntitlementsMigrations {
     /// of a Stripe subscription (an invoice, named apart from its subscription) as a renewal (``ReportRollups``).
     static let stripeSales: [Migration] = [
         Migration(
-            "0040_stripe_first_periods_are_purchases",
+            "0035_stripe_first_periods_are_purchases",
             sql: """
                 -- Without its watermark, a summary is built again from every fact at its next read.
                 DELETE FROM entitlements.report_rollups
