@@ -125,7 +125,7 @@ import _CryptoExtras
             }
         }
         #expect(
-            verifierRoutes == 18, "the verifier's routes: \(verifierRouter.routes.map { "\($0.method) \($0.path)" })")
+            verifierRoutes == 19, "the verifier's routes: \(verifierRouter.routes.map { "\($0.method) \($0.path)" })")
         let documented = document.operations
         #expect(served.subtracting(documented).sorted() == [], "served but not documented")
         #expect(documented.subtracting(served).sorted() == [], "documented but not served")
