@@ -1,4 +1,4 @@
-/// How sure a report is of a variant's figures. The method (also in `docs/architecture.md`, "Experiments"):
+/// How sure a report is of a variant's figures. The method (also in `docs/architecture.md`, "Experiments (the math so far)"):
 ///
 /// - **Conversion** (trials started, purchases, paying customers, over customers exposed): Bayesian, with a uniform
 ///   prior. After `k` of `n` customers converted the rate's posterior is Beta(1 + k, 1 + n − k); the report gives its
