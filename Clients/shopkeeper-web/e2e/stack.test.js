@@ -86,6 +86,51 @@ describe("the web client against a real stack", { skip }, () => {
   });
 });
 
+describe("the demo shop's offerings (scripts/run seeds them)", { skip }, () => {
+  /** Offering id to its packages as `package_id product_id store_product_id`. */
+  const packages = (view) =>
+    Object.fromEntries(
+      view.offerings.map((offering) => [
+        offering.offering_id,
+        offering.packages.map((item) => `${item.package_id} ${item.product.product_id} ${item.product.store_product_id}`),
+      ]),
+    );
+
+  it("serves the default `standard` offering, revalidated by ETag, and `germany` to German storefronts", async () => {
+    const recorder = recordingFetch();
+    const shop = Shopkeeper.configure({
+      apiKey: stack.SHOPKEEPER_PUBLIC_KEY,
+      baseURL: gateway,
+      storage: new MemoryStorage(),
+      fetch: recorder.fetch,
+      appVersion: "2.0",
+      locale: "en",
+    });
+    const standard = await shop.offerings();
+    assert.equal(standard.current_offering_id, "standard");
+    assert.equal(standard.rule_id, undefined);
+    // The web sells through Stripe: the yearly service has no Stripe price, so its package is left out.
+    assert.deepEqual(packages(standard), {
+      standard: ["$monthly garden_club price_demo_garden_club", "$lifetime extra_garden price_demo_extra_garden"],
+      germany: ["$monthly garden_club price_demo_garden_club"],
+    });
+    const paywall = standard.offerings.find((offering) => offering.offering_id === "standard")?.paywall;
+    assert.equal(paywall?.locale, "en");
+    assert.equal(paywall?.title, "Grow a rarer garden");
+    assert.deepEqual(await shop.offerings(), standard);
+    assert.deepEqual(recorder.statuses.splice(0), [200, 304]);
+
+    const german = await shop.offerings({ platform: "play_store", country: "AT", locale: "de-AT" });
+    assert.equal(german.current_offering_id, "germany");
+    assert.equal(german.rule_id, "german_storefronts");
+    assert.deepEqual(packages(german).germany, ["$annual service_year service_year", "$monthly garden_club garden_club"]);
+    const translated = german.offerings.find((offering) => offering.offering_id === "standard")?.paywall;
+    assert.equal(translated?.locale, "de");
+    assert.equal(translated?.title, "Ein seltenerer Garten");
+    assert.deepEqual(recorder.statuses.splice(0), [200]);
+  });
+});
+
 describe("signed answers from the real gateway", { skip }, () => {
   it("verify with the app's published key, and are refused under a key the app does not trust", async () => {
     const signingKeys = await appSigningKeys();

@@ -74,6 +74,44 @@
  */
 
 /**
+ * `PaywallView`: an offering's paywall document in the locale closest to the caller's.
+ * @typedef {object} PaywallView
+ * @property {string} layout the layout the app renders
+ * @property {Record<string, string>} colors
+ * @property {Record<string, string>} image_urls
+ * @property {string} locale the locale the texts are in
+ * @property {string} title
+ * @property {string} [subtitle]
+ * @property {string[]} features
+ * @property {string} [call_to_action]
+ */
+
+/**
+ * `PackageView`: one package of an offering, with its product as the catalog shows it to this build
+ * (`product.store_product_id` is the one the package sells it with on the caller's platform).
+ * @typedef {object} PackageView
+ * @property {string} package_id
+ * @property {CatalogItem} product
+ */
+
+/**
+ * `OfferingView`: one offering as this build sees it.
+ * @typedef {object} OfferingView
+ * @property {string} offering_id
+ * @property {string} [description]
+ * @property {PackageView[]} packages the packages whose product this build may see, in order
+ * @property {PaywallView} [paywall]
+ */
+
+/**
+ * `OfferingsView`: what to offer one customer (`GET /v1/offerings`).
+ * @typedef {object} OfferingsView
+ * @property {string} [current_offering_id] the offering to show; absent when the app has no offerings
+ * @property {string} [rule_id] the targeting rule that chose it; absent when the default was served
+ * @property {OfferingView[]} offerings
+ */
+
+/**
  * The answer of `POST /v1/customers/{app_user_id}/checkout`.
  * @typedef {object} CheckoutSession
  * @property {string} checkout_url Where to send the browser: the store's hosted checkout page.

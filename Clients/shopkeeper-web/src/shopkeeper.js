@@ -154,6 +154,38 @@ export class Shopkeeper extends EventTarget {
   }
 
   /**
+   * What to offer the current customer (`GET /v1/offerings`, cached by ETag): the offering the app's targeting rules
+   * choose (`current_offering_id`, or the default) and every offering as this page's build sees it, each package
+   * with its product as the catalog shows it and the paywall in the closest locale. The configured platform, app
+   * version, build, variant and locale unless given here; `country` (ISO 3166-1 alpha-2, `DE`) only when given:
+   * without it, rules that name countries do not match.
+   * @param {{ platform?: string, appVersion?: string, build?: string, variant?: string, locale?: string,
+   *   country?: string, fetchPolicy?: import("./http.js").FetchPolicy }} [options]
+   * @returns {Promise<import("./models.js").OfferingsView>}
+   */
+  async offerings(options = {}) {
+    const configured = this.options;
+    const appUserID = this.ids.appUserID;
+    const { value } = await this.api.send({
+      method: "GET",
+      path: "/v1/offerings",
+      query: {
+        app_user_id: appUserID,
+        platform: options.platform ?? configured.platform ?? "stripe",
+        app_version: options.appVersion ?? configured.appVersion ?? "1.0",
+        build: options.build ?? configured.build ?? "distribution",
+        variant: options.variant ?? configured.variant,
+        locale: options.locale ?? configured.locale ?? browserLocale(),
+        country: options.country,
+      },
+      customer: appUserID,
+      cached: true,
+      fetchPolicy: options.fetchPolicy ?? "revalidate",
+    });
+    return value;
+  }
+
+  /**
    * Switches to a logged-in user, by ShopkeeperKit's rules: from the anonymous id, the login id is linked to it
    * first (`POST /v1/customers/{anonymous id}/aliases`), so what was bought anonymously is the user's; where the
    * public key may not link (`secret_key_required`, `merge_needs_secret_key`, `already_owned_by_other_customer`)

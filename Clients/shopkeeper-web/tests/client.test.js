@@ -159,6 +159,79 @@ describe("catalog", () => {
   });
 });
 
+describe("offerings", () => {
+  /** An `OfferingsView` as GET /v1/offerings answers it. */
+  const view = {
+    current_offering_id: "germany",
+    rule_id: "dach",
+    offerings: [
+      {
+        offering_id: "germany",
+        packages: [
+          {
+            package_id: "annual",
+            product: {
+              product_id: "pro_yearly",
+              type: "auto_renewable",
+              availability: "purchasable",
+              store_product_id: "price_pro_yearly",
+              entitlements: ["pro"],
+              sort_order: 1,
+              locale: "de",
+              name: "Pro (jährlich)",
+              screenshot_urls: [],
+            },
+          },
+        ],
+        paywall: { layout: "cards", colors: {}, image_urls: {}, locale: "de", title: "Pro", features: ["Alles"] },
+      },
+    ],
+  };
+
+  it("asks GET /v1/offerings for the current customer with the configured build and the country given", async () => {
+    const { shop, fake } = client([{ body: view, headers: { ETag: '"o1"' } }, { status: 304, headers: { ETag: '"o1"' } }], {
+      appUserID: "user_1",
+      appVersion: "2.0",
+      locale: "de-AT",
+      customerToken: async () => "eyJ.token.sig",
+    });
+    assert.deepEqual(await shop.offerings({ country: "DE" }), view);
+    assert.deepEqual(await shop.offerings({ country: "DE" }), view);
+    assert.equal(fake.seen[0].url.pathname, "/v1/offerings");
+    const query = Object.fromEntries(fake.seen[0].url.searchParams);
+    assert.deepEqual(query, {
+      app_user_id: "user_1",
+      platform: "stripe",
+      app_version: "2.0",
+      build: "distribution",
+      locale: "de-AT",
+      country: "DE",
+    });
+    assert.equal(fake.seen[0].headers["shopkeeper-customer-token"], "eyJ.token.sig");
+    assert.equal(fake.seen[1].headers["if-none-match"], '"o1"');
+  });
+
+  it("keeps one ETag entry per query: another country is asked without If-None-Match", async () => {
+    const { shop, fake } = client([
+      { body: view, headers: { ETag: '"o1"' } },
+      { body: { ...view, current_offering_id: "standard", rule_id: undefined }, headers: { ETag: '"o2"' } },
+    ]);
+    await shop.offerings({ country: "DE", locale: "de" });
+    const other = await shop.offerings({ country: "US", locale: "de", platform: "app_store", appVersion: "3.1" });
+    assert.equal(other.current_offering_id, "standard");
+    assert.equal(fake.seen[1].headers["if-none-match"], undefined);
+    const query = Object.fromEntries(fake.seen[1].url.searchParams);
+    assert.equal(query.platform, "app_store");
+    assert.equal(query.app_version, "3.1");
+    assert.equal(query.country, "US");
+  });
+
+  it("reports a refused query as the server's problem", async () => {
+    const { shop } = client([problem(400, "invalid_query")]);
+    await assert.rejects(shop.offerings({ country: "DEU" }), { kind: "server", code: "invalid_query", status: 400 });
+  });
+});
+
 describe("retries", () => {
   it("retry 503 after Retry-After, then succeed", async () => {
     const { shop, fake, clock } = client([problem(503, "database_unavailable", { "Retry-After": "2" }), { body: customerInfo("x") }]);

@@ -34,13 +34,17 @@ import Testing
         "ProductGrant": roundTrip(ProductGrant.self),
         "ProductClaimResult": roundTrip(ProductClaimResult.self),
         "OfferSignature": roundTrip(OfferSignature.self),
+        "OfferingsView": roundTrip(OfferingsView.self),
+        "OfferingView": roundTrip(OfferingView.self),
+        "PackageView": roundTrip(PackageView.self),
+        "PaywallView": roundTrip(PaywallView.self),
     ]
 
     /// The operations ``ShopkeeperAPI`` calls.
     static let operations: Set<String> = [
         "getCatalog", "getCustomer", "submitPurchase", "restorePurchases", "linkAlias", "consumeUnits", "startTrial",
         "getTrial", "getEligibility", "validateReceipt", "getContentManifest", "claimFreeContent", "resetContent",
-        "claimFreeProduct", "signOffer", "redeemCode",
+        "claimFreeProduct", "signOffer", "redeemCode", "getOfferings",
     ]
 
     static func roundTrip<T: Codable & Sendable>(_ type: T.Type) -> @Sendable (Data) throws -> Data {
@@ -80,7 +84,9 @@ import Testing
             checked.insert(example.schema)
         }
         // The document's examples of what an app reads most must be among those checked.
-        for schema in ["CatalogView", "CustomerInfo", "PurchaseResponse", "ReceiptValidationResult", "Problem"] {
+        for schema in [
+            "CatalogView", "CustomerInfo", "PurchaseResponse", "ReceiptValidationResult", "Problem", "OfferingsView",
+        ] {
             #expect(checked.contains(schema), "no example of \(schema) was checked")
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The last `200` body and its `ETag` per URL (catalog and customer info), so that a request sends
+/// The last `200` body and its `ETag` per URL (catalog, offerings and customer info), so that a request sends
 /// `If-None-Match` and a `304` answers from memory.
 actor ETagCache {
     private var entries: [String: (etag: String, body: Data)] = [:]

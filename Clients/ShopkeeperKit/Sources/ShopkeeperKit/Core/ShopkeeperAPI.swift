@@ -6,7 +6,7 @@ import Foundation
 
 /// The typed client of Shopkeeper's public API (`docs/openapi.yaml`), one method per operation an app uses.
 /// Retries `429`, `5xx` and broken connections by its ``RetryPolicy`` (waiting `Retry-After`), never another
-/// `4xx`; caches the catalog and customer info by `ETag`; sends the customer token where a customer is named.
+/// `4xx`; caches the catalog, offerings and customer info by `ETag`; sends the customer token where a customer is named.
 /// ``Shopkeeper`` builds the purchase flow on it; use it directly for anything else.
 public struct ShopkeeperAPI: Sendable {
     /// The configuration it was made with.

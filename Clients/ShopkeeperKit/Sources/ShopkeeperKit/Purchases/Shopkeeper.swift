@@ -133,11 +133,15 @@ public actor Shopkeeper {
     /// The shop as this build sees it: platform, app version, build kind (development for sandbox and TestFlight
     /// builds, from the store), variant and locale filled in. Cached by `ETag`.
     public func catalog() async throws(ShopkeeperError) -> CatalogView {
-        let build: BuildKind
-        if let configured = configuration.buildKind { build = configured } else { build = await store.buildKind() }
-        return try await api.catalog(
-            platform: configuration.platform, appVersion: configuration.appVersion, build: build,
+        try await api.catalog(
+            platform: configuration.platform, appVersion: configuration.appVersion, build: await buildKind(),
             variant: configuration.variant, locale: configuration.locale ?? Self.deviceLocale())
+    }
+
+    /// The build kind the catalog and the offerings are asked for: the configured one, else the store's.
+    func buildKind() async -> BuildKind {
+        if let configured = configuration.buildKind { return configured }
+        return await store.buildKind()
     }
 
     /// The device's locale as the catalog's `locale` parameter takes it, if it is one.
