@@ -5,10 +5,8 @@ import dev.shopkeeper.android.core.ShopkeeperException
 import dev.shopkeeper.android.core.jsonOf
 import dev.shopkeeper.android.models.CustomerInfo
 import dev.shopkeeper.android.purchases.Shopkeeper
-import java.io.File
 import java.util.concurrent.CopyOnWriteArrayList
 import kotlinx.coroutines.runBlocking
-import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNull
@@ -20,16 +18,7 @@ import org.junit.Test
  * Redemption codes (`POST /v1/customers/{id}/redeem`) and offerings (`GET /v1/offerings`) against a real local HTTP
  * server: what is sent, the refusals' codes, the listeners, the offerings' query and their `ETag` cache.
  */
-class RedemptionAndOfferingsTest {
-    private val server = TestServer()
-    private val storage: File = temporaryDirectory()
-
-    @After
-    fun tearDown() {
-        server.close()
-        storage.deleteRecursively()
-    }
-
+class RedemptionAndOfferingsTest : WithLocalServer() {
     private fun shopkeeper() = Shopkeeper(
         configuration(server, storage, RetryPolicy(maxAttempts = 3, baseDelaySeconds = 0.0, maxDelaySeconds = 0.0)),
         MemoryDeviceStore()
