@@ -8,11 +8,9 @@ import dev.shopkeeper.android.models.BuildKind
 import dev.shopkeeper.android.models.PlayPurchaseKind
 import dev.shopkeeper.android.models.PurchaseProof
 import dev.shopkeeper.android.models.StorePlatform
-import java.io.File
 import java.net.ServerSocket
 import java.util.concurrent.atomic.AtomicInteger
 import kotlinx.coroutines.runBlocking
-import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
@@ -20,16 +18,7 @@ import org.junit.Assert.fail
 import org.junit.Test
 
 /** The typed client against a real local HTTP server: headers, the ETag cache, retries and problem documents. */
-class ApiTest {
-    private val server = TestServer()
-    private val storage: File = temporaryDirectory()
-
-    @After
-    fun tearDown() {
-        server.close()
-        storage.deleteRecursively()
-    }
-
+class ApiTest : WithLocalServer() {
     private fun api(policy: RetryPolicy = RetryPolicy(maxAttempts = 3, baseDelaySeconds = 0.0, maxDelaySeconds = 0.0)) =
         ShopkeeperApi(configuration(server, storage, policy))
 

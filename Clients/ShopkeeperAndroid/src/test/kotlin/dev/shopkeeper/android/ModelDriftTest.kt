@@ -13,6 +13,10 @@ import dev.shopkeeper.android.models.EligibilityInfo
 import dev.shopkeeper.android.models.EntitlementInfo
 import dev.shopkeeper.android.models.FieldProblem
 import dev.shopkeeper.android.models.NonSubscriptionPurchase
+import dev.shopkeeper.android.models.OfferingView
+import dev.shopkeeper.android.models.OfferingsView
+import dev.shopkeeper.android.models.PackageView
+import dev.shopkeeper.android.models.PaywallView
 import dev.shopkeeper.android.models.Problem
 import dev.shopkeeper.android.models.ProductClaimResult
 import dev.shopkeeper.android.models.ProductGrant
@@ -66,14 +70,21 @@ class ModelDriftTest {
         "ProductClaimResult" to { json: JsonObject -> ProductClaimResult.from(json).toJson() },
         "ContentManifest" to { json: JsonObject -> ContentManifest.from(json).toJson() },
         "ManifestFile" to { json: JsonObject -> ManifestFile.from(json).toJson() },
-        "ContentResetResponse" to { json: JsonObject -> ContentResetResponse.from(json).toJson() }
+        "ContentResetResponse" to { json: JsonObject -> ContentResetResponse.from(json).toJson() },
+        "OfferingsView" to { json: JsonObject -> OfferingsView.from(json).toJson() },
+        "OfferingView" to { json: JsonObject -> OfferingView.from(json).toJson() },
+        "PackageView" to { json: JsonObject -> PackageView.from(json).toJson() },
+        "PaywallView" to { json: JsonObject -> PaywallView.from(json).toJson() }
     )
+
+    /** Modeled schemas the document gives no example of: checked with an instance built from the schema instead. */
+    private val withoutExamples = listOf("OfferingsView", "OfferingView", "PackageView", "PaywallView")
 
     /** The operations [dev.shopkeeper.android.core.ShopkeeperApi] calls. */
     private val operations = setOf(
         "getCatalog", "getCustomer", "submitPurchase", "restorePurchases", "linkAlias", "consumeUnits", "startTrial",
         "getTrial", "getEligibility", "validateReceipt", "claimFreeProduct", "getContentManifest", "claimFreeContent",
-        "resetContent"
+        "resetContent", "redeemCode", "getOfferings"
     )
 
     private class Example(val location: String, val schema: String, val value: Any?)
@@ -165,6 +176,72 @@ class ModelDriftTest {
             assertTrue("no example of $schema was checked", schema in checked)
         }
         assertTrue("only $count examples checked", count >= 20)
+    }
+
+    /**
+     * An instance of [name] with every property the document names (one item per array, one member per map), so a
+     * property the model lacks, or reads under another name, fails the round trip as an example's would.
+     */
+    private fun instance(name: String, depth: Int = 0): Any? {
+        val schemas = map(map(document["components"])["schemas"])
+        fun build(schema: Map<String, Any?>, depth: Int): Any? {
+            refName(schema)?.let { return instance(it, depth + 1) }
+            (schema["enum"] as? List<*>)?.let { return it.first() }
+            for (choice in listOf("allOf", "oneOf", "anyOf")) {
+                (schema[choice] as? List<*>)?.let { return build(map(it.first()), depth) }
+            }
+            return when (schema["type"]) {
+                "object" -> {
+                    val built = LinkedHashMap<String, Any?>()
+                    for ((property, value) in map(schema["properties"])) built[property] = build(map(value), depth)
+                    schema["additionalProperties"]?.let { extra -> if (extra is Map<*, *>) built["key"] = build(map(extra), depth) }
+                    built
+                }
+                "array" -> listOf(build(map(schema["items"]), depth))
+                "integer" -> 1L
+                "number" -> 1.5
+                "boolean" -> true
+                else -> when (schema["format"]) {
+                    "date-time" -> "2026-03-01T12:00:00Z"
+                    "uri" -> "https://shopkeeper.dev/a"
+                    else -> "text"
+                }
+            }
+        }
+        check(depth < 8) { "$name nests too deep" }
+        val schema = map(schemas[name])
+        check(schema.isNotEmpty()) { "no schema $name in the document" }
+        return build(schema, depth)
+    }
+
+    @Test
+    fun schemasWithoutExamplesRoundTripAnInstanceOfEveryProperty() {
+        val failures = ArrayList<String>()
+        for (name in withoutExamples) {
+            val value = instance(name)
+            val roundTrip = models.getValue(name)
+            val back = try {
+                roundTrip(JsonObject.of(value))
+            } catch (error: Exception) {
+                failures.add("$name does not decode its schema's instance: ${error.message}")
+                continue
+            }
+            if (canonical(back) != canonical(value)) {
+                failures.add("the $name model drops or changes fields:\n  document ${canonical(value)}\n  model    ${canonical(back)}")
+            }
+            // What the schema requires, the model requires too.
+            val required = map(map(map(document["components"])["schemas"])[name])["required"] as? List<*> ?: emptyList<Any>()
+            for (field in required.filterIsInstance<String>()) {
+                val without = LinkedHashMap(map(value)).apply { remove(field) }
+                try {
+                    roundTrip(JsonObject.of(without))
+                    failures.add("$name decodes without its required $field")
+                } catch (error: Exception) {
+                }
+            }
+        }
+        println("drift: ${withoutExamples.size} schemas without examples (${withoutExamples.joinToString()}) round-trip an instance of every property")
+        assertTrue(failures.joinToString("\n"), failures.isEmpty())
     }
 
     @Test

@@ -17,6 +17,7 @@ import java.net.InetSocketAddress
 import java.nio.file.Files
 import java.util.TreeMap
 import java.util.concurrent.CopyOnWriteArrayList
+import org.junit.After
 
 /** A request the test server received. */
 class Received(
@@ -89,6 +90,18 @@ class TestServer : AutoCloseable {
     fun to(path: String): List<Received> = requests.filter { it.path == path }
 
     override fun close() = server.stop(0)
+}
+
+/** A test class with a local [server] and a [storage] directory, closed and deleted after each test. */
+abstract class WithLocalServer {
+    protected val server = TestServer()
+    protected val storage: File = temporaryDirectory()
+
+    @After
+    fun closeServerAndDeleteStorage() {
+        server.close()
+        storage.deleteRecursively()
+    }
 }
 
 /** A temporary directory, deleted by [delete]. */

@@ -91,6 +91,14 @@ class JsonObject(val fields: Map<String, Any?>, val pointer: String = "") {
         return result
     }
 
+    /** A required object whose members are strings. */
+    fun stringMap(key: String): Map<String, String> {
+        val members = obj(key)
+        val result = LinkedHashMap<String, String>()
+        for (name in members.fields.keys) result[name] = members.string(name)
+        return result
+    }
+
     /** A required object whose members are integers. */
     fun intMap(key: String): Map<String, Int> {
         val members = obj(key)

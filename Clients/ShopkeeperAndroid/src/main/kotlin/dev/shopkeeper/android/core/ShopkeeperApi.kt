@@ -8,6 +8,7 @@ import dev.shopkeeper.android.models.ManifestFile
 import dev.shopkeeper.android.models.ConsumeResult
 import dev.shopkeeper.android.models.CustomerInfo
 import dev.shopkeeper.android.models.EligibilityInfo
+import dev.shopkeeper.android.models.OfferingsView
 import dev.shopkeeper.android.models.ProductClaimResult
 import dev.shopkeeper.android.models.ProofBodies
 import dev.shopkeeper.android.models.PurchaseProof
@@ -52,6 +53,31 @@ class ShopkeeperApi(val configuration: ShopkeeperConfiguration) {
         return CatalogView.from(transport.send(ApiRequest("GET", "/v1/catalog", query = query, cached = true)))
     }
 
+    /**
+     * `GET /v1/offerings`: which offering to show this customer (chosen by the app's targeting rules) and every
+     * offering as this build sees it, paywalls in the locale closest to [locale]. [country] is the storefront's ISO
+     * 3166-1 alpha-2 code (`DE`; Play's billing config gives it): without it, rules that name countries do not match.
+     * Cached by `ETag`, as the catalog is.
+     */
+    suspend fun offerings(
+        appUserId: String,
+        platform: StorePlatform,
+        appVersion: String,
+        build: BuildKind? = null,
+        variant: String? = null,
+        locale: String? = null,
+        country: String? = null
+    ): OfferingsView {
+        val query = listOf(
+            "app_user_id" to appUserId, "platform" to platform.rawValue, "app_version" to appVersion,
+            "build" to build?.rawValue, "variant" to variant?.ifEmpty { null }, "locale" to locale?.ifEmpty { null },
+            "country" to country?.ifEmpty { null }
+        )
+        return OfferingsView.from(
+            transport.send(ApiRequest("GET", "/v1/offerings", query = query, customer = appUserId, cached = true))
+        )
+    }
+
     /** `GET /v1/customers/{app_user_id}`: what the customer owns now (cached by `ETag`). */
     suspend fun customerInfo(appUserId: String): CustomerInfo = CustomerInfo.from(
         transport.send(ApiRequest("GET", customerPath(appUserId), customer = appUserId, cached = true))
@@ -76,6 +102,14 @@ class ShopkeeperApi(val configuration: ShopkeeperConfiguration) {
         transport.send(
             ApiRequest("POST", customerPath(appUserId) + "/aliases", customer = appUserId, body = jsonOf("alias" to alias))
         )
+    )
+
+    /**
+     * `POST /v1/customers/{app_user_id}/redeem`: move the web purchases a redemption code stands for to this customer
+     * (once; the same customer may send it again, after a lost answer say). Answers the customer's info.
+     */
+    suspend fun redeem(appUserId: String, code: String): CustomerInfo = CustomerInfo.from(
+        transport.send(ApiRequest("POST", customerPath(appUserId) + "/redeem", customer = appUserId, body = jsonOf("code" to code)))
     )
 
     /** `POST /v1/customers/{app_user_id}/consumables/{product_id}/consume`, exactly once per [idempotencyKey]. */

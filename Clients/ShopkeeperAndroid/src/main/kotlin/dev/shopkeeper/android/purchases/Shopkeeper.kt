@@ -9,6 +9,7 @@ import dev.shopkeeper.android.models.CatalogView
 import dev.shopkeeper.android.models.ConsumeResult
 import dev.shopkeeper.android.models.CustomerInfo
 import dev.shopkeeper.android.models.EligibilityInfo
+import dev.shopkeeper.android.models.OfferingsView
 import dev.shopkeeper.android.models.ProductClaimResult
 import dev.shopkeeper.android.models.TrialInfo
 import dev.shopkeeper.android.support.AppAccountToken
@@ -159,6 +160,16 @@ class Shopkeeper(
         configuration.variant, configuration.locale ?: deviceLocale(Locale.getDefault())
     )
 
+    /**
+     * Which offering to show the current customer, and every offering as this build sees it: platform, app version,
+     * build kind, variant and locale filled in as for [catalog]. [country] is the storefront's ISO 3166-1 alpha-2
+     * code (Play Billing's `BillingConfig.countryCode`); rules naming countries match only with it. Cached by `ETag`.
+     */
+    suspend fun offerings(country: String? = null): OfferingsView = api.offerings(
+        appUserId, configuration.platform, configuration.appVersion, configuration.buildKind ?: store.buildKind(),
+        configuration.variant, configuration.locale ?: deviceLocale(Locale.getDefault()), country
+    )
+
     // Purchases
 
     /**
@@ -201,6 +212,22 @@ class Shopkeeper(
         val response = api.restore(appUserId, owned.map { it.proof }, deviceId, configuration.appVersion)
         val customer = response.customer?.also { publish(it) } ?: customerInfo()
         return RestoreResult(customer, response.outcomes, response.rejected)
+    }
+
+    /**
+     * Attaches what was bought on the web before having an account: [code] is the one-time redemption code the web
+     * shop showed (as typed: case, spaces and hyphens do not matter). The purchases move to the current user, once;
+     * sending the same code again as the same user answers the same. Answers the user's info, sent to the listeners
+     * like any change.
+     *
+     * Refusals are [ShopkeeperException.Server]s by `code`: `redemption_code_not_found` (mistyped, or of another app),
+     * `redemption_code_used` (another user redeemed it), `redemption_code_expired`, `nothing_to_redeem` (the web
+     * payment has not arrived yet: the code stays valid, try again shortly).
+     */
+    suspend fun redeem(code: String): CustomerInfo {
+        val info = api.redeem(appUserId, code)
+        publish(info)
+        return info
     }
 
     // Consumables

@@ -81,6 +81,10 @@ class Stack private constructor(values: Map<String, String>) {
         call("POST", "$base/$upload/publish", null, secretKey)
     }
 
+    /** A gateway call (`/v1/...`) with [bearer] (the public key unless told), which must answer `2xx`. */
+    fun gateway(method: String, path: String, body: Map<String, Any?>? = null, bearer: String = publicKey): JsonObject? =
+        call(method, gatewayUrl.trimEnd('/') + path, body, bearer)
+
     /** A sandbox store control (`/sandbox/...`). */
     fun sandbox(method: String, path: String, body: Map<String, Any?>? = null): JsonObject? =
         call(method, sandboxUrl.trimEnd('/') + path, body, null)
