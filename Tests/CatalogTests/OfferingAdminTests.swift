@@ -61,6 +61,19 @@ import Testing
             #expect(german.currentOfferingID == "germany" && german.ruleID == "de")
             #expect(germanResponse.headers[HTTPField.Name("x-shopkeeper-cache-ttl-ms")!] != nil)
             #expect(german.offerings.first { $0.offeringID == "germany" }?.paywall?.title == "Mehr wachsen")
+            // StoreKit's storefront names the country in alpha-3: the same answer, the same bytes.
+            let (storeKit, storeKitResponse) = try await harness.offerings(
+                "app_user_id=a&platform=app_store&app_version=1.0&country=deu&locale=de-AT")
+            #expect(storeKit.currentOfferingID == "germany" && storeKit.ruleID == "de")
+            #expect(storeKitResponse.headers[.eTag] == germanResponse.headers[.eTag])
+            // Three letters that name no country match no rule (as two such letters do); four are refused.
+            let unassigned = try await harness.offerings(
+                "app_user_id=a&platform=app_store&app_version=1.0&country=XYZ&locale=de-AT")
+            #expect(unassigned.view.currentOfferingID == "standard" && unassigned.view.ruleID == nil)
+            let four = try await harness.send(
+                .get, "/v1/offerings?app_user_id=a&platform=app_store&app_version=1.0&country=DEUT", kind: .public)
+            #expect(four.status == .badRequest)
+            #expect(try four.problemPointers() == ["?country"])
 
             let (other, response) = try await harness.offerings("app_user_id=b&platform=app_store&app_version=1.0")
             #expect(other.currentOfferingID == "standard" && other.ruleID == nil)

@@ -44,11 +44,21 @@ struct OfferingController {
             problems += error.fieldProblems
         }
         let appUserID = AppUserID.validated(parameters.get("app_user_id"), pointer: "?app_user_id", problems: &problems)
-        let country = parameters.get("country").flatMap { $0.isEmpty ? nil : $0.uppercased() }
-        if let country, !OfferingValidator.isCountry(country) {
-            problems.append(FieldProblem(pointer: "?country", detail: "must be an ISO 3166-1 alpha-2 code such as DE"))
+        // StoreKit names a storefront's country in alpha-3 (`DEU`), Play in alpha-2 (`DE`): either is kept as alpha-2.
+        // Three letters that name no country stay as they are and match no rule, as two such letters do.
+        let requested = parameters.get("country").flatMap { $0.isEmpty ? nil : $0 }
+        let country = requested.map { CountryCode.alpha2($0) ?? $0.uppercased() }
+        if let requested, !(2...3).contains(requested.utf8.count) || !requested.utf8.allSatisfy(Self.isASCIILetter) {
+            problems.append(
+                FieldProblem(
+                    pointer: "?country",
+                    detail: "must be an ISO 3166-1 country code: alpha-2 such as DE, or alpha-3 such as DEU"))
         }
         guard problems.isEmpty, let catalog, let appUserID else { throw .invalidQuery(problems) }
         return (OfferingQuery(catalog: catalog, country: country), appUserID)
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
     }
 }
