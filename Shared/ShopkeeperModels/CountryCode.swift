@@ -6,10 +6,27 @@ package enum CountryCode {
     package static func alpha2(_ code: String) -> String? {
         let upper = code.uppercased()
         switch upper.utf8.count {
-        case 2: return upper.utf8.allSatisfy { $0 >= 0x41 && $0 <= 0x5a } ? upper : nil
+        case 2: return isLetters(upper) ? upper : nil
         case 3: return alpha2ByAlpha3[upper]
         default: return nil
         }
+    }
+
+    /// A storefront's country as a request gives it, kept as Shopkeeper compares it: two or three ASCII letters in
+    /// any case, alpha-3 turned into alpha-2 where it names a country (`deu` → `DE`), other letters capitalized (they
+    /// match no rule, as unassigned alpha-2 codes do); nil for anything else.
+    package static func requested(_ code: String) -> String? {
+        guard (2...3).contains(code.utf8.count), isLetters(code.uppercased()) else { return nil }
+        return alpha2(code) ?? code.uppercased()
+    }
+
+    /// Two capital ASCII letters: the form rules name countries in.
+    package static func isAlpha2(_ code: String) -> Bool {
+        code.utf8.count == 2 && isLetters(code)
+    }
+
+    private static func isLetters(_ upper: String) -> Bool {
+        upper.utf8.allSatisfy { $0 >= 0x41 && $0 <= 0x5a }
     }
 
     /// Every assigned ISO 3166-1 code, alpha-3 to alpha-2 (249 countries; generated from Debian's `iso-codes`,

@@ -47,8 +47,8 @@ struct OfferingController {
         // StoreKit names a storefront's country in alpha-3 (`DEU`), Play in alpha-2 (`DE`): either is kept as alpha-2.
         // Three letters that name no country stay as they are and match no rule, as two such letters do.
         let requested = parameters.get("country").flatMap { $0.isEmpty ? nil : $0 }
-        let country = requested.map { CountryCode.alpha2($0) ?? $0.uppercased() }
-        if let requested, !(2...3).contains(requested.utf8.count) || !requested.utf8.allSatisfy(Self.isASCIILetter) {
+        let country = requested.flatMap(CountryCode.requested)
+        if requested != nil, country == nil {
             problems.append(
                 FieldProblem(
                     pointer: "?country",
@@ -56,9 +56,5 @@ struct OfferingController {
         }
         guard problems.isEmpty, let catalog, let appUserID else { throw .invalidQuery(problems) }
         return (OfferingQuery(catalog: catalog, country: country), appUserID)
-    }
-
-    private static func isASCIILetter(_ byte: UInt8) -> Bool {
-        (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
     }
 }

@@ -180,7 +180,7 @@ enum OfferingValidator {
     }
 
     static func isCountry(_ text: String) -> Bool {
-        text.utf8.count == 2 && text.utf8.allSatisfy { $0 >= 0x41 && $0 <= 0x5a }
+        CountryCode.isAlpha2(text)
     }
 
     static func isColor(_ text: String) -> Bool {
