@@ -8,20 +8,10 @@ import Testing
     /// The refund (`charge.refunded`) or dispute (`charge.dispute.created`) of a purchase told before the purchase
     /// (Stripe does not order deliveries): it is not processed as news about nothing (lost) but left pending and
     /// answered 503, and once the purchase is told it takes the purchase back, once, however often it is told again.
+    /// (When the two applies cross, the refund's news finding no owner yet, the background retry applies the refund:
+    /// `FactApplyStateRefundRaceTests` forces that order.)
     @Test(arguments: ["charge.refunded", "charge.dispute.created"])
     func aRefundToldBeforeItsPurchaseRevokesItOnceThePurchaseArrives(_ takenBack: String) async throws {
-        // KNOWN ISSUE (found 2026-11-28, open): once in four full-suite runs the waiting refund was processed (state
-        // `processed`, the verifier's transaction has its revocation_date) while entitlements kept the purchase
-        // granted, refund_count 0, even after the refund was told ten more times: a race between the purchase's
-        // apply and the waiting refund's. Kept running, marked intermittent, until it is fixed.
-        await withKnownIssue(
-            "a waiting Stripe refund can lose the race with its purchase's apply", isIntermittent: true
-        ) {
-            try await refundToldBeforeItsPurchase(takenBack)
-        }
-    }
-
-    private func refundToldBeforeItsPurchase(_ takenBack: String) async throws {
         try await StripeWorld.run { stripe in
             let held = try await stripe.world.sandbox(.PUT, "/sandbox/notifications", ["hold": true])
             #expect(held.status == 200, "\(held.json)")

@@ -7,6 +7,13 @@ import ShopkeeperModels
 
 /// Where each recorded fact stands with the entitlements service: `pending`, `applied` or `refused`.
 extension TransactionPostgresRepository {
+    /// Whether entitlements' row `applied` (of `entitlements.applied_transactions_v1`) holds the recorded fact `fact`
+    /// (of `verifier.transactions`) as it is now: applied, and revoked there too when it is revoked here. A purchase
+    /// applied before its refund was recorded is applied, but its refund is not.
+    static func appliedAsRecorded(_ applied: String, fact: String = "t") -> String {
+        "(\(fact).revocation_date IS NULL OR \(applied).revoked)"
+    }
+
     func markApplied(_ transactions: [StoreTransaction], appID: String, for appUserID: String?) async {
         await setState(transactions, appID: appID, for: appUserID, state: "applied", error: nil)
     }
@@ -36,19 +43,26 @@ extension TransactionPostgresRepository {
                 let known = """
                     (SELECT e.applied_at FROM entitlements.applied_transactions_v1 e
                      WHERE e.store = t.store AND e.transaction_id = t.transaction_id
-                       AND e.app_id IS NOT DISTINCT FROM t.app_id)
+                       AND e.app_id IS NOT DISTINCT FROM t.app_id AND \(Self.appliedAsRecorded("e")))
                     """
+                // What was applied is done only if the recorded fact has learnt no revocation since: a refund
+                // recorded while a purchase's apply was under way (its own news apply found no owner yet) is still
+                // to be applied, by the background retry.
+                let current = "(\(applied) AND (t.revocation_date IS NULL OR k.revoked))"
                 for (store, facts) in byStore {
                     let ids: [String] = facts.map(\.transactionID)
+                    let revoked: [Bool] = facts.map { $0.revocationDate != nil }
                     try await connection.checkedQuery(
                         """
                         UPDATE verifier.transactions t SET
-                            apply_state = CASE WHEN \(applied) OR \(unescaped: known) IS NOT NULL
-                                THEN 'applied' ELSE \(state) END,
-                            apply_error = \(error),
-                            applied_at = CASE WHEN \(applied) OR \(unescaped: known) IS NOT NULL
+                            apply_state = CASE WHEN \(unescaped: current) OR \(unescaped: known) IS NOT NULL
+                                THEN 'applied' WHEN \(applied) THEN t.apply_state ELSE \(state) END,
+                            apply_error = CASE WHEN \(applied) AND NOT \(unescaped: current)
+                                AND \(unescaped: known) IS NULL THEN t.apply_error ELSE \(error) END,
+                            applied_at = CASE WHEN \(unescaped: current) OR \(unescaped: known) IS NOT NULL
                                 THEN coalesce(\(unescaped: known), now()) ELSE t.applied_at END
-                        WHERE t.store = \(store) AND t.transaction_id = ANY (\(ids)::text[])
+                        FROM unnest(\(ids)::text[], \(revoked)::boolean[]) AS k(transaction_id, revoked)
+                        WHERE t.store = \(store) AND t.transaction_id = k.transaction_id
                           AND t.app_id IS NOT DISTINCT FROM \(appID)
                           AND (t.apply_as = 'owner' OR t.app_user_id IS NOT DISTINCT FROM \(appUserID))
                         """,
@@ -73,6 +87,7 @@ extension TransactionPostgresRepository {
             WHERE ((t.apply_state = 'pending' AND t.apply_as = 'presenter' AND t.next_apply_at <= now())
                     OR t.apply_state = 'refused')
               AND a.store = t.store AND a.transaction_id = t.transaction_id AND a.app_id = t.app_id
+              AND \(unescaped: Self.appliedAsRecorded("a"))
             RETURNING 1
             """,
             logger: logger
@@ -97,7 +112,8 @@ extension TransactionPostgresRepository {
                 WHERE v.apply_state = 'pending' AND v.next_apply_at <= now()
                   AND NOT (v.apply_as = 'presenter' AND EXISTS (
                       SELECT 1 FROM entitlements.applied_transactions_v1 a
-                      WHERE a.store = v.store AND a.transaction_id = v.transaction_id AND a.app_id = v.app_id))
+                      WHERE a.store = v.store AND a.transaction_id = v.transaction_id AND a.app_id = v.app_id
+                        AND \(unescaped: Self.appliedAsRecorded("a", fact: "v"))))
                 ORDER BY v.next_apply_at
                 LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED) AS due
