@@ -172,6 +172,30 @@ import Testing
         }
     }
 
+    /// Advanced at once, again and again (within the second the subscription began): each period still ends later
+    /// than the one before, as a renewal's does at Stripe, so no renewal looks like the period it renews.
+    @Test func advancingWithinASecondStillMovesThePeriodOn() async throws {
+        try await SandboxHarness.run { sandbox in
+            try await sandbox.stripePrices()
+            let session = try await sandbox.stripeSession("price_monthly", mode: "subscription")
+            try await sandbox.stripePay(session)
+            let paid = try await sandbox.stripe(.get, "checkout/sessions/\(session)")
+            let id = try #require(paid.json["subscription"] as? String)
+            // Since API version 2025-03-31 the period is the subscription item's.
+            func periodEnd(_ subscription: [String: Any]) -> Int? {
+                ((subscription["items"] as? [String: Any])?["data"] as? [[String: Any]])?.first?["current_period_end"]
+                    as? Int
+            }
+            var ends = [try #require(periodEnd(try await sandbox.stripe(.get, "subscriptions/\(id)").json))]
+            for _ in 0..<3 {
+                let (status, subscription) = try await sandbox.stripeControl("subscriptions/\(id)/advance")
+                #expect(status == 200)
+                ends.append(try #require(periodEnd(subscription)))
+            }
+            #expect(zip(ends, ends.dropFirst()).allSatisfy { $0 < $1 }, "\(ends)")
+        }
+    }
+
     @Test func subscriptionsRenewOnTheClock() async throws {
         // A month lasts a second or so: the clock renews the subscription on its own, a new paid invoice each time.
         let environment = [

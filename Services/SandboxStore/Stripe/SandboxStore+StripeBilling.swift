@@ -191,12 +191,14 @@ extension SandboxStore {
     }
 
     /// A control: whatever the subscription waits for (its period's or trial's end, or the next retry) is due now,
-    /// and runs.
+    /// and runs. A period lasts at least a second (Stripe's times are whole seconds): one advanced in the second it
+    /// began ends a second later, so the next period ends later than this one did, never at the same second.
     func stripeAdvance(_ id: String, at now: Date) throws(StripeError) -> StripeSubscriptionRecord {
         var subscription = try stripeFind(StripeSubscriptionRecord.self, id)
         guard !subscription.isOver else {
             throw StripeError.invalid("The subscription has ended (\(subscription.status)).", status: 409)
         }
+        let now = max(now, Date(timeIntervalSince1970: TimeInterval(subscription.currentPeriodStart + 1)))
         let seconds = now.stripeSeconds
         if subscription.status == "past_due" {
             subscription.nextRetry = min(subscription.nextRetry ?? seconds, seconds)
