@@ -35,7 +35,14 @@ struct ConsumeTests {
                     group.addTask {
                         let response = try await harness.consume("spender", replica: index % 2, atOnce: true)
                         let balance = (try response.json["balance"] as? NSNumber)?.int64Value
-                        return (Int(response.status.code), balance, try response.violations(.post, Self.template))
+                        // A consume that could not take the customer's lock in time (`lock_timeout`, a loaded
+                        // machine) is told to retry, and spent nothing: the ledger below counts only the 200s.
+                        let retry =
+                            response.status == .serviceUnavailable && response.problemCode == "database_unavailable"
+                        return (
+                            retry ? 0 : Int(response.status.code), balance,
+                            try response.violations(.post, Self.template)
+                        )
                     }
                 }
                 group.addTask {
@@ -52,12 +59,14 @@ struct ConsumeTests {
                 return (answers, refund)
             }
             #expect(refund == 200)
-            #expect(answers.allSatisfy { $0.status == 200 || $0.status == 409 })
+            #expect(answers.allSatisfy { [200, 409, 0].contains($0.status) }, "\(answers.map(\.status))")
             #expect(answers.flatMap(\.violations) == [])
             let successes = answers.filter { $0.status == 200 }
-            // 15 units, 5 of them refunded: at least 10 and at most 15 spent, each leaving a balance of zero or more;
+            // 15 units, 5 of them refunded: at least 10 and at most 15 spent (fewer only when consumes were told to
+            // retry), each leaving a balance of zero or more;
             // the refund took back what was left of its 5 units when it came, never more.
-            #expect((10...15).contains(successes.count))
+            let retried = answers.filter { $0.status == 0 }.count
+            #expect((max(0, 10 - retried)...15).contains(successes.count))
             #expect(successes.allSatisfy { ($0.balance ?? -1) >= 0 })
             let clawedBack = -(try await harness.ledgerLines("spender", reason: "refund").reduce(0, +))
             #expect((0...5).contains(clawedBack))

@@ -64,6 +64,40 @@ import Testing
         }
     }
 
+    /// A state directory reused with other targets (another run, other ports): what was never delivered to the old
+    /// target stays in the log and is not sent again at start, so the new target's notifications do not wait behind it.
+    @Test func aRestartWithAnotherTargetDoesNotResumeTheOldTargetsDeliveries() async throws {
+        let directory = SandboxHarness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await NotificationWorld.receiving { inbox, receiver in
+            await inbox.fail(next: 1, path: "/apple")
+            try await SandboxHarness.run(stateDirectory: directory, environment: Self.environment(receiver)) {
+                sandbox in
+                _ = try await sandbox.buyApple()
+                let attempted = try await eventually({
+                    try sandbox.object(try await sandbox.send(.get, "/sandbox/notifications"))["deliveries"]
+                        as? [[String: Any]] ?? []
+                }) { $0.count == 1 && $0[0]["attempts"] as? Int == 1 }
+                #expect(attempted.first?["delivered"] as? Bool == false, "\(attempted)")
+            }
+            let moved = Self.environment(receiver + "/moved")
+            try await SandboxHarness.run(stateDirectory: directory, environment: moved) { sandbox in
+                _ = try await sandbox.buyApple()
+                // Deliveries go out one after the other, resumed ones first: the new one arriving means the old one
+                // would have been attempted already.
+                _ = try await inbox.wait(for: 1, at: "/moved/apple")
+                #expect(await inbox.requests("/apple").count == 1)
+                // (The receiver knows no `/moved/apple` and answers 404: an attempt all the same.)
+                let log = try await eventually({
+                    try sandbox.object(try await sandbox.send(.get, "/sandbox/notifications"))["deliveries"]
+                        as? [[String: Any]] ?? []
+                }) { $0.count == 2 && $0[1]["attempts"] as? Int == 1 }
+                #expect(log.map { $0["attempts"] as? Int } == [1, 1])
+                #expect(log.first?["delivered"] as? Bool == false)
+            }
+        }
+    }
+
     @Test func refundHistoryAnswersTheSameForAnyTransactionIdOfTheCustomer() async throws {
         try await SandboxHarness.run { sandbox in
             let key = try await sandbox.appleKey()

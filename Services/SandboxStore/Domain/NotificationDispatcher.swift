@@ -89,13 +89,29 @@ actor NotificationDispatcher: Service {
         }
     }
 
-    /// Queues the logged deliveries that neither succeeded nor ran out of attempts (a restart cut their retries).
+    /// Queues the logged deliveries that neither succeeded nor ran out of attempts (a restart cut their retries), to
+    /// their store's target as it is now only: a state directory reused with other targets (another run's ports)
+    /// would otherwise send the new run's notifications only after every old one had timed out against nothing.
+    /// Those stay in the log, undelivered, and can still be sent with `POST /sandbox/notifications/{id}/resend`.
     private func resumePending() {
         let pending = state.deliveries.filter { !$0.delivered && $0.attempts < attempts }
+        let resumed = pending.filter { $0.url == target(ofStore: $0.store)?.absoluteString }
         if !pending.isEmpty {
-            logger.info("resuming notification deliveries", metadata: ["count": "\(pending.count)"])
+            logger.info(
+                "resuming notification deliveries",
+                metadata: ["count": "\(resumed.count)", "to_other_targets": "\(pending.count - resumed.count)"])
         }
-        for delivery in pending { enqueue.yield(delivery.id) }
+        for delivery in resumed { enqueue.yield(delivery.id) }
+    }
+
+    /// Where notifications of `store` (a delivery's `store`) go now.
+    private func target(ofStore store: String) -> URL? {
+        switch store {
+        case "apple": appleURL
+        case "google": googleURL
+        case "stripe": stripeURL
+        default: nil
+        }
     }
 
     // MARK: targets
