@@ -1,11 +1,14 @@
 package dev.shopkeeper.android.purchases
 
 import dev.shopkeeper.android.core.JsonObject
+import dev.shopkeeper.android.core.ShopkeeperException
 import dev.shopkeeper.android.core.jsonOf
 import dev.shopkeeper.android.models.BuildKind
 import dev.shopkeeper.android.models.ProductType
 import dev.shopkeeper.android.models.PurchaseProof
 import dev.shopkeeper.android.models.StorePlatform
+import dev.shopkeeper.android.products.StoreProduct
+import dev.shopkeeper.android.products.StoreProductQuery
 import java.util.UUID
 
 /**
@@ -38,6 +41,16 @@ interface DeviceStore {
      * consumes when it holds the app's Play credentials; an implementation then only forgets it.
      */
     suspend fun finish(transaction: DeviceTransaction)
+
+    /**
+     * What the store says of these products for this customer (price, period, introductory offer): Play Billing's
+     * `queryProductDetailsAsync`. Products the store does not offer are left out. Throws
+     * [dev.shopkeeper.android.core.ShopkeeperException.DeviceStore] when the store's products cannot be loaded (the
+     * default, for stores that list none, such as the sandbox): `Shopkeeper.products()` then shows the catalog's
+     * price hints.
+     */
+    suspend fun products(queries: List<StoreProductQuery>): List<StoreProduct> =
+        throw ShopkeeperException.DeviceStore("this device store lists no products")
 
     /**
      * Sets (or with `null` removes) the one listener of purchases that arrive outside [purchase]: renewals seen on the
