@@ -5,23 +5,70 @@ import dev.shopkeeper.android.core.JsonObject
 import dev.shopkeeper.android.models.ProductType
 import dev.shopkeeper.android.purchases.PurchaseOutcome
 import java.io.File
+import java.nio.file.Files
 import java.util.UUID
 import java.util.concurrent.TimeUnit
 import kotlinx.coroutines.runBlocking
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertNotEquals
 import org.junit.Assert.assertTrue
+import org.junit.Assume
 import org.junit.Test
 
 /**
- * One account across platforms, through two real clients: a person buys on Google Play through ShopkeeperAndroid (with
- * signed answers on), then opens the web shop, where the web client (`Clients/shopkeeper-web`, in Node, verifying
- * signed answers too) logs in with the same app user id and reads the same entitlements, from Play. (The App Store
- * and Play together: `PlayStackTest.oneAccountAcrossTheAppStoreAndPlay`; the web's Stripe purchase redeemed on
- * Android: `RedemptionOfferingsStackTest`.)
+ * One account across platforms, through the real clients: a person subscribes on the App Store through ShopkeeperKit's
+ * sandbox client (its `ShopkeeperSandboxDemo`, which `SHOPKEEPER_KIT_DEMO` names), logs in on Android with the same app
+ * user id, sees it and subscribes on Google Play too, and the iPhone then sees both; and Play purchases made through
+ * ShopkeeperAndroid (signed answers on) are read by the web client (`Clients/shopkeeper-web`, in Node, verifying
+ * signed answers too) after it logs in with the same app user id. (The web's Stripe purchase redeemed on Android:
+ * `RedemptionOfferingsStackTest`.)
  */
 class CrossPlatformStackTest {
     private val stack = Stack.current
+
+    @Test
+    fun anAppStoreSubscriptionBoughtThroughShopkeeperKitAndAPlayOneShowTogether() = runBlocking<Unit> {
+        val kit = System.getenv("SHOPKEEPER_KIT_DEMO")?.let { File(it) }
+        Assume.assumeTrue("ShopkeeperKit's sandbox demo is not built (SHOPKEEPER_KIT_DEMO)", kit != null && kit.canExecute())
+        val onIphone = stack.createProduct(ProductType.AUTO_RENEWABLE, duration = "P1M")
+        val onPlay = stack.createProduct(ProductType.AUTO_RENEWABLE, duration = "P1M")
+        val user = "cross_kit_${UUID.randomUUID().toString().take(8)}"
+        val iphone = Files.createTempDirectory("android-cross-iphone").toFile()
+        val bought = runKit(kit!!, iphone, onIphone, user)
+        assertTrue(bought, bought.contains("bought $onIphone"))
+        assertTrue(bought, bought.contains("$onIphone: active (subscription, app_store)"))
+
+        val phone = stack.device().shopkeeper
+        val seen = phone.logIn(user).entitlements[onIphone]
+        assertEquals(true, seen?.active)
+        assertEquals("app_store", seen?.store?.rawValue)
+        val outcome = phone.purchase(onPlay)
+        assertTrue("$outcome", outcome is PurchaseOutcome.Delivered)
+        val both = phone.customerInfo().entitlements
+        assertEquals(mapOf(onIphone to "app_store", onPlay to "play_store"), listOf(onIphone, onPlay).associate { id ->
+            id to (both[id]?.takeIf { it.active }?.store?.rawValue ?: "inactive")
+        })
+
+        val later = runKit(kit, iphone, "--no-purchase", user)
+        assertTrue(later, later.contains("$onIphone: active (subscription, app_store)"))
+        assertTrue(later, later.contains("$onPlay: active (subscription, play_store)"))
+    }
+
+    /** Runs ShopkeeperKit's sandbox demo (an iPhone keeping its state in [device]) against the stack; its output. */
+    private fun runKit(kit: File, device: File, vararg arguments: String): String {
+        val builder = ProcessBuilder(listOf(kit.path) + arguments).redirectErrorStream(true)
+        builder.environment().putAll(
+            mapOf(
+                "SHOPKEEPER_GATEWAY_URL" to stack.gatewayUrl, "SHOPKEEPER_PUBLIC_KEY" to stack.publicKey,
+                "SHOPKEEPER_SANDBOX_URL" to stack.sandboxUrl, "SHOPKEEPER_DEMO_BUNDLE_ID" to stack.packageName,
+                "SHOPKEEPER_KIT_DEMO_DIR" to device.path
+            )
+        )
+        val process = builder.start()
+        val output = process.inputStream.bufferedReader().readText()
+        check(process.waitFor(120, TimeUnit.SECONDS) && process.exitValue() == 0) { "ShopkeeperKit's demo failed: $output" }
+        return output
+    }
 
     @Test
     fun playPurchasesOnAndroidAreTheWebClientsToo() = runBlocking<Unit> {
