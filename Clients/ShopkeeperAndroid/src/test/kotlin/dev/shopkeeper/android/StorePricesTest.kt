@@ -13,6 +13,7 @@ import dev.shopkeeper.android.purchases.PlayProductMapping.PlayProductDetails
 import dev.shopkeeper.android.purchases.PlayProductMapping.PlaySubscriptionOffer
 import dev.shopkeeper.android.purchases.Shopkeeper
 import dev.shopkeeper.android.purchases.products
+import dev.shopkeeper.android.purchases.shopOfferings
 import java.math.BigDecimal
 import kotlinx.coroutines.runBlocking
 import org.junit.Assert.assertEquals
@@ -159,6 +160,42 @@ class StorePricesTest : WithLocalServer() {
         assertNull(unanswered.introductoryOffer)
         // Play does not sell the garden here: no price at all, not the catalog's hint.
         assertNull(shopkeeper(store).products().first { it.id == "garden" }.displayPrice)
+    }
+
+    @Test
+    fun offeringsArePricedAsTheCatalogIs() = runBlocking<Unit> {
+        val view = jsonOf(
+            "current_offering_id" to "standard",
+            "offerings" to listOf(
+                jsonOf(
+                    "offering_id" to "standard",
+                    "packages" to listOf(
+                        jsonOf("package_id" to "\$monthly", "product" to Answers.item("club", "auto_renewable")),
+                        jsonOf("package_id" to "\$garden", "product" to Answers.item("garden", "non_consumable"))
+                    )
+                ),
+                jsonOf(
+                    "offering_id" to "lean",
+                    "packages" to listOf(jsonOf("package_id" to "\$monthly", "product" to Answers.item("club", "auto_renewable")))
+                )
+            )
+        )
+        server.handler = { request ->
+            if (request.path == "/v1/offerings") Reply.json(200, view)
+            else Reply.json(200, jsonOf("product_id" to "club", "eligible" to true, "reason" to null))
+        }
+        val store = MemoryDeviceStore()
+        store.storeProducts = listOf(clubAtPlay())
+        val offerings = shopkeeper(store).shopOfferings(country = "US")
+        val current = offerings.current ?: throw AssertionError("no current offering")
+        assertEquals(listOf("\$monthly", "\$garden"), current.packages.map { it.packageId })
+        assertEquals("$2.99", current.packageWithId("\$monthly")?.product?.displayPrice)
+        assertEquals("P1W", current.packageWithId("\$monthly")?.product?.introductoryOffer?.period)
+        assertNull("Play does not list it", current.packageWithId("\$garden")?.product?.displayPrice)
+        assertEquals("$2.99", offerings.offering("lean")?.packages?.single()?.product?.displayPrice)
+        // The store and the server were asked once per product, however many offerings sell it.
+        assertEquals(listOf("play_club", "play_garden"), store.productQueries.single().map { it.storeProductId })
+        assertEquals(1, server.requests.count { it.path.endsWith("/eligibility") })
     }
 
     @Test

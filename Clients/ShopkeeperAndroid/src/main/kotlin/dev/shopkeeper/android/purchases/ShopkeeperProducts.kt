@@ -2,6 +2,7 @@ package dev.shopkeeper.android.purchases
 
 import dev.shopkeeper.android.core.ShopkeeperException
 import dev.shopkeeper.android.models.CatalogItem
+import dev.shopkeeper.android.products.ShopOfferings
 import dev.shopkeeper.android.products.ShopProduct
 import dev.shopkeeper.android.products.StoreProduct
 
@@ -15,25 +16,39 @@ import dev.shopkeeper.android.products.StoreProduct
  */
 suspend fun Shopkeeper.products(): List<ShopProduct> {
     val catalog = catalog().products
-    val storeProducts = storeProducts(catalog)
-    val eligibility = HashMap<String, Boolean>()
-    for (productId in ShopProduct.needingEligibility(catalog, storeProducts ?: emptyList())) {
-        try {
-            eligibility[productId] = eligibility(productId).eligible
-        } catch (error: ShopkeeperException) {
-            // Not asked: the offer is not shown (isEligibleForIntroOffer stays null).
-        }
-    }
+    val (storeProducts, eligibility) = storeFacts(catalog)
     return ShopProduct.join(catalog, storeProducts, eligibility)
 }
 
-/** The device store's products for these catalog products, or `null` when the store could not list them. */
-private suspend fun Shopkeeper.storeProducts(catalog: List<CatalogItem>): List<StoreProduct>? {
-    val queries = ShopProduct.queries(catalog)
-    if (queries.isEmpty()) return emptyList()
-    return try {
+/**
+ * What to offer the current customer ([Shopkeeper.offerings]; [country] is Play's `BillingConfig.countryCode`) with the
+ * store's prices: each package's product joined with the device store's product and the customer's intro offer
+ * eligibility, as [products] joins the catalog (ShopkeeperKit's `shopOfferings(country:)`).
+ */
+suspend fun Shopkeeper.shopOfferings(country: String? = null): ShopOfferings {
+    val view = offerings(country)
+    val (storeProducts, eligibility) = storeFacts(ShopOfferings.products(view))
+    return ShopOfferings.join(view, storeProducts, eligibility)
+}
+
+/**
+ * The device store's products for these catalog products (`null` when the store could not list them), and this
+ * customer's eligibility for the introductory offers among them (a failed question is left out).
+ */
+private suspend fun Shopkeeper.storeFacts(items: List<CatalogItem>): Pair<List<StoreProduct>?, Map<String, Boolean>> {
+    val queries = ShopProduct.queries(items)
+    val storeProducts = if (queries.isEmpty()) emptyList() else try {
         store.products(queries)
     } catch (error: ShopkeeperException.DeviceStore) {
         null
     }
+    val answers = HashMap<String, Boolean>()
+    for (productId in ShopProduct.needingEligibility(items, storeProducts ?: emptyList())) {
+        try {
+            answers[productId] = eligibility(productId).eligible
+        } catch (error: ShopkeeperException) {
+            // Not asked: the offer is not shown (isEligibleForIntroOffer stays null).
+        }
+    }
+    return Pair(storeProducts, answers)
 }

@@ -10,6 +10,7 @@ import dev.shopkeeper.android.purchases.PlayProductMapping.PlayProductDetails
 import dev.shopkeeper.android.purchases.PlayProductMapping.PlaySubscriptionOffer
 import dev.shopkeeper.android.purchases.PurchaseOutcome
 import dev.shopkeeper.android.purchases.products
+import dev.shopkeeper.android.purchases.shopOfferings
 import dev.shopkeeper.android.sandbox.SandboxDeviceStore
 import java.math.BigDecimal
 import kotlinx.coroutines.runBlocking
@@ -75,6 +76,13 @@ class StorePricesStackTest {
         assertEquals("P1M", club.storeProduct?.subscriptionPeriod)
         assertEquals(true, club.isEligibleForIntroOffer)
         assertEquals("P1W", club.introductoryOffer?.period)
+
+        // The demo's offerings, priced the same way.
+        val standard = phone.shopkeeper.shopOfferings().current
+        assertEquals("standard", standard?.offeringId)
+        val clubPackage = standard?.packages?.firstOrNull { it.product.id == "garden_club" }
+        assertEquals("€3.49", clubPackage?.product?.displayPrice)
+        assertEquals("P1W", clubPackage?.product?.introductoryOffer?.period)
 
         val bought = phone.shopkeeper.purchase("garden_club")
         assertTrue("bought: $bought", bought is PurchaseOutcome.Delivered)
