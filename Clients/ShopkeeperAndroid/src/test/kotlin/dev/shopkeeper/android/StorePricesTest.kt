@@ -93,6 +93,42 @@ class StorePricesTest : WithLocalServer() {
         assertNull("no base plan, no price", PlayProductMapping.storeProduct(subscription(trial)))
     }
 
+    @Test
+    fun aSubscriptionIsBoughtThroughItsBasePlanOrItsIntroOfferWhenShown() {
+        val base = PlaySubscriptionOffer("monthly", null, listOf(monthly), "token-base")
+        val yearly = PlaySubscriptionOffer("yearly", null, listOf(monthly), "token-yearly")
+        val trial = PlaySubscriptionOffer(
+            "monthly", "free-week", listOf(phase("Free", 0, "P1W", PlayProductMapping.FINITE_RECURRING, 1), monthly),
+            "token-trial"
+        )
+        // Whatever order Play lists them in: the first base plan, its intro offer only when the app showed it.
+        for (offers in listOf(listOf(trial, base, yearly), listOf(base, trial, yearly), listOf(yearly, base, trial))) {
+            val first = if (offers.indexOf(yearly) < offers.indexOf(base)) "token-yearly" else "token-base"
+            assertEquals(first, PlayProductMapping.purchaseOfferToken(offers, introductoryOffer = false))
+            val intro = if (first == "token-base") "token-trial" else "token-yearly"
+            assertEquals(intro, PlayProductMapping.purchaseOfferToken(offers, introductoryOffer = true))
+        }
+        // No intro offer at Play (the customer had it there): the base plan.
+        assertEquals("token-base", PlayProductMapping.purchaseOfferToken(listOf(base), introductoryOffer = true))
+        assertNull(PlayProductMapping.purchaseOfferToken(listOf(trial), introductoryOffer = true))
+    }
+
+    @Test
+    fun theIntroOfferChoiceReachesTheDeviceStore() = runBlocking<Unit> {
+        server.handler = { request ->
+            when (request.path) {
+                "/v1/catalog" -> Reply.json(200, catalog)
+                "/v1/purchases" -> Reply.json(200, Answers.purchase(request.json(), "club"))
+                else -> Reply.problem(404, "not_found")
+            }
+        }
+        val store = MemoryDeviceStore()
+        val shopkeeper = shopkeeper(store)
+        shopkeeper.purchase("club", introductoryOffer = true)
+        shopkeeper.purchase("garden")
+        assertEquals(listOf(true, false), store.requests.map { it.introductoryOffer })
+    }
+
     private fun shopkeeper(store: MemoryDeviceStore) = Shopkeeper(
         configuration(server, storage, RetryPolicy(maxAttempts = 1)), store
     )

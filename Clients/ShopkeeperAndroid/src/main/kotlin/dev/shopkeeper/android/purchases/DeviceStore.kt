@@ -73,7 +73,13 @@ data class DevicePurchaseRequest(
      */
     val appAccountToken: UUID,
     /** Units (consumables). */
-    val quantity: Int = 1
+    val quantity: Int = 1,
+    /**
+     * Buy a subscription through its introductory offer (on Play: that offer's token instead of the base plan's), when
+     * the app showed it ([dev.shopkeeper.android.products.ShopProduct.introductoryOffer]); stores that choose by
+     * themselves ignore it.
+     */
+    val introductoryOffer: Boolean = false
 ) {
     /** Play's `obfuscatedAccountId` for this purchase. */
     val obfuscatedAccountId: String

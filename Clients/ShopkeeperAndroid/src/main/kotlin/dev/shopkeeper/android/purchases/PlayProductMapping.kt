@@ -30,7 +30,13 @@ object PlayProductMapping {
     )
 
     /** One `ProductDetails.SubscriptionOfferDetails`: a base plan (no offer id) or a developer offer on it. */
-    data class PlaySubscriptionOffer(val basePlanId: String, val offerId: String?, val phases: List<PlayPricingPhase>)
+    data class PlaySubscriptionOffer(
+        val basePlanId: String,
+        val offerId: String?,
+        val phases: List<PlayPricingPhase>,
+        /** What `BillingFlowParams.ProductDetailsParams.setOfferToken` takes to buy through this offer. */
+        val offerToken: String = ""
+    )
 
     /** `ProductDetails.OneTimePurchaseOfferDetails`. */
     data class PlayOneTimePrice(val formattedPrice: String, val priceAmountMicros: Long, val priceCurrencyCode: String)
@@ -67,12 +73,9 @@ object PlayProductMapping {
                 currencyCode = price.priceCurrencyCode
             )
         }
-        val basePlan = details.subscriptionOffers.firstOrNull { it.offerId == null && it.phases.isNotEmpty() } ?: return null
+        val basePlan = basePlan(details.subscriptionOffers) ?: return null
         val renewing = basePlan.phases.lastOrNull { it.recurrenceMode == INFINITE_RECURRING } ?: basePlan.phases.last()
-        val intro = details.subscriptionOffers
-            .filter { it.offerId != null && it.basePlanId == basePlan.basePlanId }
-            .mapNotNull { offer -> offer.phases.firstOrNull()?.takeIf { it.recurrenceMode != INFINITE_RECURRING } }
-            .firstOrNull()
+        val intro = introOffer(details.subscriptionOffers)?.phases?.firstOrNull()
         return StoreProduct(
             id = details.productId, displayName = details.name, description = details.description,
             displayPrice = renewing.formattedPrice, price = amount(renewing.priceAmountMicros),
@@ -80,6 +83,29 @@ object PlayProductMapping {
             introductoryOffer = intro?.let { introductoryOffer(it) }
         )
     }
+
+    /** The base plan a subscription is priced and bought by: the first Play lists (an offer without an offer id). */
+    fun basePlan(offers: List<PlaySubscriptionOffer>): PlaySubscriptionOffer? =
+        offers.firstOrNull { it.offerId == null && it.phases.isNotEmpty() }
+
+    /**
+     * The introductory offer of the [basePlan]: its first developer offer whose first phase is not the renewing price
+     * (Play lists only the offers this customer may have at Play).
+     */
+    fun introOffer(offers: List<PlaySubscriptionOffer>): PlaySubscriptionOffer? {
+        val basePlan = basePlan(offers) ?: return null
+        return offers.firstOrNull { offer ->
+            offer.offerId != null && offer.basePlanId == basePlan.basePlanId &&
+                offer.phases.firstOrNull().let { it != null && it.recurrenceMode != INFINITE_RECURRING }
+        }
+    }
+
+    /**
+     * The offer token to buy a subscription with: its introductory offer's when [introductoryOffer] (the app showed it:
+     * Shopkeeper deems the customer eligible) and Play has one, else its base plan's; `null` when Play lists neither.
+     */
+    fun purchaseOfferToken(offers: List<PlaySubscriptionOffer>, introductoryOffer: Boolean): String? =
+        (if (introductoryOffer) introOffer(offers) else null)?.offerToken ?: basePlan(offers)?.offerToken
 
     /** An introductory phase as an offer: free (no price), a few periods at a lower price, or one payment up front. */
     fun introductoryOffer(phase: PlayPricingPhase): IntroductoryOffer {

@@ -74,9 +74,12 @@ class PlayBillingDeviceStore(
         val billingType = PlayBillingMapping.billingProductType(request.productType)
         val details = productDetails(request.storeProductId, billingType)
         val product = BillingFlowParams.ProductDetailsParams.newBuilder().setProductDetails(details)
-        // A subscription is bought through one of its offers: the base plan's (the last offer Play lists is the base
-        // plan without a developer offer).
-        details.subscriptionOfferDetails?.lastOrNull()?.let { product.setOfferToken(it.offerToken) }
+        // A subscription is bought through one of its offers: its base plan's, or its introductory offer's when asked.
+        if (billingType == BillingClient.ProductType.SUBS) {
+            val token = PlayProductMapping.purchaseOfferToken(plain(details).subscriptionOffers, request.introductoryOffer)
+                ?: throw ShopkeeperException.ProductUnavailable(request.storeProductId)
+            product.setOfferToken(token)
+        }
         val params = BillingFlowParams.newBuilder()
             .setProductDetailsParamsList(listOf(product.build()))
             .setObfuscatedAccountId(request.obfuscatedAccountId)
@@ -149,7 +152,8 @@ class PlayBillingDeviceStore(
                         it.formattedPrice, it.priceAmountMicros, it.priceCurrencyCode, it.billingPeriod,
                         it.billingCycleCount, it.recurrenceMode
                     )
-                }
+                },
+                offer.offerToken
             )
         }
     )
