@@ -9,6 +9,8 @@ import dev.shopkeeper.android.models.BuildKind
 import dev.shopkeeper.android.models.PlayPurchaseKind
 import dev.shopkeeper.android.models.PurchaseProof
 import dev.shopkeeper.android.models.StorePlatform
+import dev.shopkeeper.android.products.StoreProduct
+import dev.shopkeeper.android.products.StoreProductQuery
 import dev.shopkeeper.android.purchases.DevicePurchaseRequest
 import dev.shopkeeper.android.purchases.DeviceStore
 import dev.shopkeeper.android.purchases.DeviceTransaction
@@ -177,6 +179,17 @@ class MemoryDeviceStore : DeviceStore {
 
     override fun setTransactionListener(listener: ((DeviceTransaction) -> Unit)?) {
         this.listener = listener
+    }
+
+    /** What Play's product details say; `null`: the store cannot list products (as the default says). */
+    @Volatile
+    var storeProducts: List<StoreProduct>? = null
+    val productQueries = CopyOnWriteArrayList<List<StoreProductQuery>>()
+
+    override suspend fun products(queries: List<StoreProductQuery>): List<StoreProduct> {
+        productQueries.add(queries)
+        val known = storeProducts ?: return super.products(queries)
+        return known.filter { product -> queries.any { it.storeProductId == product.id } }
     }
 }
 

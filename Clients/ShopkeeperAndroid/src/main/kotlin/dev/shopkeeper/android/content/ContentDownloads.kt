@@ -1,6 +1,7 @@
 package dev.shopkeeper.android.content
 
 import dev.shopkeeper.android.core.JsonObject
+import dev.shopkeeper.android.core.Sha256
 import dev.shopkeeper.android.core.ShopkeeperApi
 import dev.shopkeeper.android.core.ShopkeeperException
 import dev.shopkeeper.android.core.jsonOf
@@ -14,7 +15,6 @@ import java.io.FileOutputStream
 import java.io.IOException
 import java.nio.file.Files
 import java.nio.file.StandardCopyOption
-import java.security.MessageDigest
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.withContext
 
@@ -203,7 +203,7 @@ class ContentDownloads internal constructor(
     companion object {
         /** SHA-256 of a file, lowercase hex. */
         fun sha256(file: File): String {
-            val digest = MessageDigest.getInstance("SHA-256")
+            val digest = Sha256.digest()
             FileInputStream(file).use { input ->
                 val buffer = ByteArray(64 * 1024)
                 while (true) {
@@ -212,7 +212,7 @@ class ContentDownloads internal constructor(
                     digest.update(buffer, 0, count)
                 }
             }
-            return digest.digest().joinToString("") { String.format("%02x", it) }
+            return Sha256.hex(digest)
         }
 
         /** A path from the server, refused when it could leave the pack's folder (`..`, absolute, empty parts). */

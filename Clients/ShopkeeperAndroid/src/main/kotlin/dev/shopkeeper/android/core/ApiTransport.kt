@@ -64,7 +64,17 @@ internal class ApiTransport(private val configuration: ShopkeeperConfiguration, 
             request.customer?.let { customer -> customerToken(customer)?.let { headers["Shopkeeper-Customer-Token"] = it } }
             val etag = if (request.cached) cache.etag(url) else null
             if (etag != null) headers["If-None-Match"] = etag
+            val verifier = configuration.answerVerifier
+            val nonce = verifier?.makeNonce()
+            if (nonce != null) headers[AnswerVerifier.NONCE_HEADER] = nonce
             val answer = withContext(Dispatchers.IO) { exchange.send(request.method, url, headers, body) }
+            if (verifier != null && nonce != null && (answer.status in 200..299 || answer.status == 304)) {
+                verifier.verify(answer, AnswerVerifier.target(url), nonce)
+                // A signed 304 vouches for the entity tag it names: it must be the one whose body is kept.
+                if (answer.status == 304 && answer.header("ETag") != etag) {
+                    throw ShopkeeperException.UntrustedAnswer("Not Modified names another entity tag than the one kept")
+                }
+            }
             val kept = if (answer.status == 304 && request.cached) cache.notModifiedBody(url) else null
             when {
                 answer.status in 200..299 -> {

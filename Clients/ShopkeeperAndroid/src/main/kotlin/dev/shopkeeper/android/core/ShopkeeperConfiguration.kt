@@ -46,7 +46,16 @@ class ShopkeeperConfiguration(
      * `signed`: your own server mints it after logging the user in. `null` (or a callback answering `null`) sends none,
      * as `open` apps need. A callback that throws fails the request as `401 customer_token_unavailable`.
      */
-    val customerToken: (suspend (appUserId: String) -> String?)? = null
+    val customerToken: (suspend (appUserId: String) -> String?)? = null,
+    /**
+     * The keys the app trusts to sign Shopkeeper's answers, by key id: the base64 Ed25519 public keys of
+     * `GET /v1/admin/answer-signing` (two during a rotation). When set, every answer must be signed by one of them for
+     * its own request, or it is refused as [ShopkeeperException.UntrustedAnswer] and never used or cached. Empty (the
+     * default) takes answers unsigned. Needs Ed25519 in `java.security`: Android API 33 or a JDK 15 and later.
+     */
+    val answerKeys: Map<String, String> = emptyMap(),
+    /** How far (in seconds) a signed answer's time may be from the device's clock. */
+    val answerMaxAgeSeconds: Long = 300
 ) {
     /** The id store in use. */
     val idStore: IdStore = idStore ?: FileIdStore(File(storageDirectory, "ids"))
@@ -61,10 +70,20 @@ class ShopkeeperConfiguration(
         require(apiKey.startsWith("pk_")) { "apiKey is the app's public key (pk_...); never ship a secret key" }
         require(APP_VERSION.matches(appVersion)) { "appVersion is one to four dot-separated numbers: $appVersion" }
         require(requestTimeoutMillis > 0) { "requestTimeoutMillis is positive" }
+        require(answerMaxAgeSeconds > 0) { "answerMaxAgeSeconds is positive" }
+        for ((keyId, key) in answerKeys) {
+            require(AnswerVerifier.publicKey(key) != null) {
+                "answerKeys[$keyId] is not a base64 Ed25519 public key (32 bytes), or this platform lacks Ed25519"
+            }
+        }
     }
 
     /** The base URL without trailing slashes. */
     internal val base: String = baseUrl.trimEnd('/')
+
+    /** The check of signed answers, when the app trusts answer keys. */
+    internal val answerVerifier: AnswerVerifier? =
+        if (answerKeys.isEmpty()) null else AnswerVerifier(answerKeys, answerMaxAgeSeconds)
 
     companion object {
         private val APP_VERSION = Regex("^[0-9]{1,9}(\\.[0-9]{1,9}){0,3}$")

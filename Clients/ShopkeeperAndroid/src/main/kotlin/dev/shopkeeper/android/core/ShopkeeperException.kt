@@ -35,6 +35,13 @@ sealed class ShopkeeperException(message: String, cause: Throwable? = null) : Ex
     /** Reading or writing the client's files on the device failed. */
     class Storage(message: String, cause: Throwable? = null) : ShopkeeperException(message, cause)
 
+    /**
+     * The app trusts answer keys ([ShopkeeperConfiguration.answerKeys]) and this answer is not signed by one of them
+     * for its request (altered, replayed, unsigned, or too far from the device's clock): it was not used or cached.
+     * Never retried: ShopkeeperKit's `ShopkeeperError.untrustedAnswer`.
+     */
+    class UntrustedAnswer(val reason: String) : ShopkeeperException("untrusted answer: $reason")
+
     /** The server's stable error code, for server answers. */
     val code: String?
         get() = (this as? Server)?.problem?.code

@@ -1,11 +1,14 @@
 package dev.shopkeeper.android.purchases
 
 import dev.shopkeeper.android.core.JsonObject
+import dev.shopkeeper.android.core.ShopkeeperException
 import dev.shopkeeper.android.core.jsonOf
 import dev.shopkeeper.android.models.BuildKind
 import dev.shopkeeper.android.models.ProductType
 import dev.shopkeeper.android.models.PurchaseProof
 import dev.shopkeeper.android.models.StorePlatform
+import dev.shopkeeper.android.products.StoreProduct
+import dev.shopkeeper.android.products.StoreProductQuery
 import java.util.UUID
 
 /**
@@ -40,6 +43,16 @@ interface DeviceStore {
     suspend fun finish(transaction: DeviceTransaction)
 
     /**
+     * What the store says of these products for this customer (price, period, introductory offer): Play Billing's
+     * `queryProductDetailsAsync`. Products the store does not offer are left out. Throws
+     * [dev.shopkeeper.android.core.ShopkeeperException.DeviceStore] when the store's products cannot be loaded (the
+     * default, for stores that list none, such as the sandbox): `Shopkeeper.products()` then shows the catalog's
+     * price hints.
+     */
+    suspend fun products(queries: List<StoreProductQuery>): List<StoreProduct> =
+        throw ShopkeeperException.DeviceStore("this device store lists no products")
+
+    /**
      * Sets (or with `null` removes) the one listener of purchases that arrive outside [purchase]: renewals seen on the
      * device, pending purchases completed, purchases made elsewhere (Play's `PurchasesUpdatedListener`).
      */
@@ -60,7 +73,13 @@ data class DevicePurchaseRequest(
      */
     val appAccountToken: UUID,
     /** Units (consumables). */
-    val quantity: Int = 1
+    val quantity: Int = 1,
+    /**
+     * Buy a subscription through its introductory offer (on Play: that offer's token instead of the base plan's), when
+     * the app showed it ([dev.shopkeeper.android.products.ShopProduct.introductoryOffer]); stores that choose by
+     * themselves ignore it.
+     */
+    val introductoryOffer: Boolean = false
 ) {
     /** Play's `obfuscatedAccountId` for this purchase. */
     val obfuscatedAccountId: String

@@ -176,16 +176,20 @@ class Shopkeeper(
      * Buys a catalog product through the device's store with the current user's account token (Play's
      * `obfuscatedAccountId`), keeps the purchase on disk, and sends its proof. Throws
      * [ShopkeeperException.PurchaseNotCompleted] when the user cancelled or the purchase is pending (it is sent once
-     * it completes), [ShopkeeperException.ProductUnavailable] for a product this build cannot buy.
+     * it completes), [ShopkeeperException.ProductUnavailable] for a product this build cannot buy. With
+     * [introductoryOffer] a subscription is bought through its introductory offer: pass `true` when the app showed the
+     * offer (`products()`' `introductoryOffer`, which Shopkeeper deems this customer eligible for).
      */
-    suspend fun purchase(productId: String, quantity: Int = 1): PurchaseOutcome {
+    suspend fun purchase(productId: String, quantity: Int = 1, introductoryOffer: Boolean = false): PurchaseOutcome {
         val item = catalog().product(productId)
         val storeProductId = item?.storeProductId
         if (item == null || item.availability != Availability.PURCHASABLE || storeProductId == null) {
             throw ShopkeeperException.ProductUnavailable(productId)
         }
         val buyer = appUserId
-        val request = DevicePurchaseRequest(storeProductId, item.type, item.duration, AppAccountToken.uuid(buyer), quantity)
+        val request = DevicePurchaseRequest(
+            storeProductId, item.type, item.duration, AppAccountToken.uuid(buyer), quantity, introductoryOffer
+        )
         val transaction = store.purchase(request) ?: throw ShopkeeperException.PurchaseNotCompleted(productId)
         queue.keep(transaction, buyer)
         return queue.send(transaction.id)

@@ -18,11 +18,14 @@ import dev.shopkeeper.android.core.ShopkeeperException
 import dev.shopkeeper.android.models.BuildKind
 import dev.shopkeeper.android.models.ProductType
 import dev.shopkeeper.android.models.StorePlatform
+import dev.shopkeeper.android.products.StoreProduct
+import dev.shopkeeper.android.products.StoreProductQuery
 import dev.shopkeeper.android.purchases.DevicePurchaseRequest
 import dev.shopkeeper.android.purchases.DeviceStore
 import dev.shopkeeper.android.purchases.DeviceTransaction
 import dev.shopkeeper.android.purchases.PlayBillingMapping
 import dev.shopkeeper.android.purchases.PlayBillingMapping.LaunchVerdict
+import dev.shopkeeper.android.purchases.PlayProductMapping
 import java.util.Collections
 import kotlin.coroutines.resume
 import kotlin.coroutines.suspendCoroutine
@@ -71,9 +74,12 @@ class PlayBillingDeviceStore(
         val billingType = PlayBillingMapping.billingProductType(request.productType)
         val details = productDetails(request.storeProductId, billingType)
         val product = BillingFlowParams.ProductDetailsParams.newBuilder().setProductDetails(details)
-        // A subscription is bought through one of its offers: the base plan's (the last offer Play lists is the base
-        // plan without a developer offer).
-        details.subscriptionOfferDetails?.lastOrNull()?.let { product.setOfferToken(it.offerToken) }
+        // A subscription is bought through one of its offers: its base plan's, or its introductory offer's when asked.
+        if (billingType == BillingClient.ProductType.SUBS) {
+            val token = PlayProductMapping.purchaseOfferToken(plain(details).subscriptionOffers, request.introductoryOffer)
+                ?: throw ShopkeeperException.ProductUnavailable(request.storeProductId)
+            product.setOfferToken(token)
+        }
         val params = BillingFlowParams.newBuilder()
             .setProductDetailsParamsList(listOf(product.build()))
             .setObfuscatedAccountId(request.obfuscatedAccountId)
@@ -119,6 +125,39 @@ class PlayBillingDeviceStore(
         finished.add(proof.token)
     }
 
+    /** Play's product details of these products (one-time products and subscriptions asked apart), as store products. */
+    override suspend fun products(queries: List<StoreProductQuery>): List<StoreProduct> {
+        connect()
+        val found = ArrayList<StoreProduct>()
+        for ((billingType, group) in queries.groupBy { PlayBillingMapping.billingProductType(it.productType) }) {
+            for (details in queryDetails(group.map { it.storeProductId }, billingType)) {
+                PlayProductMapping.storeProduct(plain(details))?.let { found.add(it) }
+            }
+        }
+        return found
+    }
+
+    /** The fields of Play's details that [PlayProductMapping] reads. */
+    private fun plain(details: ProductDetails) = PlayProductMapping.PlayProductDetails(
+        productId = details.productId, productType = details.productType, name = details.name,
+        description = details.description,
+        oneTimePrice = details.oneTimePurchaseOfferDetails?.let {
+            PlayProductMapping.PlayOneTimePrice(it.formattedPrice, it.priceAmountMicros, it.priceCurrencyCode)
+        },
+        subscriptionOffers = (details.subscriptionOfferDetails ?: emptyList()).map { offer ->
+            PlayProductMapping.PlaySubscriptionOffer(
+                offer.basePlanId, offer.offerId,
+                offer.pricingPhases.pricingPhaseList.map {
+                    PlayProductMapping.PlayPricingPhase(
+                        it.formattedPrice, it.priceAmountMicros, it.priceCurrencyCode, it.billingPeriod,
+                        it.billingCycleCount, it.recurrenceMode
+                    )
+                },
+                offer.offerToken
+            )
+        }
+    )
+
     override fun setTransactionListener(listener: ((DeviceTransaction) -> Unit)?) {
         this.listener = listener
     }
@@ -162,16 +201,20 @@ class PlayBillingDeviceStore(
         return found
     }
 
-    private suspend fun productDetails(productId: String, billingType: String): ProductDetails {
+    private suspend fun productDetails(productId: String, billingType: String): ProductDetails =
+        queryDetails(listOf(productId), billingType).firstOrNull { it.productId == productId }
+            ?: throw ShopkeeperException.ProductUnavailable(productId)
+
+    /** Play's details of these products, all of one `BillingClient.ProductType`. */
+    private suspend fun queryDetails(productIds: List<String>, billingType: String): List<ProductDetails> {
         val query = QueryProductDetailsParams.newBuilder().setProductList(
-            listOf(QueryProductDetailsParams.Product.newBuilder().setProductId(productId).setProductType(billingType).build())
+            productIds.map { QueryProductDetailsParams.Product.newBuilder().setProductId(it).setProductType(billingType).build() }
         ).build()
         val (result, details) = suspendCoroutine<Pair<BillingResult, List<ProductDetails>>> { done ->
             client.queryProductDetailsAsync(query) { result, list -> done.resume(Pair(result, list)) }
         }
         if (result.responseCode != 0) throw ShopkeeperException.DeviceStore("Play Billing: ${result.debugMessage}")
-        return details.firstOrNull { it.productId == productId }
-            ?: throw ShopkeeperException.ProductUnavailable(productId)
+        return details
     }
 
     /** Connects to Play once (again after a disconnection). */

@@ -40,14 +40,15 @@ class Stack private constructor(values: Map<String, String>) {
         directory: File = Files.createTempDirectory("android-stack").toFile(),
         account: File? = null,
         retry: RetryPolicy = RetryPolicy(maxAttempts = 3, baseDelaySeconds = 0.2, maxDelaySeconds = 2.0),
-        store: ((SandboxDeviceStore) -> DeviceStore)? = null
+        store: ((SandboxDeviceStore) -> DeviceStore)? = null,
+        answerKeys: Map<String, String> = emptyMap()
     ): Device {
         val sandbox = SandboxDeviceStore(
             sandboxUrl, packageName, File(directory, "store"), account ?: File(directory, "store")
         )
         val configuration = ShopkeeperConfiguration(
             baseUrl = gatewayUrl, apiKey = publicKey, appVersion = "2.0", storageDirectory = File(directory, "shopkeeper"),
-            idStore = FileIdStore(File(directory, "ids")), retryPolicy = retry
+            idStore = FileIdStore(File(directory, "ids")), retryPolicy = retry, answerKeys = answerKeys
         )
         return Device(Shopkeeper(configuration, store?.invoke(sandbox) ?: sandbox), sandbox, directory)
     }
@@ -56,6 +57,16 @@ class Stack private constructor(values: Map<String, String>) {
     fun api() = ShopkeeperApi(
         ShopkeeperConfiguration(gatewayUrl, publicKey, "2.0", Files.createTempDirectory("android-stack-api").toFile())
     )
+
+    /**
+     * The demo app's answer signing keys (`GET /v1/admin/answer-signing`) as an app trusts them, by key id; creates the
+     * app's first key (which signs at once) when it has no active one.
+     */
+    fun trustedAnswerKeys(): Map<String, String> {
+        fun keys() = gateway("GET", "/v1/admin/answer-signing", bearer = secretKey)?.list("keys") { it } ?: emptyList()
+        if (keys().none { it.boolean("active") }) gateway("POST", "/v1/admin/answer-signing/keys", bearer = secretKey)
+        return keys().associate { it.string("key_id") to it.string("public_key") }
+    }
 
     /** A new product of the demo app, visible to development builds, sold on both stores. */
     fun createProduct(type: ProductType, duration: String? = null): String {
