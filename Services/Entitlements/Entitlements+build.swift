@@ -123,6 +123,9 @@ func buildRouter(
     router.addRoutes(
         ReportController(reports: ReportPostgresRepository(client: database, logger: logger)).endpoints,
         atPath: "/v1/admin/reports")
+    router.addRoutes(
+        ExchangeRateController(rates: ExchangeRatePostgresRepository(client: database, logger: logger)).endpoints,
+        atPath: "/v1/admin/exchange-rates")
     let bodyLimit = settings.service.maxBodyBytes
     let aliases = AliasPostgresRepository(client: database, logger: logger)
     let consumables = ConsumablePostgresRepository(client: database, logger: logger)

@@ -53,18 +53,22 @@ enum EntitlementsError: ProblemError, Equatable {
     case redemptionCodeExpired
     /// The redemption code's id has no web purchase to move (yet): the code stays valid.
     case nothingToRedeem
+    /// The app keeps exchange rates against another base; a load of a new base must replace them.
+    case exchangeRateBaseMismatch(stored: String, given: String)
+    /// A figure of a currency cannot be converted: no rate on or before its day.
+    case exchangeRateMissing(currency: String, reportingCurrency: String, day: String)
 
     var status: HTTPResponse.Status {
         switch self {
         case .alreadyOwnedByOtherCustomer, .consumableOwnedByOtherCustomer, .transferredAway, .insufficientBalance,
-            .aliasConflict, .redemptionCodeUsed, .nothingToRedeem:
+            .aliasConflict, .redemptionCodeUsed, .nothingToRedeem, .exchangeRateBaseMismatch:
             .conflict
         case .redemptionCodeExpired: .gone
         case .mergeNeedsSecretKey, .linkNeedsSecretKey: .forbidden
         case .idempotencyKeyRequired: .badRequest
         case .deviceLimitReached, .appAccountTokenMismatch, .obfuscatedAccountIDMismatch, .sandboxNotAccepted:
             .forbidden
-        case .notAConsumable, .idempotencyKeyReused: .unprocessableContent
+        case .notAConsumable, .idempotencyKeyReused, .exchangeRateMissing: .unprocessableContent
         case .customerNotFound, .suspendedAliasNotFound, .grantNotFound, .eventNotFound, .purchaseNotFound,
             .productNotFound, .redemptionCodeNotFound:
             .notFound
@@ -95,6 +99,8 @@ enum EntitlementsError: ProblemError, Equatable {
         case .redemptionCodeUsed: "redemption_code_used"
         case .redemptionCodeExpired: "redemption_code_expired"
         case .nothingToRedeem: "nothing_to_redeem"
+        case .exchangeRateBaseMismatch: "exchange_rate_base_mismatch"
+        case .exchangeRateMissing: "exchange_rate_missing"
         }
     }
 
@@ -144,6 +150,12 @@ enum EntitlementsError: ProblemError, Equatable {
         case .nothingToRedeem:
             "The id this code was issued for has no web purchase to move yet (the payment may still be on its way); "
                 + "the code stays valid: try again shortly."
+        case .exchangeRateBaseMismatch(let stored, let given):
+            "This app's exchange rates are against \(stored), these against \(given); nothing was loaded. Load them "
+                + "with ?replace=true to replace every rate of the app."
+        case .exchangeRateMissing(let currency, let reporting, let day):
+            "No exchange rate converts \(currency) to \(reporting) on or before \(day): load the rates of that day "
+                + "(PUT /v1/admin/exchange-rates), or ask without currency for the figures in their own currencies."
         }
     }
 }

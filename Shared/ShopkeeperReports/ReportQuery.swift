@@ -68,7 +68,7 @@ package enum ReportQuery {
             values.reserveCapacity(columns.count)
             for (index, (column, shown)) in columns.enumerated() where shown {
                 switch column.role {
-                case .dimension: values.append(ReportValue(try cells[index].decode(String?.self)))
+                case .dimension, .note: values.append(ReportValue(try cells[index].decode(String?.self)))
                 case .sum, .other: values.append(ReportValue(try cells[index].decode(Int64?.self)))
                 }
             }

@@ -47,6 +47,8 @@ package struct ReportColumn: Sendable, Hashable {
         case sum
         /// A figure that does not add up across rows (distinct devices, subscriptions in a state at a day's end).
         case other
+        /// Text that explains the row's figures without keying it (the exchange rates a converted figure used).
+        case note
     }
 
     package var name: String

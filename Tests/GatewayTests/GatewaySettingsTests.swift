@@ -107,7 +107,7 @@ import Testing
                 "/v1/customers/*/subscriptions",
                 "/v1/customers", "/v1/admin/entitlements",
                 "/v1/admin/events", "/v1/admin/purchases", "/v1/admin/customers", "/v1/admin/aliases",
-                "/v1/admin/reports",
+                "/v1/admin/exchange-rates", "/v1/admin/reports",
             ])
         #expect(settings.operatorKey == nil)
     }
@@ -121,7 +121,8 @@ import Testing
         for (path, service) in [
             ("/v1/admin/reports/sales", "entitlements"), ("/v1/admin/reports/usage", "entitlements"),
             ("/v1/admin/reports/consumables", "entitlements"), ("/v1/admin/reports/subscriptions", "subscriptions"),
-            ("/v1/admin/reports/content", "content"),
+            ("/v1/admin/reports/content", "content"), ("/v1/admin/reports/mrr", "entitlements"),
+            ("/v1/admin/exchange-rates", "entitlements"),
         ] {
             let route = settings.routes.filter { $0.matches(Substring(path)) }
                 .max { $0.segments.count < $1.segments.count }

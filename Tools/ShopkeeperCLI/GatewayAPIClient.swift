@@ -48,11 +48,17 @@ struct GatewayAPIClient {
         return try await Self.execute(.GET, url: url, bearer: bearer, json: nil, accept: accept)
     }
 
-    /// One JSON request to any URL (`bearer` optional, other `headers` added), the answer's body when the status is
-    /// 2xx.
+    /// `method path` with `body` sent as `contentType` (a file as it is); the body of a 2xx answer.
+    func send(_ method: HTTPMethod, _ path: String, body: Data, contentType: String) async throws -> Data {
+        try await Self.execute(
+            method, url: baseURL.trimmingSuffix("/") + path, bearer: bearer, json: body, contentType: contentType)
+    }
+
+    /// One request to any URL (`bearer` optional, other `headers` added) whose body `json` is sent as `contentType`
+    /// (JSON unless said), the answer's body when the status is 2xx.
     static func execute(
         _ method: HTTPMethod, url: String, bearer: String?, json: Data?, accept: String? = nil,
-        headers: [String: String] = [:]
+        headers: [String: String] = [:], contentType: String = "application/json"
     ) async throws -> Data {
         var request = HTTPClientRequest(url: url)
         request.method = method
@@ -60,7 +66,7 @@ struct GatewayAPIClient {
         if let accept { request.headers.add(name: "Accept", value: accept) }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { request.headers.add(name: name, value: value) }
         if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(bytes: json))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))

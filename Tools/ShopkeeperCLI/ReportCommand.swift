@@ -5,18 +5,19 @@ import Foundation
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Print a report of the app's figures: sales, usage, consumables, subscriptions or content.",
+        abstract: "Print a report of the app's figures: sales, usage, consumables, mrr, subscriptions or content.",
         discussion: """
             Days are UTC days, both ends included (at most 400). Without --csv or --json the rows and their totals \
             are printed as a table. Amounts are milliunits of their currency (1990 = 1.99).
               shopkeeper report sales --from 2025-01-01 --to 2025-01-31 --group-by day,product
               shopkeeper report subscriptions --from 2025-01-01 --to 2025-03-31 --csv > subscriptions.csv
+              shopkeeper report mrr --from 2025-01-01 --to 2025-03-31 --currency USD
             """
     )
 
     /// The reports, by the last segment of their path.
     enum Name: String, ExpressibleByArgument, CaseIterable {
-        case sales, usage, consumables, subscriptions, content
+        case sales, usage, consumables, mrr, subscriptions, content
     }
 
     @Argument(help: "The report: \(Name.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -33,11 +34,15 @@ struct ReportCommand: AsyncParsableCommand {
 
     static let groupByHelp = """
         Comma-separated dimensions (sales: day,product,store,storefront; usage: day,app_version,product; \
-        consumables: day,product; subscriptions: day[,product]; content: day,product,version).
+        consumables: day,product; mrr: day[,product,store,storefront]; subscriptions: day[,product]; \
+        content: day,product,version).
         """
 
     @Option(help: "Store environment of sales, usage and subscriptions: production (default), sandbox, ...")
     var environment: String?
+
+    @Option(help: "mrr: the currency to convert every figure to, at the loaded exchange rates (ISO 4217).")
+    var currency: String?
 
     @Flag(help: "Print the report as CSV, as the API sends it.")
     var csv = false
@@ -63,6 +68,7 @@ struct ReportCommand: AsyncParsableCommand {
         var query = [URLQueryItem(name: "from", value: from), URLQueryItem(name: "to", value: to)]
         if let groupBy { query.append(URLQueryItem(name: "group_by", value: groupBy)) }
         if let environment { query.append(URLQueryItem(name: "environment", value: environment)) }
+        if let currency { query.append(URLQueryItem(name: "currency", value: currency)) }
         let body = try await connection.secretClient().get(
             "/v1/admin/reports/\(name.rawValue)", query: query, accept: csv ? "text/csv" : "application/json")
         if csv || json {

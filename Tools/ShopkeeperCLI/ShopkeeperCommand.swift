@@ -14,6 +14,7 @@ struct ShopkeeperCommand: AsyncParsableCommand {
             AppsCommand.self, KeysCommand.self, CatalogCommand.self, OfferingsCommand.self, SeedCommand.self,
             SandboxCommand.self,
             ContentCommand.self, BoundaryCommand.self, AnswersCommand.self, CustomersCommand.self, ReportCommand.self,
+            ExchangeRatesCommand.self,
         ]
     )
 }

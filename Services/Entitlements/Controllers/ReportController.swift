@@ -2,8 +2,8 @@ import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperReports
 
-/// `/v1/admin/reports/{sales,usage,consumables}` (secret key): the app's own figures over a range of UTC days, as JSON
-/// or CSV (``ReportRequest``).
+/// `/v1/admin/reports/{sales,usage,consumables,mrr}` (secret key): the app's own figures over a range of UTC days, as
+/// JSON or CSV (``ReportRequest``); MRR in one reporting currency when `currency` is given.
 struct ReportController {
     let reports: any ReportRepository
 
@@ -14,6 +14,24 @@ struct ReportController {
         routes.report("consumables", spec: EntitlementsReports.consumables) {
             try await reports.consumables(appID: $0, request: $1)
         }
+        routes.get("mrr") { request, context in
+            let caller = try context.requireSecretCaller()
+            let query = request.uri.queryParameters
+            let report = try ReportRequest.read(query, accept: request.headers[.accept], spec: EntitlementsReports.mrr)
+            let currency = try Self.reportingCurrency(query.getAll("currency"))
+            return try await reports.mrr(appID: caller.appID, request: report, currency: currency).response()
+        }
         return routes
+    }
+
+    /// `?currency=`: the one ISO 4217 code figures are converted to, or none (each figure in its own currency).
+    static func reportingCurrency(_ values: [String]) throws(RequestError) -> String? {
+        guard let first = values.first else { return nil }
+        guard values.count == 1, ExchangeRateFile.isCurrency(first) else {
+            throw .invalidQuery([
+                FieldProblem(pointer: "?currency", detail: "must be given once, an ISO 4217 code such as USD")
+            ])
+        }
+        return first
     }
 }

@@ -146,6 +146,8 @@ struct PublicRoutes: Sendable {
         Template("/v1/admin/reports/sales", [.get]),
         Template("/v1/admin/reports/usage", [.get]),
         Template("/v1/admin/reports/consumables", [.get]),
+        Template("/v1/admin/reports/mrr", [.get]),
+        Template("/v1/admin/exchange-rates", [.get, .put]),
         Template("/v1/admin/reports/subscriptions", [.get]),
         Template("/v1/admin/reports/content", [.get]),
         Template("/v1/content/{product_id}", [.get]),

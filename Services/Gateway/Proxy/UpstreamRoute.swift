@@ -54,8 +54,9 @@ struct UpstreamRoute: Sendable, Hashable {
 
     /// Request body limits of prefixes that take more than `SHOPKEEPER_MAX_BODY_BYTES` unless
     /// `SHOPKEEPER_GATEWAY_BODY_LIMITS` says otherwise: content pack uploads (streamed, one file per request; the
-    /// content service applies its own, smaller limits).
-    static let defaultBodyLimits = "/v1/admin/content=\(Int64(64) << 30)"
+    /// content service applies its own, smaller limits), and exchange rate files (ECB's whole history is about 7 MB;
+    /// entitlements takes up to 32 MB).
+    static let defaultBodyLimits = "/v1/admin/content=\(Int64(64) << 30),/v1/admin/exchange-rates=\(32 << 20)"
 
     /// The default table, from each service's URL.
     static func defaults(
@@ -87,6 +88,8 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/admin/purchases", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/customers", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/aliases", service: "entitlements", baseURL: entitlementsURL),
+            // The exchange rates the charts convert with belong with the sales they convert.
+            UpstreamRoute(prefix: "/v1/admin/exchange-rates", service: "entitlements", baseURL: entitlementsURL),
             // Reports belong to the service that owns their facts: sales, usage and consumables to entitlements.
             UpstreamRoute(prefix: "/v1/admin/reports", service: "entitlements", baseURL: entitlementsURL),
         ]
