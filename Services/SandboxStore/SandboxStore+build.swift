@@ -31,8 +31,8 @@ func buildApplication(
     try directory.writeGooglePushKeySet(dispatcher.googleKeySet)
     let products = try SandboxProducts(file: settings.stateDirectory.appendingPathComponent("products.json"))
     let router = try buildRouter(
-        settings: settings, store: store, products: products, chain: chain, traffic: StoreTraffic(),
-        dispatcher: dispatcher, metrics: metrics)
+        settings: settings, store: store, products: products, playCatalog: try PlayCatalog(directory: directory),
+        chain: chain, traffic: StoreTraffic(), dispatcher: dispatcher, metrics: metrics)
     // Shutdown runs backwards: the clock stops first, then deliveries, then the HTTP client.
     var services: [any Service] = [HTTPClientService(client: httpClient), dispatcher]
     if settings.autoRenew {
@@ -50,12 +50,13 @@ func buildApplication(
 }
 
 /// The sandbox store's routes: `/sandbox` controls (problem+json errors), two Apple hosts (App Store Server API and
-/// legacy `verifyReceipt`), Google's token endpoint
-/// and Play Developer API, Stripe's API and hosted pages (each with its store's own error format), health and metrics.
+/// legacy `verifyReceipt`), App Store Connect, Google's token endpoint
+/// and Android Publisher API (purchases and monetization), Stripe's API and hosted pages (each with its store's own error format), health and metrics.
 func buildRouter(
     settings: SandboxStoreSettings,
     store: SandboxStore,
     products: SandboxProducts,
+    playCatalog: PlayCatalog,
     chain: SigningChain,
     traffic: StoreTraffic,
     dispatcher: NotificationDispatcher,
@@ -94,6 +95,8 @@ func buildRouter(
         GoogleSubscriptionController(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
         atPath: "google")
     controls.addRoutes(
+        GoogleProductsController(catalog: playCatalog, maxBodyBytes: maxBody).endpoints, atPath: "google")
+    controls.addRoutes(
         StripeControlController(store: store, dispatcher: dispatcher, maxBodyBytes: maxBody).endpoints,
         atPath: "stripe")
     controls.addRoutes(
@@ -122,6 +125,11 @@ func buildRouter(
     router.addRoutes(GooglePushKeysController(keySet: dispatcher.googleKeySet).endpoints, atPath: "/google")
     router.addRoutes(
         PlayDeveloperAPIController(store: store, traffic: traffic).endpoints,
+        atPath: "/google/androidpublisher/v3/applications")
+    router.addRoutes(
+        PlayMonetizationAPIController(
+            access: PlayAccessCheck(store: store, traffic: traffic), catalog: playCatalog
+        ).endpoints,
         atPath: "/google/androidpublisher/v3/applications")
     router.addRoutes(
         StripeAPIController(

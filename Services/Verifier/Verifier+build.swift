@@ -154,7 +154,8 @@ func buildRouter(
         atPath: "/v1/admin/stores")
     router.addRoutes(
         StoreCatalogController(
-            credentials: components.credentials, client: components.appStoreConnect, database: database
+            credentials: components.credentials, client: components.appStoreConnect, google: components.googleClient,
+            database: database
         ).endpoints)
     components.addAppStoreSupportRoutes(to: router, settings: settings, database: database, logger: logger)
     router.addRoutes(

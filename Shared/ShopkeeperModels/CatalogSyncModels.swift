@@ -1,7 +1,7 @@
 /// The body of `POST /v1/admin/catalog/sync`: read a store's catalog, show how it differs from this app's, and apply
 /// what the operator accepts.
 package struct CatalogSyncRequest: Codable, Sendable, Equatable {
-    /// The store to read: `apple` (App Store Connect). Google Play comes later.
+    /// The store to read: `apple` (App Store Connect) or `google` (Google Play's Android Publisher API).
     package var store: String
     /// Only show the differences; nothing changes.
     package var dryRun: Bool
@@ -29,7 +29,7 @@ package struct CatalogSyncRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// What a store sells for an app, as the verifier read it from the store (App Store Connect), normalized.
+/// What a store sells for an app, as the verifier read it from the store (App Store Connect, Google Play), normalized.
 package struct StoreCatalog: Codable, Sendable, Equatable {
     /// The catalog's platform the store ids belong to.
     package var platform: StorePlatform
@@ -53,23 +53,28 @@ package struct StoreCatalog: Codable, Sendable, Equatable {
 package struct StoreCatalogProduct: Codable, Sendable, Equatable {
     package var storeProductID: String
     package var type: ProductType
-    /// The store's reference name (App Store Connect's `name`).
+    /// The store's reference name (App Store Connect's `name`, Play's `en-US` listing title).
     package var referenceName: String
-    /// The store's own word for where the product stands (`APPROVED`, `WAITING_FOR_REVIEW`, ...).
+    /// The store's own word for where the product stands (`APPROVED`, `WAITING_FOR_REVIEW`, ...; Play's `ACTIVE`,
+    /// `INACTIVE`, `DRAFT`).
     package var storeState: String
     /// ``storeState`` in the catalog's words.
     package var reviewState: ReviewState
     /// The subscription group's reference name (auto-renewable subscriptions).
     package var subscriptionGroup: String?
-    /// The store's period word (`ONE_MONTH`), for subscriptions.
+    /// The store's period, for subscriptions: Apple's word (`ONE_MONTH`) or Play's ISO 8601 duration (`P1M`).
     package var subscriptionPeriod: String?
     /// The price in each territory where it is sold.
     package var prices: [StorePrice]
+    /// Google Play: the base plan whose state, period and prices these are (a subscription may have several).
+    package var basePlanID: String?
+    /// Google Play: the active offers on that base plan.
+    package var offerIDs: [String]?
 
     package init(
         storeProductID: String, type: ProductType, referenceName: String, storeState: String,
         reviewState: ReviewState, subscriptionGroup: String? = nil, subscriptionPeriod: String? = nil,
-        prices: [StorePrice]
+        prices: [StorePrice], basePlanID: String? = nil, offerIDs: [String]? = nil
     ) {
         self.storeProductID = storeProductID
         self.type = type
@@ -79,6 +84,8 @@ package struct StoreCatalogProduct: Codable, Sendable, Equatable {
         self.subscriptionGroup = subscriptionGroup
         self.subscriptionPeriod = subscriptionPeriod
         self.prices = prices
+        self.basePlanID = basePlanID
+        self.offerIDs = offerIDs
     }
 
     package enum CodingKeys: String, CodingKey {
@@ -89,12 +96,15 @@ package struct StoreCatalogProduct: Codable, Sendable, Equatable {
         case reviewState = "review_state"
         case subscriptionGroup = "subscription_group"
         case subscriptionPeriod = "subscription_period"
+        case basePlanID = "base_plan_id"
+        case offerIDs = "offer_ids"
     }
 }
 
 /// A product's price in one territory.
 package struct StorePrice: Codable, Sendable, Hashable {
-    /// ISO 3166-1 alpha-3, as App Store Connect names territories (`USA`, `DEU`).
+    /// The store's own territory code: ISO 3166-1 alpha-3 for App Store Connect (`USA`, `DEU`), alpha-2 for Google
+    /// Play's regions (`US`, `DE`). Prices are kept per platform, each in its store's words.
     package var territory: String
     /// ISO 4217.
     package var currency: String

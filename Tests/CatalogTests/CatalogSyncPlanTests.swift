@@ -83,3 +83,38 @@ import Testing
         #expect(plan.writes.isEmpty)
     }
 }
+
+/// The same rules over Google Play's catalog: Play's ISO 8601 billing periods and alpha-2 regions, its states.
+@Suite struct CatalogSyncPlanGooglePlayTests {
+    @Test func aNewPlaySubscriptionTakesItsBasePlansPeriodAndAnInactiveProductIsRemoved() {
+        let store = StoreCatalog(
+            platform: .playStore,
+            products: [
+                StoreCatalogProduct(
+                    storeProductID: "pro", type: .autoRenewable, referenceName: "Pro", storeState: "ACTIVE",
+                    reviewState: .approved, subscriptionPeriod: "P1M",
+                    prices: [StorePrice(territory: "US", currency: "USD", price: "4.99")], basePlanID: "monthly"),
+                StoreCatalogProduct(
+                    storeProductID: "coins", type: .consumable, referenceName: "Coins", storeState: "INACTIVE",
+                    reviewState: .removed, prices: []),
+            ],
+            purchasedStoreProductIDs: ["coins"])
+        let coins = Product(
+            productID: "coins", type: .consumable, storeProductIDs: [.playStore: "coins"], reviewState: .approved,
+            consumableQuantity: 100, localizations: ["en": ProductLocalization(name: "Coins")])
+        let plan = CatalogSyncPlan(
+            store: store, products: [coins], prices: [:], accept: ["new_product", "review_state"], apply: true)
+        let changes = Dictionary(uniqueKeysWithValues: plan.changes.map { ($0.id, $0) })
+        #expect(changes["new_product:pro"]?.to == "auto_renewable, ACTIVE, base plan monthly, 1 territories")
+        #expect(changes["review_state:coins"]?.detail == "Google Play: INACTIVE")
+        #expect(changes["review_state:coins"]?.to == "removed")
+        guard case .create(let product, let prices)? = plan.writes.first else {
+            Issue.record("no product created: \(plan.writes)")
+            return
+        }
+        #expect(product.duration == ISODuration("P1M"))
+        #expect(product.storeProductIDs == [.playStore: "pro"])
+        #expect(prices.map(\.territory) == ["US"])
+        #expect(plan.writes.last == .setReviewState(productID: "coins", .removed))
+    }
+}

@@ -100,15 +100,7 @@ import Testing
             #expect(changes["deleted_at_store:gone"] != nil, "\(second.json)")
 
             // The CLI shows the same differences.
-            let cli = try runCLI(
-                ["catalog", "sync", "--store", "apple", "--dry-run"],
-                environment: [
-                    "SHOPKEEPER_GATEWAY_URL": world.stack.gateway.baseURL, "SHOPKEEPER_SECRET_KEY": world.secretKey,
-                ])
-            #expect(cli.status == 0, "\(cli.output)")
-            let printed = try JSONSerialization.jsonObject(with: Data(cli.output.utf8)) as? [String: Any]
-            let printedIDs = Set(((printed?["changes"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
-            #expect(printedIDs == Set(changes.keys), "\(cli.output)")
+            #expect(try world.cliDryRunChangeIDs(store: "apple") == Set(changes.keys))
 
             // Only what is accepted is applied: the price change is left for later.
             let third = try await world.sync(
@@ -154,8 +146,9 @@ import Testing
             #expect(refused.status == 422, "\(refused.json)")
             #expect(refused.code == "store_credentials_rejected", "\(refused.json)")
 
-            let google = try await world.gateway(.POST, "/v1/admin/catalog/sync", ["store": "google", "dry_run": true])
-            #expect(google.status == 422, "\(google.json)")
+            let unknown = try await world.gateway(
+                .POST, "/v1/admin/catalog/sync", ["store": "amazon", "dry_run": true])
+            #expect(unknown.status == 422, "\(unknown.json)")
             let publicKey = try await world.gateway(
                 .POST, "/v1/admin/catalog/sync", ["store": "apple", "dry_run": true], secret: false)
             #expect(publicKey.status == 403, "\(publicKey.json)")

@@ -84,9 +84,19 @@ struct CatalogSyncWorld {
         ]
     }
 
-    /// `POST /v1/admin/catalog/sync`.
-    func sync(dryRun: Bool, accept: [String] = []) async throws -> StoreWorld.Answer {
-        try await gateway(.POST, "/v1/admin/catalog/sync", ["store": "apple", "dry_run": dryRun, "accept": accept])
+    /// `POST /v1/admin/catalog/sync` with `store` (App Store Connect unless told).
+    func sync(dryRun: Bool, accept: [String] = [], store: String = "apple") async throws -> StoreWorld.Answer {
+        try await gateway(.POST, "/v1/admin/catalog/sync", ["store": store, "dry_run": dryRun, "accept": accept])
+    }
+
+    /// The change ids `shopkeeper catalog sync --store <store> --dry-run` prints (it must succeed).
+    func cliDryRunChangeIDs(store: String) throws -> Set<String> {
+        let cli = try runCLI(
+            ["catalog", "sync", "--store", store, "--dry-run"],
+            environment: ["SHOPKEEPER_GATEWAY_URL": stack.gateway.baseURL, "SHOPKEEPER_SECRET_KEY": secretKey])
+        guard cli.status == 0 else { throw ServiceProcess.Failure("catalog sync: \(cli.output)") }
+        let printed = try JSONSerialization.jsonObject(with: Data(cli.output.utf8)) as? [String: Any]
+        return Set(((printed?["changes"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
     }
 
     /// The changes of a sync answer, by id.
@@ -96,10 +106,10 @@ struct CatalogSyncWorld {
             uniquingKeysWith: { first, _ in first })
     }
 
-    /// The product ids a build of the app sees in the catalog.
-    func visibleProducts(build: String) async throws -> Set<String> {
+    /// The product ids a build of the app on `platform` sees in the catalog.
+    func visibleProducts(build: String, platform: String = "app_store") async throws -> Set<String> {
         let catalog = try await gateway(
-            .GET, "/v1/catalog?platform=app_store&app_version=1.0&build=\(build)", secret: false)
+            .GET, "/v1/catalog?platform=\(platform)&app_version=1.0&build=\(build)", secret: false)
         return Set(((catalog["products"] as? [[String: Any]]) ?? []).compactMap { $0["product_id"] as? String })
     }
 

@@ -36,18 +36,19 @@ struct CatalogCommand: AsyncParsableCommand {
         }
     }
 
-    /// `shopkeeper catalog sync --store apple [--dry-run] [--accept ID|KIND ...]`.
+    /// `shopkeeper catalog sync --store apple|google [--dry-run] [--accept ID|KIND ...]`.
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Compare the catalog with a store's (App Store Connect) and apply the accepted differences.",
+            abstract:
+                "Compare the catalog with a store's (App Store Connect, Google Play) and apply the accepted differences.",
             discussion: """
                 Prints every difference (new products, review states, prices per territory, products deleted at the
                 store) with its id. Without --dry-run, applies those named by --accept: a change id from the
-                listing (price:garden.extra:USA) or a whole kind (review_state, price, new_product,
+                listing (price:garden.extra:USA, or price:garden.extra:US for Play) or a whole kind (review_state, price, new_product,
                 deleted_at_store). A product with purchases is never deleted: it is marked removed instead.
                 """)
         @OptionGroup var connection: ConnectionOptions
-        @Option(help: "The store to read: apple.") var store = "apple"
+        @Option(help: "The store to read: apple or google.") var store = "apple"
         @Flag(help: "Show the differences without applying anything.") var dryRun = false
         @Option(name: .customLong("accept"), help: "A change id or kind to apply (repeatable).") var accept: [String] =
             []

@@ -60,7 +60,7 @@ struct CatalogSyncPlan: Sendable {
                 decide(
                     CatalogSyncChange(
                         id: id, kind: .newProduct, productID: item.storeProductID, storeProductID: item.storeProductID,
-                        to: "\(item.type.rawValue), \(item.storeState), \(item.prices.count) territories"),
+                        to: Self.summary(item)),
                     write)
                 continue
             }
@@ -69,7 +69,7 @@ struct CatalogSyncPlan: Sendable {
                     CatalogSyncChange(
                         id: "review_state:\(product.productID)", kind: .reviewState, productID: product.productID,
                         storeProductID: item.storeProductID, field: "review_state", from: product.reviewState.rawValue,
-                        to: item.reviewState.rawValue, detail: "App Store Connect: \(item.storeState)"),
+                        to: item.reviewState.rawValue, detail: "\(Self.storeName(platform)): \(item.storeState)"),
                     .setReviewState(productID: product.productID, item.reviewState))
             }
             let kept = Dictionary(
@@ -109,14 +109,30 @@ struct CatalogSyncPlan: Sendable {
         return a.currency == b.currency && Decimal(string: a.price) == Decimal(string: b.price)
     }
 
+    /// A new store product in a few words: type, store state, base plan (Play), number of territories.
+    static func summary(_ item: StoreCatalogProduct) -> String {
+        let plan = item.basePlanID.map { ", base plan \($0)" } ?? ""
+        return "\(item.type.rawValue), \(item.storeState)\(plan), \(item.prices.count) territories"
+    }
+
+    /// The store a platform's catalog comes from, as the answers name it.
+    static func storeName(_ platform: StorePlatform) -> String {
+        switch platform {
+        case .appStore: "App Store Connect"
+        case .playStore: "Google Play"
+        case .stripe: "Stripe"
+        }
+    }
+
     /// The product a store product becomes: the store's id as the product id, its reference name as the English
-    /// name; a consumable credits one unit, an auto-renewable subscription's duration is its period.
+    /// name; a consumable credits one unit, a subscription's duration is its period (Apple's word, or Play's ISO 8601
+    /// duration as it is).
     static func newProduct(_ item: StoreCatalogProduct, platform: StorePlatform) -> Product {
         Product(
             productID: item.storeProductID, type: item.type, storeProductIDs: [platform: item.storeProductID],
             reviewState: item.reviewState, clearedForSale: true,
             consumableQuantity: item.type == .consumable ? 1 : nil,
-            duration: item.subscriptionPeriod.flatMap { periods[$0] }.flatMap { ISODuration($0) },
+            duration: item.subscriptionPeriod.flatMap { periods[$0] ?? $0 }.flatMap { ISODuration($0) },
             localizations: ["en": ProductLocalization(name: item.referenceName)], group: item.subscriptionGroup)
     }
 

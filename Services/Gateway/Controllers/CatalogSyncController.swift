@@ -13,8 +13,8 @@ struct CatalogSyncController {
     let catalog: InternalClient
     let maxBodyBytes: Int
 
-    /// The stores a sync can read today (Google Play's sync comes later).
-    static let stores: Set<String> = ["apple"]
+    /// The stores a sync can read: App Store Connect and Google Play.
+    static let stores: Set<String> = ["apple", "google"]
 
     var endpoints: RouteCollection<AuthenticatedContext> {
         RouteCollection(context: AuthenticatedContext.self)
@@ -22,7 +22,7 @@ struct CatalogSyncController {
                 let appID = try context.secretKeyApp()
                 let body = try await JSONBody.decode(CatalogSyncRequest.self, from: request, limit: maxBodyBytes)
                 guard Self.stores.contains(body.store) else {
-                    throw RequestError.invalid("/store", "must be apple (Google Play's sync is not built yet)")
+                    throw RequestError.invalid("/store", "must be apple or google")
                 }
                 let storeCatalog: StoreCatalog = try await verifier.post(
                     "/internal/v1/stores/\(body.store)/catalog", body: EmptyBody(), appID: appID, keyKind: .secret,

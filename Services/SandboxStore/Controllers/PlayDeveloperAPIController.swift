@@ -84,15 +84,7 @@ struct PlayDeveloperAPIController {
 
     /// Checks the bearer access token and that its service account may act for the package in the path.
     private func authorize(_ request: Request, _ context: ServiceRequestContext) async throws -> String {
-        let packageName = context.parameters.get("packageName") ?? ""
-        guard let authorization = request.headers[.authorization], authorization.count > 7,
-            authorization.prefix(7).lowercased() == "bearer ",
-            case let accessToken = String(authorization.dropFirst(7)),
-            let account = await store.accountForAccessToken(accessToken, at: Date())
-        else { throw GoogleAPIError.unauthenticated }
-        guard account.packageName == packageName else { throw GoogleAPIError.permissionDenied }
-        await traffic.presented(accessToken: accessToken)
-        return packageName
+        try await PlayAccessCheck(store: store, traffic: traffic).packageName(request, context)
     }
 
     /// Like Google, a page token stands for its whole query: with `token`, `startTime`, `endTime` and `type` are

@@ -47,6 +47,8 @@ enum GoogleAPIError: HTTPResponseError, Equatable {
     case invalidValue
     /// The purchase cannot do this in its current state.
     case invalidPurchaseState
+    /// The subscription or base plan named by the path does not exist.
+    case notFound
     /// An injected fault with this HTTP status.
     case fault(Int)
 
@@ -54,6 +56,7 @@ enum GoogleAPIError: HTTPResponseError, Equatable {
         switch self {
         case .unauthenticated, .permissionDenied: .unauthorized
         case .invalidValue, .invalidPurchaseState: .badRequest
+        case .notFound: .notFound
         case .fault(let status): HTTPResponse.Status(code: status)
         }
     }
@@ -73,6 +76,9 @@ enum GoogleAPIError: HTTPResponseError, Equatable {
                 status: "PERMISSION_DENIED", reason: "permissionDenied")
         case .invalidValue:
             GoogleErrorResponse(code: 400, message: "Invalid Value", status: "INVALID_ARGUMENT", reason: "invalid")
+        case .notFound:
+            GoogleErrorResponse(
+                code: 404, message: "Requested entity was not found.", status: "NOT_FOUND", reason: "notFound")
         case .invalidPurchaseState:
             GoogleErrorResponse(
                 code: 400, message: "The purchase is not in a valid state to perform the desired operation.",

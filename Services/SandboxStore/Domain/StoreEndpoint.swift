@@ -33,6 +33,12 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
     case googleSubscriptionsV2Get = "google.subscriptionsv2.get"
     case googleSubscriptionsAcknowledge = "google.subscriptions.acknowledge"
     case googleVoidedPurchasesList = "google.voidedpurchases.list"
+    /// `GET .../oneTimeProducts` (`monetization.onetimeproducts.list`, the catalog sync).
+    case googleOneTimeProductsList = "google.onetimeproducts.list"
+    /// `GET .../subscriptions` (`monetization.subscriptions.list`, the catalog sync).
+    case googleSubscriptionsList = "google.subscriptions.list"
+    /// `GET .../subscriptions/{productId}/basePlans/{basePlanId}/offers` (`monetization.subscriptions.basePlans.offers.list`).
+    case googleOffersList = "google.offers.list"
     /// Stripe's API, the calls that read (`GET /stripe/v1/...`).
     case stripeRead = "stripe.read"
     /// Stripe's API, the calls that change something (`POST`, `DELETE`).
@@ -47,7 +53,8 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
         switch self {
         case .googleToken: .googleOAuth
         case .googleProductsGet, .googleProductsAcknowledge, .googleProductsConsume, .googleSubscriptionsV2Get,
-            .googleSubscriptionsAcknowledge, .googleVoidedPurchasesList:
+            .googleSubscriptionsAcknowledge, .googleVoidedPurchasesList, .googleOneTimeProductsList,
+            .googleSubscriptionsList, .googleOffersList:
             .googleAPI
         case .stripeRead, .stripeWrite: .stripe
         default: .apple

@@ -6,7 +6,7 @@ import ShopkeeperStores
 
 /// The Play Developer API: a service-account access token (RS256 assertion, JWT-bearer grant) cached
 /// until shortly before it expires; products, subscriptionsv2, acknowledgements, consumes and the voided-purchases list;
-/// 429 and 5xx retried.
+/// 429 and 5xx retried. The monetization endpoints the catalog sync reads: `GooglePlayClient+Catalog.swift`.
 struct GooglePlayClient: Sendable {
     let http: StoreHTTP
     let apiURL: URL
@@ -96,7 +96,7 @@ struct GooglePlayClient: Sendable {
 
     /// One call; a POST carries `body` (`{}` by default: acknowledgements take an optional JSON body; `nil` sends
     /// none).
-    private func call(_ method: HTTPMethod, _ path: String, credentials: GoogleCredentials, body: String? = "{}")
+    func call(_ method: HTTPMethod, _ path: String, credentials: GoogleCredentials, body: String? = "{}")
         async throws(VerifierError) -> StoreHTTP.Answer
     {
         let url =
@@ -115,7 +115,9 @@ struct GooglePlayClient: Sendable {
                 request.body = .bytes(ByteBuffer(string: body))
             }
             let answer = try await http.sendSorted(request, endpoint: .playDeveloperAPI, what: "the Play Developer API")
-            if answer.status == 401 {
+            // Google answers 401 both for a token it no longer takes (a new token may do) and, with
+            // `PERMISSION_DENIED`, for a service account without access to the app (no token will do).
+            if answer.status == 401 && !Self.isPermissionDenied(answer) {
                 tokens.forget(tokenKey)
                 throw .retryable(reason: "Google refused the access token (401)", retryAfter: nil)
             }
@@ -153,7 +155,17 @@ struct GooglePlayClient: Sendable {
         }
     }
 
-    private static func message(_ answer: StoreHTTP.Answer) -> String {
+    /// Whether Google's error answer says the caller lacks permission (`PERMISSION_DENIED`, reason
+    /// `permissionDenied`), which another token does not change.
+    static func isPermissionDenied(_ answer: StoreHTTP.Answer) -> Bool {
+        guard let error = (try? JSONDecoder().decode(GoogleErrorResponse.self, from: answer.data))?.error else {
+            return false
+        }
+        return error.status == "PERMISSION_DENIED" || error.errors?.contains { $0.reason == "permissionDenied" } == true
+    }
+
+    /// The message of Google's error answer (empty when there is none).
+    static func message(_ answer: StoreHTTP.Answer) -> String {
         (try? JSONDecoder().decode(GoogleErrorResponse.self, from: answer.data))?.error.message ?? ""
     }
 
