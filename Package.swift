@@ -157,7 +157,7 @@ let package = Package(
             "Catalog",
             folder: "Catalog",
             dependencies: [
-                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels",
+                "ShopkeeperCore", "ShopkeeperHTTP", "ShopkeeperDatabase", "ShopkeeperModels", "ShopkeeperReports",
                 .hummingbird, .postgresNIO, .serviceLifecycle, .logging, .metrics, .crypto, .nioPosix,
             ]
         ),

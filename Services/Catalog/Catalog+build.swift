@@ -49,10 +49,11 @@ func buildRouter(
         CatalogSyncController(
             repository: repository, cache: cache, maxBodyBytes: max(settings.service.maxBodyBytes, 16 << 20)
         ).endpoints)
+    let experiments = ExperimentPostgresRepository(client: database, logger: logger)
     router.addRoutes(
         OfferingController(
             cache: cache, facts: CustomerFactsPostgresReader(client: database, logger: logger),
-            gatewayCacheTTL: settings.refreshInterval
+            exposures: ExposureRecorder(repository: experiments), gatewayCacheTTL: settings.refreshInterval
         ).endpoints,
         atPath: "/v1/offerings")
     let offeringAdmin = OfferingAdminController(
@@ -60,5 +61,15 @@ func buildRouter(
         maxBodyBytes: settings.service.maxBodyBytes)
     router.addRoutes(offeringAdmin.offeringEndpoints, atPath: "/v1/admin/offerings")
     router.addRoutes(offeringAdmin.ruleEndpoints, atPath: "/v1/admin/offering-rules")
+    router.addRoutes(
+        ExperimentAdminController(
+            repository: experiments, cache: cache, maxBodyBytes: settings.service.maxBodyBytes
+        ).endpoints,
+        atPath: "/v1/admin/experiments")
+    router.addRoutes(
+        ExperimentReportController(
+            experiments: experiments, results: ExperimentResultsPostgresReader(client: database, logger: logger)
+        ).endpoints,
+        atPath: "/v1/admin/reports/experiments")
     return router
 }

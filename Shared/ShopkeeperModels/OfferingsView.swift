@@ -6,15 +6,20 @@ package struct OfferingsView: Codable, Hashable, Sendable {
     package var ruleID: String?
     /// Every offering of the app (so the app can also show one by id), each with the packages this build may see.
     package var offerings: [OfferingView]
+    /// The running experiment whose variant chose the current offering; absent when none did.
+    package var experiment: ExperimentPick?
 
-    package init(currentOfferingID: String?, ruleID: String?, offerings: [OfferingView]) {
+    package init(
+        currentOfferingID: String?, ruleID: String?, offerings: [OfferingView], experiment: ExperimentPick? = nil
+    ) {
         self.currentOfferingID = currentOfferingID
         self.ruleID = ruleID
         self.offerings = offerings
+        self.experiment = experiment
     }
 
     package enum CodingKeys: String, CodingKey {
-        case offerings
+        case offerings, experiment
         case currentOfferingID = "current_offering_id"
         case ruleID = "rule_id"
     }

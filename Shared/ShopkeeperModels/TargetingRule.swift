@@ -47,15 +47,23 @@ package struct TargetingRule: Codable, Hashable, Sendable {
     package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(conditionsOf: container)
         ruleID = try container.decode(String.self, forKey: .ruleID)
         offeringID = try container.decode(String.self, forKey: .offeringID)
-        platforms = try container.decodeUnlessAbsent([StorePlatform].self, forKey: .platforms)
-        countries = try container.decodeUnlessAbsent([String].self, forKey: .countries)
-        minAppVersion = try container.decodeUnlessAbsent(AppVersion.self, forKey: .minAppVersion)
-        belowAppVersion = try container.decodeUnlessAbsent(AppVersion.self, forKey: .belowAppVersion)
-        locales = try container.decodeUnlessAbsent([String].self, forKey: .locales)
-        build = try container.decodeUnlessAbsent(BuildKind.self, forKey: .build)
-        customer = try container.decodeUnlessAbsent(CustomerCondition.self, forKey: .customer)
+    }
+
+    /// A rule with the conditions `container` holds, its id and offering empty (an experiment's audience, which
+    /// writes a rule's conditions out, has neither).
+    package init(conditionsOf container: KeyedDecodingContainer<CodingKeys>) throws {
+        self.init(
+            ruleID: "", offeringID: "",
+            platforms: try container.decodeUnlessAbsent([StorePlatform].self, forKey: .platforms),
+            countries: try container.decodeUnlessAbsent([String].self, forKey: .countries),
+            minAppVersion: try container.decodeUnlessAbsent(AppVersion.self, forKey: .minAppVersion),
+            belowAppVersion: try container.decodeUnlessAbsent(AppVersion.self, forKey: .belowAppVersion),
+            locales: try container.decodeUnlessAbsent([String].self, forKey: .locales),
+            build: try container.decodeUnlessAbsent(BuildKind.self, forKey: .build),
+            customer: try container.decodeUnlessAbsent(CustomerCondition.self, forKey: .customer))
     }
 }
 

@@ -165,7 +165,7 @@ package struct ReportRequest: Sendable, Equatable {
     }
 
     /// CSV when `Accept` names `text/csv` (with a quality above zero) before any `application/json`.
-    static func format(accept: String?) -> ReportFormat {
+    package static func format(accept: String?) -> ReportFormat {
         guard let accept else { return .json }
         for range in accept.split(separator: ",") {
             let parameters = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

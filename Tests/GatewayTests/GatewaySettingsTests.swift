@@ -101,13 +101,13 @@ import Testing
         #expect(
             settings.routes.map(\.prefix) == [
                 "/v1/catalog", "/v1/admin/products", "/v1/admin/catalog", "/v1/offerings", "/v1/admin/offerings",
-                "/v1/admin/offering-rules", "/v1/purchases", "/v1/receipts",
+                "/v1/admin/offering-rules", "/v1/admin/experiments", "/v1/purchases", "/v1/receipts",
                 "/v1/admin/stores", "/v1/admin/verification-attempts", "/v1/notifications", "/v1/customers/*/restore",
                 "/v1/customers/*/offer-signatures", "/v1/customers/*/checkout", "/v1/customers/*/portal",
                 "/v1/customers/*/subscriptions",
                 "/v1/customers", "/v1/admin/entitlements",
                 "/v1/admin/events", "/v1/admin/purchases", "/v1/admin/customers", "/v1/admin/aliases",
-                "/v1/admin/exchange-rates", "/v1/admin/reports",
+                "/v1/admin/exchange-rates", "/v1/admin/reports", "/v1/admin/reports/experiments",
             ])
         #expect(settings.operatorKey == nil)
     }
@@ -122,7 +122,7 @@ import Testing
             ("/v1/admin/reports/sales", "entitlements"), ("/v1/admin/reports/usage", "entitlements"),
             ("/v1/admin/reports/consumables", "entitlements"), ("/v1/admin/reports/subscriptions", "subscriptions"),
             ("/v1/admin/reports/content", "content"), ("/v1/admin/reports/mrr", "entitlements"),
-            ("/v1/admin/exchange-rates", "entitlements"),
+            ("/v1/admin/exchange-rates", "entitlements"), ("/v1/admin/reports/experiments/price_test", "catalog"),
         ] {
             let route = settings.routes.filter { $0.matches(Substring(path)) }
                 .max { $0.segments.count < $1.segments.count }

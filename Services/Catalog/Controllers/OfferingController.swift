@@ -1,4 +1,5 @@
 import Hummingbird
+import ShopkeeperCore
 import ShopkeeperHTTP
 import ShopkeeperModels
 
@@ -7,6 +8,7 @@ import ShopkeeperModels
 struct OfferingController {
     let cache: CatalogCache
     let facts: CustomerFactsPostgresReader
+    let exposures: ExposureRecorder
     /// How long the gateway may keep an answer that does not depend on the customer (as the catalog's).
     let gatewayCacheTTL: Duration
 
@@ -23,15 +25,51 @@ struct OfferingController {
         // In `signed` mode the gateway forwards the customer the token proved; the query must name that one.
         try context.requireCustomer(appUserID)
         let snapshot = try await cache.snapshot(appID: caller.appID)
-        let chosen = try await OfferingTargeting.choose(rules: snapshot.rules, query: query) {
-            try await facts.facts(appID: caller.appID, appUserID: appUserID)
+        // Facts are read at most once, for the rules and the experiments' audiences alike.
+        var known: CustomerFacts?
+        func customerFacts() async throws -> CustomerFacts {
+            if let known { return known }
+            let read = try await facts.facts(appID: caller.appID, appUserID: appUserID)
+            known = read
+            return read
         }
-        let current = chosen.rule?.offeringID ?? snapshot.offerings.first(where: \.isDefault)?.offeringID
+        let chosen = try await OfferingTargeting.choose(rules: snapshot.rules, query: query, facts: customerFacts)
+        var current = chosen.rule?.offeringID ?? snapshot.offerings.first(where: \.isDefault)?.offeringID
+        var experiment: ExperimentPick?
+        if !snapshot.experiments.isEmpty {
+            let matched = try await OfferingTargeting.experiment(
+                running: snapshot.experiments, rules: snapshot.rules, query: query, facts: customerFacts)
+            if let running = matched.experiment {
+                let variant = try await assign(running, appID: caller.appID, appUserID: appUserID, request: request)
+                current = variant.offeringID
+                experiment = ExperimentPick(id: running.experimentID, variant: variant.key)
+            }
+        }
         let rendered = try cache.renderedOfferings(
             snapshot: snapshot, appID: caller.appID, query: query.catalog,
-            pick: .init(current: current, ruleID: chosen.rule?.ruleID))
-        // An answer that read the customer's facts changes with them (a purchase): the gateway must not keep it.
-        return rendered.response(to: request, gatewayCacheTTL: chosen.usedFacts ? nil : gatewayCacheTTL)
+            pick: .init(current: current, ruleID: chosen.rule?.ruleID, experiment: experiment))
+        // An answer that read the customer's facts changes with them (a purchase), and one an experiment chose
+        // depends on who asks: the gateway must not keep either.
+        let personal = known != nil || experiment != nil
+        return rendered.response(to: request, gatewayCacheTTL: personal ? nil : gatewayCacheTTL)
+    }
+
+    /// The variant of `experiment` the customer `appUserID` names is assigned to (by the customer's canonical id, so
+    /// every alias gets the same one), with the customer's first exposure recorded when this is a `GET`.
+    private func assign(_ experiment: Experiment, appID: String, appUserID: String, request: Request) async throws
+        -> ExperimentVariant
+    {
+        let customerKey = try await facts.canonicalID(appID: appID, appUserID: appUserID)
+        let index = ExperimentAssignment.variant(
+            app: appID, experiment: experiment.experimentID, customer: customerKey,
+            weights: experiment.variants.map(\.weight))
+        let variant = experiment.variants[index]
+        if request.method == .get {
+            try await exposures.record(
+                appID: appID, experimentID: experiment.experimentID, customerKey: customerKey, variant: variant.key,
+                appUserID: appUserID)
+        }
+        return variant
     }
 
     /// Reads and checks the query: the catalog's parameters, `app_user_id` and `country`; every problem at once.

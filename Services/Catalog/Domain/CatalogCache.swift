@@ -53,6 +53,8 @@ final class CatalogCache: Sendable {
     struct OfferingsPick: Hashable {
         var current: String?
         var ruleID: String?
+        /// The experiment variant that chose `current`, when one did.
+        var experiment: ExperimentPick? = nil
     }
 
     private struct State {
@@ -91,7 +93,9 @@ final class CatalogCache: Sendable {
         -> RenderedCatalog
     {
         try memo(RenderKey(appID: appID, revision: snapshot.revision, query: query, offerings: pick)) {
-            OfferingsRenderer.view(snapshot: snapshot, query: query, current: pick.current, ruleID: pick.ruleID)
+            OfferingsRenderer.view(
+                snapshot: snapshot, query: query, current: pick.current, ruleID: pick.ruleID,
+                experiment: pick.experiment)
         }
     }
 

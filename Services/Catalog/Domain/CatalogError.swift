@@ -18,14 +18,26 @@ enum CatalogError: ProblemError {
     /// An app with offerings has exactly one default.
     case defaultOfferingRequired
     case invalidOffering([FieldProblem])
+    /// An offering a variant of an experiment serves cannot be deleted.
+    case offeringInExperiment(String)
+    case experimentNotFound(String)
+    case experimentExists(String)
+    case invalidExperiment([FieldProblem])
+    /// A running experiment's variants and weights are fixed; `action` is what was refused.
+    case experimentRunning(String)
+    /// A stopped experiment stays stopped: it cannot be edited nor started again.
+    case experimentStopped(String)
+    /// Only a running experiment can be stopped.
+    case experimentNotRunning(String)
 
     var status: HTTPResponse.Status {
         switch self {
-        case .productNotFound, .offeringNotFound: .notFound
+        case .productNotFound, .offeringNotFound, .experimentNotFound: .notFound
         case .productExists, .storeProductIDTaken, .productInOffering, .storeProductIDInOffering, .offeringExists,
-            .offeringInUse, .defaultOfferingRequired:
+            .offeringInUse, .defaultOfferingRequired, .offeringInExperiment, .experimentExists, .experimentRunning,
+            .experimentStopped, .experimentNotRunning:
             .conflict
-        case .invalidProduct, .invalidOffering: .unprocessableContent
+        case .invalidProduct, .invalidOffering, .invalidExperiment: .unprocessableContent
         }
     }
 
@@ -34,13 +46,19 @@ enum CatalogError: ProblemError {
         case .productNotFound: "product_not_found"
         case .productExists: "product_exists"
         case .storeProductIDTaken: "store_product_id_taken"
-        case .invalidProduct, .invalidOffering: "validation_failed"
+        case .invalidProduct, .invalidOffering, .invalidExperiment: "validation_failed"
         case .productInOffering: "product_in_offering"
         case .storeProductIDInOffering: "store_product_id_in_offering"
         case .offeringNotFound: "offering_not_found"
         case .offeringExists: "offering_exists"
         case .offeringInUse: "offering_in_use"
         case .defaultOfferingRequired: "default_offering_required"
+        case .offeringInExperiment: "offering_in_experiment"
+        case .experimentNotFound: "experiment_not_found"
+        case .experimentExists: "experiment_exists"
+        case .experimentRunning: "experiment_running"
+        case .experimentStopped: "experiment_stopped"
+        case .experimentNotRunning: "experiment_not_running"
         }
     }
 
@@ -68,12 +86,25 @@ enum CatalogError: ProblemError {
             problems.count == 1
                 ? "Invalid offerings at \(problems[0].pointer): \(problems[0].detail)"
                 : "The offerings have \(problems.count) invalid fields; see errors."
+        case .offeringInExperiment(let id):
+            "The offering '\(id)' is a variant of an experiment; its results name it, so it cannot be deleted."
+        case .experimentNotFound(let id): "No experiment '\(id)' exists for this app."
+        case .experimentExists(let id): "An experiment '\(id)' already exists; experiment ids are never reused."
+        case .invalidExperiment(let problems):
+            problems.count == 1
+                ? "Invalid experiment at \(problems[0].pointer): \(problems[0].detail)"
+                : "The experiment has \(problems.count) invalid fields; see errors."
+        case .experimentRunning(let id):
+            "The experiment '\(id)' is running: its variants and weights cannot change. Stop it and start another."
+        case .experimentStopped(let id):
+            "The experiment '\(id)' is stopped, for good: create another experiment to continue it."
+        case .experimentNotRunning(let id): "The experiment '\(id)' is not running: only a running one is stopped."
         }
     }
 
     var fieldProblems: [FieldProblem] {
         switch self {
-        case .invalidProduct(let problems), .invalidOffering(let problems): problems
+        case .invalidProduct(let problems), .invalidOffering(let problems), .invalidExperiment(let problems): problems
         default: []
         }
     }

@@ -65,3 +65,26 @@ enum OfferingTargeting {
         return true
     }
 }
+
+extension OfferingTargeting {
+    /// The first of the running `experiments` whose audience matches the request, or `nil`. An audience names a rule
+    /// of `rules` (as it is now; a rule since removed matches nothing) or writes out a rule's conditions; no audience
+    /// is everyone. `facts` is asked only when an audience asks about the customer; `usedFacts` says whether it was.
+    static func experiment(
+        running experiments: [Experiment],
+        rules: [TargetingRule],
+        query: OfferingQuery,
+        facts: () async throws -> CustomerFacts
+    ) async rethrows -> (experiment: Experiment?, usedFacts: Bool) {
+        var usedFacts = false
+        for experiment in experiments {
+            guard let audience = experiment.audience else { return (experiment, usedFacts) }
+            let rule = audience.ruleID.flatMap { id in rules.first { $0.ruleID == id } } ?? audience.conditions?.rule
+            guard let rule else { continue }
+            let chosen = try await choose(rules: [rule], query: query, facts: facts)
+            usedFacts = usedFacts || chosen.usedFacts
+            if chosen.rule != nil { return (experiment, usedFacts) }
+        }
+        return (nil, usedFacts)
+    }
+}

@@ -4,14 +4,16 @@ import ShopkeeperModels
 /// catalog's visibility rules, ``CatalogVisibility``) and its paywall in the closest locale. Pure.
 enum OfferingsRenderer {
     static func view(
-        snapshot: CatalogSnapshot, query: CatalogQuery, current: String?, ruleID: String?
+        snapshot: CatalogSnapshot, query: CatalogQuery, current: String?, ruleID: String?,
+        experiment: ExperimentPick? = nil
     ) -> OfferingsView {
         let products = Dictionary(
             snapshot.products.map { ($0.productID, $0) }, uniquingKeysWith: { first, _ in first })
         return OfferingsView(
             currentOfferingID: current,
             ruleID: ruleID,
-            offerings: snapshot.offerings.map { view(of: $0, products: products, query: query) }
+            offerings: snapshot.offerings.map { view(of: $0, products: products, query: query) },
+            experiment: experiment
         )
     }
 

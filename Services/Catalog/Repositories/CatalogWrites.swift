@@ -91,6 +91,17 @@ struct CatalogWrites: Sendable {
         case ("23503", "offering_rules_offering_fkey"):
             let offering = values.count > 1 ? values[1] : "?"
             return referenced ? CatalogError.offeringInUse(offering) : CatalogError.offeringNotFound(offering)
+        case ("23503", "experiment_variants_offering_fkey"):
+            let offering = values.count > 1 ? values[1] : "?"
+            return referenced
+                ? CatalogError.offeringInExperiment(offering)
+                : CatalogError.invalidExperiment([
+                    FieldProblem(pointer: "/variants", detail: "offering '\(offering)' is not one of this app's")
+                ])
+        case ("23505", "experiments_pkey"):
+            return CatalogError.experimentExists(values.count > 1 ? values[1] : "?")
+        case ("23514", "experiment_variants_fixed"):
+            return CatalogError.experimentRunning("?")
         case ("23514", "offerings_default_required"), ("23505", "offerings_one_default"):
             return CatalogError.defaultOfferingRequired
         default:

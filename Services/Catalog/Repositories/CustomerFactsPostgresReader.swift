@@ -59,4 +59,23 @@ struct CustomerFactsPostgresReader: Sendable {
         }
         return .unknown
     }
+
+    /// The customer's canonical id for experiment assignment: the id the customer `appUserID` names was first known
+    /// by (its oldest alias in `entitlements.customer_aliases_v1`), the same for every alias of one customer; or
+    /// `appUserID` itself while no customer has it, which is the id its customer will be first known by when the
+    /// customer is created from it (so an id's variant does not move when it becomes a customer).
+    func canonicalID(appID: String, appUserID: String) async throws -> String {
+        let rows = try await client.query(
+            """
+            SELECT o.app_user_id FROM entitlements.customer_aliases_v1 a
+            JOIN entitlements.customer_aliases_v1 o ON o.app_id = a.app_id AND o.customer_id = a.customer_id
+            WHERE a.app_id = \(appID) AND a.app_user_id = \(appUserID)
+            ORDER BY o.created_at, o.app_user_id
+            LIMIT 1
+            """,
+            logger: logger
+        )
+        for try await first in rows.decode(String.self) { return first }
+        return appUserID
+    }
 }

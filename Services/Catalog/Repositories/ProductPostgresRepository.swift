@@ -14,7 +14,8 @@ struct ProductPostgresRepository: ProductRepository {
     var writes: CatalogWrites { CatalogWrites(client: client, logger: logger) }
 
     func snapshot(appID: String) async throws -> CatalogSnapshot {
-        // One statement, so the revision, the products, the offerings and the rules come from one database snapshot.
+        // One statement, so the revision, the products, the offerings, the rules and the running experiments come from
+        // one database snapshot.
         let rows = try await client.query(
             """
             SELECT r.revision,
@@ -22,18 +23,29 @@ struct ProductPostgresRepository: ProductRepository {
                    (SELECT coalesce(json_agg(o.document ORDER BY o.offering_id), '[]')
                     FROM catalog.offerings o WHERE o.app_id = \(appID))::text,
                    (SELECT coalesce(json_agg(t.document ORDER BY t.position), '[]')
-                    FROM catalog.offering_rules t WHERE t.app_id = \(appID))::text
+                    FROM catalog.offering_rules t WHERE t.app_id = \(appID))::text,
+                   (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
+                        'experiment_id', e.experiment_id, 'name', e.name, 'audience', e.audience, 'state', e.state,
+                        'variants', (SELECT json_agg(json_build_object('key', v.variant_key, 'offering_id', v.offering_id,
+                                                                       'weight', v.weight) ORDER BY v.position)
+                                     FROM catalog.experiment_variants v
+                                     WHERE v.app_id = e.app_id AND v.experiment_id = e.experiment_id)))
+                        ORDER BY e.started_at, e.experiment_id), '[]')
+                    FROM catalog.experiments e WHERE e.app_id = \(appID) AND e.state = 'running')::text
             FROM (SELECT coalesce(max(revision), 0)::bigint AS revision FROM catalog.revisions WHERE app_id = \(appID)) r
             """,
             logger: logger
         )
-        for try await (revision, products, offerings, rules) in rows.decode((Int64, String, String, String).self) {
+        for try await (revision, products, offerings, rules, experiments) in rows.decode(
+            (Int64, String, String, String, String).self)
+        {
             let decoder = JSONDecoder()
             return CatalogSnapshot(
                 revision: revision,
                 products: try decoder.decode([Product].self, from: Data(products.utf8)),
                 offerings: try decoder.decode([Offering].self, from: Data(offerings.utf8)),
-                rules: try decoder.decode([TargetingRule].self, from: Data(rules.utf8))
+                rules: try decoder.decode([TargetingRule].self, from: Data(rules.utf8)),
+                experiments: try decoder.decode([Experiment].self, from: Data(experiments.utf8))
             )
         }
         return CatalogSnapshot(revision: 0, products: [])

@@ -29,4 +29,6 @@ struct CatalogSnapshot: Sendable {
     var offerings: [Offering] = []
     /// In the order they are tried.
     var rules: [TargetingRule] = []
+    /// The running experiments, oldest start first (the first whose audience matches a request serves it).
+    var experiments: [Experiment] = []
 }

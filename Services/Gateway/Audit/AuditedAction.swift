@@ -61,6 +61,15 @@ enum AuditedActions {
         .init(.put, "/v1/admin/offerings/{offering_id}", "offering.update", "Edited offering {offering_id}"),
         .init(.delete, "/v1/admin/offerings/{offering_id}", "offering.delete", "Deleted offering {offering_id}"),
         .init(.put, "/v1/admin/offering-rules", "offering_rules.update", "Replaced the targeting rules"),
+        .init(.post, "/v1/admin/experiments", "experiment.create", "Created an experiment"),
+        .init(
+            .put, "/v1/admin/experiments/{experiment_id}", "experiment.update", "Edited experiment {experiment_id}"),
+        .init(
+            .post, "/v1/admin/experiments/{experiment_id}/start", "experiment.start",
+            "Started experiment {experiment_id}"),
+        .init(
+            .post, "/v1/admin/experiments/{experiment_id}/stop", "experiment.stop",
+            "Stopped experiment {experiment_id}"),
         .init(
             .post, "/v1/customers/{app_user_id}/grants", "promotional_grant.create",
             "Granted a promotional entitlement to {app_user_id}"),

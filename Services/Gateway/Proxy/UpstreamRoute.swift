@@ -69,6 +69,7 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/offerings", service: "catalog", baseURL: catalogURL),
             UpstreamRoute(prefix: "/v1/admin/offerings", service: "catalog", baseURL: catalogURL),
             UpstreamRoute(prefix: "/v1/admin/offering-rules", service: "catalog", baseURL: catalogURL),
+            UpstreamRoute(prefix: "/v1/admin/experiments", service: "catalog", baseURL: catalogURL),
             UpstreamRoute(prefix: "/v1/purchases", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/receipts", service: "verifier", baseURL: verifierURL),
             UpstreamRoute(prefix: "/v1/admin/stores", service: "verifier", baseURL: verifierURL),
@@ -92,6 +93,8 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/admin/exchange-rates", service: "entitlements", baseURL: entitlementsURL),
             // Reports belong to the service that owns their facts: sales, usage and consumables to entitlements.
             UpstreamRoute(prefix: "/v1/admin/reports", service: "entitlements", baseURL: entitlementsURL),
+            // Experiments' results: the catalog holds the experiments and their exposures.
+            UpstreamRoute(prefix: "/v1/admin/reports/experiments", service: "catalog", baseURL: catalogURL),
         ]
         if let subscriptionsURL {
             routes.append(
