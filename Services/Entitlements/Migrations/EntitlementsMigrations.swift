@@ -489,5 +489,5 @@ enum EntitlementsMigrations {
             ),
         ] + reports + customerDocuments + storedCustomerInfoForReaders + fewerRoundTrips + aliasOrigins
         + trialConversionsMoved + newPurchaseApply + storedCustomerInfoByProduct + typeChecks
-        + redemptionCodes + stripeSales + appliedRevocations
+        + redemptionCodes + stripeSales + appliedRevocations + webhookEndpoints
 }
