@@ -5,7 +5,7 @@ extension EntitlementsMigrations {
     /// to the endpoints whose filters match it, one delivery each.
     static let webhookEndpoints: [Migration] = [
         Migration(
-            "0037_webhook_endpoints",
+            "0038_webhook_endpoints",
             sql: """
                 -- Where an app's events go. `event_types` and `environments` NULL: every type, every environment
                 -- (`sandbox` stands for every test environment: sandbox, xcode, local_testing). `from_settings`: the

@@ -203,9 +203,9 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
         for (appID, secret) in unsealed {
             let sealed = ByteBuffer(bytes: try box.seal(secret, appID: appID))
             let keyID: String = box.keyID
-            // The plaintext read above goes to the app's first endpoint (where migration 0037 left its secret NULL):
+            // The plaintext read above goes to the app's first endpoint (where migration 0038 left its secret NULL):
             // a replica that sealed it meanwhile, or a rotation that wrote a sealed secret, is left as it is (and the
-            // plaintext is cleared either way, with the webhook columns 0037 left in that row).
+            // plaintext is cleared either way, with the webhook columns 0038 left in that row).
             let updated = try await client.query(
                 """
                 WITH endpoint AS (
