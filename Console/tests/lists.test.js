@@ -6,7 +6,9 @@ import {
   appleOrderPath,
   attemptQuery,
   deliveryFilters,
+  endpointFilterText,
   eventsCountText,
+  lastAttemptText,
   matchesDelivery,
   matchName,
   readDeliveryFilter,
@@ -72,5 +74,20 @@ describe("the customer search", () => {
     assert.equal(appleOrderPath("/v1/admin/stores/apple/orders/MX1", "MX1"), "/v1/admin/stores/apple/orders/MX1");
     assert.equal(appleOrderPath(true, "M/X 1"), "/v1/admin/stores/apple/orders/M%2FX%201");
     assert.equal(appleOrderPath("https://elsewhere.example/orders", "MX1"), "/v1/admin/stores/apple/orders/MX1");
+  });
+});
+
+describe("the webhook endpoints", () => {
+  it("say what their filters let through, every type or environment when there is no filter", () => {
+    assert.equal(endpointFilterText({ event_types: null, environments: null }), "every event type; every environment");
+    assert.equal(
+      endpointFilterText({ event_types: ["refund", "revocation"], environments: ["production"] }),
+      "refund, revocation; production",
+    );
+  });
+  it("say how their last attempt went", () => {
+    assert.equal(lastAttemptText({ last_attempt_at: null }), "No attempt yet.");
+    assert.equal(lastAttemptText({ last_attempt_at: "2026-03-01T10:00:00Z", last_status: 200, last_error: null }), "2026-03-01T10:00:00Z: HTTP 200");
+    assert.equal(lastAttemptText({ last_attempt_at: "2026-03-01T10:00:00Z", last_status: null, last_error: "timeout" }), "2026-03-01T10:00:00Z: timeout");
   });
 });

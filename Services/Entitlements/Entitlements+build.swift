@@ -110,13 +110,19 @@ func buildRouter(
     router.addRoutes(
         CustomerController(customers: customers, gatewayCacheTTL: settings.customerGatewayCacheTTL).endpoints,
         atPath: "/v1/customers")
+    let webhookSecrets = WebhookSecretBox(masterKey: settings.masterKey)
     router.addRoutes(
         SettingsController(
-            repository: SettingsPostgresRepository(
-                client: database, box: WebhookSecretBox(masterKey: settings.masterKey), logger: logger),
+            repository: SettingsPostgresRepository(client: database, box: webhookSecrets, logger: logger),
             urlPolicy: settings.webhookURLPolicy, maxBodyBytes: settings.service.maxBodyBytes
         ).endpoints,
         atPath: "/v1/admin/entitlements")
+    router.addRoutes(
+        WebhookEndpointController(
+            repository: WebhookEndpointPostgresRepository(client: database, box: webhookSecrets, logger: logger),
+            urlPolicy: settings.webhookURLPolicy, maxBodyBytes: settings.service.maxBodyBytes
+        ).endpoints,
+        atPath: "/v1/admin/webhook-endpoints")
     router.addRoutes(
         EventController(events: EventPostgresRepository(client: database, logger: logger)).endpoints,
         atPath: "/v1/admin/events")

@@ -19,19 +19,32 @@ struct WebhookSecretTests {
         }
     }
 
+    /// The app's webhook endpoints' rows as JSON text: every column, whatever its name.
+    static func endpointRows(appID: String, database: DatabaseSettings) async throws -> String {
+        try await TestDatabase.withClient(database) { client in
+            let rows = try await client.query(
+                "SELECT json_agg(p)::text FROM entitlements.webhook_endpoints p WHERE app_id = \(appID)")
+            for try await text in rows.decode(String?.self) { return text ?? "" }
+            return ""
+        }
+    }
+
     @Test("A created or rotated secret is stored sealed: no column holds it, and deliveries are signed with it")
     func sealedAtRest() async throws {
         try await WebhookReceiver.run(.always(.ok)) { receiver in
             try await WebhookTests.run { harness in
                 let first = try await harness.configureWebhook(receiver.url)
                 var row = try await Self.settingsRow(appID: harness.appID, database: harness.database)
-                #expect(!row.contains(first))
-                #expect(row.contains("\"webhook_secret_sealed\":\"\\\\x"), "\(row)")
+                var endpoints = try await Self.endpointRows(appID: harness.appID, database: harness.database)
+                #expect(!row.contains(first) && !endpoints.contains(first))
+                #expect(endpoints.contains("\"secret_sealed\":\"\\\\x"), "\(endpoints)")
 
                 let rotated = try await harness.send(.post, "/v1/admin/entitlements/webhook-secret")
                 let second = try #require(try harness.json(rotated)["webhook_secret"] as? String)
                 row = try await Self.settingsRow(appID: harness.appID, database: harness.database)
+                endpoints = try await Self.endpointRows(appID: harness.appID, database: harness.database)
                 #expect(!row.contains(second) && !row.contains(first))
+                #expect(!endpoints.contains(second) && !endpoints.contains(first))
 
                 _ = try await harness.applied([EntitlementsFixtures.transaction(product: "garden")])
                 let id = try #require(try await harness.eventIDs().first)
@@ -66,6 +79,7 @@ struct WebhookSecretTests {
                     try await eventually("the plaintext is sealed") {
                         !(try await Self.settingsRow(appID: appID, database: database).contains(legacy))
                     }
+                    #expect(!(try await Self.endpointRows(appID: appID, database: database).contains(legacy)))
                     _ = try await harness.applied([EntitlementsFixtures.transaction(product: "garden")])
                     let id = try #require(try await harness.eventIDs().first)
                     try await eventually("delivered") { try await harness.deliveryState(id) == "delivered" }

@@ -106,8 +106,8 @@ import Testing
                 "/v1/customers/*/offer-signatures", "/v1/customers/*/checkout", "/v1/customers/*/portal",
                 "/v1/customers/*/subscriptions",
                 "/v1/customers", "/v1/admin/entitlements",
-                "/v1/admin/events", "/v1/admin/purchases", "/v1/admin/customers", "/v1/admin/aliases",
-                "/v1/admin/exchange-rates", "/v1/admin/reports", "/v1/admin/reports/experiments",
+                "/v1/admin/events", "/v1/admin/webhook-endpoints", "/v1/admin/purchases", "/v1/admin/customers",
+                "/v1/admin/aliases", "/v1/admin/exchange-rates", "/v1/admin/reports", "/v1/admin/reports/experiments",
             ])
         #expect(settings.operatorKey == nil)
     }

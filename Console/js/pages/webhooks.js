@@ -1,11 +1,13 @@
 // Webhooks and events: the webhook URL (PUT /v1/admin/entitlements/settings) and its signing secret's rotation
-// (POST /v1/admin/entitlements/webhook-secret; a new secret is shown once), and the app's events with their
+// (POST /v1/admin/entitlements/webhook-secret; a new secret is shown once), every webhook endpoint with its filters
+// and delivery figures (GET /v1/admin/webhook-endpoints and .../{id}/stats), and the app's events with their
 // deliveries (GET /v1/admin/events), filtered to dead letters or pending ones, each replayable.
 
 import { collect, post, put, get } from "../api.js";
 import { confirmButton, showOnce } from "../dialog.js";
-import { h, append, field, pageHeading, replace, select } from "../dom.js";
-import { deliveryFilters, eventsCountText, matchesDelivery, readDeliveryFilter } from "../pure/lists.js";
+import { h, append, badge, field, pageHeading, replace, select, table } from "../dom.js";
+import { count } from "../pure/format.js";
+import { deliveryFilters, endpointFilterText, eventsCountText, lastAttemptText, matchesDelivery, readDeliveryFilter } from "../pure/lists.js";
 import { eventsTable } from "./events.js";
 
 function secretMessage(secret) {
@@ -19,17 +21,25 @@ function secretMessage(secret) {
 
 // Data.
 
-/** The webhook settings and the latest events (more of them when a filter will leave some out). */
+/** Every endpoint with its delivery figures. */
+async function loadEndpoints() {
+  const { endpoints } = await get("/v1/admin/webhook-endpoints");
+  const stats = await Promise.all(endpoints.map((endpoint) => get(`/v1/admin/webhook-endpoints/${endpoint.id}/stats`)));
+  return endpoints.map((endpoint, index) => ({ endpoint, stats: stats[index] }));
+}
+
+/** The webhook settings, the endpoints and the latest events (more of them when a filter will leave some out). */
 async function load(filter, customer) {
-  const [settings, listed] = await Promise.all([
+  const [settings, endpoints, listed] = await Promise.all([
     get("/v1/admin/entitlements/settings"),
+    loadEndpoints(),
     collect("/v1/admin/events", "events", {
       query: { app_user_id: customer || undefined },
       pageSize: 200,
       limit: filter === "all" ? 200 : 2000,
     }),
   ]);
-  return { settings, listed };
+  return { settings, endpoints, listed };
 }
 
 // Markup.
@@ -106,6 +116,23 @@ function webhookForm(settings, { navigate, notify }) {
   );
 }
 
+function endpointsTable(endpoints) {
+  const rows = endpoints.map(({ endpoint, stats }) => [
+    h("code", { text: endpoint.url }),
+    endpointFilterText(endpoint),
+    endpoint.format === "cloudevents" ? "CloudEvents" : "Shopkeeper",
+    endpoint.enabled ? badge("enabled", "good") : badge("disabled", "neutral"),
+    count(stats.delivered),
+    stats.failing > 0 ? badge(count(stats.failing), "warn") : count(stats.failing),
+    stats.dead > 0 ? badge(count(stats.dead), "bad") : count(stats.dead),
+    lastAttemptText(stats),
+  ]);
+  return table(["URL", "Events", "Format", "State", "Delivered", "Failing", "Dead", "Last attempt"], rows, {
+    caption: "Each event goes to every enabled endpoint whose filters match it, once each.",
+    className: "webhook-endpoints",
+  });
+}
+
 function filterForm(filter, customer, navigate) {
   const deliveryFilter = select(deliveryFilters, filter, { name: "delivery" });
   const customerFilter = h("input", { type: "search", name: "customer", value: customer, autocomplete: "off" });
@@ -128,7 +155,7 @@ function filterForm(filter, customer, navigate) {
 export async function render(section, { query, navigate, notify }) {
   const filter = readDeliveryFilter(query);
   const customer = (query.get("customer") || "").trim();
-  const { settings, listed } = await load(filter, customer);
+  const { settings, endpoints, listed } = await load(filter, customer);
   const events = listed.items.filter((event) => matchesDelivery(filter, event));
   replace(
     section,
@@ -138,6 +165,8 @@ export async function render(section, { query, navigate, notify }) {
       ? h("p", {}, "Events are delivered to ", h("code", { id: "webhook-url", text: settings.webhook_url }), ".")
       : h("p", { id: "webhook-url", text: "No webhook: events are recorded but not delivered." }),
     webhookForm(settings, { navigate, notify }),
+    h("h2", { text: "Endpoints" }),
+    endpointsTable(endpoints),
     h("h2", { text: "Events" }),
     filterForm(filter, customer, navigate),
   );

@@ -57,3 +57,17 @@ export function matchName(matched) {
 export function appleOrderPath(lookup, orderID) {
   return typeof lookup === "string" && lookup.startsWith("/v1/") ? lookup : `/v1/admin/stores/apple/orders/${encodeURIComponent(orderID)}`;
 }
+
+/** What a webhook endpoint's filters let through, in words: its event types and environments (`null`: every one). */
+export function endpointFilterText(endpoint) {
+  const types = endpoint.event_types ? endpoint.event_types.join(", ") : "every event type";
+  const environments = endpoint.environments ? endpoint.environments.join(" and ") : "every environment";
+  return `${types}; ${environments}`;
+}
+
+/** An endpoint's last attempt in words: when, and its status or failure; "No attempt yet." before the first. */
+export function lastAttemptText(stats) {
+  if (!stats || !stats.last_attempt_at) return "No attempt yet.";
+  const outcome = stats.last_error || (stats.last_status ? `HTTP ${stats.last_status}` : "no answer");
+  return `${stats.last_attempt_at}: ${outcome}`;
+}

@@ -4,7 +4,7 @@ import NIOCore
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// `/v1/admin/events`: the app's events with their webhook delivery state, and replays (secret key).
+/// `/v1/admin/events`: the app's events with their webhook deliveries (one per endpoint), and replays (secret key).
 struct EventController {
     let events: any EventRepository
     /// Most events one page may hold.
@@ -26,10 +26,11 @@ struct EventController {
             let caller = try context.requireSecretCaller()
             return Self.json(try await events.event(appID: caller.appID, id: try Self.eventID(context)))
         }
-        routes.post(":event_id/replay") { _, context in
+        routes.post(":event_id/replay") { request, context in
             let caller = try context.requireSecretCaller()
             let id = try Self.eventID(context)
-            let event = try await events.replay(appID: caller.appID, id: id)
+            let endpoint = try Self.replayEndpoint(from: request.uri.queryParameters)
+            let event = try await events.replay(appID: caller.appID, id: id, endpointID: endpoint)
             context.logger.info(
                 "webhook delivery replayed",
                 metadata: ["app_id": "\(caller.appID)", "event_id": "\(id.uuidString.lowercased())"])
@@ -42,6 +43,16 @@ struct EventController {
     private static func eventID(_ context: ServiceRequestContext) throws -> UUID {
         let text = try context.parameters.require("event_id")
         guard let id = UUID(uuidString: text) else { throw EntitlementsError.eventNotFound(text) }
+        return id
+    }
+
+    /// The replay's `endpoint_id` (only that endpoint), or `nil` (every endpoint that matches); 400 `invalid_query`
+    /// when it is no id.
+    static func replayEndpoint(from parameters: Parameters) throws(RequestError) -> UUID? {
+        guard let text = parameters.get("endpoint_id") else { return nil }
+        guard let id = UUID(uuidString: text) else {
+            throw .invalidQuery([FieldProblem(pointer: "?endpoint_id", detail: "must be a webhook endpoint id")])
+        }
         return id
     }
 

@@ -17,7 +17,8 @@ struct AppEntitlementSettings: Codable, Sendable, Equatable {
     var deviceLimit: Int
     /// Whether sandbox purchases are accepted (App Review buys with sandbox accounts against production servers).
     var acceptSandbox: Bool
-    /// Where events are delivered; `nil` for no webhook.
+    /// The URL of the app's settings endpoint (one of its webhook endpoints) when it is enabled; `nil` for none. Read
+    /// by the settings API only (the apply path reads it as `nil`: deliveries are written by the events' fan-out).
     var webhookURL: String?
 
     static let defaults = AppEntitlementSettings(

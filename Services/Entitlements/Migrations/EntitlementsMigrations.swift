@@ -489,5 +489,5 @@ enum EntitlementsMigrations {
             ),
         ] + reports + customerDocuments + storedCustomerInfoForReaders + fewerRoundTrips + aliasOrigins
         + trialConversionsMoved + newPurchaseApply + storedCustomerInfoByProduct + typeChecks
-        + redemptionCodes + stripeSales + appliedRevocations + exchangeRates + transactionsView
+        + redemptionCodes + stripeSales + appliedRevocations + exchangeRates + transactionsView + webhookEndpoints
 }

@@ -29,9 +29,11 @@ protocol EventRepository: Sendable {
     func events(appID: String, filter: EventFilter) async throws -> EventPage
     /// The event as JSON; throws ``EntitlementsError/eventNotFound(_:)`` when the app has no such event.
     func event(appID: String, id: UUID) async throws -> String
-    /// Makes the event's delivery pending now, with a fresh retry window, creating it when there was none; returns
-    /// the event as JSON. Throws ``WebhookError/notConfigured`` when the app has no webhook.
-    func replay(appID: String, id: UUID) async throws -> String
+    /// Makes the event's deliveries pending now, with a fresh retry window, creating them where there were none: to
+    /// `endpointID`, or else to every enabled endpoint whose filters match the event now. Returns the event as JSON.
+    /// Throws ``WebhookError/notConfigured`` when no enabled endpoint is left to send it to,
+    /// ``WebhookError/endpointNotFound(_:)`` when the app has no endpoint `endpointID`.
+    func replay(appID: String, id: UUID, endpointID: UUID?) async throws -> String
 }
 
 /// ``EventRepository`` on PostgreSQL.
@@ -53,7 +55,7 @@ struct EventPostgresRepository: EventRepository {
                 """
                 SELECT e.event_id, \(unescaped: EventJSON.eventWithDelivery)::text
                 FROM entitlements.events e
-                LEFT JOIN entitlements.webhook_deliveries d ON d.event_id = e.event_id
+                \(unescaped: EventJSON.deliveryJoin)
                 WHERE e.app_id = \(appID)
                     AND (\(type)::text IS NULL OR e.type = \(type))
                     AND (\(before)::int8 IS NULL OR e.sequence < \(before))
@@ -80,35 +82,50 @@ struct EventPostgresRepository: EventRepository {
         }
     }
 
-    func replay(appID: String, id: UUID) async throws -> String {
+    func replay(appID: String, id: UUID, endpointID: UUID?) async throws -> String {
         try await client.transaction(logger: logger) { connection in
             guard try await sequence(of: id, appID: appID, on: connection) != nil else {
                 throw EntitlementsError.eventNotFound(id.uuidString.lowercased())
             }
-            let configured = try await connection.checkedQuery(
-                """
-                SELECT 1 FROM entitlements.app_settings
-                WHERE app_id = \(appID) AND webhook_url IS NOT NULL
-                    AND (webhook_secret_sealed IS NOT NULL OR webhook_secret_unsealed IS NOT NULL)
-                """,
-                logger: logger
-            )
-            var hasWebhook = false
-            for try await _ in configured.decode(Int.self) { hasWebhook = true }
-            guard hasWebhook else { throw WebhookError.notConfigured }
             // `attempts` restarts (the backoff starts over) and so does the retry window (`created_at`); an attempt
             // still in flight from before cannot overwrite the new state, its `attempts` no longer matches.
-            try await connection.run(
+            let replayed = try await connection.checkedQuery(
                 """
-                INSERT INTO entitlements.webhook_deliveries (event_id, app_id) VALUES (\(id), \(appID))
-                ON CONFLICT (event_id) DO UPDATE SET
+                INSERT INTO entitlements.webhook_deliveries (event_id, app_id, endpoint_id)
+                SELECT e.event_id, e.app_id, p.endpoint_id
+                FROM entitlements.events e
+                JOIN entitlements.webhook_endpoints p ON p.app_id = e.app_id AND p.enabled
+                WHERE e.event_id = \(id) AND e.app_id = \(appID) AND CASE
+                    WHEN \(endpointID)::uuid IS NULL
+                    THEN entitlements.endpoint_matches(p.event_types, p.environments, e.type, e.environment)
+                    ELSE p.endpoint_id = \(endpointID) END
+                ON CONFLICT (event_id, endpoint_id) DO UPDATE SET
                     state = 'pending', attempts = 0, next_attempt_at = now(), delivered_at = NULL, created_at = now(),
                     lease_until = NULL
+                RETURNING 1
                 """,
                 logger: logger
             )
+            var count = 0
+            for try await _ in replayed.decode(Int.self) { count += 1 }
+            if count == 0 {
+                if let endpointID, !(try await endpointExists(endpointID, appID: appID, on: connection)) {
+                    throw WebhookError.endpointNotFound(endpointID.uuidString.lowercased())
+                }
+                throw WebhookError.notConfigured
+            }
             return try await render(id, appID: appID, on: connection)
         }
+    }
+
+    /// Whether the app has the endpoint (enabled or not).
+    private func endpointExists(_ id: UUID, appID: String, on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.checkedQuery(
+            "SELECT 1 FROM entitlements.webhook_endpoints WHERE endpoint_id = \(id) AND app_id = \(appID)",
+            logger: logger
+        )
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
     }
 
     /// The event's position in the outbox, or `nil` when the app has no such event.
@@ -126,7 +143,7 @@ struct EventPostgresRepository: EventRepository {
             """
             SELECT \(unescaped: EventJSON.eventWithDelivery)::text
             FROM entitlements.events e
-            LEFT JOIN entitlements.webhook_deliveries d ON d.event_id = e.event_id
+            \(unescaped: EventJSON.deliveryJoin)
             WHERE e.event_id = \(id) AND e.app_id = \(appID)
             """,
             logger: logger

@@ -16,12 +16,14 @@ protocol SettingsRepository: Sendable {
     func settings(appID: String) async throws -> AppEntitlementSettings
     /// Applies `change` atomically on top of the current settings (or the defaults) and returns the result.
     func save(_ change: SettingsChange, appID: String) async throws -> SavedSettings
-    /// Replaces the webhook signing secret; throws ``WebhookError/notConfigured`` when the app has no webhook.
+    /// Replaces the settings endpoint's signing secret; throws ``WebhookError/notConfigured`` when the app has no
+    /// webhook URL.
     func rotateWebhookSecret(appID: String) async throws -> String
 }
 
-/// ``SettingsRepository`` on PostgreSQL. Webhook secrets are stored sealed (``WebhookSecretBox``): the plaintext is
-/// shown to the caller once and never written to the database.
+/// ``SettingsRepository`` on PostgreSQL. The settings' `webhook_url` is the app's settings endpoint
+/// (`webhook_endpoints.from_settings`), one of its webhook endpoints; its secret is stored sealed
+/// (``WebhookSecretBox``): the plaintext is shown to the caller once and never written to the database.
 struct SettingsPostgresRepository: SettingsRepository {
     let client: PostgresClient
     let box: WebhookSecretBox
@@ -43,58 +45,79 @@ struct SettingsPostgresRepository: SettingsRepository {
         let policy: String? = change.transferPolicy?.rawValue
         let limit: Int? = change.deviceLimit
         let sandbox: Bool? = change.acceptSandbox
-        let urlGiven: Bool
-        let url: String?
-        switch change.webhookURL {
-        case .keep: (urlGiven, url) = (false, nil)
-        case .remove: (urlGiven, url) = (true, nil)
-        case .set(let value): (urlGiven, url) = (true, value)
-        }
-        let secret: String = Self.newWebhookSecret()
-        let sealed = ByteBuffer(bytes: try box.seal(secret, appID: appID))
-        let keyID: String = box.keyID
         let defaultPolicy: String = defaults.transferPolicy.rawValue
         let defaultLimit: Int = defaults.deviceLimit
         let defaultSandbox: Bool = defaults.acceptSandbox
-        // One statement: concurrent saves each apply their change to the other's result, never to a stale read. The
-        // secret is created once, when the app first has a URL; removing or changing the URL keeps it (a plaintext
-        // one from an earlier release too: the dispatcher seals it).
-        let rows = try await client.query(
+        return try await client.transaction(logger: logger) { connection in
+            // One statement per table: concurrent saves each apply their change to the other's result, never to a
+            // stale read.
+            let rows = try await connection.checkedQuery(
+                """
+                INSERT INTO entitlements.app_settings AS s (app_id, transfer_policy, device_limit, accept_sandbox)
+                VALUES (
+                    \(appID), coalesce(\(policy), \(defaultPolicy)), coalesce(\(limit), \(defaultLimit)),
+                    coalesce(\(sandbox), \(defaultSandbox)))
+                ON CONFLICT (app_id) DO UPDATE SET
+                    transfer_policy = coalesce(\(policy), s.transfer_policy),
+                    device_limit = coalesce(\(limit), s.device_limit),
+                    accept_sandbox = coalesce(\(sandbox), s.accept_sandbox),
+                    updated_at = now()
+                RETURNING transfer_policy, device_limit, accept_sandbox
+                """,
+                logger: logger
+            )
+            var saved: AppEntitlementSettings?
+            for try await (policy, limit, sandbox) in rows.decode((String, Int, Bool).self) {
+                saved = AppEntitlementSettings(
+                    transferPolicy: TransferPolicy(rawValue: policy) ?? defaults.transferPolicy, deviceLimit: limit,
+                    acceptSandbox: sandbox, webhookURL: nil)
+            }
+            guard var settings = saved else { throw SettingsNotSaved() }
+            var created: String?
+            switch change.webhookURL {
+            case .keep: break
+            case .remove: try await disableSettingsEndpoint(appID: appID, on: connection)
+            case .set(let url): created = try await setSettingsEndpoint(url, appID: appID, on: connection)
+            }
+            settings.webhookURL = try await SettingsRows.settingsEndpointURL(
+                appID: appID, on: connection, logger: logger)
+            return SavedSettings(settings: settings, createdWebhookSecret: created)
+        }
+    }
+
+    /// Points the app's settings endpoint at `url` (enabled), creating it with a new secret when the app has none;
+    /// returns that secret when it created one. Changing the URL keeps the secret (a plaintext one from an earlier
+    /// release too: the dispatcher seals it).
+    private func setSettingsEndpoint(_ url: String, appID: String, on connection: PostgresConnection) async throws
+        -> String?
+    {
+        let secret: String = Self.newWebhookSecret()
+        let sealed = ByteBuffer(bytes: try box.seal(secret, appID: appID))
+        let keyID: String = box.keyID
+        let rows = try await connection.checkedQuery(
             """
-            INSERT INTO entitlements.app_settings AS s (
-                app_id, transfer_policy, device_limit, accept_sandbox, webhook_url, webhook_secret_sealed,
-                webhook_secret_key_id)
-            VALUES (
-                \(appID), coalesce(\(policy), \(defaultPolicy)), coalesce(\(limit), \(defaultLimit)),
-                coalesce(\(sandbox), \(defaultSandbox)), \(url),
-                CASE WHEN \(url)::text IS NULL THEN NULL ELSE \(sealed) END,
-                CASE WHEN \(url)::text IS NULL THEN NULL ELSE \(keyID) END)
-            ON CONFLICT (app_id) DO UPDATE SET
-                transfer_policy = coalesce(\(policy), s.transfer_policy),
-                device_limit = coalesce(\(limit), s.device_limit),
-                accept_sandbox = coalesce(\(sandbox), s.accept_sandbox),
-                webhook_url = CASE WHEN \(urlGiven) THEN \(url) ELSE s.webhook_url END,
-                webhook_secret_sealed = CASE
-                    WHEN s.webhook_secret_sealed IS NULL AND s.webhook_secret_unsealed IS NULL
-                        AND (CASE WHEN \(urlGiven) THEN \(url) ELSE s.webhook_url END) IS NOT NULL THEN \(sealed)
-                    ELSE s.webhook_secret_sealed END,
-                webhook_secret_key_id = CASE
-                    WHEN s.webhook_secret_sealed IS NULL AND s.webhook_secret_unsealed IS NULL
-                        AND (CASE WHEN \(urlGiven) THEN \(url) ELSE s.webhook_url END) IS NOT NULL THEN \(keyID)
-                    ELSE s.webhook_secret_key_id END,
-                updated_at = now()
-            RETURNING transfer_policy, device_limit, accept_sandbox, webhook_url,
-                coalesce(webhook_secret_sealed = \(sealed), false)
+            INSERT INTO entitlements.webhook_endpoints AS p (app_id, url, from_settings, secret_sealed, secret_key_id)
+            VALUES (\(appID), \(url), true, \(sealed), \(keyID))
+            ON CONFLICT (app_id) WHERE from_settings DO UPDATE SET url = excluded.url, enabled = true, updated_at = now()
+            RETURNING coalesce(p.secret_sealed = \(sealed), false)
             """,
             logger: logger
         )
-        for try await (policy, limit, sandbox, url, created) in rows.decode((String, Int, Bool, String?, Bool).self) {
-            let settings = AppEntitlementSettings(
-                transferPolicy: TransferPolicy(rawValue: policy) ?? defaults.transferPolicy, deviceLimit: limit,
-                acceptSandbox: sandbox, webhookURL: url)
-            return SavedSettings(settings: settings, createdWebhookSecret: created ? secret : nil)
-        }
-        throw SettingsNotSaved()
+        var created = false
+        for try await isNew in rows.decode(Bool.self) { created = isNew }
+        return created ? secret : nil
+    }
+
+    /// `webhook_url: null`: the settings endpoint is disabled, its secret kept for when a URL is set again; its
+    /// deliveries still pending end as dead at their next claim.
+    private func disableSettingsEndpoint(appID: String, on connection: PostgresConnection) async throws {
+        try await connection.run(
+            """
+            UPDATE entitlements.webhook_endpoints SET enabled = false, updated_at = now()
+            WHERE app_id = \(appID) AND from_settings AND enabled
+            """,
+            logger: logger
+        )
     }
 
     func rotateWebhookSecret(appID: String) async throws -> String {
@@ -103,9 +126,9 @@ struct SettingsPostgresRepository: SettingsRepository {
         let keyID: String = box.keyID
         let rows = try await client.query(
             """
-            UPDATE entitlements.app_settings SET webhook_secret_sealed = \(sealed), webhook_secret_key_id = \(keyID),
-                webhook_secret_unsealed = NULL, updated_at = now()
-            WHERE app_id = \(appID) AND webhook_url IS NOT NULL
+            UPDATE entitlements.webhook_endpoints SET secret_sealed = \(sealed), secret_key_id = \(keyID),
+                updated_at = now()
+            WHERE app_id = \(appID) AND from_settings AND enabled
             RETURNING 1
             """,
             logger: logger

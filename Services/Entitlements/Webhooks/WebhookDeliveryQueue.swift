@@ -10,23 +10,41 @@ enum WebhookDeliveryState: String, Sendable, Equatable {
     case pending
     /// A 2xx answer was received.
     case delivered
-    /// Given up: retried past the retry window, or the app had no webhook any more.
+    /// Given up: retried past the retry window, or its endpoint was disabled or deleted.
     case dead
 }
 
 /// One delivery attempt a dispatcher claimed, with what it needs to make it.
 struct ClaimedDelivery: Sendable, Equatable {
+    /// The delivery: one event to one endpoint.
+    var deliveryID: UUID
     var eventID: UUID
     var appID: String
     var type: String
     /// Which attempt this is (1 for the first); also the claim's fencing token.
     var attempt: Int
-    /// The request body: the event's JSON, exactly the bytes that are signed.
-    var body: String
-    /// The app's webhook now, or `nil` when it has none.
+    /// The event's JSON as the events API shows it (without its deliveries): the `shopkeeper` body, and the
+    /// `cloudevents` body's `data`.
+    var event: String
+    /// The endpoint's URL now, or `nil` when the endpoint is disabled or deleted.
     var webhookURL: String?
-    /// The app's signing secret now, sealed (``WebhookSecretBox``), and the key id it was sealed under.
+    /// The endpoint's signing secret now, sealed (``WebhookSecretBox``), and the key id it was sealed under.
     var sealedSecret: SealedWebhookSecret?
+    /// The endpoint's payload format.
+    var format: WebhookFormat = .shopkeeper
+    /// The event's attributes a CloudEvent carries besides its data.
+    var appUserID: String?
+    var createdAt: String = ""
+
+    /// The request body, exactly the bytes that are signed.
+    var body: String {
+        switch format {
+        case .shopkeeper: event
+        case .cloudevents:
+            CloudEvent.structured(
+                id: eventID, appID: appID, type: type, subject: appUserID, time: createdAt, data: event)
+        }
+    }
 }
 
 /// A webhook signing secret as stored: sealed, with the fingerprint of the key that sealed it.
@@ -50,8 +68,8 @@ protocol WebhookDeliveryQueue: Sendable {
         _ delivery: ClaimedDelivery, failure: WebhookFailure, retryAfter: Duration, giveUpAfter: Duration,
         giveUp: Bool
     ) async throws -> WebhookDeliveryState?
-    /// Seals every webhook secret still stored in plaintext (written by a release before secrets were sealed) and
-    /// clears the plaintext; returns how many it sealed. Safe to run on several replicas at once.
+    /// Seals every webhook secret still stored in plaintext (written by a release before secrets were sealed) into
+    /// the app's first endpoint and clears the plaintext; returns how many it sealed. Safe to run on several replicas at once.
     func sealUnsealedSecrets(with box: WebhookSecretBox) async throws -> Int
 }
 
@@ -69,9 +87,10 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
         let lock = Self.claimLock
         return try await client.transaction(logger: logger) { connection in
             try await connection.run("SELECT pg_advisory_xact_lock(\(lock.0), \(lock.1))", logger: logger)
-            // Per app with due deliveries, at most what keeps it under `perApp` leased attempts, oldest first; then
-            // the oldest of those overall. An app whose receiver hangs holds `perApp` attempts and no more, so it
-            // cannot take the slots other apps' deliveries need. SKIP LOCKED leaves rows that a replay is changing.
+            // Per app with due deliveries, at most what keeps it under `perApp` leased attempts (over all its
+            // endpoints), oldest first; then the oldest of those overall. An app whose receiver hangs holds `perApp`
+            // attempts and no more, so it cannot take the slots other apps' deliveries need. SKIP LOCKED leaves rows
+            // that a replay is changing.
             let rows = try await connection.checkedQuery(
                 """
                 WITH busy AS (
@@ -82,11 +101,11 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
                     SELECT DISTINCT app_id FROM entitlements.webhook_deliveries
                     WHERE state = 'pending' AND next_attempt_at <= now()
                 ), due AS (
-                    SELECT picked.event_id, picked.next_attempt_at
+                    SELECT picked.delivery_id, picked.next_attempt_at
                     FROM apps a
                     LEFT JOIN busy b ON b.app_id = a.app_id
                     CROSS JOIN LATERAL (
-                        SELECT w.event_id, w.next_attempt_at FROM entitlements.webhook_deliveries w
+                        SELECT w.delivery_id, w.next_attempt_at FROM entitlements.webhook_deliveries w
                         WHERE w.app_id = a.app_id AND w.state = 'pending' AND w.next_attempt_at <= now()
                         ORDER BY w.next_attempt_at
                         LIMIT greatest(\(perApp) - coalesce(b.in_flight, 0), 0)
@@ -99,20 +118,23 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
                     SET next_attempt_at = now() + \(leaseMilliseconds) * interval '1 millisecond',
                         lease_until = now() + \(leaseMilliseconds) * interval '1 millisecond',
                         attempts = w.attempts + 1
-                    FROM due WHERE w.event_id = due.event_id
-                    RETURNING w.event_id, w.app_id, w.attempts
+                    FROM due WHERE w.delivery_id = due.delivery_id
+                    RETURNING w.delivery_id, w.event_id, w.app_id, w.endpoint_id, w.attempts
                 )
-                SELECT c.event_id, c.app_id, e.type, c.attempts, \(unescaped: EventJSON.event)::text,
-                    s.webhook_url, s.webhook_secret_sealed, s.webhook_secret_key_id
+                SELECT c.delivery_id, c.event_id, c.app_id, e.type, c.attempts, \(unescaped: EventJSON.event)::text,
+                    CASE WHEN p.enabled THEN p.url END, p.secret_sealed, p.secret_key_id, coalesce(p.format, 'shopkeeper'),
+                    e.app_user_id, entitlements.iso(e.created_at)
                 FROM claimed c
                 JOIN entitlements.events e ON e.event_id = c.event_id
-                LEFT JOIN entitlements.app_settings s ON s.app_id = c.app_id
+                LEFT JOIN entitlements.webhook_endpoints p ON p.endpoint_id = c.endpoint_id
                 """,
                 logger: logger
             )
             var claimed: [ClaimedDelivery] = []
-            for try await (id, app, type, attempt, body, url, sealed, keyID) in rows.decode(
-                (UUID, String, String, Int, String, String?, ByteBuffer?, String?).self)
+            for try await (delivery, id, app, type, attempt, event, url, sealed, keyID, format, user, created)
+                in rows.decode(
+                    (UUID, UUID, String, String, Int, String, String?, ByteBuffer?, String?, String, String?, String)
+                        .self)
             {
                 var secret: SealedWebhookSecret?
                 if let sealed, let keyID {
@@ -120,8 +142,9 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
                 }
                 claimed.append(
                     ClaimedDelivery(
-                        eventID: id, appID: app, type: type, attempt: attempt, body: body, webhookURL: url,
-                        sealedSecret: secret))
+                        deliveryID: delivery, eventID: id, appID: app, type: type, attempt: attempt, event: event,
+                        webhookURL: url, sealedSecret: secret, format: WebhookFormat(rawValue: format) ?? .shopkeeper,
+                        appUserID: user, createdAt: created))
             }
             return claimed
         }
@@ -133,8 +156,8 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
             """
             UPDATE entitlements.webhook_deliveries
             SET state = 'delivered', delivered_at = now(), last_status = \(status), last_error = NULL,
-                lease_until = NULL
-            WHERE event_id = \(delivery.eventID) AND state = 'pending'
+                lease_until = NULL, last_attempt_at = now()
+            WHERE delivery_id = \(delivery.deliveryID) AND state = 'pending'
             """,
             logger: logger
         )
@@ -156,8 +179,8 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
                     WHEN \(giveUp) OR created_at + \(windowMilliseconds) * interval '1 millisecond' <= now() THEN 'dead'
                     ELSE 'pending' END,
                 next_attempt_at = now() + \(retryMilliseconds) * interval '1 millisecond',
-                last_status = \(status), last_error = \(reason), lease_until = NULL
-            WHERE event_id = \(delivery.eventID) AND state = 'pending' AND attempts = \(attempt)
+                last_status = \(status), last_error = \(reason), lease_until = NULL, last_attempt_at = now()
+            WHERE delivery_id = \(delivery.deliveryID) AND state = 'pending' AND attempts = \(attempt)
             RETURNING state
             """,
             logger: logger
@@ -180,16 +203,17 @@ struct WebhookDeliveryPostgresQueue: WebhookDeliveryQueue {
         for (appID, secret) in unsealed {
             let sealed = ByteBuffer(bytes: try box.seal(secret, appID: appID))
             let keyID: String = box.keyID
-            // Only the plaintext read above is replaced: a replica that sealed it meanwhile, or a rotation that
-            // wrote a sealed secret, is left as it is (and the plaintext is cleared either way).
+            // The plaintext read above goes to the app's first endpoint (where migration 0039 left its secret NULL):
+            // a replica that sealed it meanwhile, or a rotation that wrote a sealed secret, is left as it is (and the
+            // plaintext is cleared either way, with the webhook columns 0039 left in that row).
             let updated = try await client.query(
                 """
-                UPDATE entitlements.app_settings SET
-                    webhook_secret_sealed = CASE WHEN webhook_secret_sealed IS NULL THEN \(sealed)
-                        ELSE webhook_secret_sealed END,
-                    webhook_secret_key_id = CASE WHEN webhook_secret_sealed IS NULL THEN \(keyID)
-                        ELSE webhook_secret_key_id END,
-                    webhook_secret_unsealed = NULL
+                WITH endpoint AS (
+                    UPDATE entitlements.webhook_endpoints SET secret_sealed = \(sealed), secret_key_id = \(keyID)
+                    WHERE app_id = \(appID) AND from_settings AND secret_sealed IS NULL
+                )
+                UPDATE entitlements.app_settings SET webhook_secret_unsealed = NULL, webhook_url = NULL,
+                    webhook_secret_sealed = NULL, webhook_secret_key_id = NULL
                 WHERE app_id = \(appID) AND webhook_secret_unsealed = \(secret)
                 RETURNING 1
                 """,

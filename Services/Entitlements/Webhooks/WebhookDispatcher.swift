@@ -5,7 +5,8 @@ import ServiceLifecycle
 import ShopkeeperCore
 import ShopkeeperHTTP
 
-/// Delivers the outbox's events to the apps' webhooks, at least once each, until graceful shutdown.
+/// Delivers the outbox's events to the apps' webhook endpoints, at least once each per endpoint, until graceful
+/// shutdown.
 ///
 /// Every replica runs one (a ``LeasedPoller`` in slots); they share the work through
 /// ``WebhookDeliveryQueue/claim(limit:perApp:lease:)``. A dispatcher keeps up to ``WebhookSettings/concurrency``
@@ -69,7 +70,7 @@ struct WebhookDispatcher: Service, PolledWork {
     func attempt(_ delivery: ClaimedDelivery) async {
         var metadata: Logger.Metadata = [
             "event_id": "\(delivery.eventID.uuidString.lowercased())", "app_id": "\(delivery.appID)",
-            "attempt": "\(delivery.attempt)",
+            "delivery_id": "\(delivery.deliveryID.uuidString.lowercased())", "attempt": "\(delivery.attempt)",
         ]
         guard let url = delivery.webhookURL else {
             await recordFailure(delivery, .notConfigured, giveUp: true, metadata: metadata)
@@ -80,7 +81,8 @@ struct WebhookDispatcher: Service, PolledWork {
             guard let sealed = delivery.sealedSecret else { throw .secretUnavailable }
             secret = try secrets.open(sealed.sealed, appID: delivery.appID, keyID: sealed.keyID)
         } catch {
-            logger.error("the app's webhook secret does not open; is SHOPKEEPER_MASTER_KEY right?", metadata: metadata)
+            logger.error(
+                "the endpoint's webhook secret does not open; is SHOPKEEPER_MASTER_KEY right?", metadata: metadata)
             await recordFailure(delivery, error, giveUp: false, metadata: metadata)
             return
         }

@@ -29,7 +29,7 @@ enum WebhookFailure: Error, Sendable, Hashable {
     case destinationRefused
     /// The receiver answered with a status other than 2xx (redirects are never followed).
     case httpStatus(Int)
-    /// The app has no webhook any more.
+    /// The delivery's endpoint is disabled or deleted.
     case notConfigured
     /// The stored signing secret does not open (sealed under another master key, or corrupted).
     case secretUnavailable

@@ -78,7 +78,7 @@ struct WebhookSender: Sendable {
         let body = Array(delivery.body.utf8)
         var request = HTTPClientRequest(url: destination.url)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Type", value: delivery.format.contentType)
         request.headers.add(name: "User-Agent", value: Self.userAgent)
         request.headers.add(name: "Shopkeeper-Event-ID", value: delivery.eventID.uuidString.lowercased())
         request.headers.add(name: "Shopkeeper-Event-Type", value: delivery.type)

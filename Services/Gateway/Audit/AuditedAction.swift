@@ -112,6 +112,16 @@ enum AuditedActions {
         .init(.put, "/v1/admin/entitlements/settings", "settings.update", "Changed the app's settings"),
         .init(.post, "/v1/admin/entitlements/webhook-secret", "webhook_secret.rotate", "Rotated the webhook secret"),
         .init(.post, "/v1/admin/events/{event_id}/replay", "event.replay", "Replayed the webhook of event {event_id}"),
+        .init(.post, "/v1/admin/webhook-endpoints", "webhook_endpoint.create", "Created a webhook endpoint"),
+        .init(
+            .put, "/v1/admin/webhook-endpoints/{endpoint_id}", "webhook_endpoint.update",
+            "Changed webhook endpoint {endpoint_id}"),
+        .init(
+            .delete, "/v1/admin/webhook-endpoints/{endpoint_id}", "webhook_endpoint.delete",
+            "Deleted webhook endpoint {endpoint_id}"),
+        .init(
+            .post, "/v1/admin/webhook-endpoints/{endpoint_id}/secret", "webhook_endpoint_secret.rotate",
+            "Rotated the secret of webhook endpoint {endpoint_id}"),
         .init(
             .post, "/v1/admin/content/{product_id}/uploads", "content_upload.start",
             "Started a content upload for {product_id}"),

@@ -86,6 +86,7 @@ struct UpstreamRoute: Sendable, Hashable {
             UpstreamRoute(prefix: "/v1/customers", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/entitlements", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/events", service: "entitlements", baseURL: entitlementsURL),
+            UpstreamRoute(prefix: "/v1/admin/webhook-endpoints", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/purchases", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/customers", service: "entitlements", baseURL: entitlementsURL),
             UpstreamRoute(prefix: "/v1/admin/aliases", service: "entitlements", baseURL: entitlementsURL),

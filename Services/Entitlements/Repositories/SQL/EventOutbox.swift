@@ -5,8 +5,8 @@ import ShopkeeperDatabase
 import ShopkeeperHTTP
 import ShopkeeperModels
 
-/// Writes events in the caller's transaction, with a webhook delivery when the app has a webhook: the change and
-/// its event commit together or not at all.
+/// Writes events in the caller's transaction: the change and its event commit together or not at all. The event's
+/// webhook deliveries (one per endpoint whose filters match) are written with it by the `events_fan_out` trigger.
 ///
 /// Every event of a customer names the customer (`app_user_id`): the id the change was made under when the caller
 /// knows one (the presenter, the path's customer), otherwise the customer's first id (``customerName(_:)``), as for a
@@ -30,7 +30,7 @@ enum EventOutbox {
     }
 
     /// Writes an app-level event (one that names no customer) unless the app has an event under `key` already;
-    /// returns whether it was new. With a webhook delivery when the app has a webhook, like every event.
+    /// returns whether it was new. Fanned out to the app's webhook endpoints like every event.
     static func appendAppEvent(
         _ type: EventType,
         payload: EventPayload,
@@ -56,7 +56,7 @@ enum EventOutbox {
                 VALUES ($1::text, NULL, NULL, $2::text, $3::text, $4::text, $5::text::jsonb)
                 ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                 RETURNING event_id, app_id
-            ), \(webhookDelivery)
+            )
             SELECT 1 FROM event
             """
     }
@@ -69,9 +69,9 @@ enum EventOutbox {
             """
     }
 
-    /// An event and its webhook delivery as two common table expressions, `event` and `delivery`, for a statement that
-    /// appends along with other writes: `values` is a query of the event's app id, customer id, app user id (NULL:
-    /// the customer's first id), type, environment and payload (`jsonb`).
+    /// An event as the common table expression `event`, for a statement that appends along with other writes:
+    /// `values` is a query of the event's app id, customer id, app user id (NULL: the customer's first id), type,
+    /// environment and payload (`jsonb`).
     static func appending(_ values: String) -> String {
         """
         event AS (
@@ -80,20 +80,9 @@ enum EventOutbox {
                    v.environment, v.payload
             FROM (\(values)) AS v (app_id, customer_id, app_user_id, type, environment, payload)
             RETURNING event_id, app_id
-        ), \(webhookDelivery)
-        """
-    }
-
-    /// The common table expression `delivery`, after `event`: a webhook delivery of each appended event whose app has
-    /// a webhook URL.
-    static let webhookDelivery = """
-        delivery AS (
-            INSERT INTO entitlements.webhook_deliveries (event_id, app_id)
-            SELECT event.event_id, event.app_id FROM event
-            JOIN entitlements.app_settings s ON s.app_id = event.app_id
-            WHERE s.webhook_url IS NOT NULL
         )
         """
+    }
 
     /// The id an event names the customer `customer` (an SQL expression of its id) by when the change came without
     /// one: the customer's first id (the oldest alias, then the least), the one it was created under. NULL for no

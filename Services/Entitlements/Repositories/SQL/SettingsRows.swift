@@ -22,10 +22,26 @@ enum SettingsRows {
             webhookURL: webhook)
     }
 
+    /// The URL of the app's settings endpoint when it is enabled: the settings' `webhook_url`.
+    static func settingsEndpointURL(appID: String, on connection: PostgresConnection, logger: Logger) async throws
+        -> String?
+    {
+        let rows = try await connection.checkedQuery(
+            """
+            SELECT url FROM entitlements.webhook_endpoints WHERE app_id = \(appID) AND from_settings AND enabled
+            """,
+            logger: logger
+        )
+        for try await url in rows.decode(String.self) { return url }
+        return nil
+    }
+
     private enum Select: PreparedSQL {
         static let sql = """
-            SELECT transfer_policy, device_limit, accept_sandbox, webhook_url
-            FROM entitlements.app_settings WHERE app_id = $1::text
+            SELECT s.transfer_policy, s.device_limit, s.accept_sandbox,
+                (SELECT p.url FROM entitlements.webhook_endpoints p
+                 WHERE p.app_id = s.app_id AND p.from_settings AND p.enabled)
+            FROM entitlements.app_settings s WHERE s.app_id = $1::text
             """
     }
 }

@@ -140,8 +140,8 @@ struct SubscriptionChangeRelay: Sendable {
             """
     }
 
-    /// Events, in order, with webhook deliveries where the app has a webhook, and a cache invalidation each (the
-    /// replicas' memory and the stored info).
+    /// Events, in order (fanned out to the apps' webhook endpoints by `events_fan_out`), and a cache invalidation
+    /// each (the replicas' memory and the stored info).
     private enum Emit: PreparedSQL {
         static let sql = """
             WITH input AS (
@@ -154,7 +154,7 @@ struct SubscriptionChangeRelay: Sendable {
                        i.type, i.environment, i.payload::jsonb
                 FROM input i ORDER BY i.position
                 RETURNING event_id, app_id, customer_id
-            ), \(EventOutbox.webhookDelivery)
+            )
             SELECT count(*) FROM (
                 SELECT pg_notify('entitlements_customer_changed', x.customer_id::text),
                        entitlements.forget_customer_document(x.customer_id)
