@@ -80,6 +80,15 @@ extension SandboxHarness {
         return (Int(response.status.code), try object(response))
     }
 
+    /// Registers the test prices and subscribes to `price_monthly` through Checkout, paying with `card`: the paid
+    /// session as Stripe's API reads it (its `subscription` and `customer`).
+    func stripeSubscription(card: String = "4242424242424242") async throws -> [String: Any] {
+        try await stripePrices()
+        let session = try await stripeSession("price_monthly", mode: "subscription")
+        try await stripePay(session, card: card)
+        return try await stripe(.get, "checkout/sessions/\(session)").json
+    }
+
     /// POSTs a Stripe control; the status and the answer.
     @discardableResult
     func stripeControl(_ path: String, _ json: [String: Any] = [:]) async throws -> (Int, [String: Any]) {

@@ -151,11 +151,8 @@ import Testing
 
     @Test func aRenewalThatKeepsFailingIsRetriedThenCancelled() async throws {
         try await SandboxHarness.run { sandbox in
-            try await sandbox.stripePrices()
-            let session = try await sandbox.stripeSession("price_monthly", mode: "subscription")
-            try await sandbox.stripePay(session, card: "4000000000000341")
-            let paid = try await sandbox.stripe(.get, "checkout/sessions/\(session)")
-            let id = try #require(paid.json["subscription"] as? String)
+            let paid = try await sandbox.stripeSubscription(card: "4000000000000341")
+            let id = try #require(paid["subscription"] as? String)
             var statuses: [String] = []
             for _ in 0..<4 {
                 let (_, subscription) = try await sandbox.stripeControl("subscriptions/\(id)/advance")
@@ -176,11 +173,8 @@ import Testing
     /// than the one before, as a renewal's does at Stripe, so no renewal looks like the period it renews.
     @Test func advancingWithinASecondStillMovesThePeriodOn() async throws {
         try await SandboxHarness.run { sandbox in
-            try await sandbox.stripePrices()
-            let session = try await sandbox.stripeSession("price_monthly", mode: "subscription")
-            try await sandbox.stripePay(session)
-            let paid = try await sandbox.stripe(.get, "checkout/sessions/\(session)")
-            let id = try #require(paid.json["subscription"] as? String)
+            let paid = try await sandbox.stripeSubscription()
+            let id = try #require(paid["subscription"] as? String)
             // Since API version 2025-03-31 the period is the subscription item's.
             func periodEnd(_ subscription: [String: Any]) -> Int? {
                 ((subscription["items"] as? [String: Any])?["data"] as? [[String: Any]])?.first?["current_period_end"]
@@ -203,12 +197,9 @@ import Testing
             "SHOPKEEPER_SANDBOX_TICK_MS": "50",
         ]
         try await SandboxHarness.run(environment: environment) { sandbox in
-            try await sandbox.stripePrices()
-            let session = try await sandbox.stripeSession("price_monthly", mode: "subscription")
-            try await sandbox.stripePay(session)
-            let paid = try await sandbox.stripe(.get, "checkout/sessions/\(session)")
-            let id = try #require(paid.json["subscription"] as? String)
-            let first = try #require(paid.json["invoice"] as? String)
+            let paid = try await sandbox.stripeSubscription()
+            let id = try #require(paid["subscription"] as? String)
+            let first = try #require(paid["invoice"] as? String)
             let renewed = try await eventually(
                 timeout: .seconds(10), { try await sandbox.stripe(.get, "subscriptions/\(id)").json },
                 until: { ($0["latest_invoice"] as? String).map { $0 != first } ?? false })
@@ -221,12 +212,9 @@ import Testing
 
     @Test func theCustomerPortalCancelsAtThePeriodsEnd() async throws {
         try await SandboxHarness.run { sandbox in
-            try await sandbox.stripePrices()
-            let session = try await sandbox.stripeSession("price_monthly", mode: "subscription")
-            try await sandbox.stripePay(session)
-            let paid = try await sandbox.stripe(.get, "checkout/sessions/\(session)")
-            let id = try #require(paid.json["subscription"] as? String)
-            let customer = try #require(paid.json["customer"] as? String)
+            let paid = try await sandbox.stripeSubscription()
+            let id = try #require(paid["subscription"] as? String)
+            let customer = try #require(paid["customer"] as? String)
             let portal = try await sandbox.stripe(
                 .post, "billing_portal/sessions", [("customer", customer), ("return_url", "http://shop.example/me")])
             #expect(portal.json["object"] as? String == "billing_portal.session")

@@ -10,7 +10,9 @@ data class OfferingsView(
     /** The targeting rule that chose it; absent when the default was served. */
     val ruleId: String?,
     /** Every offering of the app, as this build sees it. */
-    val offerings: List<OfferingView>
+    val offerings: List<OfferingView>,
+    /** The experiment whose variant chose the current offering; absent when no running experiment applied. */
+    val experiment: ExperimentAssignment? = null
 ) {
     /** The offering to show, if the app has one. */
     val current: OfferingView?
@@ -20,14 +22,25 @@ data class OfferingsView(
     fun offering(offeringId: String): OfferingView? = offerings.firstOrNull { it.offeringId == offeringId }
 
     fun toJson() = jsonOf(
-        "current_offering_id" to currentOfferingId, "rule_id" to ruleId, "offerings" to offerings.map { it.toJson() }
+        "current_offering_id" to currentOfferingId, "rule_id" to ruleId, "offerings" to offerings.map { it.toJson() },
+        "experiment" to experiment?.toJson()
     )
 
     companion object {
         fun from(json: JsonObject) = OfferingsView(
             currentOfferingId = json.stringOrNull("current_offering_id"), ruleId = json.stringOrNull("rule_id"),
-            offerings = json.list("offerings", OfferingView.Companion::from)
+            offerings = json.list("offerings", OfferingView.Companion::from),
+            experiment = json.objOrNull("experiment")?.let(ExperimentAssignment.Companion::from)
         )
+    }
+}
+
+/** The experiment and variant a customer was assigned when offerings were served (schema `OfferingsView.experiment`). */
+data class ExperimentAssignment(val id: String, val variant: String) {
+    fun toJson() = jsonOf("id" to id, "variant" to variant)
+
+    companion object {
+        fun from(json: JsonObject) = ExperimentAssignment(id = json.string("id"), variant = json.string("variant"))
     }
 }
 
