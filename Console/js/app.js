@@ -118,7 +118,8 @@ async function render() {
 
 function renderWho() {
   const who = document.getElementById("who");
-  const actor = session.actor === "operator" ? "the operator" : `secret key ${session.key_id || ""}`.trim();
+  let actor = session.actor === "operator" ? "the operator" : `secret key ${session.key_id || ""}`.trim();
+  if (session.actor === "user") actor = `${session.user_email} (${session.role})`;
   const parts = [
     h("span", { class: "app-name", id: "app-name", text: session.app_name }),
     h("span", { class: "muted", text: ` (${session.app_id}) as ${actor}` }),
