@@ -47,7 +47,8 @@ struct ConsoleSessionController: Sendable {
             }
             guard let appID = body.appID else { throw RequestError.invalid("/app_id", "is required with an email") }
             let user = try await team.signIn(appID: appID, email: email, password: password, totpCode: body.totpCode)
-            return try await openSession(appID: appID, keyID: nil, fingerprint: nil, user: user, request, context: context)
+            return try await openSession(
+                appID: appID, keyID: nil, fingerprint: nil, user: user, request, context: context)
         }
         guard let key = body.key else { throw RequestError.invalid("/key", "is required (or email and password)") }
         if let operatorKey, Self.same(key, operatorKey) {
