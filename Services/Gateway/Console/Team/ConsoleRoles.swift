@@ -79,7 +79,7 @@ enum ConsoleRoles {
         .init(.any, "/v1/admin/offering-rules", .developer),
         .init(.any, "/v1/admin/content", .developer),
         .init(.any, "/v1/admin/entitlements", .developer),
-        .init(.any, "/v1/admin/webhooks", .developer),
+        .init(.any, "/v1/admin/webhook-endpoints", .developer),
         .init(.any, "/v1/admin/stores/*/notification-recovery", .developer),
         .init(.read, "/v1/admin/stores", .developer),
         // admin: keys, users, store credentials, the customer boundary, answer signing, the audit log, and any
