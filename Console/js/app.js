@@ -15,6 +15,7 @@ import * as content from "./pages/content.js";
 import * as webhooks from "./pages/webhooks.js";
 import * as settings from "./pages/settings.js";
 import * as audit from "./pages/audit.js";
+import * as team from "./pages/team.js";
 import * as verification from "./pages/verification.js";
 
 const view = document.getElementById("view");
@@ -39,6 +40,7 @@ const routes = [
   { pattern: /^\/webhooks$/, page: webhooks, section: "webhooks" },
   { pattern: /^\/settings$/, page: settings, section: "settings" },
   { pattern: /^\/audit$/, page: audit, section: "audit" },
+  { pattern: /^\/team$/, page: team, section: "team" },
   { pattern: /^\/verification$/, page: verification, section: "verification" },
 ];
 
@@ -118,7 +120,11 @@ async function render() {
 
 function renderWho() {
   const who = document.getElementById("who");
-  const actor = session.actor === "operator" ? "the operator" : `secret key ${session.key_id || ""}`.trim();
+  let actor = session.actor === "operator" ? "the operator" : `secret key ${session.key_id || ""}`.trim();
+  if (session.actor === "user") actor = `${session.user_email} (${session.role})`;
+  // The team is the admins' (the server refuses the others; the link would only lead there).
+  const teamLink = document.querySelector('#nav [data-section="team"]');
+  if (teamLink) teamLink.parentElement.hidden = session.role !== "admin";
   const parts = [
     h("span", { class: "app-name", id: "app-name", text: session.app_name }),
     h("span", { class: "muted", text: ` (${session.app_id}) as ${actor}` }),

@@ -1,7 +1,8 @@
 // Signing in: an app's secret key opens a session at once; the operator key first lists the apps (the key is sent
 // in an Authorization header for that one read), then opens a session for the app picked. The key stays in the
 // password field until it is sent to /console/api/session and is cleared from it right after: nothing keeps it
-// (no storage, no cookie this code can read).
+// (no storage, no cookie this code can read). A member of the app's team signs in with the app id, an email and a
+// password, and the one-time code of an authenticator app when the server asks for it (`totp_required`).
 
 import { ApiError, api } from "./api.js";
 import { h, replace } from "./dom.js";
@@ -116,5 +117,48 @@ keyInput.addEventListener("input", () => {
     listedFor = null;
     appField.hidden = true;
     submit.textContent = "Sign in";
+  }
+});
+
+const teamForm = document.getElementById("team-sign-in-form");
+const teamApp = document.getElementById("team-sign-in-app");
+const teamEmail = document.getElementById("team-sign-in-email");
+const teamPassword = document.getElementById("team-sign-in-password");
+const teamCodeField = document.getElementById("team-sign-in-code-field");
+const teamCode = document.getElementById("team-sign-in-code");
+const teamSubmit = document.getElementById("team-sign-in-submit");
+const teamError = document.getElementById("team-sign-in-error");
+
+/** The words shown for a refused team sign-in. */
+function teamRefusal(error) {
+  if (error.code === "totp_required") return "Enter the one-time code from your authenticator app.";
+  if (error.code === "invalid_credentials") return "The app id, email or password is wrong.";
+  if (error.code === "totp_invalid") return "The code is wrong or was used already: wait for the next one.";
+  return `Sign-in failed: ${error.message}`;
+}
+
+teamForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  teamError.textContent = "";
+  const body = { app_id: teamApp.value.trim(), email: teamEmail.value.trim(), password: teamPassword.value };
+  if (!body.app_id || !body.email || !body.password) {
+    teamError.textContent = "Enter the app id, your email and your password.";
+    return;
+  }
+  if (!teamCodeField.hidden && teamCode.value.trim()) body.totp_code = teamCode.value.trim();
+  teamSubmit.disabled = true;
+  try {
+    await openSession(body);
+    teamPassword.value = "";
+    teamCode.value = "";
+    teamCodeField.hidden = true;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "totp_required") {
+      teamCodeField.hidden = false;
+      teamCode.focus();
+    }
+    teamError.textContent = teamRefusal(error);
+  } finally {
+    teamSubmit.disabled = false;
   }
 });

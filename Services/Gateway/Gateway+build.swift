@@ -39,6 +39,7 @@ func buildApplication(
     let console = ConsoleDependencies(
         sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),
         auditLog: AuditLogPostgresRepository(client: database, logger: logger),
+        users: ConsoleUserPostgresRepository(client: database, logger: logger),
         files: try ConsoleFileController.source(settings.console))
     let router = buildRouter(
         settings: settings,
@@ -117,6 +118,7 @@ struct GatewayHooks: Sendable {
 struct ConsoleDependencies: Sendable {
     var sessions: any ConsoleSessionRepository
     var auditLog: any AuditLogRepository
+    var users: any ConsoleUserRepository
     var files: ConsoleFileController.Source
 }
 
@@ -159,13 +161,14 @@ func buildRouter(
         operatorFingerprint: settings.operatorKey.map {
             ConsoleSessionToken.operatorFingerprint($0, masterKey: settings.masterKey)
         })
+    let team = ConsoleTeam(repository: console.users, settings: settings.console, masterKey: settings.masterKey)
     router.addRoutes(ConsoleFileController(source: console.files).endpoints)
-    router.addRoutes(
-        ConsoleSessionController(
-            sessions: sessions, apps: repository, auditLog: console.auditLog, authenticator: authenticator,
-            rateLimiter: shared.rateLimiter,
-            clients: shared.clients, operatorKey: settings.operatorKey, maxBodyBytes: maxBody
-        ).endpoints)
+    let signIns = ConsoleSessionController(
+        sessions: sessions, apps: repository, auditLog: console.auditLog, authenticator: authenticator, team: team,
+        rateLimiter: shared.rateLimiter,
+        clients: shared.clients, operatorKey: settings.operatorKey, maxBodyBytes: maxBody)
+    router.addRoutes(signIns.endpoints)
+    router.addRoutes(ConsoleAccountController(signIns: signIns, team: team).endpoints)
 
     router.group(RouterPath(OwnRoute.operatorAPI.prefix + "/v1"))
         .add(middleware: OperatorAuthMiddleware(operatorKey: settings.operatorKey, sessions: sessions))
@@ -192,6 +195,9 @@ func buildRouter(
         CustomerBoundaryController(admin: boundaries, maxBodyBytes: maxBody).endpoints,
         atPath: RouterPath(OwnRoute.customerBoundary.prefix))
     api.addRoutes(AuditLogController(log: console.auditLog).endpoints, atPath: RouterPath(OwnRoute.auditLog.prefix))
+    api.addRoutes(
+        ConsoleUserController(team: team, maxBodyBytes: maxBody).endpoints,
+        atPath: RouterPath(OwnRoute.consoleUsers.prefix))
     api.addRoutes(
         AnswerSigningController(admin: AnswerSigningAdmin(repository: answerKeys, authenticator: authenticator))
             .endpoints,

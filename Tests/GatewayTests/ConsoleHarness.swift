@@ -52,12 +52,7 @@ extension GatewayHarness {
 
     /// Signs in, requiring `201`.
     func signIn(key: String, appID: String? = nil) async throws -> ConsoleLogin {
-        let answer = try await signInAnswer(key: key, appID: appID)
-        guard answer.status == .created, let cookie = answer.headers[.setCookie],
-            let token = cookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last
-        else { throw ConsoleTestError("sign-in answered \(answer.status): \(String(buffer: answer.body))") }
-        return ConsoleLogin(
-            token: String(token), info: try TestJSON.decode(ConsoleSessionInfo.self, answer.body.readableBytesView))
+        try await login(try await signInAnswer(key: key, appID: appID))
     }
 
     /// Runs `statement` on the test database (a test moves a session's clock by editing its row).

@@ -93,7 +93,8 @@ import _CryptoExtras
             shared: GatewayShared(repository: gatewayRepository, settings: gatewaySettings),
             console: ConsoleDependencies(
                 sessions: ConsoleSessionPostgresRepository(client: database, logger: logger),
-                auditLog: AuditLogPostgresRepository(client: database, logger: logger), files: .none),
+                auditLog: AuditLogPostgresRepository(client: database, logger: logger),
+                users: ConsoleUserPostgresRepository(client: database, logger: logger), files: .none),
             readiness: [],
             catalogSync: catalogSyncClients(settings: gatewaySettings, httpClient: .shared)
         )

@@ -15,7 +15,7 @@ function rows(entries) {
       h(
         "td",
         {},
-        entry.actor === "operator" ? "the operator" : `key ${entry.key_id || "?"}`,
+        entry.actor === "user" ? entry.user_email : entry.actor === "operator" ? "the operator" : `key ${entry.key_id || "?"}`,
         entry.session_id ? h("small", { class: "muted", text: ` (console session ${entry.session_id})` }) : null,
       ),
       h("td", {}, h("code", { text: entry.action })),

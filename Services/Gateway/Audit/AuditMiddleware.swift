@@ -9,6 +9,8 @@ struct AuditCaller: Sendable {
     var actor: ConsoleActor
     var keyID: String?
     var sessionID: String?
+    /// The console user, for a user's session.
+    var userEmail: String? = nil
     /// The app acted on; `nil` when the path names it (operator routes) or none.
     var appID: String?
 }
@@ -60,7 +62,8 @@ struct AuditMiddleware<Context: AuditedRequestContext>: RouterMiddleware {
     ) async {
         let record = AuditRecord(
             appID: caller.appID ?? targets["app_id"], actor: caller.actor, keyID: caller.keyID,
-            sessionID: caller.sessionID, method: request.method.rawValue, path: request.uri.path,
+            sessionID: caller.sessionID, userEmail: caller.userEmail, method: request.method.rawValue,
+            path: request.uri.path,
             action: action.action, targets: targets, summary: action.summary(with: targets), status: status,
             requestID: context.requestID, idempotencyKey: request.headers[Self.idempotencyKey])
         do {
@@ -81,7 +84,8 @@ extension AuthenticatedContext: AuditedRequestContext {
     var auditCaller: AuditCaller? {
         if let session {
             return AuditCaller(
-                actor: session.actor, keyID: session.keyID, sessionID: session.sessionID, appID: session.appID)
+                actor: session.actor, keyID: session.keyID, sessionID: session.sessionID,
+                userEmail: session.user?.email, appID: session.appID)
         }
         guard identity.kind == .secret else { return nil }
         return AuditCaller(actor: .secretKey, keyID: identity.keyID, appID: identity.appID)

@@ -88,6 +88,13 @@ enum AuditedActions {
         .init(.put, "/v1/admin/stores/{store}", "store_credentials.set", "Set the {store} credentials"),
         .init(.delete, "/v1/admin/stores/{store}", "store_credentials.delete", "Removed the {store} credentials"),
         .init(.post, "/v1/admin/keys", "key.create", "Created an API key"),
+        .init(.post, "/v1/admin/users", "console_user.invite", "Invited a console user"),
+        .init(
+            .put, "/v1/admin/users/{user_id}", "console_user.role_change", "Changed the role of console user {user_id}"),
+        .init(.delete, "/v1/admin/users/{user_id}", "console_user.remove", "Removed console user {user_id}"),
+        .init(
+            .delete, "/v1/admin/users/{user_id}/totp", "console_user.totp_reset",
+            "Reset the second factor of console user {user_id}"),
         .init(.delete, "/v1/admin/keys/{key_id}", "key.revoke", "Revoked API key {key_id}"),
         .init(.put, "/v1/admin/customer-boundary", "customer_boundary.set", "Set the customer boundary"),
         .init(

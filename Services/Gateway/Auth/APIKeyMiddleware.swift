@@ -3,7 +3,8 @@ import ShopkeeperHTTP
 import ShopkeeperModels
 
 /// Authenticates `Authorization: Bearer <key>`, or (without an `Authorization` header) a console session's cookie
-/// as the same identity as its key (``ConsoleSessions``, which also holds changes to the CSRF rules), and applies
+/// as the same identity as its key (``ConsoleSessions``, which also holds changes to the CSRF rules; a console user's
+/// session held to its role, ``ConsoleRoles``), and applies
 /// the key's rate limits (a public key's per client too).
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
@@ -25,6 +26,9 @@ struct APIKeyMiddleware: RouterMiddleware {
             guard let known = try await authenticator.identity(of: key) else { throw AuthError.invalidKey }
             identity = known
         } else if request.headers[.authorization] == nil, let session = try await sessions.authenticate(request) {
+            // A console user's role, checked here for every route a session reaches: the gateway's own and those it
+            // forwards.
+            try ConsoleRoles.authorize(session.role, request.method, path: request.uri.path)
             identity = session.identity
             context.session = session
             context.logger[metadataKey: "console_session"] = .string(session.sessionID)

@@ -12,13 +12,19 @@ struct ConsoleSession: Sendable, Hashable {
     var idleExpiresAt: Date
     /// The session's CSRF token (derived from its token, never stored).
     var csrfToken: String
+    /// The console user of a user's session; `nil` for a key's or the operator's.
+    var user: SessionUser? = nil
 
-    var actor: ConsoleActor { keyID == nil ? .operator : .secretKey }
+    var actor: ConsoleActor { user != nil ? .user : keyID == nil ? .operator : .secretKey }
 
-    /// The caller the services see: the same as the secret key's (an operator session acts as a secret key of its
-    /// app), so they cannot tell a console request from a key's.
+    /// What the session may do (``ConsoleRoles``): its user's role; a key's or the operator's session is admin.
+    var role: ConsoleRole { user?.role ?? .admin }
+
+    /// The caller the services see: the same as the secret key's (an operator or user session acts as a secret key
+    /// of its app, its rate limit bucket the operator's or the user's), so they cannot tell a console request from a
+    /// key's. What a user's session may reach is decided before, by its role (``ConsoleRoles``).
     var identity: KeyIdentity {
-        KeyIdentity(keyID: keyID ?? ConsoleSession.operatorKeyID, appID: appID, kind: .secret)
+        KeyIdentity(keyID: keyID ?? user?.userID ?? ConsoleSession.operatorKeyID, appID: appID, kind: .secret)
     }
 
     /// The key id of an operator session's identity (its rate limit bucket).

@@ -6,7 +6,8 @@ import ShopkeeperModels
 
 /// `/console/api/session`: signing in to the console, who is signed in, switching app (operator), signing out.
 ///
-/// Signing in trades an app's secret key, or the operator key and an app id, for a session cookie (`HttpOnly`,
+/// Signing in trades an app's secret key, or the operator key and an app id, or a console user's email and password
+/// (and one-time code, ``ConsoleTeam``) with the app id, for a session cookie (`HttpOnly`,
 /// `SameSite=Strict`, `Path=/`, `Secure` unless the host is `localhost`); the key goes no further than this request:
 /// the browser keeps only the cookie, the database only the token's hash and the key's id. Attempts are rate limited
 /// per client address, whether they succeed or not. Signing in, switching app and signing out are written to the
@@ -16,6 +17,7 @@ struct ConsoleSessionController: Sendable {
     let apps: any AppRepository
     let auditLog: any AuditLogRepository
     let authenticator: APIKeyAuthenticator
+    let team: ConsoleTeam
     let rateLimiter: TokenBucketRateLimiter
     let clients: ClientAddressResolver
     let operatorKey: String?
@@ -36,41 +38,66 @@ struct ConsoleSessionController: Sendable {
 
     @Sendable func signIn(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         try ConsoleSessions.checkSameOrigin(request)
+        try checkSignInRate(request, context: context)
+        let body = try await JSONBody.decode(ConsoleSignInRequest.self, from: request, limit: maxBodyBytes)
+        if let email = body.email {
+            guard body.key == nil else { throw RequestError.invalid("/key", "send a key or an email, not both") }
+            guard let password = body.password else {
+                throw RequestError.invalid("/password", "is required with an email")
+            }
+            guard let appID = body.appID else { throw RequestError.invalid("/app_id", "is required with an email") }
+            let user = try await team.signIn(appID: appID, email: email, password: password, totpCode: body.totpCode)
+            return try await openSession(
+                appID: appID, keyID: nil, fingerprint: nil, user: user, request, context: context)
+        }
+        guard let key = body.key else { throw RequestError.invalid("/key", "is required (or email and password)") }
+        if let operatorKey, Self.same(key, operatorKey) {
+            guard let requested = body.appID else {
+                throw RequestError.invalid("/app_id", "is required when signing in with the operator key")
+            }
+            return try await openSession(
+                appID: requested, keyID: nil, fingerprint: sessions.operatorFingerprint, user: nil, request,
+                context: context)
+        }
+        guard let identity = try await authenticator.identity(of: key) else { throw AuthError.invalidKey }
+        guard identity.kind == .secret else { throw AuthError.secretKeyRequired }
+        if let requested = body.appID, requested != identity.appID {
+            throw RequestError.invalid("/app_id", "a secret key signs in to its own app only")
+        }
+        return try await openSession(
+            appID: identity.appID, keyID: identity.keyID, fingerprint: nil, user: nil, request, context: context)
+    }
+
+    /// Takes a sign-in attempt from the client's bucket (whether it succeeds or not): sign-ins, and accepting an
+    /// invitation, which sets a password.
+    func checkSignInRate(_ request: Request, context: GatewayRequestContext) throws(AuthError) {
         let client = clients.client(
             peer: context.peer, forwardedFor: request.headers[values: ClientAddressResolver.forwardedFor])
         if let retryAfter = rateLimiter.acquire(
             key: "console-sign-in", client: client, clientLimit: sessions.settings.signInLimit,
             ceiling: Self.signInCeiling)
         {
-            throw AuthError.rateLimited(retryAfterSeconds: retryAfter)
+            throw .rateLimited(retryAfterSeconds: retryAfter)
         }
-        let body = try await JSONBody.decode(ConsoleSignInRequest.self, from: request, limit: maxBodyBytes)
-        let appID: String
-        var keyID: String?
-        var fingerprint: [UInt8]?
-        if let operatorKey, Self.same(body.key, operatorKey) {
-            guard let requested = body.appID else {
-                throw RequestError.invalid("/app_id", "is required when signing in with the operator key")
-            }
-            appID = requested
-            fingerprint = sessions.operatorFingerprint
-        } else {
-            guard let identity = try await authenticator.identity(of: body.key) else { throw AuthError.invalidKey }
-            guard identity.kind == .secret else { throw AuthError.secretKeyRequired }
-            if let requested = body.appID, requested != identity.appID {
-                throw RequestError.invalid("/app_id", "a secret key signs in to its own app only")
-            }
-            appID = identity.appID
-            keyID = identity.keyID
-        }
+    }
+
+    /// Opens a session for `appID` with one of the key `keyID`, the operator key (`fingerprint`) or `user`, and
+    /// answers with its cookie.
+    private func openSession(
+        appID: String, keyID: String?, fingerprint: [UInt8]?, user: SessionUser?, _ request: Request,
+        context: GatewayRequestContext
+    ) async throws -> Response {
         let app = try await apps.app(appID: appID)
         let token = ConsoleSessionToken.generate()
         let stored = try await sessions.repository.create(
             tokenHash: ConsoleSessionToken.hash(token), appID: appID, keyID: keyID, operatorFingerprint: fingerprint,
-            lifetime: sessions.settings.sessionLifetime, idle: sessions.settings.idleTimeout)
+            user: user, lifetime: sessions.settings.sessionLifetime, idle: sessions.settings.idleTimeout)
         context.logger.info(
             "console session opened",
-            metadata: ["app_id": "\(appID)", "session_id": "\(stored.sessionID)", "key_id": "\(keyID ?? "operator")"])
+            metadata: [
+                "app_id": "\(appID)", "session_id": "\(stored.sessionID)",
+                "key_id": "\(keyID ?? user.map { "user \($0.userID)" } ?? "operator")",
+            ])
         let session = ConsoleSession(stored, token: token)
         await audit(
             session, action: "console.sign_in", summary: "Signed in to the console", method: "POST", status: 201,
@@ -134,20 +161,25 @@ struct ConsoleSessionController: Sendable {
 
     /// Writes a session's sign-in, switch or sign-out to its app's audit log. As for every audited action, a record
     /// that cannot be written is logged at `error` and the answer goes out all the same.
-    private func audit(
+    func audit(
         _ session: ConsoleSession, action: String, summary: String, method: String, status: Int,
-        context: GatewayRequestContext
+        path: String = "/console/api/session", context: GatewayRequestContext
     ) async {
         let record = AuditRecord(
             appID: session.appID, actor: session.actor, keyID: session.keyID, sessionID: session.sessionID,
-            method: method, path: "/console/api/session", action: action, targets: [:], summary: summary,
+            userEmail: session.user?.email, method: method, path: path, action: action, targets: [:], summary: summary,
             status: status, requestID: context.requestID, idempotencyKey: nil)
+        await write(record, context: context)
+    }
+
+    /// Writes `record` to the audit log; a record that cannot be written is logged at `error`.
+    func write(_ record: AuditRecord, context: GatewayRequestContext) async {
         do {
             try await auditLog.record(record)
         } catch {
             context.logger.error(
                 "could not write the audit log",
-                metadata: ["action": "\(action)", "error": "\(String(reflecting: error))"])
+                metadata: ["action": "\(record.action)", "error": "\(String(reflecting: error))"])
         }
     }
 
@@ -160,7 +192,7 @@ struct ConsoleSessionController: Sendable {
         ConsoleSessionInfo(
             sessionID: session.sessionID, appID: session.appID, appName: appName, actor: session.actor,
             keyID: session.keyID, csrfToken: session.csrfToken, expiresAt: session.expiresAt,
-            idleExpiresAt: session.idleExpiresAt)
+            idleExpiresAt: session.idleExpiresAt, userEmail: session.user?.email, role: session.role)
     }
 
     /// Compares two keys in time that does not depend on where they differ.

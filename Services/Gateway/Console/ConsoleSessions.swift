@@ -88,6 +88,7 @@ extension ConsoleSession {
     init(_ stored: StoredConsoleSession, token: String) {
         self.init(
             sessionID: stored.sessionID, appID: stored.appID, keyID: stored.keyID, expiresAt: stored.expiresAt,
-            idleExpiresAt: stored.idleExpiresAt, csrfToken: ConsoleSessionToken.csrfToken(for: token))
+            idleExpiresAt: stored.idleExpiresAt, csrfToken: ConsoleSessionToken.csrfToken(for: token), user: stored.user
+        )
     }
 }

@@ -179,6 +179,12 @@ struct PublicRoutes: Sendable {
         // The console (issue 19): its page, its session API, the audit log, and support's customer look-ups.
         Template("/console", [.get]),
         Template("/console/api/session", [.get, .post, .put, .delete]),
+        // Team sign-in (issue 40): console users, their invitations and second factors.
+        Template("/console/api/session/totp", [.post, .put]),
+        Template("/console/api/invitation", [.post]),
+        Template("/v1/admin/users", [.get, .post]),
+        Template("/v1/admin/users/{user_id}", [.put, .delete]),
+        Template("/v1/admin/users/{user_id}/totp", [.delete]),
         Template("/v1/admin/audit-log", [.get]),
         Template("/v1/admin/customers", [.get]),
         Template("/v1/admin/aliases/suspended", [.get]),

@@ -133,5 +133,55 @@ enum GatewayMigrations {
                     WHERE retired_at IS NULL;
                 """
         ),
+        Migration(
+            "0005_console_users",
+            sql: """
+                -- Console users (issue 40): per app, an email (trimmed, lowercase; unique in the app), a role, a
+                -- password hashed with scrypt whose parameters are stored with it ('$scrypt$ln=..,r=..,p=..$salt$hash',
+                -- NULL until the invitation is accepted), and an optional TOTP second factor: its secret sealed under
+                -- SHOPKEEPER_MASTER_KEY (purpose "console TOTP secrets", the app and user id as associated data), the
+                -- last time step a code was accepted for (each code works once), and a secret being enrolled until a
+                -- code of it is confirmed. Failed sign-ins in a row are counted; past the limit the user is locked
+                -- until locked_until.
+                CREATE TABLE gateway.console_users (
+                    user_id text PRIMARY KEY,
+                    app_id text NOT NULL REFERENCES gateway.apps (app_id),
+                    email text NOT NULL CHECK (email = lower(btrim(email)) AND email <> ''),
+                    role text NOT NULL CHECK (role IN ('viewer', 'support', 'developer', 'admin')),
+                    password_hash text,
+                    totp_sealed bytea,
+                    totp_pending_sealed bytea,
+                    totp_sealing_key_id text,
+                    totp_last_step bigint,
+                    failed_sign_ins integer NOT NULL DEFAULT 0,
+                    locked_until timestamptz,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    UNIQUE (app_id, email)
+                );
+
+                -- One-time invitations: only the SHA-256 of the token (256 random bits); used once, before it expires.
+                CREATE TABLE gateway.console_invitations (
+                    token_hash bytea PRIMARY KEY,
+                    user_id text NOT NULL REFERENCES gateway.console_users (user_id) ON DELETE CASCADE,
+                    expires_at timestamptz NOT NULL,
+                    used_at timestamptz
+                );
+                CREATE INDEX console_invitations_by_user ON gateway.console_invitations (user_id);
+
+                -- A session is now a key's, the operator's or a user's; removing the user ends its sessions.
+                ALTER TABLE gateway.console_sessions
+                    ADD COLUMN user_id text REFERENCES gateway.console_users (user_id) ON DELETE CASCADE;
+                ALTER TABLE gateway.console_sessions DROP CONSTRAINT console_sessions_check;
+                ALTER TABLE gateway.console_sessions ADD CONSTRAINT console_sessions_one_credential CHECK (
+                    (key_id IS NOT NULL)::int + (operator_fingerprint IS NOT NULL)::int + (user_id IS NOT NULL)::int = 1);
+                CREATE INDEX console_sessions_by_user ON gateway.console_sessions (user_id);
+
+                -- The audit log names the user (its email as it was then) of a user's session.
+                ALTER TABLE gateway.audit_log ADD COLUMN user_email text;
+                ALTER TABLE gateway.audit_log DROP CONSTRAINT audit_log_actor_check;
+                ALTER TABLE gateway.audit_log ADD CONSTRAINT audit_log_actor_check
+                    CHECK (actor IN ('secret_key', 'operator', 'user'));
+                """
+        ),
     ]
 }

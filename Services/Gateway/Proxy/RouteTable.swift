@@ -71,6 +71,8 @@ enum OwnRoute: String, CaseIterable, Sendable {
     case auditLog = "/v1/admin/audit-log"
     /// The keys that sign the app's answers (``AnswerSigningController``).
     case answerSigning = "/v1/admin/answer-signing"
+    /// The app's console users (``ConsoleUserController``).
+    case consoleUsers = "/v1/admin/users"
     /// The catalog sync, joining the verifier's read of the store and the catalog's apply (``CatalogSyncController``).
     case catalogSync = "/v1/admin/catalog/sync"
     /// The console's files and sessions (``ConsoleFileController``, ``ConsoleSessionController``).

@@ -13,11 +13,11 @@ struct AuditLogPostgresRepository: AuditLogRepository {
         try await client.query(
             """
             INSERT INTO gateway.audit_log
-                (app_id, actor, key_id, session_id, method, path, action, targets, summary, status, request_id,
-                 idempotency_key)
-            VALUES (\(record.appID), \(record.actor.rawValue), \(record.keyID), \(record.sessionID), \(record.method),
-                    \(record.path), \(record.action), \(targets)::jsonb, \(record.summary), \(record.status),
-                    \(record.requestID), \(record.idempotencyKey))
+                (app_id, actor, key_id, session_id, user_email, method, path, action, targets, summary, status,
+                 request_id, idempotency_key)
+            VALUES (\(record.appID), \(record.actor.rawValue), \(record.keyID), \(record.sessionID),
+                    \(record.userEmail), \(record.method), \(record.path), \(record.action), \(targets)::jsonb,
+                    \(record.summary), \(record.status), \(record.requestID), \(record.idempotencyKey))
             ON CONFLICT (app_id, method, path, idempotency_key) WHERE idempotency_key IS NOT NULL
             DO UPDATE SET status = excluded.status, request_id = excluded.request_id
             """,
@@ -29,7 +29,7 @@ struct AuditLogPostgresRepository: AuditLogRepository {
         let rows = try await client.query(
             """
             SELECT entry_id, at, actor, key_id, session_id, method, path, action, targets::text, summary, status,
-                   request_id
+                   request_id, user_email
             FROM gateway.audit_log
             WHERE app_id = \(appID) AND (\(before)::bigint IS NULL OR entry_id < \(before))
             ORDER BY entry_id DESC
@@ -39,14 +39,14 @@ struct AuditLogPostgresRepository: AuditLogRepository {
         var entries: [AuditLogEntry] = []
         let decoder = JSONDecoder()
         for try await row in rows.decode(
-            (Int64, Date, String, String?, String?, String, String, String, String, String, Int, String?).self)
+            (Int64, Date, String, String?, String?, String, String, String, String, String, Int, String?, String?).self)
         {
             entries.append(
                 AuditLogEntry(
                     entryID: row.0, at: row.1, actor: ConsoleActor(rawValue: row.2) ?? .secretKey, keyID: row.3,
                     sessionID: row.4, method: row.5, path: row.6, action: row.7,
                     targets: (try? decoder.decode([String: String].self, from: Data(row.8.utf8))) ?? [:],
-                    summary: row.9, status: row.10, requestID: row.11))
+                    summary: row.9, status: row.10, requestID: row.11, userEmail: row.12))
         }
         let more = entries.count > limit
         if more { entries.removeLast() }

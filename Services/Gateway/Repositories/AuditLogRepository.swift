@@ -7,6 +7,8 @@ struct AuditRecord: Sendable, Hashable {
     var actor: ConsoleActor
     var keyID: String?
     var sessionID: String?
+    /// The console user who acted (actor `user`), as its email was then.
+    var userEmail: String? = nil
     var method: String
     var path: String
     var action: String
