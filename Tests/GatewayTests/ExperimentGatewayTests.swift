@@ -87,8 +87,13 @@ import Testing
             #expect(try refused.violations(.put, "/v1/admin/experiments/{experiment_id}") == [])
 
             // Customers the entitlements service does not know yet are keyed by the id they came with.
+            // At least 24 visitors, and as many more as it takes to see both variants: the split is 1:3 and the app id
+            // is new each run, so 24 alone miss `a` about once in a thousand runs.
             var seen: Set<String> = []
-            for index in 0..<24 {
+            var visitors = 0
+            while visitors < 24 || (seen.count < 2 && visitors < 400) {
+                let index = visitors
+                visitors += 1
                 let user = "visitor_\(index)"
                 let (view, response) = try await Self.offerings(user, app: app, in: gateway)
                 #expect(try response.violations(.get, "/v1/offerings") == [])
@@ -101,13 +106,13 @@ import Testing
             #expect(seen == ["a", "b"])
             // One variant's entity tag is not another's: a customer of b never gets a's answer as "not modified".
             let visitorA = try #require(
-                (0..<24).first {
+                (0..<visitors).first {
                     ExperimentAssignment.variant(
                         app: appID, experiment: "price", customer: "visitor_\($0)", weights: [1, 3])
                         == 0
                 })
             let visitorB = try #require(
-                (0..<24).first {
+                (0..<visitors).first {
                     ExperimentAssignment.variant(
                         app: appID, experiment: "price", customer: "visitor_\($0)", weights: [1, 3])
                         == 1
@@ -151,7 +156,7 @@ import Testing
             }
             let exposures = try await Self.exposures(appID: appID)
             #expect(exposures.keys.filter { $0 == "racer" }.count == 1)
-            #expect(exposures.count == 24 + 6 + 1)
+            #expect(exposures.count == visitors + 6 + 1)
 
             // Stopped: for good, and the customers get what targeting gives them again.
             let stopped = try await gateway.send(.post, "/v1/admin/experiments/price/stop", bearer: secret)
