@@ -63,6 +63,18 @@ package struct ConsoleUserInviteRequest: Codable, Sendable {
         self.email = email
         self.role = role
     }
+
+    package enum CodingKeys: String, CodingKey, CaseIterable {
+        case email, role
+    }
+
+    /// A request body: a field it does not know is refused, as the document's `additionalProperties: false` says.
+    package init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        email = try container.decode(String.self, forKey: .email)
+        role = try container.decode(ConsoleRole.self, forKey: .role)
+    }
 }
 
 /// Answer of `POST /v1/admin/users`: the user, and the one-time invitation token (shown once) the invitee sets a
@@ -90,6 +102,16 @@ package struct ConsoleUserRoleChange: Codable, Sendable {
     package var role: ConsoleRole
 
     package init(role: ConsoleRole) { self.role = role }
+
+    package enum CodingKeys: String, CodingKey, CaseIterable {
+        case role
+    }
+
+    /// A request body: a field it does not know is refused, as the document's `additionalProperties: false` says.
+    package init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        role = try decoder.container(keyedBy: CodingKeys.self).decode(ConsoleRole.self, forKey: .role)
+    }
 }
 
 /// Body of `POST /console/api/invitation`: the invitation token and the password it sets.
