@@ -6,6 +6,7 @@ import { ApiError, api, useSession } from "./api.js";
 import { h, replace } from "./dom.js";
 import { showSignIn, hideSignIn } from "./signin.js";
 import * as overview from "./pages/overview.js";
+import * as charts from "./pages/charts.js";
 import * as customers from "./pages/customers.js";
 import * as customer from "./pages/customer.js";
 import * as catalog from "./pages/catalog.js";
@@ -31,6 +32,7 @@ let pendingMessage = "";
 
 const routes = [
   { pattern: /^\/overview$/, page: overview, section: "overview" },
+  { pattern: /^\/charts$/, page: charts, section: "charts" },
   { pattern: /^\/customers$/, page: customers, section: "customers" },
   { pattern: /^\/customers\/(.+)$/, page: customer, section: "customers" },
   { pattern: /^\/catalog$/, page: catalog, section: "catalog" },

@@ -66,10 +66,10 @@ function axes(labels, scale, plot, format) {
 /**
  * Stacked bars, one per label. `series`: `[{ name, values }]`, each value a number per label (missing: 0).
  * `format` writes the bars' titles, `axisFormat` the axis (short: money without its currency); `integer` keeps the
- * ticks on whole numbers (counts).
+ * ticks on whole numbers (counts); `negative` draws negative values too, stacked down from zero.
  */
-export function barChart({ title, labels, series, format = count, axisFormat = format, integer = true, height = 240 }) {
-  const layout = barLayout({ labels, series, integer, height });
+export function barChart({ title, labels, series, format = count, axisFormat = format, integer = true, height = 240, negative = false }) {
+  const layout = barLayout({ labels, series, integer, height, negative });
   const bars = layout.bars.map((bar) =>
     s(
       "rect",
