@@ -5,6 +5,7 @@
 import { ApiError, api, useSession } from "./api.js";
 import { h, replace } from "./dom.js";
 import { showSignIn, hideSignIn } from "./signin.js";
+import { maySee } from "./pure/roles.js";
 import * as overview from "./pages/overview.js";
 import * as charts from "./pages/charts.js";
 import * as customers from "./pages/customers.js";
@@ -124,9 +125,8 @@ function renderWho() {
   const who = document.getElementById("who");
   let actor = session.actor === "operator" ? "the operator" : `secret key ${session.key_id || ""}`.trim();
   if (session.actor === "user") actor = `${session.user_email} (${session.role})`;
-  // The team is the admins' (the server refuses the others; the link would only lead there).
-  const teamLink = document.querySelector('#nav [data-section="team"]');
-  if (teamLink) teamLink.parentElement.hidden = session.role !== "admin";
+  // The nav shows the pages the session's role can open (the server refuses the others; a link would only lead there).
+  for (const anchor of document.querySelectorAll("#nav a")) anchor.parentElement.hidden = !maySee(session.role, anchor.dataset.section);
   const parts = [
     h("span", { class: "app-name", id: "app-name", text: session.app_name }),
     h("span", { class: "muted", text: ` (${session.app_id}) as ${actor}` }),
