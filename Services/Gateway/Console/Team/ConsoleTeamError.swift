@@ -16,6 +16,8 @@ enum ConsoleTeamError: ProblemError, Equatable {
     case totpInvalid
     /// Too many failed sign-ins in a row.
     case locked(retryAfterSeconds: Int)
+    /// Too many codes tried in a row while enrolling a second factor.
+    case totpLocked(retryAfterSeconds: Int)
     /// Enrolling a second factor is for a console user's own session.
     case userSessionRequired
     /// No secret is being enrolled (`POST /console/api/session/totp` first).
@@ -27,7 +29,7 @@ enum ConsoleTeamError: ProblemError, Equatable {
         case .userNotFound: .notFound
         case .invitationInvalid: .gone
         case .invalidCredentials, .totpRequired, .totpInvalid: .unauthorized
-        case .locked: .tooManyRequests
+        case .locked, .totpLocked: .tooManyRequests
         case .userSessionRequired: .forbidden
         case .totpNotPending: .conflict
         }
@@ -42,6 +44,7 @@ enum ConsoleTeamError: ProblemError, Equatable {
         case .totpRequired: "totp_required"
         case .totpInvalid: "totp_invalid"
         case .locked: "sign_in_locked"
+        case .totpLocked: "totp_locked"
         case .userSessionRequired: "user_session_required"
         case .totpNotPending: "totp_not_pending"
         }
@@ -56,13 +59,17 @@ enum ConsoleTeamError: ProblemError, Equatable {
         case .totpRequired: "This user signs in with a one-time code as well: send totp_code."
         case .totpInvalid: "The one-time code is wrong or was used already."
         case .locked(let seconds): "Too many failed sign-ins: this user is locked for \(seconds) s."
+        case .totpLocked(let seconds):
+            "Too many codes tried: enrolling a second factor is locked for \(seconds) s."
         case .userSessionRequired: "Only a console user's own session can enroll a second factor."
         case .totpNotPending: "No second factor is being enrolled: start with POST /console/api/session/totp."
         }
     }
 
     var headers: HTTPFields {
-        if case .locked(let seconds) = self { return [.retryAfter: String(seconds)] }
-        return [:]
+        switch self {
+        case .locked(let seconds), .totpLocked(let seconds): [.retryAfter: String(seconds)]
+        default: [:]
+        }
     }
 }
