@@ -18,6 +18,7 @@ import * as webhooks from "./pages/webhooks.js";
 import * as settings from "./pages/settings.js";
 import * as audit from "./pages/audit.js";
 import * as team from "./pages/team.js";
+import * as account from "./pages/account.js";
 import * as verification from "./pages/verification.js";
 
 const view = document.getElementById("view");
@@ -44,6 +45,7 @@ const routes = [
   { pattern: /^\/settings$/, page: settings, section: "settings" },
   { pattern: /^\/audit$/, page: audit, section: "audit" },
   { pattern: /^\/team$/, page: team, section: "team" },
+  { pattern: /^\/account$/, page: account, section: "account" },
   { pattern: /^\/verification$/, page: verification, section: "verification" },
 ];
 

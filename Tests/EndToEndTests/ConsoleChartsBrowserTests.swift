@@ -73,7 +73,7 @@ extension ConsoleBrowserTests {
             _ = try await browser.element("#who", containing: "viewer@example.com (viewer)")
             let shown = try await browser.execute(
                 "return [...document.querySelectorAll('#nav li:not([hidden]) a')].map(a => a.dataset.section)")
-            #expect(shown as? [String] == ["overview", "charts", "catalog"])
+            #expect(shown as? [String] == ["overview", "charts", "catalog", "account"])
 
             try await world.go(browser, "/charts")
             try await world.waitForPage(browser, "Charts")
@@ -99,11 +99,7 @@ extension ConsoleBrowserTests {
     @Test func aSupportMemberFindsACustomerAndGrants() async throws {
         let world = try self.world
         let (customer, _, _) = try await Self.customerWithAccess(world)
-        let info = try await world.object("/v1/customers/\(customer)")
-        let owned = Set(
-            (info["entitlements"] as? [String: [String: Any]] ?? [:]).filter { $0.value["active"] as? Bool == true }
-                .keys)
-        let entitlement = try #require(["greenhouse", "seeds_orchid", "garden_service"].first { !owned.contains($0) })
+        let entitlement = try await Self.entitlementNotOwned(by: customer, world)
         let password = try await Self.member(world, email: "support@example.com", role: "support")
         try await world.browse("console-support-grant") { browser in
             try await Self.signInAsMember(browser, world, email: "support@example.com", password: password)
@@ -130,6 +126,14 @@ extension ConsoleBrowserTests {
     }
 
     // MARK: Helpers
+
+    /// One of the demo's entitlements `customer` does not have now (to grant it).
+    static func entitlementNotOwned(by customer: String, _ world: ConsoleWorld) async throws -> String {
+        let info = try await world.object("/v1/customers/\(customer)")
+        let entitlements = info["entitlements"] as? [String: [String: Any]] ?? [:]
+        let owned = Set(entitlements.filter { $0.value["active"] as? Bool == true }.keys)
+        return try #require(["garden_service", "greenhouse", "seeds_orchid"].first { !owned.contains($0) })
+    }
 
     /// Invites `email` with `role` and accepts the invitation; answers the password.
     static func member(_ world: ConsoleWorld, email: String, role: String) async throws -> String {
