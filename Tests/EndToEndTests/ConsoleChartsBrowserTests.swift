@@ -50,6 +50,10 @@ extension ConsoleBrowserTests {
             let header = grouped.split(separator: "\r\n").first.map(String.init) ?? ""
             let products = header.split(separator: ",").dropFirst().map(String.init)
             #expect(!products.isEmpty)
+            // Each product is named beside its colour, even when it is the only one.
+            for product in products where product != "other" {
+                _ = try await browser.element("[data-chart='mrr-by-product'] .legend li", containing: product)
+            }
             let productRows = byProduct["rows"] as? [[String: Any]] ?? []
             if !products.contains("other") {
                 var lines = ["day," + products.joined(separator: ",")]

@@ -72,7 +72,7 @@ function optionsForm(chart, state, rates, navigate) {
       },
     },
     field("Chart", chartPicker),
-    field("Reporting currency", currency, "Converted at the exchange rates the app loaded (shopkeeper exchange-rates load), or each currency as paid."),
+    field("Reporting currency", currency, "At the exchange rates the app loaded."),
     group ? field("Group by", group) : null,
     measure ? field("Revenue as", measure) : null,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary", text: "Show" })),

@@ -97,6 +97,27 @@ function mrrRequests(state) {
   return requests;
 }
 
+/** MRR's figures: MRR, ARR and active subscriptions on the range's `last` day (its row `lastRow`), and each movement
+ *  summed over the range (`totals`). */
+function mrrTiles(lastRow, totals, last, format) {
+  return [
+    { name: "mrr", label: `MRR on ${last}`, value: lastRow.mrr_milliunits || 0, text: format(lastRow.mrr_milliunits || 0) },
+    { name: "arr", label: `ARR on ${last}`, value: lastRow.arr_milliunits || 0, text: format(lastRow.arr_milliunits || 0) },
+    {
+      name: "active_subscriptions",
+      label: `Active subscriptions on ${last}`,
+      value: lastRow.active_subscriptions || 0,
+      text: count(lastRow.active_subscriptions || 0),
+    },
+    ...movements.map(([key, name]) => ({
+      name: key,
+      label: `${name} in the range`,
+      value: totals[`${key}_milliunits`] || 0,
+      text: format(totals[`${key}_milliunits`] || 0),
+    })),
+  ];
+}
+
 /** MRR's panels, one per currency: its figures on the range's last day and over the range, and three charts. */
 function mrrPanels(answers, state, days) {
   const measure = state.measure === "arr" ? "arr" : "mrr";
@@ -116,24 +137,16 @@ function mrrPanels(answers, state, days) {
     const by = grouped ? ` by ${state.group}` : "";
     return {
       currency,
-      tiles: [
-        { name: "mrr", label: `MRR on ${last}`, value: lastRow.mrr_milliunits || 0, text: format(lastRow.mrr_milliunits || 0) },
-        { name: "arr", label: `ARR on ${last}`, value: lastRow.arr_milliunits || 0, text: format(lastRow.arr_milliunits || 0) },
-        {
-          name: "active_subscriptions",
-          label: `Active subscriptions on ${last}`,
-          value: lastRow.active_subscriptions || 0,
-          text: count(lastRow.active_subscriptions || 0),
-        },
-        ...movements.map(([key, name]) => ({
-          name: key,
-          label: `${name} in the range`,
-          value: totals[`${key}_milliunits`] || 0,
-          text: format(totals[`${key}_milliunits`] || 0),
-        })),
-      ],
+      tiles: mrrTiles(lastRow, totals, last, format),
       charts: [
-        { id: `${measure}${grouped ? `-by-${state.group}` : ""}`, kind: "line", title: `${measureName} per day${by} (${currency})`, series: revenue, ...moneyChart },
+        {
+          id: `${measure}${grouped ? `-by-${state.group}` : ""}`,
+          kind: "line",
+          title: `${measureName} per day${by} (${currency})`,
+          series: revenue,
+          legend: Boolean(grouped),
+          ...moneyChart,
+        },
         {
           id: "mrr-movements",
           kind: "bar",
