@@ -56,6 +56,11 @@ import Testing
             let list = try await gateway.send(.get, "/v1/admin/users", bearer: app.secretKey.key)
             #expect(
                 try TestJSON.decode(ConsoleUserList.self, list.body.readableBytesView).users.first?.totpEnabled == true)
+            // A factor on already is not replaced by a new secret (which no confirmation could turn on).
+            let enabled = try await gateway.send(.post, "/console/api/session/totp", bearer: nil, headers: login.change)
+            #expect(enabled.status == .conflict)
+            #expect(enabled.problemCode == "totp_enabled")
+            #expect(try enabled.violations(.post, "/console/api/session/totp") == [])
         }
     }
 

@@ -176,23 +176,26 @@ struct ConsoleUserPostgresRepository: ConsoleUserRepository {
         return false
     }
 
-    func beginTOTP(userID: String, sealed: SealedTOTP) async throws -> Int? {
+    func beginTOTP(userID: String, sealed: SealedTOTP) async throws {
         let rows = try await client.query(
             """
             WITH old AS (
-                SELECT user_id, CASE WHEN totp_locked_until > now()
-                                     THEN ceil(extract(epoch FROM totp_locked_until - now()))::int END AS locked_for
+                SELECT user_id, totp_sealed IS NOT NULL AS enabled,
+                       CASE WHEN totp_locked_until > now()
+                            THEN ceil(extract(epoch FROM totp_locked_until - now()))::int END AS locked_for
                 FROM gateway.console_users WHERE user_id = \(userID)
             ), begun AS (
                 UPDATE gateway.console_users u
                 SET totp_pending_sealed = \(ByteBuffer(bytes: sealed.sealed)), totp_sealing_key_id = \(sealed.keyID)
-                FROM old WHERE u.user_id = old.user_id AND old.locked_for IS NULL AND u.totp_sealed IS NULL
+                FROM old WHERE u.user_id = old.user_id AND old.locked_for IS NULL AND NOT old.enabled
             )
-            SELECT locked_for FROM old
+            SELECT enabled, locked_for FROM old
             """,
             logger: logger)
-        for try await lockedFor in rows.decode(Int?.self) { return lockedFor }
-        return nil
+        for try await (enabled, lockedFor) in rows.decode((Bool, Int?).self) {
+            if let lockedFor { throw ConsoleTeamError.totpLocked(retryAfterSeconds: lockedFor) }
+            if enabled { throw ConsoleTeamError.totpEnabled }
+        }
     }
 
     func reserveTOTPAttempt(userID: String, limit: Int, lockout: Duration) async throws -> Int? {

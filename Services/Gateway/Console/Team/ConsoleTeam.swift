@@ -104,15 +104,13 @@ struct ConsoleTeam: Sendable {
             userID: userID, limit: settings.lockoutAttempts, lockout: settings.lockoutDuration)
     }
 
-    /// Starts enrolling a second factor for the session's user: a new secret, kept until a code of it is confirmed.
+    /// Starts enrolling a second factor for the session's user: a new secret, kept until a code of it is confirmed
+    /// (refused while enrolling is locked, or when a factor is on already: an admin removes it first).
     func beginTOTP(appID: String, user: SessionUser) async throws -> ConsoleTOTPEnrollment {
         let secret = TOTP.generateSecret()
         let sealed = try totpBox.seal(Data(secret), context: Self.context(appID: appID, userID: user.userID))
-        if let seconds = try await repository.beginTOTP(
+        try await repository.beginTOTP(
             userID: user.userID, sealed: SealedTOTP(sealed: Array(sealed), keyID: totpBox.keyID))
-        {
-            throw ConsoleTeamError.totpLocked(retryAfterSeconds: seconds)
-        }
         return ConsoleTOTPEnrollment(
             secret: TOTP.base32(secret), otpauthURI: TOTP.uri(secret: secret, account: user.email, issuer: Self.issuer))
     }

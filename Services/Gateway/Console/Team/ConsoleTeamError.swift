@@ -22,6 +22,8 @@ enum ConsoleTeamError: ProblemError, Equatable {
     case userSessionRequired
     /// No secret is being enrolled (`POST /console/api/session/totp` first).
     case totpNotPending
+    /// The user has a second factor already: an admin removes it before another is enrolled.
+    case totpEnabled
 
     var status: HTTPResponse.Status {
         switch self {
@@ -31,7 +33,7 @@ enum ConsoleTeamError: ProblemError, Equatable {
         case .invalidCredentials, .totpRequired, .totpInvalid: .unauthorized
         case .locked, .totpLocked: .tooManyRequests
         case .userSessionRequired: .forbidden
-        case .totpNotPending: .conflict
+        case .totpNotPending, .totpEnabled: .conflict
         }
     }
 
@@ -47,6 +49,7 @@ enum ConsoleTeamError: ProblemError, Equatable {
         case .totpLocked: "totp_locked"
         case .userSessionRequired: "user_session_required"
         case .totpNotPending: "totp_not_pending"
+        case .totpEnabled: "totp_enabled"
         }
     }
 
@@ -63,6 +66,8 @@ enum ConsoleTeamError: ProblemError, Equatable {
             "Too many codes tried: enrolling a second factor is locked for \(seconds) s."
         case .userSessionRequired: "Only a console user's own session can enroll a second factor."
         case .totpNotPending: "No second factor is being enrolled: start with POST /console/api/session/totp."
+        case .totpEnabled:
+            "This user's second factor is on already; to enroll another, an admin removes it first (Team page)."
         }
     }
 
