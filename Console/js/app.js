@@ -5,7 +5,9 @@
 import { ApiError, api, useSession } from "./api.js";
 import { h, replace } from "./dom.js";
 import { showSignIn, hideSignIn } from "./signin.js";
+import { maySee } from "./pure/roles.js";
 import * as overview from "./pages/overview.js";
+import * as charts from "./pages/charts.js";
 import * as customers from "./pages/customers.js";
 import * as customer from "./pages/customer.js";
 import * as catalog from "./pages/catalog.js";
@@ -16,6 +18,7 @@ import * as webhooks from "./pages/webhooks.js";
 import * as settings from "./pages/settings.js";
 import * as audit from "./pages/audit.js";
 import * as team from "./pages/team.js";
+import * as account from "./pages/account.js";
 import * as verification from "./pages/verification.js";
 
 const view = document.getElementById("view");
@@ -31,6 +34,7 @@ let pendingMessage = "";
 
 const routes = [
   { pattern: /^\/overview$/, page: overview, section: "overview" },
+  { pattern: /^\/charts$/, page: charts, section: "charts" },
   { pattern: /^\/customers$/, page: customers, section: "customers" },
   { pattern: /^\/customers\/(.+)$/, page: customer, section: "customers" },
   { pattern: /^\/catalog$/, page: catalog, section: "catalog" },
@@ -41,6 +45,7 @@ const routes = [
   { pattern: /^\/settings$/, page: settings, section: "settings" },
   { pattern: /^\/audit$/, page: audit, section: "audit" },
   { pattern: /^\/team$/, page: team, section: "team" },
+  { pattern: /^\/account$/, page: account, section: "account" },
   { pattern: /^\/verification$/, page: verification, section: "verification" },
 ];
 
@@ -122,9 +127,8 @@ function renderWho() {
   const who = document.getElementById("who");
   let actor = session.actor === "operator" ? "the operator" : `secret key ${session.key_id || ""}`.trim();
   if (session.actor === "user") actor = `${session.user_email} (${session.role})`;
-  // The team is the admins' (the server refuses the others; the link would only lead there).
-  const teamLink = document.querySelector('#nav [data-section="team"]');
-  if (teamLink) teamLink.parentElement.hidden = session.role !== "admin";
+  // The nav shows the pages the session's role can open (the server refuses the others; a link would only lead there).
+  for (const anchor of document.querySelectorAll("#nav a")) anchor.parentElement.hidden = !maySee(session.role, anchor.dataset.section);
   const parts = [
     h("span", { class: "app-name", id: "app-name", text: session.app_name }),
     h("span", { class: "muted", text: ` (${session.app_id}) as ${actor}` }),

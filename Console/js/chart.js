@@ -41,8 +41,10 @@ function frame(title, description, height, body, legend, className = "") {
   );
 }
 
-function legendOf(series) {
-  if (series.length < 2) return null;
+/** The names of the series beside their colours: when there are two or more, or one that `always` asks to name
+ *  (the only group of a grouped chart). */
+function legendOf(series, always = false) {
+  if (series.length < (always ? 1 : 2)) return null;
   return h(
     "ul",
     { class: "legend" },
@@ -66,10 +68,10 @@ function axes(labels, scale, plot, format) {
 /**
  * Stacked bars, one per label. `series`: `[{ name, values }]`, each value a number per label (missing: 0).
  * `format` writes the bars' titles, `axisFormat` the axis (short: money without its currency); `integer` keeps the
- * ticks on whole numbers (counts).
+ * ticks on whole numbers (counts); `negative` draws negative values too, stacked down from zero.
  */
-export function barChart({ title, labels, series, format = count, axisFormat = format, integer = true, height = 240 }) {
-  const layout = barLayout({ labels, series, integer, height });
+export function barChart({ title, labels, series, format = count, axisFormat = format, integer = true, height = 240, negative = false }) {
+  const layout = barLayout({ labels, series, integer, height, negative });
   const bars = layout.bars.map((bar) =>
     s(
       "rect",
@@ -87,8 +89,9 @@ export function barChart({ title, labels, series, format = count, axisFormat = f
   return frame(title, description, height, [...axes(labels, layout.scale, layout.plot, axisFormat), ...bars], legendOf(series));
 }
 
-/** Lines, one point per label. `series`: `[{ name, values }]`. */
-export function lineChart({ title, labels, series, format = count, integer = true, height = 240 }) {
+/** Lines, one point per label. `series`: `[{ name, values }]`; `format` writes the points' titles, `axisFormat` the
+ *  axis; `legend` names even a single series. */
+export function lineChart({ title, labels, series, format = count, axisFormat = format, integer = true, height = 240, legend = false }) {
   const layout = lineLayout({ labels, series, integer, height });
   const lines = layout.lines.map((line) =>
     s(
@@ -105,7 +108,7 @@ export function lineChart({ title, labels, series, format = count, integer = tru
     ),
   );
   const description = lineDescription(labels, series, format);
-  return frame(title, description, height, [...axes(labels, layout.scale, layout.plot, format), ...lines], legendOf(series));
+  return frame(title, description, height, [...axes(labels, layout.scale, layout.plot, axisFormat), ...lines], legendOf(series, legend));
 }
 
 /** Horizontal bars, one per item: `items` `[{ label, value }]`, largest first. */

@@ -126,3 +126,12 @@ export function pageHeading(text) {
 export function link(route, text, attributes = {}) {
   return h("a", { href: `#${route}`, ...attributes }, text);
 }
+
+/** Makes a form read only, for a role that may see but not change what it shows: its controls disabled, its buttons
+ *  removed (links stay). The server refuses the change anyway; this only spares the user a refusal. */
+export function readOnly(form) {
+  for (const button of form.querySelectorAll("button")) button.remove();
+  for (const control of form.querySelectorAll("input, select, textarea")) control.disabled = true;
+  form.classList.add("read-only");
+  return form;
+}

@@ -4,12 +4,12 @@ import { h, field, select } from "./dom.js";
 import { environments, lastDays } from "./pure/range.js";
 
 /** The form choosing the range (and the environment, unless `withEnvironment` is false); submitting it, or a
- *  preset, goes to `route` with the new range. */
-export function rangeForm(route, range, navigate, { withEnvironment = true } = {}) {
+ *  preset, goes to `route` with the new range (and the other choices of the page, `keep`). */
+export function rangeForm(route, range, navigate, { withEnvironment = true, keep = {} } = {}) {
   const from = h("input", { type: "date", name: "from", value: range.from, required: true });
   const to = h("input", { type: "date", name: "to", value: range.to, required: true });
   const environment = withEnvironment ? select(environments, range.environment, { name: "environment" }) : null;
-  const go = (query) => navigate(route, { ...query, environment: environment ? environment.value : undefined });
+  const go = (query) => navigate(route, { ...keep, ...query, environment: environment ? environment.value : undefined });
   const presets = [7, 30, 90, 365].map((days) =>
     h("button", {
       type: "button",

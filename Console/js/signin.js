@@ -6,6 +6,7 @@
 
 import { ApiError, api } from "./api.js";
 import { h, replace } from "./dom.js";
+import "./invitation.js";
 
 const section = document.getElementById("sign-in");
 const form = document.getElementById("sign-in-form");

@@ -7,6 +7,7 @@ import {
   axisLayout,
   barDescription,
   barLayout,
+  divergingScale,
   horizontalBarLayout,
   lineDescription,
   lineLayout,
@@ -16,6 +17,7 @@ import {
   stackTotals,
   ticks,
   timelineLayout,
+  yOf,
 } from "../js/pure/scale.js";
 
 const close = (actual, expected, message) => assert.ok(Math.abs(actual - expected) < 1e-9, `${message || ""} ${actual} ≠ ${expected}`);
@@ -212,5 +214,29 @@ describe("timelineLayout", () => {
     const layout = timelineLayout([], now);
     assert.equal(layout.startDay, "2026-03-31");
     assert.equal(layout.height, 60);
+  });
+});
+
+describe("negative bars", () => {
+  it("scales from below zero to above it with one round step", () => {
+    assert.deepEqual(divergingScale(10000, 3000), { min: -5000, max: 10000, step: 5000 });
+    assert.deepEqual(divergingScale(0, 0), { min: 0, max: 0.25, step: 0.25 });
+    assert.deepEqual(ticks({ min: -5000, max: 10000, step: 5000 }), [-5000, 0, 5000, 10000]);
+  });
+  it("stacks negative values down from zero when asked, and leaves them out otherwise", () => {
+    const series = [
+      { name: "New", values: [3] },
+      { name: "Contraction", values: [-1] },
+      { name: "Churn", values: [-2] },
+    ];
+    const layout = barLayout({ labels: ["a"], series, negative: true, integer: true });
+    assert.deepEqual(layout.scale, { min: -4, max: 4, step: 2 });
+    const zero = yOf(0, layout.scale, layout.plot);
+    const [gain, contraction, churn] = layout.bars;
+    close(gain.y + gain.height, zero);
+    close(contraction.y, zero);
+    close(churn.y, contraction.y + contraction.height);
+    assert.equal(churn.value, -2);
+    assert.equal(barLayout({ labels: ["a"], series }).bars.length, 1);
   });
 });

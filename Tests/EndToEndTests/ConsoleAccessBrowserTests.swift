@@ -82,7 +82,7 @@ extension ConsoleBrowserTests {
             for (route, heading) in [
                 ("/content", "Content"), ("/settings", "Settings"), ("/audit", "Audit log"),
                 ("/webhooks", "Webhooks and events"), ("/catalog", "Catalog"), ("/customers?query=demo-", "Customers"),
-                ("/team", "Team"),
+                ("/team", "Team"), ("/charts", "Charts"), ("/account", "Your account"),
             ] {
                 try await world.go(browser, route)
                 try await world.waitForPage(browser, heading)

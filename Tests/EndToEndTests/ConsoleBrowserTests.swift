@@ -137,11 +137,7 @@ import Testing
     @Test func grantAndRevokeAPromotionalEntitlement() async throws {
         let world = try self.world
         let (customer, _, _) = try await Self.customerWithAccess(world)
-        let info = try await world.object("/v1/customers/\(customer)")
-        let owned = Set(
-            (info["entitlements"] as? [String: [String: Any]] ?? [:]).filter { $0.value["active"] as? Bool == true }
-                .keys)
-        let entitlement = try #require(["garden_service", "greenhouse", "seeds_orchid"].first { !owned.contains($0) })
+        let entitlement = try await Self.entitlementNotOwned(by: customer, world)
         try await world.browse("console-grant") { browser in
             try await world.signIn(browser)
             try await world.go(browser, "/customers/\(customer)")

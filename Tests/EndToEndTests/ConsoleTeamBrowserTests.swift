@@ -8,14 +8,7 @@ extension ConsoleBrowserTests {
     @Test func aSupportMemberSignsInWithEmailAndPasswordAndFindsACustomer() async throws {
         let world = try self.world
         let (customer, _, _) = try await Self.customerWithAccess(world)
-        let (status, body) = try await world.api(
-            .POST, "/v1/admin/users", json: ["email": "help@example.com", "role": "support"])
-        #expect(status == 201)
-        let token = try #require((body as? [String: Any])?["invitation_token"] as? String)
-        let password = "a long enough support password"
-        let (accepted, _) = try await world.api(
-            .POST, "/console/api/invitation", json: ["token": token, "password": password])
-        #expect(accepted == 204)
+        let password = try await Self.member(world, email: "help@example.com", role: "support")
         try await world.browse("console-team-sign-in") { browser in
             try await browser.element("#team-sign-in-app").type(world.appID)
             try await browser.element("#team-sign-in-email").type("help@example.com")

@@ -6,6 +6,7 @@ import { get, segment } from "../api.js";
 import { h, append, badge, link, pageHeading, replace, table } from "../dom.js";
 import { clearedForSale, localizationsText, minVersionText, storeIDsText } from "../pure/catalog.js";
 import { words } from "../pure/format.js";
+import { mayCall } from "../pure/roles.js";
 
 const reviewTones = { approved: "good", rejected: "bad", removed: "bad", in_review: "warn", waiting_for_review: "warn" };
 
@@ -19,8 +20,16 @@ async function load() {
 
 // Markup.
 
-export async function render(section) {
+/** The link to a product's page: "Edit" for a role that may change it, "View" (read only) for the others. */
+function productLink(id, canEdit) {
+  const verb = canEdit ? "Edit" : "View";
+  return link(`/catalog/${segment(id)}`, verb, { "aria-label": `${verb} ${id}` });
+}
+
+export async function render(section, { session } = {}) {
   const { products, exported } = await load();
+  const role = session && session.role;
+  const canImport = mayCall(role, "PUT", "/v1/admin/catalog");
   const download = h("a", {
     class: "button",
     download: "catalog.json",
@@ -30,7 +39,7 @@ export async function render(section) {
   replace(
     section,
     pageHeading("Catalog"),
-    h("p", { class: "actions" }, link("/catalog/import", "Import a catalog document", { class: "button primary" }), download),
+    h("p", { class: "actions" }, canImport ? link("/catalog/import", "Import a catalog document", { class: "button primary" }) : null, download),
   );
   append(
     section,
@@ -47,7 +56,7 @@ export async function render(section) {
           h("td", { class: "min-version" }, minVersionText(product)),
           h("td", {}, storeIDsText(product)),
           h("td", { class: "localizations" }, localizationsText(product)),
-          h("td", {}, link(`/catalog/${segment(product.product_id)}`, "Edit", { "aria-label": `Edit ${product.product_id}` })),
+          h("td", {}, productLink(product.product_id, mayCall(role, "PUT", `/v1/admin/products/${segment(product.product_id)}`))),
         ),
       ),
       { caption: `${products.length} product(s)`, className: "products" },

@@ -8,6 +8,7 @@ import { confirmAction, confirmButton } from "../dialog.js";
 import { h, append, facts, field, link, pageHeading, replace, select, table } from "../dom.js";
 import { grantableEntitlements, grantExpiry, isRevocable, packsText, purchasesWithDevices, trialText } from "../pure/customer.js";
 import { bytes, count, dateTime, storeName } from "../pure/format.js";
+import { mayCall } from "../pure/roles.js";
 import { entitlementsSection, ledgerSection, subscriptionsSection, transactionsTable } from "./customer-sections.js";
 import { eventsTable } from "./events.js";
 
@@ -69,13 +70,14 @@ function who(customer) {
   ]);
 }
 
-function eventsView(events, notify) {
+function eventsView(events, { notify, role }) {
+  const canReplay = mayCall(role, "POST", "/v1/admin/events/event/replay");
   return events.unavailable
     ? h("p", { class: "error", role: "alert", text: `The events could not be read: ${events.unavailable.message}` })
-    : eventsTable(events.events, { notify, withCustomer: false, caption: "The customer's latest events" });
+    : eventsTable(events.events, { notify, canReplay, withCustomer: false, caption: "The customer's latest events" });
 }
 
-export async function render(section, { params, navigate, notify }) {
+export async function render(section, { params, navigate, notify, session }) {
   const id = params[0];
   const base = `/v1/customers/${segment(id)}`;
   const history = await loadHistory(base);
@@ -86,7 +88,7 @@ export async function render(section, { params, navigate, notify }) {
   const { explanation, events, devices, products } = await loadDetails(id, base);
   const customer = history.customer;
   const reload = (message) => navigate(`/customers/${segment(id)}`, {}, message);
-  const context = { id, base, notify, reload };
+  const context = { id, base, notify, reload, role: session && session.role };
   replace(section, pageHeading(`Customer ${customer.app_user_id}`), who(customer));
   append(section, h("h2", { id: "why", text: "Entitlements and why" }), entitlementsSection(explanation));
   append(
@@ -104,7 +106,7 @@ export async function render(section, { params, navigate, notify }) {
   );
   append(section, h("h2", { text: "Consumables" }), ledgerSection(customer, history.ledger));
   append(section, h("h2", { text: "Content devices" }), contentDevices(devices, context));
-  append(section, h("h2", { text: "Events and webhook deliveries" }), eventsView(events, notify));
+  append(section, h("h2", { text: "Events and webhook deliveries" }), eventsView(events, context));
 }
 
 function grantForm({ id, base, entitlementIDs, notify, reload }) {
@@ -169,7 +171,8 @@ function revokeButton(grant, { id, base, notify, reload }) {
 
 function grantRow(grant, context) {
   let action = "—";
-  if (isRevocable(grant)) action = revokeButton(grant, context);
+  const canRevoke = mayCall(context.role, "DELETE", `${context.base}/grants/${segment(grant.grant_id)}`);
+  if (isRevocable(grant)) action = canRevoke ? revokeButton(grant, context) : "—";
   else if (grant.revoked_at) action = `revoked ${dateTime(grant.revoked_at)}`;
   return h(
     "tr",
@@ -186,10 +189,11 @@ function grantRow(grant, context) {
 
 function grantsSection(grants, context) {
   const rows = grants.map((grant) => grantRow(grant, context));
-  return [table(["Grant", "Entitlement", "State", "Starts", "Expires", "Note", "Action"], rows, { caption: "Grants", className: "grants" }), grantForm(context)];
+  const canGrant = mayCall(context.role, "POST", `${context.base}/grants`);
+  return [table(["Grant", "Entitlement", "State", "Starts", "Expires", "Note", "Action"], rows, { caption: "Grants", className: "grants" }), canGrant ? grantForm(context) : null];
 }
 
-function purchaseDevices(devices, { notify, reload }) {
+function purchaseDevices(devices, { notify, reload, role }) {
   const purchases = purchasesWithDevices(devices);
   if (purchases.length === 0) return h("p", { text: "No device has presented this customer's purchases." });
   return table(
@@ -198,7 +202,7 @@ function purchaseDevices(devices, { notify, reload }) {
       h("span", {}, `${storeName(purchase.store)} `, h("code", { text: purchase.original })),
       purchase.devices.map((device) => device.device_id).join(", "),
       dateTime(purchase.lastSeen),
-      confirmButton(
+      !mayCall(role, "DELETE", `/v1/admin/purchases/${segment(purchase.store)}/${segment(purchase.original)}/devices`) ? "—" : confirmButton(
         { class: "button small", text: "Clear devices", "aria-label": `Clear the devices of purchase ${purchase.original}` },
         {
           title: "Clear this purchase's devices?",
@@ -220,7 +224,8 @@ function purchaseDevices(devices, { notify, reload }) {
   );
 }
 
-function contentDevices(answer, { id, base, notify, reload }) {
+function contentDevices(answer, { id, base, notify, reload, role }) {
+  const canReset = mayCall(role, "POST", `${base}/content/reset`);
   if (answer.unavailable) {
     return h("p", { class: "muted", text: `Content downloads are not available: ${answer.unavailable.message}` });
   }
@@ -234,7 +239,7 @@ function contentDevices(answer, { id, base, notify, reload }) {
       bytes(device.bytes_sent),
       dateTime(device.last_download_at),
       dateTime(device.last_reset_at),
-      confirmButton(
+      !canReset ? "—" : confirmButton(
         { class: "button small", text: "Reset content", "aria-label": `Reset the content of device ${device.device_id}` },
         {
           title: "Reset this device's content?",

@@ -34,8 +34,9 @@ function replayButton(event, deliveryCell, notify) {
   );
 }
 
-/** A table of events; `withCustomer` adds the customer column. */
-export function eventsTable(events, { notify, withCustomer = true, caption } = {}) {
+/** A table of events; `withCustomer` adds the customer column, `canReplay` (the session's role may replay) the
+ *  replay buttons. */
+export function eventsTable(events, { notify, withCustomer = true, caption, canReplay = true } = {}) {
   const columns = ["When", "Event", ...(withCustomer ? ["Customer"] : []), "Details", "Webhook delivery", "Action"];
   return table(
     columns,
@@ -51,7 +52,7 @@ export function eventsTable(events, { notify, withCustomer = true, caption } = {
           : null,
         h("td", { text: eventSummary(event) || "—" }),
         deliveryCell,
-        h("td", {}, replayButton(event, deliveryCell, notify)),
+        h("td", {}, canReplay ? replayButton(event, deliveryCell, notify) : "—"),
       );
     }),
     { caption, className: "events" },

@@ -7,6 +7,7 @@ import { get, put } from "../api.js";
 import { confirmAction } from "../dialog.js";
 import { h, append, field, link, pageHeading, replace, table } from "../dom.js";
 import { byID, documentProducts, fieldChanges, importSummary, shortValue } from "../pure/catalog.js";
+import { mayCall } from "../pure/roles.js";
 
 // Data.
 
@@ -173,7 +174,12 @@ function loadCurrentButton(documentInput, errorBox) {
   });
 }
 
-export async function render(section, { navigate }) {
+export async function render(section, { navigate, session }) {
+  if (!mayCall(session && session.role, "PUT", "/v1/admin/catalog")) {
+    const text = "Importing a catalog is a developer's: your role can read the catalog, not change it.";
+    replace(section, pageHeading("Import a catalog"), h("p", { class: "notice", text }), link("/catalog", "Back to the catalog"));
+    return;
+  }
   const errorBox = h("div", { class: "error", role: "alert", tabindex: "-1" });
   const preview = h("div", { class: "preview", "aria-live": "polite" });
   /** The text of the document last previewed (`null`: none, or it changed since). */

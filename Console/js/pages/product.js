@@ -4,9 +4,10 @@
 // not show keep their values (pure/catalog.js's editedProduct).
 
 import { ApiError, get, put, segment } from "../api.js";
-import { h, append, field, link, pageHeading, replace, select } from "../dom.js";
+import { h, append, field, link, pageHeading, readOnly, replace, select } from "../dom.js";
 import { editedProduct } from "../pure/catalog.js";
 import { words } from "../pure/format.js";
+import { mayCall } from "../pure/roles.js";
 
 // Data.
 
@@ -148,7 +149,7 @@ function productForm(id, product, navigate) {
   );
 }
 
-export async function render(section, { params, navigate }) {
+export async function render(section, { params, navigate, session }) {
   const id = params[0];
   const product = await load(id);
   if (product.missing) {
@@ -156,9 +157,12 @@ export async function render(section, { params, navigate }) {
     return;
   }
   const form = productForm(id, product, navigate);
+  const canEdit = mayCall(session && session.role, "PUT", `/v1/admin/products/${segment(id)}`);
+  if (!canEdit) readOnly(form);
   replace(
     section,
-    pageHeading(`Edit ${id}`),
+    pageHeading(canEdit ? `Edit ${id}` : `Product ${id}`),
+    canEdit ? null : h("p", { class: "notice", text: "Your role can read the catalog; changing it is a developer's." }),
     h("p", { class: "lede", text: `${words(product.type)}; entitlements: ${(product.entitlements || []).join(", ") || "none"}.` }),
   );
   append(section, form);

@@ -9,6 +9,7 @@ import { h, append, badge, field, pageHeading, replace, select, table } from "..
 import { count } from "../pure/format.js";
 import { deliveryFilters, endpointFilterText, eventsCountText, lastAttemptText, matchesDelivery, readDeliveryFilter } from "../pure/lists.js";
 import { eventsTable } from "./events.js";
+import { mayCall } from "../pure/roles.js";
 
 function secretMessage(secret) {
   return h(
@@ -152,7 +153,8 @@ function filterForm(filter, customer, navigate) {
   );
 }
 
-export async function render(section, { query, navigate, notify }) {
+export async function render(section, { query, navigate, notify, session }) {
+  const canReplay = mayCall(session && session.role, "POST", "/v1/admin/events/event/replay");
   const filter = readDeliveryFilter(query);
   const customer = (query.get("customer") || "").trim();
   const { settings, endpoints, listed } = await load(filter, customer);
@@ -173,6 +175,6 @@ export async function render(section, { query, navigate, notify }) {
   append(
     section,
     h("p", { class: "muted", id: "events-count", text: eventsCountText(events.length, filter, listed.items.length, listed.more) }),
-    eventsTable(events, { notify, caption: deliveryFilters.find(([value]) => value === filter)[1] }),
+    eventsTable(events, { notify, canReplay, caption: deliveryFilters.find(([value]) => value === filter)[1] }),
   );
 }

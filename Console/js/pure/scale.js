@@ -25,8 +25,20 @@ export function niceScale(value, integer = false) {
 /** The ticks of `scale`, from 0 to its max: each the round number its label shows (`0.15`, never the
  *  `0.15000000000000002` that adding steps up gives). */
 export function ticks(scale) {
-  const steps = Math.round(scale.max / scale.step);
-  return Array.from({ length: steps + 1 }, (_, index) => Number((index * scale.step).toPrecision(12)));
+  const min = scale.min || 0;
+  const steps = Math.round((scale.max - min) / scale.step);
+  return Array.from({ length: steps + 1 }, (_, index) => Number((min + index * scale.step).toPrecision(12)) || 0);
+}
+
+/** A scale from below zero (`below`, the deepest negative stack, as a positive number) to `above`: one round step
+ *  (that of the whole span), the ends the first ticks past each extreme; `{ min, max, step }`, `min` ≤ 0. */
+export function divergingScale(above, below, integer = false) {
+  const up = Math.max(0, above || 0);
+  const down = Math.max(0, below || 0);
+  const { step } = niceScale(up + down, integer);
+  const max = Math.ceil(up / step - 1e-9) * step;
+  const min = down > 0 ? -Math.ceil(down / step - 1e-9) * step : 0;
+  return max === min ? { min: 0, max: step, step } : { min, max, step };
 }
 
 /** A day label (`2026-03-14`) as its month and day (`03-14`); other labels as they are. */
@@ -44,9 +56,10 @@ export function bandWidth(plot, labelCount) {
   return plot.width / Math.max(1, labelCount);
 }
 
-/** The y of `value` on `scale` (0 at the plot's bottom, the scale's max at its top). */
+/** The y of `value` on `scale` (its min, 0 unless said, at the plot's bottom, its max at its top). */
 export function yOf(value, scale, plot) {
-  return margin.top + plot.height - ((value || 0) / scale.max) * plot.height;
+  const min = scale.min || 0;
+  return margin.top + plot.height - (((value || 0) - min) / (scale.max - min)) * plot.height;
 }
 
 /** The axes: a grid line and figure per tick, and the labels shown under the plot (at most about 7, evenly spread). */
@@ -65,23 +78,38 @@ export function stackTotals(labels, series) {
   return labels.map((_, index) => series.reduce((sum, item) => sum + (item.values[index] || 0), 0));
 }
 
-/** Stacked bars: one rectangle per positive value, stacked in the series' order within each label's band. */
-export function barLayout({ labels, series, integer = true, height = 240 }) {
+/** Stacked bars: one rectangle per positive value, stacked in the series' order within each label's band. With
+ *  `negative`, negative values are drawn too, stacked down from zero (MRR's contraction and churn); otherwise they
+ *  are left out. */
+export function barLayout({ labels, series, integer = true, height = 240, negative = false }) {
   const plot = plotArea(height);
   const totals = stackTotals(labels, series);
-  const scale = niceScale(Math.max(0, ...totals), integer);
+  const positives = labels.map((_, index) => series.reduce((sum, item) => sum + Math.max(0, item.values[index] || 0), 0));
+  const negatives = labels.map((_, index) => series.reduce((sum, item) => sum - Math.min(0, item.values[index] || 0), 0));
+  const scale = negative
+    ? divergingScale(Math.max(0, ...positives), Math.max(0, ...negatives), integer)
+    : niceScale(Math.max(0, ...totals), integer);
+  const span = scale.max - (scale.min || 0);
   const band = bandWidth(plot, labels.length);
   const width = Math.max(1, band * 0.72);
   const bars = [];
   labels.forEach((label, index) => {
-    let stacked = 0;
+    let above = 0;
+    let below = 0;
     series.forEach((item, seriesIndex) => {
       const value = item.values[index] || 0;
-      if (value <= 0) return;
-      stacked += value;
+      if (value === 0 || (value < 0 && !negative)) return;
       const x = margin.left + band * index + (band - width) / 2;
-      const barHeight = Math.max(0.5, (value / scale.max) * plot.height);
-      bars.push({ label, name: item.name, seriesIndex, value, x, y: yOf(stacked, scale, plot), width, height: barHeight });
+      const barHeight = Math.max(0.5, (Math.abs(value) / span) * plot.height);
+      let y;
+      if (value > 0) {
+        above += value;
+        y = yOf(above, scale, plot);
+      } else {
+        y = yOf(below, scale, plot);
+        below += value;
+      }
+      bars.push({ label, name: item.name, seriesIndex, value, x, y, width, height: barHeight });
     });
   });
   return { plot, scale, bars, total: totals.reduce((sum, value) => sum + value, 0) };

@@ -10,8 +10,8 @@ import ShopkeeperCore
 /// | `SHOPKEEPER_CONSOLE_SESSION_SECONDS` | `43200` (12 h) | a console session's absolute lifetime |
 /// | `SHOPKEEPER_CONSOLE_IDLE_SECONDS` | `1800` (30 min) | a session unused this long ends; each use extends it, up to the absolute lifetime |
 /// | `SHOPKEEPER_CONSOLE_PASSWORD_COST` | `15` | scrypt's cost for console users' passwords, as log2 N (r = 8, p = 1; 15 is 32 MiB a hash); raising it rehashes each password at its next sign-in |
-/// | `SHOPKEEPER_CONSOLE_LOCKOUT_ATTEMPTS` | `5` | failed sign-ins in a row (wrong password or code) that lock a console user |
-/// | `SHOPKEEPER_CONSOLE_LOCKOUT_SECONDS` | `900` (15 min) | how long a locked user cannot sign in |
+/// | `SHOPKEEPER_CONSOLE_LOCKOUT_ATTEMPTS` | `5` | failed sign-ins in a row (wrong password or code) that lock a console user; also the codes tried in a row that lock enrolling a second factor |
+/// | `SHOPKEEPER_CONSOLE_LOCKOUT_SECONDS` | `900` (15 min) | how long a locked user cannot sign in (or enroll a second factor) |
 /// | `SHOPKEEPER_CONSOLE_INVITATION_SECONDS` | `604800` (7 days) | how long an invitation to the console can be accepted |
 /// | `SHOPKEEPER_CONSOLE_SIGN_IN_RATE` | `0.1/10` | sign-in attempts per second / burst for each client address (one every 10 s after a burst of 10), whether they succeed or not; for the whole deployment, each gateway replica enforcing its share (`SHOPKEEPER_GATEWAY_REPLICAS`) |
 struct ConsoleSettings: Sendable {

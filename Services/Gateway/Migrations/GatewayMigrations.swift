@@ -183,5 +183,16 @@ enum GatewayMigrations {
                     CHECK (actor IN ('secret_key', 'operator', 'user'));
                 """
         ),
+        Migration(
+            "0006_console_totp_attempts",
+            sql: """
+                -- Codes tried while enrolling a second factor are counted as failed sign-ins are (issue 40): each
+                -- try is counted before its code is checked, a confirmed code clears the count, and the limit-th in
+                -- a row locks enrolling until totp_locked_until. Kept with the user, so every gateway replica agrees.
+                ALTER TABLE gateway.console_users
+                    ADD COLUMN totp_attempts integer NOT NULL DEFAULT 0,
+                    ADD COLUMN totp_locked_until timestamptz;
+                """
+        ),
     ]
 }

@@ -97,7 +97,8 @@ struct ConsoleUserPostgresRepository: ConsoleUserRepository {
             """
             WITH u AS (
                 UPDATE gateway.console_users
-                SET totp_sealed = NULL, totp_pending_sealed = NULL, totp_sealing_key_id = NULL, totp_last_step = NULL
+                SET totp_sealed = NULL, totp_pending_sealed = NULL, totp_sealing_key_id = NULL, totp_last_step = NULL,
+                    totp_attempts = 0, totp_locked_until = NULL
                 WHERE app_id = \(appID) AND user_id = \(userID) RETURNING *
             ), ended AS (
                 DELETE FROM gateway.console_sessions s USING u WHERE s.user_id = u.user_id
@@ -176,13 +177,49 @@ struct ConsoleUserPostgresRepository: ConsoleUserRepository {
     }
 
     func beginTOTP(userID: String, sealed: SealedTOTP) async throws {
-        try await client.query(
+        let rows = try await client.query(
             """
-            UPDATE gateway.console_users
-            SET totp_pending_sealed = \(ByteBuffer(bytes: sealed.sealed)), totp_sealing_key_id = \(sealed.keyID)
-            WHERE user_id = \(userID) AND totp_sealed IS NULL
+            WITH old AS (
+                SELECT user_id, totp_sealed IS NOT NULL AS enabled,
+                       CASE WHEN totp_locked_until > now()
+                            THEN ceil(extract(epoch FROM totp_locked_until - now()))::int END AS locked_for
+                FROM gateway.console_users WHERE user_id = \(userID)
+            ), begun AS (
+                UPDATE gateway.console_users u
+                SET totp_pending_sealed = \(ByteBuffer(bytes: sealed.sealed)), totp_sealing_key_id = \(sealed.keyID)
+                FROM old WHERE u.user_id = old.user_id AND old.locked_for IS NULL AND NOT old.enabled
+            )
+            SELECT enabled, locked_for FROM old
             """,
             logger: logger)
+        for try await (enabled, lockedFor) in rows.decode((Bool, Int?).self) {
+            if let lockedFor { throw ConsoleTeamError.totpLocked(retryAfterSeconds: lockedFor) }
+            if enabled { throw ConsoleTeamError.totpEnabled }
+        }
+    }
+
+    func reserveTOTPAttempt(userID: String, limit: Int, lockout: Duration) async throws -> Int? {
+        // The row is locked first, so concurrent tries count one after another and never past the limit.
+        let rows = try await client.query(
+            """
+            WITH old AS (
+                SELECT user_id, totp_attempts AS tries, coalesce(totp_locked_until > now(), false) AS locked,
+                       ceil(extract(epoch FROM totp_locked_until - now()))::int AS locked_for
+                FROM gateway.console_users WHERE user_id = \(userID) FOR UPDATE
+            )
+            UPDATE gateway.console_users u
+            SET totp_attempts = CASE WHEN old.locked THEN u.totp_attempts
+                                     WHEN old.tries + 1 >= \(limit) THEN 0 ELSE old.tries + 1 END,
+                totp_locked_until = CASE WHEN old.locked THEN u.totp_locked_until
+                                         WHEN old.tries + 1 >= \(limit)
+                                         THEN now() + make_interval(secs => \(Double(lockout.components.seconds)))
+                                         ELSE NULL END
+            FROM old WHERE u.user_id = old.user_id
+            RETURNING CASE WHEN old.locked THEN greatest(old.locked_for, 1) END
+            """,
+            logger: logger)
+        for try await lockedFor in rows.decode(Int?.self) { return lockedFor }
+        return nil
     }
 
     func pendingTOTP(userID: String) async throws -> SealedTOTP? {
@@ -203,7 +240,8 @@ struct ConsoleUserPostgresRepository: ConsoleUserRepository {
         let rows = try await client.query(
             """
             UPDATE gateway.console_users
-            SET totp_sealed = totp_pending_sealed, totp_pending_sealed = NULL, totp_last_step = \(step)
+            SET totp_sealed = totp_pending_sealed, totp_pending_sealed = NULL, totp_last_step = \(step),
+                totp_attempts = 0, totp_locked_until = NULL
             WHERE user_id = \(userID) AND totp_pending_sealed IS NOT NULL AND totp_sealed IS NULL
             RETURNING 1
             """,

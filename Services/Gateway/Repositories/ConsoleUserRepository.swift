@@ -43,9 +43,16 @@ protocol ConsoleUserRepository: Sendable {
     /// A successful sign-in: the count of failures cleared, the TOTP step used remembered (`false`, and nothing
     /// changed, when that step or a later one was used already), the password's new hash stored when given.
     func recordSuccess(userID: String, totpStep: Int64?, passwordHash: String?) async throws -> Bool
-    /// Keeps a secret being enrolled, until ``confirmTOTP(userID:step:)``.
+    /// Keeps a secret being enrolled, until ``confirmTOTP(userID:step:)``; keeps nothing and throws
+    /// ``ConsoleTeamError/totpLocked(retryAfterSeconds:)`` while enrolling is locked
+    /// (``reserveTOTPAttempt(userID:limit:lockout:)``), ``ConsoleTeamError/totpEnabled`` when a factor is on already.
     func beginTOTP(userID: String, sealed: SealedTOTP) async throws
     func pendingTOTP(userID: String) async throws -> SealedTOTP?
-    /// Makes the pending secret the user's second factor, `step` used.
+    /// Counts one try of a code being enrolled, before it is checked, in one statement (concurrent tries, from any
+    /// replica, queue on the user's row): `nil` when it may be checked, or the seconds the lock has to run. The
+    /// `limit`-th try in a row locks enrolling for `lockout` (that try is still checked); a confirmed code clears the
+    /// count.
+    func reserveTOTPAttempt(userID: String, limit: Int, lockout: Duration) async throws -> Int?
+    /// Makes the pending secret the user's second factor, `step` used; clears the count of tries.
     func confirmTOTP(userID: String, step: Int64) async throws -> Bool
 }

@@ -104,7 +104,8 @@ struct ConsoleTeam: Sendable {
             userID: userID, limit: settings.lockoutAttempts, lockout: settings.lockoutDuration)
     }
 
-    /// Starts enrolling a second factor for the session's user: a new secret, kept until a code of it is confirmed.
+    /// Starts enrolling a second factor for the session's user: a new secret, kept until a code of it is confirmed
+    /// (refused while enrolling is locked, or when a factor is on already: an admin removes it first).
     func beginTOTP(appID: String, user: SessionUser) async throws -> ConsoleTOTPEnrollment {
         let secret = TOTP.generateSecret()
         let sealed = try totpBox.seal(Data(secret), context: Self.context(appID: appID, userID: user.userID))
@@ -114,8 +115,15 @@ struct ConsoleTeam: Sendable {
             secret: TOTP.base32(secret), otpauthURI: TOTP.uri(secret: secret, account: user.email, issuer: Self.issuer))
     }
 
-    /// Turns the secret being enrolled on with one of its codes.
+    /// Turns the secret being enrolled on with one of its codes. Each try counts towards the lockout's limit before
+    /// its code is checked (as failed sign-ins do, with the same limit and duration): a stolen session cannot try
+    /// codes without end.
     func confirmTOTP(appID: String, user: SessionUser, code: String) async throws {
+        if let seconds = try await repository.reserveTOTPAttempt(
+            userID: user.userID, limit: settings.lockoutAttempts, lockout: settings.lockoutDuration)
+        {
+            throw ConsoleTeamError.totpLocked(retryAfterSeconds: seconds)
+        }
         guard let pending = try await repository.pendingTOTP(userID: user.userID),
             let secret = openTOTP(pending, appID: appID, userID: user.userID)
         else { throw ConsoleTeamError.totpNotPending }

@@ -16,10 +16,14 @@ enum ConsoleTeamError: ProblemError, Equatable {
     case totpInvalid
     /// Too many failed sign-ins in a row.
     case locked(retryAfterSeconds: Int)
+    /// Too many codes tried in a row while enrolling a second factor.
+    case totpLocked(retryAfterSeconds: Int)
     /// Enrolling a second factor is for a console user's own session.
     case userSessionRequired
     /// No secret is being enrolled (`POST /console/api/session/totp` first).
     case totpNotPending
+    /// The user has a second factor already: an admin removes it before another is enrolled.
+    case totpEnabled
 
     var status: HTTPResponse.Status {
         switch self {
@@ -27,9 +31,9 @@ enum ConsoleTeamError: ProblemError, Equatable {
         case .userNotFound: .notFound
         case .invitationInvalid: .gone
         case .invalidCredentials, .totpRequired, .totpInvalid: .unauthorized
-        case .locked: .tooManyRequests
+        case .locked, .totpLocked: .tooManyRequests
         case .userSessionRequired: .forbidden
-        case .totpNotPending: .conflict
+        case .totpNotPending, .totpEnabled: .conflict
         }
     }
 
@@ -42,8 +46,10 @@ enum ConsoleTeamError: ProblemError, Equatable {
         case .totpRequired: "totp_required"
         case .totpInvalid: "totp_invalid"
         case .locked: "sign_in_locked"
+        case .totpLocked: "totp_locked"
         case .userSessionRequired: "user_session_required"
         case .totpNotPending: "totp_not_pending"
+        case .totpEnabled: "totp_enabled"
         }
     }
 
@@ -56,13 +62,19 @@ enum ConsoleTeamError: ProblemError, Equatable {
         case .totpRequired: "This user signs in with a one-time code as well: send totp_code."
         case .totpInvalid: "The one-time code is wrong or was used already."
         case .locked(let seconds): "Too many failed sign-ins: this user is locked for \(seconds) s."
+        case .totpLocked(let seconds):
+            "Too many codes tried: enrolling a second factor is locked for \(seconds) s."
         case .userSessionRequired: "Only a console user's own session can enroll a second factor."
         case .totpNotPending: "No second factor is being enrolled: start with POST /console/api/session/totp."
+        case .totpEnabled:
+            "This user's second factor is on already; to enroll another, an admin removes it first (Team page)."
         }
     }
 
     var headers: HTTPFields {
-        if case .locked(let seconds) = self { return [.retryAfter: String(seconds)] }
-        return [:]
+        switch self {
+        case .locked(let seconds), .totpLocked(let seconds): [.retryAfter: String(seconds)]
+        default: [:]
+        }
     }
 }

@@ -1,0 +1,249 @@
+// The Charts page's arithmetic: which charts there are (one entry each in `charts`), what each asks the reports API,
+// the series it draws from the answers, and the CSV of exactly those series. Pure: pages/charts.js fetches and draws,
+// chart.js makes the SVG. A chart's CSV is written from the very series its SVG is drawn from, so the two never
+// disagree.
+
+import { count, isDay, money } from "./format.js";
+import { moneyAxis, perDay } from "./overview.js";
+import { readRange } from "./range.js";
+
+/** The dimensions a chart may be grouped by, as `[value, text]` (the empty value: not grouped). */
+export const groupings = [
+  ["", "Not grouped"],
+  ["product", "Product"],
+  ["store", "Store"],
+  ["storefront", "Storefront"],
+];
+
+/** What the revenue line shows: MRR or ARR (12 × MRR). */
+export const measures = [
+  ["mrr", "MRR"],
+  ["arr", "ARR"],
+];
+
+/** The most groups a chart draws as their own series; the others are summed as "Other". */
+export const maxGroups = 5;
+
+/** The MRR movements as the report names them, in the order they are stacked (gains, then losses). */
+export const movements = [
+  ["new", "New"],
+  ["reactivation", "Reactivation"],
+  ["expansion", "Expansion"],
+  ["contraction", "Contraction"],
+  ["churn", "Churn"],
+];
+
+/** The field of a report's row that names its group under each grouping (`group_by=product` answers `product_id`). */
+const groupFields = { product: "product_id", store: "store", storefront: "storefront" };
+
+/** The group a report row belongs to under `grouping` (`—` when the store did not say, e.g. no storefront). */
+export function groupOf(row, grouping) {
+  const value = row[groupFields[grouping] || grouping];
+  return value === null || value === undefined || value === "" ? "—" : String(value);
+}
+
+/** Per-day series of `key` for each group of `rows` under `grouping`: the `limit` largest (by their value on the last
+ *  day, then over the range) as they are, the rest summed as "Other". `[{ name, column, values }]`. */
+export function groupSeries(rows, days, grouping, key, limit = maxGroups) {
+  const groups = new Map();
+  for (const row of rows) {
+    const group = groupOf(row, grouping);
+    if (!groups.has(group)) groups.set(group, []);
+    groups.get(group).push(row);
+  }
+  const last = days.length - 1;
+  const series = [...groups].map(([group, groupRows]) => {
+    const values = perDay(groupRows, days, key);
+    return { name: group, column: group, values, total: values.reduce((sum, value) => sum + value, 0) };
+  });
+  series.sort((a, b) => b.values[last] - a.values[last] || b.total - a.total || (a.name < b.name ? -1 : 1));
+  const kept = series.slice(0, limit);
+  const rest = series.slice(limit);
+  if (rest.length) {
+    kept.push({
+      name: `Other (${rest.length})`,
+      column: "other",
+      values: days.map((_, index) => rest.reduce((sum, item) => sum + item.values[index], 0)),
+    });
+  }
+  return kept.map(({ name, column, values }) => ({ name, column, values }));
+}
+
+/** The currencies a report's answer is in, in order; just `currency` when one reporting currency was asked for. */
+export function reportCurrencies(answer, currency) {
+  if (currency) return [currency];
+  const seen = new Set([...answer.rows, ...(answer.totals || [])].map((row) => row.currency).filter(Boolean));
+  return [...seen].sort();
+}
+
+/** The query every report of `state` shares. */
+export function reportQuery(state) {
+  return {
+    from: state.range.from,
+    to: state.range.to,
+    environment: state.range.environment,
+    currency: state.currency || undefined,
+  };
+}
+
+/** MRR's requests: grouped by day (the figures, movements and active subscriptions), and by day and the grouping when
+ *  there is one (the MRR line per group: grouped movements would count a product change as churn and new). */
+function mrrRequests(state) {
+  const query = reportQuery(state);
+  const requests = [{ key: "byDay", path: "/v1/admin/reports/mrr", query: { ...query, group_by: "day" } }];
+  if (state.group) {
+    requests.push({ key: "byGroup", path: "/v1/admin/reports/mrr", query: { ...query, group_by: `day,${state.group}` } });
+  }
+  return requests;
+}
+
+/** MRR's figures: MRR, ARR and active subscriptions on the range's `last` day (its row `lastRow`), and each movement
+ *  summed over the range (`totals`). */
+function mrrTiles(lastRow, totals, last, format) {
+  return [
+    { name: "mrr", label: `MRR on ${last}`, value: lastRow.mrr_milliunits || 0, text: format(lastRow.mrr_milliunits || 0) },
+    { name: "arr", label: `ARR on ${last}`, value: lastRow.arr_milliunits || 0, text: format(lastRow.arr_milliunits || 0) },
+    {
+      name: "active_subscriptions",
+      label: `Active subscriptions on ${last}`,
+      value: lastRow.active_subscriptions || 0,
+      text: count(lastRow.active_subscriptions || 0),
+    },
+    ...movements.map(([key, name]) => ({
+      name: key,
+      label: `${name} in the range`,
+      value: totals[`${key}_milliunits`] || 0,
+      text: format(totals[`${key}_milliunits`] || 0),
+    })),
+  ];
+}
+
+/** MRR's panels, one per currency: its figures on the range's last day and over the range, and three charts. */
+function mrrPanels(answers, state, days) {
+  const measure = state.measure === "arr" ? "arr" : "mrr";
+  const measureName = measure.toUpperCase();
+  const last = days[days.length - 1];
+  return reportCurrencies(answers.byDay, state.currency).map((currency) => {
+    const inCurrency = (row) => row.currency === currency;
+    const rows = answers.byDay.rows.filter(inCurrency);
+    const totals = (answers.byDay.totals || []).find(inCurrency) || {};
+    const lastRow = rows.find((row) => row.day === last) || {};
+    const format = (value) => money(value, currency);
+    const moneyChart = { format, axisFormat: moneyAxis, integer: false };
+    const grouped = state.group && answers.byGroup;
+    const revenue = grouped
+      ? groupSeries(answers.byGroup.rows.filter(inCurrency), days, state.group, `${measure}_milliunits`)
+      : [{ name: measureName, column: `${measure}_milliunits`, values: perDay(rows, days, `${measure}_milliunits`) }];
+    const by = grouped ? ` by ${state.group}` : "";
+    return {
+      currency,
+      tiles: mrrTiles(lastRow, totals, last, format),
+      charts: [
+        {
+          id: `${measure}${grouped ? `-by-${state.group}` : ""}`,
+          kind: "line",
+          title: `${measureName} per day${by} (${currency})`,
+          series: revenue,
+          legend: Boolean(grouped),
+          ...moneyChart,
+        },
+        {
+          id: "mrr-movements",
+          kind: "bar",
+          negative: true,
+          title: `MRR movements per day (${currency})`,
+          series: movements.map(([key, name]) => ({ name, column: `${key}_milliunits`, values: perDay(rows, days, `${key}_milliunits`) })),
+          ...moneyChart,
+        },
+        {
+          id: "active-subscriptions",
+          kind: "line",
+          title: `Active subscriptions per day (${currency})`,
+          series: [{ name: "Active subscriptions", column: "active_subscriptions", values: perDay(rows, days, "active_subscriptions") }],
+          format: count,
+        },
+      ],
+    };
+  });
+}
+
+/**
+ * The charts, one entry each; a chart is added by adding its entry. `requests(state)` lists the reports it needs
+ * (`{ key, path, query }`); `panels(answers, state, days)` turns the answers (by key) into panels, one per currency:
+ * `{ currency, tiles: [{ name, label, value, text }], charts: [{ id, kind: "line" | "bar", title, series:
+ * [{ name, column, values }], format, ... }] }`. `groupings` and `measures` say which choices the page offers.
+ */
+export const charts = [
+  {
+    id: "mrr",
+    label: "MRR, ARR and movements",
+    definition: "docs/charts.md#mrr-monthly-recurring-revenue",
+    groupings: ["product", "store", "storefront"],
+    measures: true,
+    requests: mrrRequests,
+    panels: mrrPanels,
+  },
+];
+
+/** The chart named `id`, or the first. */
+export function chartNamed(id) {
+  return charts.find((chart) => chart.id === id) || charts[0];
+}
+
+/** What the page shows, from its route's query: the chart, the range, the reporting currency (empty: as paid), the
+ *  grouping (one the chart offers, else none) and the measure; `problem` says what was wrong with the range. */
+export function readChartState(query, end) {
+  const chart = chartNamed(query.get("chart"));
+  const range = readRange(query, 30, end);
+  const currency = /^[A-Z]{3}$/.test(query.get("currency") || "") ? query.get("currency") : "";
+  const group = chart.groupings.includes(query.get("group")) ? query.get("group") : "";
+  const measure = chart.measures && query.get("measure") === "arr" ? "arr" : "mrr";
+  return { chart: chart.id, range, currency, group, measure };
+}
+
+/** The route query that shows `state` (and links to it). */
+export function stateQuery(state) {
+  return {
+    chart: state.chart,
+    from: state.range.from,
+    to: state.range.to,
+    environment: state.range.environment,
+    currency: state.currency || undefined,
+    group: state.group || undefined,
+    measure: state.measure === "arr" ? "arr" : undefined,
+  };
+}
+
+/** The reporting currencies to choose from: as paid, then every currency of the loaded exchange rates (and their
+ *  base), and the chosen one even when no rate names it. `[value, text]`. */
+export function currencyOptions(rates, chosen) {
+  const seen = new Set();
+  for (const rate of rates) {
+    if (rate.base) seen.add(rate.base);
+    if (rate.currency) seen.add(rate.currency);
+  }
+  if (chosen) seen.add(chosen);
+  return [["", "As paid (each currency)"], ...[...seen].sort().map((currency) => [currency, currency])];
+}
+
+/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
+export function csvField(value) {
+  const text = value === null || value === undefined ? "" : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** The CSV of exactly what a chart draws: a `day` column, then one per series (named by its `column`), a row per day;
+ *  money in milliunits, as the reports API gives it. Lines end with CRLF. */
+export function chartCsv(labels, series) {
+  const lines = [["day", ...series.map((item) => item.column)]];
+  labels.forEach((label, index) => lines.push([label, ...series.map((item) => item.values[index] || 0)]));
+  return lines.map((line) => line.map(csvField).join(",")).join("\r\n") + "\r\n";
+}
+
+/** The file a chart's CSV is saved as: `mrr-movements-USD-2026-03-01-2026-03-31.csv`. */
+export function csvFileName(chartID, currency, range) {
+  const safe = (text) => String(text).replace(/[^A-Za-z0-9_-]+/g, "_");
+  const from = isDay(range.from) ? range.from : "";
+  const to = isDay(range.to) ? range.to : "";
+  return `${safe(chartID)}-${safe(currency)}-${from}-${to}.csv`;
+}
