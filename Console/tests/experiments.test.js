@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   allowedActions,
+  audienceText,
   currencies,
   draftExperiment,
   intervalLayout,
@@ -84,6 +85,9 @@ describe("figures", () => {
     assert.deepEqual(allowedActions({ state: "draft" }), { start: true, stop: false });
     assert.deepEqual(allowedActions({ state: "running" }), { start: false, stop: true });
     assert.deepEqual(allowedActions({ state: "stopped" }), { start: false, stop: false });
+    assert.equal(audienceText({}), "every request");
+    assert.equal(audienceText({ audience: { rule_id: "german_storefronts" } }), "rule german_storefronts");
+    assert.equal(audienceText({ audience: { conditions: { countries: ["DE", "AT"], min_app_version: "3.0" } } }), "country DE, AT; version ≥ 3.0");
     assert.equal(variantsText({ variants: [{ key: "a", offering_id: "x", weight: 1 }, { key: "b", offering_id: "y", weight: 3 }] }), "a: x ×1, b: y ×3");
   });
 });

@@ -10,6 +10,7 @@ import { h, append, badge, facts, link, pageHeading, replace, table } from "../d
 import { intervalChart } from "../interval-chart.js";
 import {
   allowedActions,
+  audienceText,
   currencies,
   leaderText,
   percent,
@@ -73,11 +74,10 @@ function actionButton(experiment, { navigate, notify }) {
 
 function summary(experiment) {
   const state = stateBadge(experiment);
-  const audience = experiment.audience ? (experiment.audience.rule_id ? `rule ${experiment.audience.rule_id}` : "conditions written out") : "every request";
   return facts([
     ["State", h("span", { id: "experiment-state" }, badge(state.text, state.tone))],
     ["Name", experiment.name],
-    ["Audience", audience],
+    ["Audience", audienceText(experiment)],
     ["Started", dateTime(experiment.started_at)],
     ["Stopped", dateTime(experiment.stopped_at)],
   ]);

@@ -6,7 +6,7 @@
 
 import { get, post, segment } from "../api.js";
 import { h, append, badge, field, link, pageHeading, replace, select, table } from "../dom.js";
-import { draftExperiment, percent, shares, stateBadge, variantsText } from "../pure/experiments.js";
+import { audienceText, draftExperiment, percent, shares, stateBadge, variantsText } from "../pure/experiments.js";
 import { dateTime } from "../pure/format.js";
 import { conditionsText } from "../pure/offerings.js";
 import { mayChangeOfferings } from "../pure/roles.js";
@@ -19,13 +19,6 @@ async function load() {
 }
 
 // Markup.
-
-function audienceText(experiment) {
-  const audience = experiment.audience;
-  if (!audience) return "every request";
-  if (audience.rule_id) return `rule ${audience.rule_id}`;
-  return conditionsText(audience.conditions || {});
-}
 
 function experimentRow(experiment) {
   const state = stateBadge(experiment);

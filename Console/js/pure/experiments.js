@@ -4,6 +4,7 @@
 // interval-chart.js build the markup.
 
 import { money } from "./format.js";
+import { conditionsText } from "./offerings.js";
 
 const keyPattern = /^[a-z0-9_]{1,32}$/;
 const identifierPattern = /^[A-Za-z0-9._-]{1,100}$/;
@@ -52,6 +53,14 @@ export function stateBadge(experiment) {
 export function allowedActions(experiment) {
   const state = experiment.state || "draft";
   return { start: state === "draft", stop: state === "running" };
+}
+
+/** Who takes part, in words: a rule by its id, conditions written out as a rule's, or every request. */
+export function audienceText(experiment) {
+  const audience = experiment.audience;
+  if (!audience) return "every request";
+  if (audience.rule_id) return `rule ${audience.rule_id}`;
+  return conditionsText(audience.conditions || {});
 }
 
 /** The variants in a line (`a: standard ×1, b: germany ×1`). */
