@@ -43,30 +43,48 @@ struct DemoExperimentShoppers: Sendable {
         var trials = 0
     }
 
-    /// Exposes every shopper, then makes the purchases of those who convert through `buyer`.
+    /// Exposes every shopper, then makes the purchases of those who convert through `buyer`. When the first shopper
+    /// is shown no experiment (an app without one running for a 3.0 build in Germany), nobody shops.
     func shop(with buyer: DemoSalesBuyer) async throws -> Outcome {
         var outcome = Outcome()
-        for shopper in shoppers {
-            let (view, exposedAt) = try await exposure(of: shopper.customer, gateway: buyer.gateway)
-            guard let pick = view.experiment else { continue }
+        for (index, shopper) in shoppers.enumerated() {
+            let (view, exposedAt) = try await exposure(
+                of: shopper.customer, gateway: buyer.gateway, attempts: index == 0 ? 50 : 1)
+            guard let pick = view.experiment else {
+                if index == 0 { break }
+                continue
+            }
             outcome.exposed += 1
             guard shopper.draw < Self.conversion[pick.variant, default: 0],
                 let current = view.offerings.first(where: { $0.offeringID == view.currentOfferingID }),
                 let package = current.packages.first,
                 let item = Self.items[package.product.productID]
             else { continue }
-            // Store dates are whole seconds: the purchase is dated at the first whole second after the exposure.
-            let date = max(Date(), Date(timeIntervalSince1970: exposedAt.timeIntervalSince1970.rounded(.up) + 1))
-            var purchase = DemoSalesPlan.Purchase(item: item, date: date)
-            if item.product == DemoSalesPlan.gardenClub.product {
-                purchase.trial = shopper.trial
-                purchase.expires = date.addingTimeInterval(shopper.trial ? 7 * 86_400 : 30 * 86_400)
+            try await buy(item, for: shopper, after: exposedAt, with: buyer)
+            if shopper.trial && item.product == DemoSalesPlan.gardenClub.product {
+                outcome.trials += 1
+            } else {
+                outcome.purchases += 1
             }
-            let created = try await buyer.applePurchase(purchase, customer: shopper.customer, original: nil)
-            try await buyer.present(shopper.customer, proof: ["signed_transaction": created.signed])
-            if purchase.trial { outcome.trials += 1 } else { outcome.purchases += 1 }
         }
         return outcome
+    }
+
+    /// Buys `item` at the sandbox store and presents it as the app would, dated at the first whole second after the
+    /// exposure (store dates are whole seconds); a club buyer of `shopper.trial` starts with the free week.
+    private func buy(
+        _ item: DemoSalesPlan.Item, for shopper: Shopper, after exposedAt: Date, with buyer: DemoSalesBuyer
+    )
+        async throws
+    {
+        let date = max(Date(), Date(timeIntervalSince1970: exposedAt.timeIntervalSince1970.rounded(.up) + 1))
+        var purchase = DemoSalesPlan.Purchase(item: item, date: date)
+        if item.product == DemoSalesPlan.gardenClub.product {
+            purchase.trial = shopper.trial
+            purchase.expires = date.addingTimeInterval(shopper.trial ? 7 * 86_400 : 30 * 86_400)
+        }
+        let created = try await buyer.applePurchase(purchase, customer: shopper.customer, original: nil)
+        try await buyer.present(shopper.customer, proof: ["signed_transaction": created.signed])
     }
 
     /// The demo's products a package can sell, by catalog id.
@@ -75,22 +93,23 @@ struct DemoExperimentShoppers: Sendable {
             DemoSalesPlan.extraGarden, DemoSalesPlan.serviceYear, DemoSalesPlan.gardenClub, DemoSalesPlan.greenhouse,
         ].map { ($0.product, $0) })
 
-    /// Reads the offerings as the customer's 3.0 build in Germany; a catalog change shows on every replica within a
-    /// second, so a just-started experiment may take a few answers to appear (asked again, at most 50 times).
-    private func exposure(of customer: DemoSalesPlan.Customer, gateway: GatewayAPIClient) async throws -> (
-        OfferingsView, Date
-    ) {
+    /// Reads the offerings as the customer's 3.0 build in Germany. A catalog change shows on every replica within a
+    /// second, so the first shopper asks again (up to `attempts` times, 100 ms apart) until the just-started
+    /// experiment appears; an answer without one records no exposure.
+    private func exposure(of customer: DemoSalesPlan.Customer, gateway: GatewayAPIClient, attempts: Int) async throws
+        -> (OfferingsView, Date)
+    {
         let query = [
             ("app_user_id", customer.appUserID), ("platform", "app_store"), ("app_version", customer.appVersion),
             ("country", "DE"), ("locale", "de-DE"),
         ].map { URLQueryItem(name: $0.0, value: $0.1) }
-        var attempts = 0
+        var asked = 0
         while true {
             let data = try await gateway.get("/v1/offerings", query: query, accept: "application/json")
             let answered = Date()
             let view = try JSONDecoder().decode(OfferingsView.self, from: data)
-            attempts += 1
-            if view.experiment != nil || attempts >= 50 { return (view, answered) }
+            asked += 1
+            if view.experiment != nil || asked >= attempts { return (view, answered) }
             try await Task.sleep(for: .milliseconds(100))
         }
     }
