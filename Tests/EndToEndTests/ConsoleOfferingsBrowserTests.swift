@@ -58,6 +58,21 @@ extension ConsoleBrowserTests {
             _ = try await browser.text(of: "#status") { $0.contains("Saved \(offeringID)") }
             try await world.waitForPage(browser, "Offerings")
             _ = try await browser.element("tr[data-offering='\(offeringID)'] .packages", containing: "service_year")
+
+            // A rule serving it to French speakers, added and moved first on the page, then checked and saved.
+            let ruleID = "french-\(suffix)"
+            try await browser.element(".rule-form input[name=rule_id]").type(ruleID)
+            try await browser.element(".rule-form select[name=rule_offering] option[value='\(offeringID)']").click()
+            try await browser.element(".rule-form input[name=locales]").type("fr")
+            try await browser.element(".rule-form button[type=submit]").click()
+            try await browser.element("tr[data-rule='\(ruleID)'] button", containing: "Up").click()
+            _ = try await browser.element(".rules-table tbody tr:first-child[data-rule='\(ruleID)']")
+            try await browser.element("#save-rules").click()
+            try await browser.element("dialog[open] button[data-value='true']", containing: "Save rules").click()
+            _ = try await browser.text(of: "#status") { $0.contains("Rules saved: 1 rule(s) added") }
+            let rules = try await world.object("/v1/admin/offering-rules")["rules"] as? [[String: Any]] ?? []
+            #expect(rules.map { $0["rule_id"] as? String } == [ruleID, "german_storefronts"])
+            #expect(rules.first?["locales"] as? [String] == ["fr"])
         }
         let stored = try await world.object("/v1/admin/offerings/\(offeringID)")
         #expect((stored["packages"] as? [[String: Any]])?.first?["product_id"] as? String == "service_year")

@@ -26,6 +26,20 @@ struct ExperimentsCommand: AsyncParsableCommand {
         return "/v1/admin/experiments/\(segment)\(suffix)"
     }
 
+    /// What starting or stopping takes: the connection, the experiment's id and whether it is a dry run.
+    struct Change: ParsableArguments {
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The experiment's id.") var id: String
+        @Flag(help: "Check that it can be done (nothing changes).") var dryRun = false
+
+        /// `POST .../{id}/start` or `.../stop` (`verb`), with `dry_run=true` when asked; prints the experiment as it
+        /// is (or would be) after.
+        func run(_ verb: String) async throws {
+            let path = try ExperimentsCommand.path(id, "/\(verb)" + (dryRun ? "?dry_run=true" : ""))
+            try printJSON(try await connection.secretClient().send(.POST, path, as: Experiment.self))
+        }
+    }
+
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the experiments, newest first, as JSON.")
         @OptionGroup var connection: ConnectionOptions
@@ -50,31 +64,17 @@ struct ExperimentsCommand: AsyncParsableCommand {
     struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start a draft: its audience is shown its variants from now on; its weights are then fixed.")
-        @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "The experiment's id.") var id: String
-        @Flag(help: "Check that it can start (nothing changes).") var dryRun = false
+        @OptionGroup var change: Change
 
-        func run() async throws {
-            try printJSON(
-                try await connection.secretClient().send(
-                    .POST, try ExperimentsCommand.path(id, "/start" + (dryRun ? "?dry_run=true" : "")),
-                    as: Experiment.self))
-        }
+        func run() async throws { try await change.run("start") }
     }
 
     struct Stop: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Stop a running experiment for good (its results stay; it is never started again).")
-        @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "The experiment's id.") var id: String
-        @Flag(help: "Check that it can stop (nothing changes).") var dryRun = false
+        @OptionGroup var change: Change
 
-        func run() async throws {
-            try printJSON(
-                try await connection.secretClient().send(
-                    .POST, try ExperimentsCommand.path(id, "/stop" + (dryRun ? "?dry_run=true" : "")),
-                    as: Experiment.self))
-        }
+        func run() async throws { try await change.run("stop") }
     }
 
     struct Results: AsyncParsableCommand {
