@@ -154,9 +154,27 @@ import Testing
                 for try await variant in group { variants.insert(variant) }
                 #expect(variants.count == 1)
             }
+            // A burst of new customers at once (their exposures share writes): each is recorded, with its variant,
+            // before its answer leaves.
+            let burst = try await withThrowingTaskGroup(of: (String, String?).self) { group in
+                for index in 0..<150 {
+                    group.addTask {
+                        let user = "burst_\(index)"
+                        return (user, try await Self.offerings(user, app: app, in: gateway).view.experiment?.variant)
+                    }
+                }
+                var served: [String: String?] = [:]
+                for try await (user, variant) in group { served[user] = variant }
+                return served
+            }
             let exposures = try await Self.exposures(appID: appID)
             #expect(exposures.keys.filter { $0 == "racer" }.count == 1)
-            #expect(exposures.count == visitors + 6 + 1)
+            #expect(exposures.count == visitors + 6 + 1 + 150)
+            for (user, variant) in burst {
+                let expected = Self.experiment.variants[
+                    ExperimentAssignment.variant(app: appID, experiment: "price", customer: user, weights: [1, 3])]
+                #expect(variant == expected.key && exposures[user] == expected.key, "\(user)")
+            }
 
             // Stopped: for good, and the customers get what targeting gives them again.
             let stopped = try await gateway.send(.post, "/v1/admin/experiments/price/stop", bearer: secret)

@@ -66,8 +66,9 @@ struct OfferingController {
         let variant = experiment.variants[index]
         if request.method == .get {
             try await exposures.record(
-                appID: appID, experimentID: experiment.experimentID, customerKey: customerKey, variant: variant.key,
-                appUserID: appUserID)
+                Exposure(
+                    appID: appID, experimentID: experiment.experimentID, customerKey: customerKey,
+                    variant: variant.key, appUserID: appUserID))
         }
         return variant
     }

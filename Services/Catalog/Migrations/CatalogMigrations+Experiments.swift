@@ -1,7 +1,7 @@
 import ShopkeeperDatabase
 
 extension CatalogMigrations {
-    /// Migration 0008: experiments, their variants, and each customer's first exposure.
+    /// Migration 0008: experiments, their variants, and each customer's first exposure; 0009 publishes the exposures.
     static let experiments: [Migration] = [
         Migration(
             "0008_experiments",
@@ -77,6 +77,17 @@ extension CatalogMigrations {
                         REFERENCES catalog.experiment_variants (app_id, experiment_id, variant_key) ON DELETE CASCADE
                 );
                 """
-        )
+        ),
+        Migration(
+            "0009_experiment_exposures_view",
+            sql: """
+                -- Published for entitlements, which stamps each customer's later events with the experiments the
+                -- customer was exposed to: found by the customer's ids (`customer_key` is an app user id).
+                CREATE INDEX experiment_exposures_by_customer ON catalog.experiment_exposures (app_id, customer_key);
+                CREATE VIEW catalog.experiment_exposures_v1 AS
+                SELECT app_id, experiment_id, customer_key, variant_key, first_exposed_at
+                FROM catalog.experiment_exposures;
+                """
+        ),
     ]
 }

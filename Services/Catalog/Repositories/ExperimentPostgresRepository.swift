@@ -98,14 +98,16 @@ struct ExperimentPostgresRepository: Sendable {
         }
     }
 
-    /// Records a customer's first exposure to an experiment: the first one stays, however many answers race.
-    func recordExposure(appID: String, experimentID: String, customerKey: String, variant: String, appUserID: String)
-        async throws
-    {
+    /// Records customers' first exposures to experiments in one statement: for each, the first one stays, however
+    /// many answers race (here or on other replicas).
+    func recordExposures(_ exposures: [Exposure]) async throws {
+        guard !exposures.isEmpty else { return }
         try await client.run(
             """
             INSERT INTO catalog.experiment_exposures (app_id, experiment_id, customer_key, variant_key, app_user_id)
-            VALUES (\(appID), \(experimentID), \(customerKey), \(variant), \(appUserID))
+            SELECT * FROM unnest(\(exposures.map(\.appID))::text[], \(exposures.map(\.experimentID))::text[],
+                                 \(exposures.map(\.customerKey))::text[], \(exposures.map(\.variant))::text[],
+                                 \(exposures.map(\.appUserID))::text[])
             ON CONFLICT DO NOTHING
             """,
             logger: logger)
