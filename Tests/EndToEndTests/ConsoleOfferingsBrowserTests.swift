@@ -186,6 +186,51 @@ extension ConsoleBrowserTests {
         #expect(missing.status != 0 && missing.output.contains("404"), "\(missing.output)")
     }
 
+    @Test(arguments: Browser.Kind.allCases)
+    func theOfferingsAndExperimentsPagesLoadInEveryBrowser(_ kind: Browser.Kind) async throws {
+        let world = try self.world
+        try await world.browse("console-offerings-pages", in: kind) { browser in
+            try await world.signIn(browser)
+            for (route, heading) in [
+                ("/offerings", "Offerings"), ("/offerings/germany", "Edit germany"), ("/offerings/new", "New offering"),
+                ("/experiments", "Experiments"), ("/experiments/club_first_de", "Experiment club_first_de"),
+            ] {
+                try await world.go(browser, route)
+                try await world.waitForPage(browser, heading)
+                let alerts = try await browser.execute(
+                    "return [...document.querySelectorAll('#view [role=alert]')].map(e => e.textContent.trim()).join('')"
+                )
+                #expect((alerts as? String ?? "").isEmpty, "\(route): \(String(describing: alerts))")
+            }
+            // The germany paywall has German texts only: every locale gets them.
+            try await world.go(browser, "/offerings/germany")
+            _ = try await browser.text(of: "#paywall-preview .paywall-title") { $0 == "Ein Jahr im Garten" }
+        }
+    }
+
+    /// Chromium only: Firefox's window is never narrower than 500 pixels, wider than a phone.
+    @Test func theOfferingsAndExperimentsPagesFitAPhone() async throws {
+        let world = try self.world
+        try await world.browse("console-offerings-phone", width: 390, height: 844) { browser in
+            try await world.signIn(browser)
+            for route in ["/offerings", "/offerings/standard", "/experiments", "/experiments/club_first_de"] {
+                try await world.go(browser, route)
+                let layout =
+                    try await browser.execute(
+                        """
+                        const root = document.documentElement;
+                        const outside = [...document.querySelectorAll('#view *')]
+                          .filter(e => !e.parentElement.closest('.table-wrap'));
+                        const widest = Math.max(...outside.map(e => e.getBoundingClientRect().right));
+                        return [window.innerWidth, root.scrollWidth, root.clientWidth, Math.ceil(widest)];
+                        """) as? [Int] ?? []
+                #expect(layout.count == 4 && layout[0] <= 420, "\(route): \(layout)")
+                #expect(layout.count == 4 && layout[1] <= layout[2], "\(route) does not scroll sideways: \(layout)")
+                #expect(layout.count == 4 && layout[3] <= layout[2], "\(route): nothing sticks out: \(layout)")
+            }
+        }
+    }
+
     @Test func aViewerReadsOfferingsAndExperimentsWithoutTheControlsThatChangeThem() async throws {
         let world = try self.world
         let email = "viewer-\(UUID().uuidString.prefix(6).lowercased())@example.com"
