@@ -14,6 +14,10 @@ import * as catalog from "./pages/catalog.js";
 import * as product from "./pages/product.js";
 import * as catalogImport from "./pages/import.js";
 import * as content from "./pages/content.js";
+import * as offerings from "./pages/offerings.js";
+import * as offering from "./pages/offering.js";
+import * as experiments from "./pages/experiments.js";
+import * as experiment from "./pages/experiment.js";
 import * as webhooks from "./pages/webhooks.js";
 import * as settings from "./pages/settings.js";
 import * as audit from "./pages/audit.js";
@@ -40,6 +44,10 @@ const routes = [
   { pattern: /^\/catalog$/, page: catalog, section: "catalog" },
   { pattern: /^\/catalog\/import$/, page: catalogImport, section: "catalog" },
   { pattern: /^\/catalog\/(.+)$/, page: product, section: "catalog" },
+  { pattern: /^\/offerings$/, page: offerings, section: "offerings" },
+  { pattern: /^\/offerings\/(.+)$/, page: offering, section: "offerings" },
+  { pattern: /^\/experiments$/, page: experiments, section: "experiments" },
+  { pattern: /^\/experiments\/(.+)$/, page: experiment, section: "experiments" },
   { pattern: /^\/content$/, page: content, section: "content" },
   { pattern: /^\/webhooks$/, page: webhooks, section: "webhooks" },
   { pattern: /^\/settings$/, page: settings, section: "settings" },

@@ -19,7 +19,7 @@ describe("modules", () => {
     });
   }
   it("gives every routed page a render function", async () => {
-    for (const name of ["overview", "charts", "account", "customers", "customer", "catalog", "product", "import", "content", "webhooks", "settings", "audit", "verification"]) {
+    for (const name of ["overview", "charts", "account", "customers", "customer", "catalog", "product", "import", "offerings", "offering", "experiments", "experiment", "content", "webhooks", "settings", "audit", "verification"]) {
       const page = await import(`../js/pages/${name}.js`);
       assert.equal(typeof page.render, "function", name);
     }

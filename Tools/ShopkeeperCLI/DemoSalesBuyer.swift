@@ -80,7 +80,7 @@ struct DemoSalesBuyer: Sendable {
         return (customer.appUserID, made, transactions)
     }
 
-    private struct AppleCreated: Decodable {
+    struct AppleCreated: Decodable {
         var transactionID: String
         var originalTransactionID: String
         var signed: String
@@ -92,7 +92,7 @@ struct DemoSalesBuyer: Sendable {
         }
     }
 
-    private func applePurchase(
+    func applePurchase(
         _ purchase: DemoSalesPlan.Purchase, customer: DemoSalesPlan.Customer, original: String?
     ) async throws -> AppleCreated {
         var body: [String: Any] = [
@@ -133,7 +133,7 @@ struct DemoSalesBuyer: Sendable {
     }
 
     /// `POST /v1/purchases` with the customer's proof, as the app sends it.
-    private func present(_ customer: DemoSalesPlan.Customer, proof: [String: String]) async throws {
+    func present(_ customer: DemoSalesPlan.Customer, proof: [String: String]) async throws {
         var body: [String: Any] = [
             "app_user_id": customer.appUserID, "app_version": customer.appVersion, "device_id": customer.device,
         ]

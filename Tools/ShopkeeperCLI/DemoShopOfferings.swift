@@ -47,4 +47,22 @@ extension DemoShop {
             rules: [TargetingRule(ruleID: "german_storefronts", offeringID: "germany", countries: ["DE", "AT"])]
         )
     }
+
+    /// The demo shop's running experiment: on version 3.0 and later in German storefronts, does the garden club first
+    /// (`standard`) sell better than a year of service first (`germany`, what the rule serves them otherwise)? Its
+    /// audience leaves every build below 3.0 out, so the clients' tests (on 2.0) keep seeing the rules' offerings;
+    /// `shopkeeper seed sales` sends it customers (``DemoExperimentShoppers``).
+    static var experiment: Experiment {
+        Experiment(
+            experimentID: "club_first_de",
+            name: "German storefronts on 3.0: the garden club first, or a year of service?",
+            audience: ExperimentAudience(
+                conditions: AudienceConditions(
+                    rule: TargetingRule(
+                        ruleID: "", offeringID: "", countries: ["DE", "AT"], minAppVersion: AppVersion("3.0")))),
+            variants: [
+                ExperimentVariant(key: "a", offeringID: "germany", weight: 1),
+                ExperimentVariant(key: "b", offeringID: "standard", weight: 1),
+            ])
+    }
 }

@@ -38,6 +38,10 @@ struct SeedCommand: AsyncParsableCommand {
                 .PUT, "/v1/admin/catalog", body: DemoShop.catalog, as: CatalogImportResult.self)
             let offerings = try await secretAPI.send(
                 .PUT, "/v1/admin/offerings", body: DemoShop.offerings, as: OfferingsImportResult.self)
+            let experiment = try await secretAPI.send(
+                .POST, "/v1/admin/experiments", body: DemoShop.experiment, as: Experiment.self)
+            _ = try await secretAPI.send(
+                .POST, "/v1/admin/experiments/\(experiment.experimentID)/start", as: Experiment.self)
             if !noContent { try await pushSeedPacks(client: secretAPI) }
             let lines = [
                 "SHOPKEEPER_GATEWAY_URL=\(connection.gatewayURL)",
@@ -51,7 +55,8 @@ struct SeedCommand: AsyncParsableCommand {
             try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
             print(
                 "Demo app \(app.appID) (\(app.name)) with \(result.created.count) products, "
-                    + "\(offerings.offerings.created.count) offerings and "
+                    + "\(offerings.offerings.created.count) offerings, the running experiment \(experiment.experimentID) "
+                    + "and "
                     + "\(noContent ? 0 : DemoShop.seedPacks.count) content packs; keys written to \(envFile)")
         }
 

@@ -15,7 +15,9 @@ extension SeedCommand {
                 Google Play), makes each at the sandbox store with its past purchase date (App Store Production, \
                 Google Play non-test purchases), presents it to POST /v1/purchases with the public key (the real \
                 verifier checks every proof), spends some consumables, and refunds one App Store purchase (applied \
-                through the refund history when the store's notification did not arrive). The same seed gives the \
+                through the refund history when the store's notification did not arrive). Then as many customers of \
+                a 3.0 build in Germany read the offerings, so the running demo experiment exposes them, and some buy \
+                what their variant offers first (dated now), so its results have figures. The same seed gives the \
                 same customers and purchases, dated back from now.
                 """
         )
@@ -56,11 +58,17 @@ extension SeedCommand {
             let started = ContinuousClock.now
             do {
                 let made = try await buyer.buy(plan)
+                let shoppers = DemoExperimentShoppers.make(count: customers, seed: seed)
+                let shopped = try await shoppers.shop(with: buyer)
                 let seconds = (ContinuousClock.now - started).components.seconds
-                print(
+                let sales =
                     "Demo sales: \(plan.customers.count) customers, \(made.purchases) purchases, \(made.renewals) "
-                        + "subscription periods after the first, \(made.consumed) units spent, \(made.refunds) "
-                        + "refund over the last \(weeks) weeks (\(seconds) s)")
+                    + "subscription periods after the first, \(made.consumed) units spent, \(made.refunds) "
+                    + "refund over the last \(weeks) weeks"
+                let experiment =
+                    "the experiment \(DemoShop.experiment.experimentID) exposed \(shopped.exposed) customers, "
+                    + "who made \(shopped.purchases) purchases and started \(shopped.trials) trials"
+                print("\(sales); \(experiment) (\(seconds) s)")
             } catch let failure as GatewayAPIClient.Failure {
                 FileHandle.standardError.write(
                     Data("shopkeeper seed sales: HTTP \(failure.status)\n\(failure.body)\n".utf8))

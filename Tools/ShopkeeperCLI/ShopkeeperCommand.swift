@@ -11,7 +11,8 @@ struct ShopkeeperCommand: AsyncParsableCommand {
         abstract: "Operate a Shopkeeper installation: apps, keys, customer boundary, catalogs, the demo shop.",
         version: ShopkeeperVersion.current,
         subcommands: [
-            AppsCommand.self, KeysCommand.self, CatalogCommand.self, OfferingsCommand.self, SeedCommand.self,
+            AppsCommand.self, KeysCommand.self, CatalogCommand.self, OfferingsCommand.self, ExperimentsCommand.self,
+            SeedCommand.self,
             SandboxCommand.self,
             ContentCommand.self, BoundaryCommand.self, AnswersCommand.self, CustomersCommand.self, ReportCommand.self,
             ExchangeRatesCommand.self,

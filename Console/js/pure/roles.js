@@ -79,6 +79,8 @@ export const sectionCalls = {
   charts: ["GET", "/v1/admin/reports/mrr"],
   customers: ["GET", "/v1/admin/customers"],
   catalog: ["GET", "/v1/admin/products"],
+  offerings: ["GET", "/v1/admin/offerings"],
+  experiments: ["GET", "/v1/admin/experiments"],
   content: ["GET", "/v1/admin/content"],
   webhooks: ["GET", "/v1/admin/webhook-endpoints"],
   settings: ["GET", "/v1/admin/keys"],
@@ -91,4 +93,15 @@ export const sectionCalls = {
 export function maySee(role, section) {
   const call = sectionCalls[section];
   return !call || mayCall(role, call[0], call[1]);
+}
+
+/** Whether `session` (`GET /console/api/session`) may change offerings, targeting rules and experiments
+ *  (developers and admins, as the server's table says). */
+export function mayChangeOfferings(session) {
+  const role = session && session.role;
+  return (
+    mayCall(role, "PUT", "/v1/admin/offerings") &&
+    mayCall(role, "PUT", "/v1/admin/offering-rules") &&
+    mayCall(role, "POST", "/v1/admin/experiments")
+  );
 }
