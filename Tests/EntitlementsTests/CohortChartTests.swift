@@ -7,7 +7,7 @@ import Testing
 /// `GET /v1/admin/reports/trial-conversion` and `/retention`: the standard chart history (``ChartHistory``), written
 /// in bulk SQL, whose cohorts `Tests/Oracles/cohort_charts.py` computes independently; the API matches it row for row
 /// in every grouping.
-@Suite("Cohort charts: trial conversion and retention")
+@Suite("Cohort charts (trial conversion, retention) and the daily activity")
 struct CohortChartTests {
     static let products: [Product] = [
         MRRReportTests.product("basic", duration: "P1M"), MRRReportTests.product("plus", duration: "P1M"),
@@ -99,6 +99,39 @@ struct CohortChartTests {
             }
             let publicKey = try await harness.report("trial-conversion", "from=2025-01-01&to=2025-01-31", kind: .public)
             #expect(publicKey.status == .forbidden)
+        }
+    }
+
+    @Test("Active subscriptions and trials, new customers and new paying customers per day equal the oracle's")
+    func activity() async throws {
+        try await EntitlementsHarness.run(products: Self.products) { harness in
+            let history = ChartHistory.standard()
+            try await history.seed(appID: harness.appID, database: harness.database)
+            let periods = try JSONSerialization.jsonObject(with: Data(try history.json(appID: harness.appID).utf8))
+            for (from, to, environment) in [
+                ("2024-12-25", "2025-05-31", "production"), ("2025-06-01", "2025-12-31", "production"),
+                ("2025-01-01", "2025-03-31", "sandbox"),
+            ] {
+                let answer = try await harness.report("activity", "from=\(from)&to=\(to)&environment=\(environment)")
+                #expect(try answer.violations(.get, "/v1/admin/reports/activity") == [])
+                let expected = try ChartHistory.oracle(
+                    "cohort_charts.py",
+                    input: [
+                        "chart": "activity", "from": from, "to": to, "group_by": ["day"], "environment": environment,
+                        "now": Int(Date().timeIntervalSince1970), "periods": periods,
+                    ])
+                #expect(try MRRReportTests.rows(answer) == expected, "\(from)...\(to) \(environment)")
+            }
+            // The whole of 2025 at once: every subscriber is a new customer, the trial-only ones never pay.
+            let year = try await harness.report("activity", "from=2025-01-01&to=2025-12-31")
+            let totals = try #require((try year.json["totals"] as? [[String: Any]])?.first)
+            #expect(totals["new_customers"] as? Int == Set(history.periods.map(\.customer)).count)
+            let payers = Set(
+                history.periods.filter { $0.periodType != "trial" && $0.environment == "production" }
+                    .map(\.customer))
+            #expect(totals["new_paying_customers"] as? Int == payers.count)
+            let grouped = try await harness.report("activity", "from=2025-01-01&to=2025-12-31&group_by=")
+            #expect(grouped.status == .badRequest)
         }
     }
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints the cohort charts the charts' tests expect (trial conversion, subscription retention), computed
+"""Prints the cohort charts the charts' tests expect (trial conversion, subscription retention) and the daily
+activity (active subscriptions and trials, new customers, new paying customers), computed
 independently from the history the test seeded (Tests/EntitlementsTests/ChartHistory.swift), by the definitions of
 docs/charts.md. Reads {"chart", "from", "to", "group_by", "environment", "now", "periods"} as JSON on standard input
 (times in seconds since 1970), writes the rows as JSON, in the API's order.
@@ -119,6 +120,27 @@ elif query["chart"] == "retention":
             n += 1
     for k, n in sorted(cells, key=lambda c: (order(c[0]), c[1])):
         rows.append(dict(dimensions(k), period=n, subscriptions=sizes[k], **cells[(k, n)]))
+elif query["chart"] == "activity":
+    # Customers are not kept per environment: first seen at their first period's start, whatever its environment.
+    seen, paying = {}, {}
+    for p in query["periods"]:
+        seen[p["customer"]] = min(seen.get(p["customer"], p["starts_at"]), p["starts_at"])
+    for p in periods:
+        price = p.get("price_milliunits")
+        if p["period_type"] != "trial" and (price is None or price > 0):
+            paying[p["customer"]] = min(paying.get(p["customer"], p["start"]), p["start"])
+    day = first
+    while day <= last:
+        at = midnight(day + timedelta(days=1))
+        active = {(p["store"], p["otid"], p["period_type"] == "trial") for p in periods if p["start"] <= at < p["end"]}
+        rows.append({
+            "day": day.isoformat(),
+            "active_subscriptions": sum(1 for a in active if not a[2]),
+            "active_trials": sum(1 for a in active if a[2]),
+            "new_customers": sum(1 for t in seen.values() if utc(t).date() == day),
+            "new_paying_customers": sum(1 for t in paying.values() if t.date() == day),
+        })
+        day += timedelta(days=1)
 else:
     raise SystemExit(f"unknown chart {query['chart']}")
 

@@ -2,8 +2,8 @@ import Hummingbird
 import ShopkeeperHTTP
 import ShopkeeperReports
 
-/// `/v1/admin/reports/{sales,usage,consumables,mrr,trial-conversion,retention,churn,refunds,ltv}` (secret key): the
-/// app's own figures over a range of UTC days, as JSON or CSV (``ReportRequest``); amounts in one reporting currency
+/// `/v1/admin/reports/{sales,usage,consumables,mrr,activity,trial-conversion,retention,churn,refunds,ltv}` (secret
+/// key): the app's own figures over a range of UTC days, as JSON or CSV (``ReportRequest``); amounts in one reporting currency
 /// when `currency` is given.
 struct ReportController {
     let reports: any ReportRepository
@@ -21,6 +21,9 @@ struct ReportController {
             let report = try ReportRequest.read(query, accept: request.headers[.accept], spec: EntitlementsReports.mrr)
             let currency = try Self.reportingCurrency(query.getAll("currency"))
             return try await reports.mrr(appID: caller.appID, request: report, currency: currency).response()
+        }
+        routes.report("activity", spec: EntitlementsReports.activity) {
+            try await reports.activity(appID: $0, request: $1)
         }
         routes.get("trial-conversion") { request, context in
             let caller = try context.requireSecretCaller()

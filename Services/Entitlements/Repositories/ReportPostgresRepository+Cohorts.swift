@@ -22,6 +22,23 @@ extension ReportPostgresRepository {
             ])
     }
 
+    /// Active subscriptions and trials, new customers and new paying customers per day (``CohortReports/activity``).
+    func activity(appID: String, request: ReportRequest) async throws -> ReportTable {
+        let query = PostgresQuery(
+            unsafeSQL: CohortReports.activity,
+            binds: try PostgresBindings(
+                appID, request.from.description, request.to.description,
+                request.environment?.rawValue ?? "production"))
+        return try await ReportQuery.table(
+            report: "activity", request: request,
+            columns: [
+                (ReportColumn("day", .dimension), true), (ReportColumn("active_subscriptions", .other), true),
+                (ReportColumn("active_trials", .other), true), (ReportColumn("new_customers", .sum), true),
+                (ReportColumn("new_paying_customers", .sum), true),
+            ],
+            query: query, client: client, logger: logger)
+    }
+
     /// A cohort chart's table: `cohort` (when grouped by month or day), `product_id`, `store`, `storefront` (when
     /// grouped by them), then `figures`, as ``CohortReports`` binds and selects them.
     private func cohortTable(

@@ -15,6 +15,8 @@ protocol ReportRepository: Sendable {
     func trialConversion(appID: String, request: ReportRequest) async throws -> ReportTable
     /// Subscriptions per start cohort, and how many had paid access in each month since their start.
     func retention(appID: String, request: ReportRequest) async throws -> ReportTable
+    /// Active subscriptions and trials at each day's end, new customers and new paying customers per day.
+    func activity(appID: String, request: ReportRequest) async throws -> ReportTable
     /// Churn, refunds or realized LTV (``RevenueChart``), in `currency` or per currency as paid.
     func revenueChart(_ chart: RevenueChart, appID: String, request: ReportRequest, currency: String?) async throws
         -> ReportTable
@@ -34,6 +36,9 @@ enum EntitlementsReports {
     /// The charts after MRR: rows (or cohorts) by `month` or `day` (not both; neither: the range in one row).
     static let trialConversion = chart("trial-conversion")
     static let retention = chart("retention")
+    static let activity = ReportSpec(
+        name: "activity", dimensions: ["day"], defaultGroupBy: ["day"], requiredDimensions: ["day"],
+        hasEnvironment: true)
     static let churn = chart("churn")
     static let refunds = chart("refunds")
     static let ltv = chart("ltv")

@@ -155,6 +155,7 @@ struct PublicRoutes: Sendable {
         Template("/v1/admin/reports/usage", [.get]),
         Template("/v1/admin/reports/consumables", [.get]),
         Template("/v1/admin/reports/mrr", [.get]),
+        Template("/v1/admin/reports/activity", [.get]),
         Template("/v1/admin/reports/trial-conversion", [.get]),
         Template("/v1/admin/reports/retention", [.get]),
         Template("/v1/admin/reports/churn", [.get]),

@@ -110,3 +110,57 @@ enum CohortReports {
             ORDER BY c.cohort, c.g_product, c.g_store, c.g_storefront, c.period
             """
 }
+
+extension CohortReports {
+    /// Per UTC day of the range (`$1` app, `$2`/`$3` the range, `$4` environment): the subscriptions in a paid period
+    /// and those in a free trial at the day's end (each subscription once), the customers first seen that day (not
+    /// folded into another by an alias; customers are not kept per environment) and the customers whose first paid
+    /// transaction (any product, not a free trial, bought by its owner) was that day.
+    static let activity = """
+        WITH days AS MATERIALIZED (
+            SELECT g::date AS day, entitlements.utc_start(g::date + 1) AS at
+            FROM generate_series($2::text::date, $3::text::date, interval '1 day') g
+        ), periods AS MATERIALIZED (
+            SELECT p.store, p.original_transaction_id AS otid, p.period_type, p.starts_at, p.access_ends_at AS ends_at
+            FROM subscriptions.periods_v1 p
+            JOIN entitlements.transactions t ON t.store = p.store AND t.transaction_id = p.transaction_id
+            WHERE p.app_id = $1::text AND t.app_id = $1::text AND t.environment = $4::text
+              AND p.access_ends_at > p.starts_at AND p.starts_at < entitlements.utc_start($3::text::date + 1)
+              AND p.access_ends_at > entitlements.utc_start($2::text::date + 1)
+        ), active AS (
+            SELECT d.day, count(DISTINCT (p.store, p.otid)) FILTER (WHERE p.period_type <> 'trial') AS subscriptions,
+                   count(DISTINCT (p.store, p.otid)) FILTER (WHERE p.period_type = 'trial') AS trials
+            FROM days d JOIN periods p ON p.starts_at <= d.at AND p.ends_at > d.at
+            GROUP BY d.day
+        ), customers AS (
+            SELECT entitlements.utc_day(c.first_seen) AS day, count(*) AS n
+            FROM entitlements.customers c
+            WHERE c.app_id = $1::text AND c.merged_into IS NULL
+              AND c.first_seen >= entitlements.utc_start($2::text::date)
+              AND c.first_seen < entitlements.utc_start($3::text::date + 1)
+            GROUP BY 1
+        ), paying AS (
+            SELECT entitlements.utc_day(f.first_at) AS day, count(*) AS n
+            FROM (
+                SELECT o.customer_id, min(t.purchase_date) AS first_at
+                FROM entitlements.transactions t
+                JOIN entitlements.purchases o
+                    ON o.store = t.store AND o.original_transaction_id = t.original_transaction_id
+                LEFT JOIN subscriptions.periods_v1 p ON p.store = t.store AND p.transaction_id = t.transaction_id
+                WHERE t.app_id = $1::text AND t.environment = $4::text AND t.ownership_type = 'purchased'
+                  AND coalesce(t.price_milliunits, 1) > 0 AND p.period_type IS DISTINCT FROM 'trial'
+                GROUP BY o.customer_id
+            ) f
+            WHERE f.first_at >= entitlements.utc_start($2::text::date)
+              AND f.first_at < entitlements.utc_start($3::text::date + 1)
+            GROUP BY 1
+        )
+        SELECT to_char(d.day, 'YYYY-MM-DD'), coalesce(a.subscriptions, 0)::bigint, coalesce(a.trials, 0)::bigint,
+               coalesce(c.n, 0)::bigint, coalesce(y.n, 0)::bigint
+        FROM days d
+        LEFT JOIN active a ON a.day = d.day
+        LEFT JOIN customers c ON c.day = d.day
+        LEFT JOIN paying y ON y.day = d.day
+        ORDER BY d.day
+        """
+}
