@@ -232,6 +232,13 @@ FROM generate_series(1, :n * 3 / 10 / 6) AS s, bench_clock c,
                            c.now - interval '1 minute') AS started) v,
      generate_series(0, 5) AS f;
 
+-- The subscriptions' durations in the catalog (MRR and churn normalize prices by them), as an import leaves them.
+INSERT INTO catalog.products (app_id, product_id, type, review_state, cleared_for_sale, free, document)
+SELECT :'app', product_id, kind, 'approved', true, false,
+       jsonb_build_object('product_id', product_id, 'type', kind,
+                          'duration', CASE WHEN product_id LIKE '%yearly' THEN 'P1Y' ELSE 'P1M' END)
+FROM bench_products WHERE kind = 'auto_renewable';
+
 -- Exchange rates against the dollar for every working day of the year and the week before it (ECB publishes on
 -- working days: a weekend converts at Friday's rate), within half a percent of the storefronts' rates, so the charts
 -- can report in one currency.
@@ -244,6 +251,6 @@ WHERE extract(isodow FROM d) < 6;
 
 RESET session_replication_role;
 VACUUM ANALYZE entitlements.customers, entitlements.transactions, entitlements.purchases, entitlements.ledger,
-    entitlements.exchange_rates,
+    entitlements.exchange_rates, catalog.products,
     subscriptions.trial_conversions, subscriptions.subscriptions, subscriptions.periods, subscriptions.trials,
     content.downloads;

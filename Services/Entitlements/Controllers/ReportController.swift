@@ -3,8 +3,8 @@ import ShopkeeperHTTP
 import ShopkeeperReports
 
 /// `/v1/admin/reports/{sales,usage,consumables,mrr,activity,trial-conversion,retention,churn,refunds,ltv}` (secret
-/// key): the app's own figures over a range of UTC days, as JSON or CSV (``ReportRequest``); amounts in one reporting currency
-/// when `currency` is given.
+/// key): the app's own figures over a range of UTC days, as JSON or CSV (``ReportRequest``); amounts in one reporting
+/// currency when `currency` is given.
 struct ReportController {
     let reports: any ReportRepository
 

@@ -128,10 +128,17 @@ extension CohortReports {
               AND p.access_ends_at > p.starts_at AND p.starts_at < entitlements.utc_start($3::text::date + 1)
               AND p.access_ends_at > entitlements.utc_start($2::text::date + 1)
         ), active AS (
-            SELECT d.day, count(DISTINCT (p.store, p.otid)) FILTER (WHERE p.period_type <> 'trial') AS subscriptions,
+            -- Each period on the days whose end it covers (`starts_at <= end < ends_at`; a day's end is the next
+            -- day's start), within the range: one row per period and day, not a join of every day with every period.
+            SELECT d::date AS day,
+                   count(DISTINCT (p.store, p.otid)) FILTER (WHERE p.period_type <> 'trial') AS subscriptions,
                    count(DISTINCT (p.store, p.otid)) FILTER (WHERE p.period_type = 'trial') AS trials
-            FROM days d JOIN periods p ON p.starts_at <= d.at AND p.ends_at > d.at
-            GROUP BY d.day
+            FROM periods p
+            CROSS JOIN LATERAL generate_series(
+                greatest(entitlements.utc_day(p.starts_at - interval '1 microsecond'), $2::text::date),
+                least(entitlements.utc_day(p.ends_at - interval '1 microsecond') - 1, $3::text::date),
+                interval '1 day') d
+            GROUP BY 1
         ), customers AS (
             SELECT entitlements.utc_day(c.first_seen) AS day, count(*) AS n
             FROM entitlements.customers c

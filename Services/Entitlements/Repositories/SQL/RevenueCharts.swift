@@ -124,43 +124,46 @@ enum RevenueCharts {
             ORDER BY g.first_day, g.g_product, g.g_store, g.g_storefront, g.out_currency
             """
 
-    /// The CTE `firsts`: each customer's first paid transaction (any product, refunded or not) in the environment,
-    /// when it was in the range.
-    static let firsts =
+    /// The CTEs `firsts`, every converted transaction with its customer's first paid transaction (any product,
+    /// refunded or not: `first_at`, `first_store`, `first_product`, `first_storefront`), and `cohort`, those of the
+    /// customers whose first was in the range. One window over the transactions: no join of two large sets whose sizes
+    /// the planner cannot know.
+    static let cohortTransactions =
         transactions(ranged: false) + """
             , firsts AS MATERIALIZED (
-                SELECT * FROM (
-                    SELECT DISTINCT ON (customer_id) customer_id, purchase_date AS first_at, store, product_id,
-                           storefront
-                    FROM facts
-                    ORDER BY customer_id, purchase_date, store, transaction_id
-                ) f
-                WHERE f.first_at >= entitlements.utc_start($2::text::date)
-                  AND f.first_at < entitlements.utc_start($3::text::date + 1)
+                SELECT c.*, first_value(c.purchase_date) OVER w AS first_at, first_value(c.store) OVER w AS first_store,
+                       first_value(c.product_id) OVER w AS first_product,
+                       first_value(c.storefront) OVER w AS first_storefront
+                FROM converted c
+                WINDOW w AS (PARTITION BY c.customer_id ORDER BY c.purchase_date, c.store, c.transaction_id)
+            ), cohort AS MATERIALIZED (
+                SELECT * FROM firsts
+                WHERE first_at >= entitlements.utc_start($2::text::date)
+                  AND first_at < entitlements.utc_start($3::text::date + 1)
             )
             """
 
     /// The first transaction of a customer of the range's cohorts that no rate converts.
-    static let ltvMissingRate = firsts + firstUnconverted("converted c JOIN firsts f ON f.customer_id = c.customer_id")
+    static let ltvMissingRate = cohortTransactions + firstUnconverted("cohort c")
 
     /// Per first-purchase cohort (and product, store, storefront of the first transaction when grouped) and currency:
     /// the cohort's customers (with a transaction in that currency when each is reported as paid), the revenue they
     /// brought by the time the chart is seen at, refunds taken off, and that revenue per customer (realized LTV,
     /// rounded half up to a milliunit).
     static let ltv =
-        firsts + """
-            , cohort AS MATERIALIZED (
-                SELECT c.*, \(bucket("entitlements.utc_day(f.first_at)")) AS first_day,
-                       CASE WHEN $7::boolean THEN f.product_id END AS g_product,
-                       CASE WHEN $6::boolean THEN f.store END AS g_store,
-                       CASE WHEN $8::boolean THEN f.storefront END AS g_storefront
-                FROM firsts f JOIN converted c ON c.customer_id = f.customer_id
+        cohortTransactions + """
+            , keyed AS (
+                SELECT k.*, \(bucket("entitlements.utc_day(k.first_at)")) AS first_day,
+                       CASE WHEN $7::boolean THEN k.first_product END AS g_product,
+                       CASE WHEN $6::boolean THEN k.first_store END AS g_store,
+                       CASE WHEN $8::boolean THEN k.first_storefront END AS g_storefront
+                FROM cohort k
             ), grouped AS (
                 SELECT first_day, g_product, g_store, g_storefront, out_currency,
                        count(DISTINCT customer_id) AS customers,
                        coalesce(sum(amount) FILTER (WHERE NOT refunded), 0) AS revenue,
                        coalesce(sum(amount) FILTER (WHERE refunded), 0) AS refunded, string_agg(note, ';') AS notes
-                FROM cohort
+                FROM keyed
                 GROUP BY 1, 2, 3, 4, 5
             )
             SELECT to_char(g.first_day, 'YYYY-MM-DD'), g.g_product, g.g_store, g.g_storefront, g.out_currency,
