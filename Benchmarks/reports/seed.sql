@@ -232,7 +232,25 @@ FROM generate_series(1, :n * 3 / 10 / 6) AS s, bench_clock c,
                            c.now - interval '1 minute') AS started) v,
      generate_series(0, 5) AS f;
 
+-- The subscriptions' durations in the catalog (MRR and churn normalize prices by them), as an import leaves them.
+INSERT INTO catalog.products (app_id, product_id, type, review_state, cleared_for_sale, free, document)
+SELECT :'app', product_id, kind, 'approved', true, false,
+       jsonb_build_object('product_id', product_id, 'type', kind,
+                          'duration', CASE WHEN product_id LIKE '%yearly' THEN 'P1Y' ELSE 'P1M' END)
+FROM bench_products WHERE kind = 'auto_renewable';
+
+-- Exchange rates against the dollar for every working day of the year and the week before it (ECB publishes on
+-- working days: a weekend converts at Friday's rate), within half a percent of the storefronts' rates, so the charts
+-- can report in one currency.
+INSERT INTO entitlements.exchange_rates (app_id, currency, day, base, rate, source)
+SELECT :'app', f.currency, d::date, 'USD',
+       round(f.rate * (1 + (pg_temp.h(extract(doy FROM d)::int) % 100 - 50) / 10000.0), 6), 'csv'
+FROM (SELECT DISTINCT currency, rate FROM bench_storefronts WHERE currency <> 'USD') f, bench_clock c,
+     generate_series((c.start AT TIME ZONE 'UTC')::date - 7, (c.now AT TIME ZONE 'UTC')::date, interval '1 day') d
+WHERE extract(isodow FROM d) < 6;
+
 RESET session_replication_role;
 VACUUM ANALYZE entitlements.customers, entitlements.transactions, entitlements.purchases, entitlements.ledger,
+    entitlements.exchange_rates, catalog.products,
     subscriptions.trial_conversions, subscriptions.subscriptions, subscriptions.periods, subscriptions.trials,
     content.downloads;

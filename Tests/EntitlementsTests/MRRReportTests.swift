@@ -237,8 +237,8 @@ struct MRRReportTests {
         }
     }
 
-    /// The ECB document of ``rates``.
-    static func ecbDocument() -> String {
+    /// The ECB document of `rates` (by default ``rates``).
+    static func ecbDocument(_ rates: [(day: String, usd: String, gbp: String)] = rates) -> String {
         var text = """
             <?xml version="1.0" encoding="UTF-8"?>
             <gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" \
@@ -268,23 +268,7 @@ struct MRRReportTests {
             "periods": history.flatMap { $0.map(\.oracle) },
         ]
         if let currency { input["currency"] = currency }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../Oracles/mrr_movements.py").standardized
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: input))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let rows = try JSONSerialization.jsonObject(with: output) as? [Any]
-        else { throw HarnessError("the oracle failed: \(String(decoding: output, as: UTF8.self))") }
-        return try rows.map(canonical)
+        return try ChartHistory.oracle("mrr_movements.py", input: input)
     }
 
     /// The answer's rows, each as sorted JSON.

@@ -123,6 +123,9 @@ import Testing
             ("/v1/admin/reports/consumables", "entitlements"), ("/v1/admin/reports/subscriptions", "subscriptions"),
             ("/v1/admin/reports/content", "content"), ("/v1/admin/reports/mrr", "entitlements"),
             ("/v1/admin/exchange-rates", "entitlements"), ("/v1/admin/reports/experiments/price_test", "catalog"),
+            ("/v1/admin/reports/trial-conversion", "entitlements"), ("/v1/admin/reports/retention", "entitlements"),
+            ("/v1/admin/reports/churn", "entitlements"), ("/v1/admin/reports/refunds", "entitlements"),
+            ("/v1/admin/reports/ltv", "entitlements"), ("/v1/admin/reports/activity", "entitlements"),
         ] {
             let route = settings.routes.filter { $0.matches(Substring(path)) }
                 .max { $0.segments.count < $1.segments.count }

@@ -1,3 +1,4 @@
+import Logging
 import PostgresNIO
 import ShopkeeperDatabase
 import ShopkeeperReports
@@ -10,17 +11,9 @@ extension ReportPostgresRepository {
         let from = request.from.description
         let to = request.to.description
         return try await ReportQuery.withConnection(client: client, logger: logger) { connection in
-            if let currency {
-                let missing = try await connection.checkedQuery(
-                    PostgresQuery(
-                        unsafeSQL: MRRReport.missingRate,
-                        binds: try PostgresBindings(appID, from, to, environment, currency)),
-                    logger: logger)
-                for try await (missingCurrency, day) in missing.decode((String, String).self) {
-                    throw EntitlementsError.exchangeRateMissing(
-                        currency: missingCurrency, reportingCurrency: currency, day: day)
-                }
-            }
+            try await Self.requireRates(
+                MRRReport.missingRate, appID: appID, request: request, currency: currency, on: connection,
+                logger: logger)
             let query = PostgresQuery(
                 unsafeSQL: MRRReport.figures,
                 binds: try PostgresBindings(
@@ -45,6 +38,27 @@ extension ReportPostgresRepository {
                     (ReportColumn("rates", .note), currency != nil),
                 ],
                 query: query, totalsBy: ["currency"], on: connection, logger: logger)
+        }
+    }
+
+    /// With a reporting `currency`, runs `sql` (binds `$1`...`$5`: app, range, environment, currency), which selects
+    /// the currency and day of the first fact no loaded rate converts, and throws 422
+    /// ``EntitlementsError/exchangeRateMissing`` naming them when there is one.
+    static func requireRates(
+        _ sql: String, appID: String, request: ReportRequest, currency: String?, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        guard let currency else { return }
+        let missing = try await connection.checkedQuery(
+            PostgresQuery(
+                unsafeSQL: sql,
+                binds: try PostgresBindings(
+                    appID, request.from.description, request.to.description,
+                    request.environment?.rawValue ?? "production", currency)),
+            logger: logger)
+        for try await (missingCurrency, day) in missing.decode((String, String).self) {
+            throw EntitlementsError.exchangeRateMissing(
+                currency: missingCurrency, reportingCurrency: currency, day: day)
         }
     }
 }

@@ -5,7 +5,7 @@ enum SubscriptionsMigrations {
     static let runner = MigrationRunner(schema: "subscriptions", migrations: all)
 
     /// Every migration, in order: the first ones, then those of each later change.
-    static let all: [Migration] = firstRelease + effectiveState + checks
+    static let all: [Migration] = firstRelease + effectiveState + checks + publishedPeriodEnds
 
     /// Migrations 0001 to 0006.
     static let firstRelease: [Migration] = [

@@ -9,19 +9,15 @@ enum MRRReport {
     /// it), and the rates used (`USD/EUR=1.0962@2025-01-02`: 1 EUR bought 1.0962 USD that day; the base's own rate is
     /// 1 and not listed).
     ///
-    /// A period's access ends at its end, or at its refund or revocation when earlier and not reversed (the rule of
-    /// `subscriptions.period_end`, which is not published to other schemas). Its monthly amount is its price times
-    /// the periods its duration makes in a year, over 12 (`P1Y`: 1, `P1M`: 12, `P1W`: 52, `P1D`: 365, divided by the
-    /// count), converted at the rates of the period's first UTC day (the latest loaded on or before it), rounded to a
+    /// A period's access ends at its end, or at its refund or revocation when earlier and not reversed
+    /// (`access_ends_at`, published by subscriptions with its rule `subscriptions.period_end`). Its monthly amount is
+    /// its price times the periods its duration makes in a year, over 12 (`P1Y`: 1, `P1M`: 12, `P1W`: 52, `P1D`: 365,
+    /// divided by the count), converted at the rates of the period's first UTC day (``ReportCurrency``), rounded to a
     /// milliunit once, half away from zero.
     static let periods = """
-        WITH base AS MATERIALIZED (
-            SELECT (SELECT r.base FROM entitlements.exchange_rates r WHERE r.app_id = $1::text LIMIT 1) AS base
-        ), facts AS MATERIALIZED (
+        WITH \(ReportCurrency.base), facts AS MATERIALIZED (
             SELECT p.store, p.original_transaction_id AS otid, p.product_id, t.storefront, t.currency, p.starts_at,
-                   CASE WHEN p.revoked_at IS NOT NULL
-                             AND (p.revocation_reversed_at IS NULL OR p.revocation_reversed_at < p.revoked_at)
-                        THEN least(p.ends_at, p.revoked_at) ELSE p.ends_at END AS ends_at,
+                   p.access_ends_at AS ends_at,
                    t.price_milliunits::numeric AS price,
                    (CASE d.m[2] WHEN 'Y' THEN 1 WHEN 'M' THEN 12 WHEN 'W' THEN 52 ELSE 365 END)::numeric AS per_year,
                    12 * d.m[1]::numeric AS twelve_count
@@ -31,42 +27,14 @@ enum MRRReport {
             CROSS JOIN LATERAL (SELECT regexp_match(c.duration, '^P([1-9][0-9]{0,3})([YMWD])$') AS m) d
             WHERE p.app_id = $1::text AND t.app_id = $1::text AND t.environment = $4::text
               AND p.period_type <> 'trial' AND t.price_milliunits > 0 AND t.currency IS NOT NULL AND d.m IS NOT NULL
-        ), converted AS MATERIALIZED (
-            SELECT f.*, CASE WHEN $5::text IS NULL THEN f.currency ELSE $5::text END AS out_currency,
-                   src.rate AS src_rate,
-                   CASE WHEN $5::text IS NULL OR f.currency = $5::text
-                        THEN round(f.price * f.per_year / f.twelve_count)::bigint
-                        ELSE round(f.price * dst.rate * f.per_year / (src.rate * f.twelve_count))::bigint
-                   END AS amount,
-                   CASE WHEN $5::text IS NOT NULL AND f.currency <> $5::text THEN
-                        concat_ws(';',
-                            CASE WHEN f.currency <> b.base THEN f.currency || '/' || b.base || '=' || src.rate::text
-                                 || '@' || to_char(src.day, 'YYYY-MM-DD') END,
-                            CASE WHEN $5::text <> b.base THEN $5::text || '/' || b.base || '=' || dst.rate::text
-                                 || '@' || to_char(dst.day, 'YYYY-MM-DD') END)
-                   END AS note
-            FROM facts f
-            CROSS JOIN base b
-            LEFT JOIN LATERAL (
-                SELECT CASE WHEN f.currency = b.base THEN 1::numeric ELSE r.rate END AS rate, r.day
-                FROM (SELECT 1) one
-                LEFT JOIN LATERAL (
-                    SELECT r.rate, r.day FROM entitlements.exchange_rates r
-                    WHERE r.app_id = $1::text AND r.currency = f.currency
-                      AND r.day <= entitlements.utc_day(f.starts_at)
-                    ORDER BY r.day DESC LIMIT 1
-                ) r ON f.currency <> b.base
-            ) src ON $5::text IS NOT NULL AND f.currency <> $5::text
-            LEFT JOIN LATERAL (
-                SELECT CASE WHEN $5::text = b.base THEN 1::numeric ELSE r.rate END AS rate, r.day
-                FROM (SELECT 1) one
-                LEFT JOIN LATERAL (
-                    SELECT r.rate, r.day FROM entitlements.exchange_rates r
-                    WHERE r.app_id = $1::text AND r.currency = $5::text
-                      AND r.day <= entitlements.utc_day(f.starts_at)
-                    ORDER BY r.day DESC LIMIT 1
-                ) r ON $5::text <> b.base
-            ) dst ON $5::text IS NOT NULL AND f.currency <> $5::text
+        ), \(ReportCurrency.rated("rated", facts: "facts", day: "entitlements.utc_day(f.starts_at)")),
+        converted AS MATERIALIZED (
+            SELECT r.*,
+                   CASE WHEN $5::text IS NULL OR r.currency = $5::text
+                        THEN round(r.price * r.per_year / r.twelve_count)::bigint
+                        ELSE round(r.price * r.dst_rate * r.per_year / (r.src_rate * r.twelve_count))::bigint
+                   END AS amount
+            FROM rated r
         )
         """
 
@@ -84,6 +52,20 @@ enum MRRReport {
             LIMIT 1
             """
 
+    /// The CTE `keyed`: the converted periods with their groups (`$6`...`$8`: store, product, storefront) and `unit`,
+    /// a subscription within the grouping (its store and original transaction, and its product or storefront when
+    /// grouped by them) in its reporting currency.
+    static let keyed = """
+        keyed AS MATERIALIZED (
+            SELECT c.*, CASE WHEN $6::boolean THEN c.store END AS g_store,
+                   CASE WHEN $7::boolean THEN c.product_id END AS g_product,
+                   CASE WHEN $8::boolean THEN c.storefront END AS g_storefront,
+                   concat_ws(chr(31), c.store, c.otid, CASE WHEN $7::boolean THEN c.product_id END,
+                             CASE WHEN $8::boolean THEN coalesce(c.storefront, chr(30)) END, c.out_currency) AS unit
+            FROM converted c
+        )
+        """
+
     /// Per day (and store, product, storefront when grouped) and currency: MRR at the day's end, ARR, active paid
     /// subscriptions, and the day's movements (each subscription's MRR at the day's end against the day before's).
     ///
@@ -96,14 +78,7 @@ enum MRRReport {
             , days AS (
                 SELECT g::date AS day, entitlements.utc_start(g::date + 1) AS at
                 FROM generate_series($2::text::date - 1, $3::text::date, interval '1 day') g
-            ), keyed AS MATERIALIZED (
-                SELECT c.*, CASE WHEN $6::boolean THEN c.store END AS g_store,
-                       CASE WHEN $7::boolean THEN c.product_id END AS g_product,
-                       CASE WHEN $8::boolean THEN c.storefront END AS g_storefront,
-                       concat_ws(chr(31), c.store, c.otid, CASE WHEN $7::boolean THEN c.product_id END,
-                                 CASE WHEN $8::boolean THEN coalesce(c.storefront, chr(30)) END, c.out_currency) AS unit
-                FROM converted c
-            ), firsts AS MATERIALIZED (
+            ), \(keyed), firsts AS MATERIALIZED (
                 SELECT unit, min(starts_at) AS first_at FROM keyed GROUP BY unit
             ), units AS MATERIALIZED (
                 SELECT d.day, k.unit, k.store, k.otid, k.g_store, k.g_product, k.g_storefront, k.out_currency,
@@ -137,8 +112,7 @@ enum MRRReport {
             )
             SELECT to_char(g.day, 'YYYY-MM-DD'), g.g_product, g.g_store, g.g_storefront, g.currency, g.mrr,
                    g.mrr * 12, g.active, g.new, g.expansion, g.contraction, g.churn, g.reactivation,
-                   (SELECT string_agg(DISTINCT x COLLATE "C", ';' ORDER BY x COLLATE "C") FROM unnest(string_to_array(g.notes, ';')) x
-                    WHERE x <> '')
+                   \(ReportCurrency.distinctNotes("g.notes"))
             FROM grouped g
             ORDER BY g.day, g.g_product, g.g_store, g.g_storefront, g.currency
             """
