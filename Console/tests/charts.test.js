@@ -244,3 +244,46 @@ describe("CSV", () => {
     assert.equal(csvFileName("mrr-by-product", "a/b", { from: "x", to: "2026-03-31" }), "mrr-by-product-a_b--2026-03-31.csv");
   });
 });
+
+describe("activity", () => {
+  const activity = charts.find((chart) => chart.id === "activity");
+  const state = { chart: "activity", range: { from: days[0], to: days[2], environment: "production" }, currency: "EUR" };
+
+  it("asks the activity report of the range, in no currency", () => {
+    assert.deepEqual(activity.requests(state), [
+      {
+        key: "activity",
+        path: "/v1/admin/reports/activity",
+        query: { from: days[0], to: days[2], environment: "production" },
+      },
+    ]);
+  });
+  it("draws counts per day, days without a row as 0, the range's totals as figures", () => {
+    const answer = {
+      rows: [
+        { day: days[0], active_subscriptions: 3, active_trials: 1, new_customers: 4, new_paying_customers: 2 },
+        { day: days[2], active_subscriptions: 5, active_trials: 0, new_customers: 1, new_paying_customers: 1 },
+      ],
+      totals: [{ new_customers: 5, new_paying_customers: 3 }],
+    };
+    const [panel, ...others] = activity.panels({ activity: answer }, state, days);
+    assert.equal(others.length, 0);
+    assert.deepEqual(
+      panel.tiles.map(({ name, value }) => [name, value]),
+      [
+        ["active_subscriptions", 5],
+        ["active_trials", 0],
+        ["new_customers", 5],
+        ["new_paying_customers", 3],
+      ],
+    );
+    const active = panel.charts.find((chart) => chart.id === "active");
+    assert.deepEqual(active.series.map((item) => item.values), [[3, 0, 5], [1, 0, 0]]);
+    const csv = chartCsv(days, active.series);
+    assert.equal(csv.split("\r\n")[0], "day,active_subscriptions,active_trials");
+    assert.equal(csvFileName("active", panel.currency, state.range), `active-${days[0]}-${days[2]}.csv`);
+  });
+  it("draws nothing for a range without rows", () => {
+    assert.deepEqual(activity.panels({ activity: { rows: [], totals: [] } }, state, days), []);
+  });
+});

@@ -77,7 +77,7 @@ extension ConsoleBrowserTests {
             _ = try await browser.element("#who", containing: "viewer@example.com (viewer)")
             let shown = try await browser.execute(
                 "return [...document.querySelectorAll('#nav li:not([hidden]) a')].map(a => a.dataset.section)")
-            #expect(shown as? [String] == ["overview", "charts", "catalog", "account"])
+            #expect(shown as? [String] == ["overview", "charts", "catalog", "offerings", "experiments", "account"])
 
             try await world.go(browser, "/charts")
             try await world.waitForPage(browser, "Charts")

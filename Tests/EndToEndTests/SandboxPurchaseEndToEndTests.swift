@@ -160,6 +160,12 @@ import Testing
                 ["report", "consumables", "--group-by", "product"], environment: cliEnvironment)
             #expect(consumables.status == 0, "\(consumables.output)")
             #expect(consumables.output.contains("fertilizer_10  10      0      0"), "\(consumables.output)")
+            // A chart by its name: today's new customers include Alice and Bob.
+            let activity = try runCLI(["report", "activity", "--json"], environment: cliEnvironment)
+            #expect(activity.status == 0, "\(activity.output)")
+            let chart = try JSONSerialization.jsonObject(with: Data(activity.output.utf8)) as? [String: Any]
+            let newCustomers = (chart?["totals"] as? [[String: Any]])?.first?["new_customers"] as? Int
+            #expect(chart?["report"] as? String == "activity" && (newCustomers ?? 0) >= 2, "\(activity.output)")
             let refused = try runCLI(
                 ["report", "sales", "--from", "2026-02-01", "--to", "2026-01-01"], environment: cliEnvironment)
             #expect(refused.status != 0 && refused.output.contains("invalid_query"), "\(refused.output)")

@@ -5,19 +5,24 @@ import Foundation
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Print a report of the app's figures: sales, usage, consumables, mrr, subscriptions or content.",
+        abstract: """
+            Print a report of the app's figures: sales, usage, consumables, subscriptions, content, or a chart \
+            (mrr, activity, trial-conversion, retention, churn, refunds, ltv).
+            """,
         discussion: """
             Days are UTC days, both ends included (at most 400). Without --csv or --json the rows and their totals \
             are printed as a table. Amounts are milliunits of their currency (1990 = 1.99).
               shopkeeper report sales --from 2025-01-01 --to 2025-01-31 --group-by day,product
               shopkeeper report subscriptions --from 2025-01-01 --to 2025-03-31 --csv > subscriptions.csv
               shopkeeper report mrr --from 2025-01-01 --to 2025-03-31 --currency USD
+              shopkeeper report retention --from 2025-01-01 --to 2025-12-31 --group-by month,product
             """
     )
 
     /// The reports, by the last segment of their path.
     enum Name: String, ExpressibleByArgument, CaseIterable {
-        case sales, usage, consumables, mrr, subscriptions, content
+        case sales, usage, consumables, mrr, subscriptions, content, activity, retention, churn, refunds, ltv
+        case trialConversion = "trial-conversion"
     }
 
     @Argument(help: "The report: \(Name.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -35,13 +40,17 @@ struct ReportCommand: AsyncParsableCommand {
     static let groupByHelp = """
         Comma-separated dimensions (sales: day,product,store,storefront; usage: day,app_version,product; \
         consumables: day,product; mrr: day[,product,store,storefront]; subscriptions: day[,product]; \
-        content: day,product,version).
+        content: day,product,version; trial-conversion, retention, churn, refunds, ltv: month or day \
+        [,product,store,storefront]).
         """
 
     @Option(help: "Store environment of sales, usage and subscriptions: production (default), sandbox, ...")
     var environment: String?
 
-    @Option(help: "mrr: the currency to convert every figure to, at the loaded exchange rates (ISO 4217).")
+    @Option(
+        help:
+            "mrr, churn, refunds, ltv: the currency to convert every figure to, at the loaded exchange rates (ISO 4217)."
+    )
     var currency: String?
 
     @Flag(help: "Print the report as CSV, as the API sends it.")

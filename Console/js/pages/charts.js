@@ -113,9 +113,9 @@ function chartView(drawn, days, currency, range) {
 function panelView(panel, days, state, several) {
   return h(
     "section",
-    { class: "chart-panel", dataset: { currency: panel.currency }, "aria-label": `Charts in ${panel.currency}` },
+    { class: "chart-panel", dataset: { currency: panel.currency }, "aria-label": panel.currency ? `Charts in ${panel.currency}` : "Charts" },
     several ? h("h2", { text: panel.currency }) : null,
-    h("div", { class: "tiles", "aria-label": `Figures in ${panel.currency}` }, panel.tiles.map(tileView)),
+    h("div", { class: "tiles", "aria-label": panel.currency ? `Figures in ${panel.currency}` : "Figures" }, panel.tiles.map(tileView)),
     h("div", { class: "charts" }, panel.charts.map((drawn) => chartView(drawn, days, panel.currency, state.range))),
   );
 }

@@ -167,6 +167,53 @@ function mrrPanels(answers, state, days) {
   });
 }
 
+/** Activity's request: the report of the range, per day (its figures are counts, in no currency). */
+function activityRequests(state) {
+  const { from, to, environment } = reportQuery(state);
+  return [{ key: "activity", path: "/v1/admin/reports/activity", query: { from, to, environment } }];
+}
+
+/** Activity's one panel: active subscriptions and trials on the range's last day, new customers and new paying
+ *  customers over the range, and two charts of counts per day. */
+function activityPanels(answers, state, days) {
+  const rows = answers.activity.rows || [];
+  if (rows.length === 0) return [];
+  const last = days[days.length - 1];
+  const lastRow = rows.find((row) => row.day === last) || {};
+  const totals = (answers.activity.totals || [])[0] || {};
+  const tile = (name, label, value) => ({ name, label, value: value || 0, text: count(value || 0) });
+  const series = (column, name) => ({ name, column, values: perDay(rows, days, column) });
+  return [
+    {
+      currency: "",
+      tiles: [
+        tile("active_subscriptions", `Active subscriptions on ${last}`, lastRow.active_subscriptions),
+        tile("active_trials", `Active trials on ${last}`, lastRow.active_trials),
+        tile("new_customers", "New customers in the range", totals.new_customers),
+        tile("new_paying_customers", "New paying customers in the range", totals.new_paying_customers),
+      ],
+      charts: [
+        {
+          id: "active",
+          kind: "line",
+          title: "Active subscriptions and trials per day",
+          series: [series("active_subscriptions", "Active subscriptions"), series("active_trials", "Active trials")],
+          legend: true,
+          format: count,
+        },
+        {
+          id: "new-customers",
+          kind: "line",
+          title: "New customers and new paying customers per day",
+          series: [series("new_customers", "New customers"), series("new_paying_customers", "New paying customers")],
+          legend: true,
+          format: count,
+        },
+      ],
+    },
+  ];
+}
+
 /**
  * The charts, one entry each; a chart is added by adding its entry. `requests(state)` lists the reports it needs
  * (`{ key, path, query }`); `panels(answers, state, days)` turns the answers (by key) into panels, one per currency:
@@ -182,6 +229,15 @@ export const charts = [
     measures: true,
     requests: mrrRequests,
     panels: mrrPanels,
+  },
+  {
+    id: "activity",
+    label: "Active subscriptions, trials and new customers",
+    definition: "docs/charts.md#active-subscriptions-active-trials-new-customers-new-paying-customers",
+    groupings: [],
+    measures: false,
+    requests: activityRequests,
+    panels: activityPanels,
   },
 ];
 
@@ -245,5 +301,5 @@ export function csvFileName(chartID, currency, range) {
   const safe = (text) => String(text).replace(/[^A-Za-z0-9_-]+/g, "_");
   const from = isDay(range.from) ? range.from : "";
   const to = isDay(range.to) ? range.to : "";
-  return `${safe(chartID)}-${safe(currency)}-${from}-${to}.csv`;
+  return `${[chartID, currency].filter(Boolean).map(safe).join("-")}-${from}-${to}.csv`;
 }
