@@ -39,6 +39,17 @@ import Testing
 
             let synced = try await world.sync(dryRun: false, accept: ["price"], store: "google")
             #expect(synced.status == 200, "\(synced.json)")
+            // The catalog serves the synced price as the hint of a build in that storefront (ShopkeeperKit shows it
+            // when the store's products cannot be loaded).
+            try await eventually("the synced price is the US storefront's price hint") {
+                let catalog = try await world.gateway(
+                    .GET, "/v1/catalog?platform=play_store&app_version=1.0&build=distribution&storefront=US",
+                    secret: false)
+                let garden = ((catalog["products"] as? [[String: Any]]) ?? []).first {
+                    $0["product_id"] as? String == "garden"
+                }
+                return garden?["price_hint"] as? String == "2.99 USD"
+            }
             try await world.buyOnPlay("garden", user: "alice")
             row = try await Self.playSalesInTheUS(world)
             #expect(row?["currency"] as? String == "USD", "\(String(describing: row))")
