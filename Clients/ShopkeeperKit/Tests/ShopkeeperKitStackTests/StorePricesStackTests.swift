@@ -70,27 +70,8 @@ import Testing
 
 /// A device store that cannot load the store's products (StoreKit failing, no network to the store); the rest is
 /// the sandbox's.
-struct UnreachableProductsStore: DeviceStore {
+struct UnreachableProductsStore: SandboxWrapping {
     let real: SandboxDeviceStore
-    var platform: StorePlatform { real.platform }
-
-    func buildKind() async -> BuildKind { await real.buildKind() }
-
-    func purchase(_ request: DevicePurchaseRequest) async throws(ShopkeeperError) -> DeviceTransaction? {
-        try await real.purchase(request)
-    }
-
-    func unfinishedTransactions() async throws(ShopkeeperError) -> [DeviceTransaction] {
-        try await real.unfinishedTransactions()
-    }
-
-    func currentEntitlements() async throws(ShopkeeperError) -> [DeviceTransaction] {
-        try await real.currentEntitlements()
-    }
-
-    func finish(_ transaction: DeviceTransaction) async throws(ShopkeeperError) { try await real.finish(transaction) }
-
-    func transactionUpdates() -> AsyncStream<DeviceTransaction> { real.transactionUpdates() }
 
     func currentStorefront() async -> String? { await real.currentStorefront() }
 
