@@ -47,7 +47,8 @@ func buildRouter(
     router.addRoutes(admin.catalogEndpoints, atPath: "/v1/admin/catalog")
     router.addRoutes(
         CatalogSyncController(
-            repository: repository, cache: cache, maxBodyBytes: max(settings.service.maxBodyBytes, 16 << 20)
+            repository: repository, log: CatalogSyncLog(client: database, logger: logger), cache: cache,
+            maxBodyBytes: max(settings.service.maxBodyBytes, 16 << 20)
         ).endpoints)
     let experiments = ExperimentPostgresRepository(client: database, logger: logger)
     router.addRoutes(

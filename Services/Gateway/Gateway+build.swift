@@ -41,6 +41,7 @@ func buildApplication(
         auditLog: AuditLogPostgresRepository(client: database, logger: logger),
         users: ConsoleUserPostgresRepository(client: database, logger: logger),
         files: try ConsoleFileController.source(settings.console))
+    let catalogSync = catalogSyncRunner(settings: settings, httpClient: httpClient)
     let router = buildRouter(
         settings: settings,
         repository: repository,
@@ -52,7 +53,7 @@ func buildApplication(
         readiness: [.database(database, migrations: GatewayMigrations.runner, logger: logger)]
             + upstreamChecks(settings: settings, httpClient: httpClient),
         entitlements: entitlementsClient(settings: settings, httpClient: httpClient),
-        catalogSync: catalogSyncClients(settings: settings, httpClient: httpClient)
+        catalogSync: catalogSync
     )
     // `/metrics` is not on the public port: it has a listener of its own, inside the network.
     let metricsListener = MetricsListener.make(
@@ -66,6 +67,15 @@ func buildApplication(
     let storedReads = StoredCustomerReads(
         database: settings.service.database, connections: settings.storedReadConnections, lastSeen: lastSeen,
         observe: hooks.storedReads, logger: logger)
+    // The scheduled catalog sync, when configured (off by default), once the schema is migrated.
+    let startup = StartupGate()
+    var scheduled: [any Service] = []
+    if let interval = settings.catalogSyncInterval, let catalogSync {
+        scheduled.append(
+            CatalogSyncSchedule(
+                turns: CatalogSyncTurnsPostgres(client: database, logger: logger), runner: catalogSync,
+                interval: interval, startup: startup, logger: logger))
+    }
     // Spans live in the router's middleware: with tracing on, every request takes the router path.
     let channelProxy = ChannelProxy(
         routes: routes, authenticator: shared.authenticator, rateLimiter: shared.rateLimiter,
@@ -81,7 +91,9 @@ func buildApplication(
         // Shut down in reverse: the pools and the stored reads' connections once the server has drained, then the
         // last `last_seen` batch, the reports of the last downloads, then the client that sends them; the metrics
         // listener last, so the final counts can still be scraped.
-        services: [metricsListener, HTTPClientService(client: httpClient), reporter, lastSeen, pools, storedReads],
+        services: [metricsListener, HTTPClientService(client: httpClient), reporter, lastSeen, pools, storedReads]
+            + scheduled,
+        startup: startup,
         logger: logger
     )
 }
@@ -134,7 +146,7 @@ func buildRouter(
     console: ConsoleDependencies,
     readiness: [ReadinessCheck],
     entitlements: EntitlementsClient? = nil,
-    catalogSync: (verifier: InternalClient, catalog: InternalClient)? = nil
+    catalogSync: CatalogSyncRunner? = nil
 ) -> Router<GatewayRequestContext> {
     let router = Router(context: GatewayRequestContext.self)
     ServiceTracing.addMiddleware(to: router, settings: settings.service.observability)
@@ -204,9 +216,7 @@ func buildRouter(
         atPath: RouterPath(OwnRoute.answerSigning.prefix))
     if let catalogSync {
         api.addRoutes(
-            CatalogSyncController(
-                verifier: catalogSync.verifier, catalog: catalogSync.catalog, maxBodyBytes: maxBody
-            ).endpoints,
+            CatalogSyncController(runner: catalogSync, maxBodyBytes: maxBody).endpoints,
             atPath: RouterPath(OwnRoute.catalogSync.prefix))
     }
 

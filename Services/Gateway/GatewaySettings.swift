@@ -32,6 +32,7 @@ import ShopkeeperHTTP
 /// | `SHOPKEEPER_KEY_CACHE_SECONDS` | `5` | how long a key lookup is remembered (a revocation takes this long everywhere) |
 /// | `SHOPKEEPER_CONSOLE_*` | | the console's folder and sessions: see ``ConsoleSettings`` |
 /// | `SHOPKEEPER_GATEWAY_STORED_READS` | `4` | database connections for answering `GET /v1/customers/{app_user_id}` from the info the entitlements service stored, without calling it (``StoredCustomerReads``), spread over the event loops (one per core; a loop without one sends its reads to the service); `0` sends every such read to the service |
+/// | `SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS` | `0` (off) | the scheduled catalog sync (``CatalogSyncSchedule``): every app with store credentials is synced with each store this often (60-604800), applying review states and prices only; one replica runs each app's sync per interval |
 /// | `SHOPKEEPER_CONTENT_DIR` | unset | the content service's storage volume, when the gateway can read it too (the same directory or mount): downloads are then sent from it with `sendfile(2)` by the gateway, which reports each one back to the content service; unset, the content service streams them through the gateway. Must be an existing directory, with content routes configured |
 struct GatewaySettings: Sendable {
     var service: ServiceSettings
@@ -64,6 +65,8 @@ struct GatewaySettings: Sendable {
     var console: ConsoleSettings
     /// Database connections for stored customer reads (``StoredCustomerReads``); 0: none.
     var storedReadConnections: Int
+    /// How often the scheduled catalog sync runs for each app (``CatalogSyncSchedule``); `nil`: never (the default).
+    var catalogSyncInterval: Duration? = nil
 
     static func read(from environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError)
         -> GatewaySettings
@@ -152,8 +155,21 @@ struct GatewaySettings: Sendable {
             keyCacheTTL: .seconds(try environment.int("SHOPKEEPER_KEY_CACHE_SECONDS", default: 5, in: 0...300)),
             contentDirectory: try contentDirectory(environment, routes: routes),
             console: console,
-            storedReadConnections: try environment.int("SHOPKEEPER_GATEWAY_STORED_READS", default: 4, in: 0...64)
+            storedReadConnections: try environment.int("SHOPKEEPER_GATEWAY_STORED_READS", default: 4, in: 0...64),
+            catalogSyncInterval: try catalogSyncInterval(environment)
         )
+    }
+
+    /// Reads `SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS`: `0` (the default) is off; otherwise a minute to a week.
+    private static func catalogSyncInterval(_ environment: EnvironmentReader) throws(ConfigurationError) -> Duration? {
+        let name = "SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS"
+        let seconds = try environment.int(name, default: 0, in: 0...604_800)
+        guard seconds > 0 else { return nil }
+        guard seconds >= 60 else {
+            throw ConfigurationError(
+                variable: name, reason: "must be 0 (off) or at least 60: each sync reads the stores' whole catalogs")
+        }
+        return .seconds(seconds)
     }
 
     /// The master key of development and tests (the verifier's too), refused in production.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The body of `POST /v1/admin/catalog/sync`: read a store's catalog, show how it differs from this app's, and apply
 /// what the operator accepts.
 package struct CatalogSyncRequest: Codable, Sendable, Equatable {
@@ -122,36 +124,76 @@ package struct StorePrice: Codable, Sendable, Hashable {
 package struct CatalogSyncCommand: Codable, Sendable {
     package var request: CatalogSyncRequest
     package var storeCatalog: StoreCatalog
+    /// Who asked: an operator (`POST /v1/admin/catalog/sync`) or the gateway's scheduled sync.
+    package var trigger: CatalogSyncTrigger
 
-    package init(request: CatalogSyncRequest, storeCatalog: StoreCatalog) {
+    package init(request: CatalogSyncRequest, storeCatalog: StoreCatalog, trigger: CatalogSyncTrigger = .manual) {
         self.request = request
         self.storeCatalog = storeCatalog
+        self.trigger = trigger
     }
 
     package enum CodingKeys: String, CodingKey {
-        case request
+        case request, trigger
         case storeCatalog = "store_catalog"
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        request = try container.decode(CatalogSyncRequest.self, forKey: .request)
+        storeCatalog = try container.decode(StoreCatalog.self, forKey: .storeCatalog)
+        // A gateway of the previous release sends no trigger: only operators synced then.
+        trigger = try container.decodeIfPresent(CatalogSyncTrigger.self, forKey: .trigger) ?? .manual
     }
 }
 
-/// The answer of `POST /v1/admin/catalog/sync`: every difference, and what became of it.
+/// The catalog service's internal read of the last sync (`GET /v1/admin/catalog/sync/last?store=`).
+package struct CatalogSyncLastQuery: Codable, Sendable, Equatable {
+    /// `apple` or `google`; `nil`: the newest of either.
+    package var store: String?
+
+    package init(store: String?) {
+        self.store = store
+    }
+}
+
+/// Who started a catalog sync.
+package enum CatalogSyncTrigger: String, Codable, Sendable, CaseIterable {
+    /// An operator: `POST /v1/admin/catalog/sync` or `shopkeeper catalog sync`.
+    case manual
+    /// The gateway's scheduled sync (`SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS`): review states and prices only.
+    case scheduled
+}
+
+/// The answer of `POST /v1/admin/catalog/sync` and `GET /v1/admin/catalog/sync/last`: every difference, and what
+/// became of it.
 package struct CatalogSyncResult: Codable, Sendable, Equatable {
     package var store: String
     package var dryRun: Bool
     package var changes: [CatalogSyncChange]
     /// How many changes were applied.
     package var applied: Int
+    /// Who started the sync.
+    package var trigger: CatalogSyncTrigger
+    /// When the catalog compared (and applied).
+    package var syncedAt: Date
 
-    package init(store: String, dryRun: Bool, changes: [CatalogSyncChange], applied: Int) {
+    package init(
+        store: String, dryRun: Bool, changes: [CatalogSyncChange], applied: Int, trigger: CatalogSyncTrigger = .manual,
+        syncedAt: Date = Date()
+    ) {
         self.store = store
         self.dryRun = dryRun
         self.changes = changes
         self.applied = applied
+        self.trigger = trigger
+        self.syncedAt = syncedAt
     }
 
     package enum CodingKeys: String, CodingKey {
-        case store, changes, applied
+        case store, changes, applied, trigger
         case dryRun = "dry_run"
+        case syncedAt = "synced_at"
     }
 }
 

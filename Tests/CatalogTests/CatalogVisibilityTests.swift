@@ -117,3 +117,46 @@ import Testing
         #expect(match == expected)
     }
 }
+
+/// The synced store price as the price hint of a product without one of its own.
+@Suite struct CatalogSyncedPriceHintTests {
+    static let prices: SyncedPrices = [
+        .appStore: ["p": ["USA": StorePrice(territory: "USA", currency: "USD", price: "2.99")]],
+        .playStore: ["p": ["US": StorePrice(territory: "US", currency: "USD", price: "3.49")]],
+    ]
+
+    static func query(_ platform: StorePlatform, storefront: String?) -> CatalogQuery {
+        CatalogQuery(
+            platform: platform, build: .distribution, appVersion: AppVersion("1.0")!, variant: nil, locale: nil,
+            storefront: storefront)
+    }
+
+    @Test func theStorefrontsSyncedPriceIsTheHint() {
+        let product = CatalogVisibilityTests.product()
+        let apple = CatalogVisibility.item(
+            for: product, query: Self.query(.appStore, storefront: "USA"), prices: Self.prices)
+        #expect(apple?.priceHint == "2.99 USD")
+        let play = CatalogVisibility.item(
+            for: product, query: Self.query(.playStore, storefront: "US"), prices: Self.prices)
+        #expect(play?.priceHint == "3.49 USD")
+        // Another storefront, none named, or a free product: no synced hint.
+        #expect(
+            CatalogVisibility.item(for: product, query: Self.query(.appStore, storefront: "DEU"), prices: Self.prices)?
+                .priceHint == nil)
+        #expect(
+            CatalogVisibility.item(for: product, query: Self.query(.appStore, storefront: nil), prices: Self.prices)?
+                .priceHint == nil)
+        #expect(
+            CatalogVisibility.item(
+                for: CatalogVisibilityTests.product(free: true), query: Self.query(.appStore, storefront: "USA"),
+                prices: Self.prices)?.priceHint == nil)
+    }
+
+    @Test func theProductsOwnHintComesFirst() {
+        var product = CatalogVisibilityTests.product()
+        product.localizations["en"]?.priceHint = "$1.99"
+        let item = CatalogVisibility.item(
+            for: product, query: Self.query(.appStore, storefront: "USA"), prices: Self.prices)
+        #expect(item?.priceHint == "$1.99")
+    }
+}

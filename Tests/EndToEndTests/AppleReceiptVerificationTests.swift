@@ -141,6 +141,13 @@ import Testing
             let (_, other) = try await buy(world, environment: "Production", appAppleID: 7_654_321, user: "zoe")
             let refused = try await purchase(world, receipt: other)
             #expect(refused.code == "wrong_app_apple_id", "\(refused.json)")
+
+            // Only Production is held to the App Apple ID, as Apple's library checks it: a sandbox purchase signed
+            // with another number is taken.
+            let (sandboxID, sandboxReceipt) = try await buy(world, environment: "Sandbox", appAppleID: 7_654_321)
+            let taken = try await purchase(world, receipt: sandboxReceipt)
+            #expect(taken.status == 200, "\(taken.json)")
+            #expect((taken["transactions"] as? [[String: Any]])?.first?["transaction_id"] as? String == sandboxID)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import ShopkeeperDatabase
 import ShopkeeperModels
 import ShopkeeperTestSupport
 import Testing
@@ -11,8 +12,11 @@ struct CatalogSyncWorld {
 
     let sandbox: ServiceProcess
     let stack: GatewayStack
+    /// The database every service of the world uses.
+    let database: DatabaseSettings
     let secretKey: String
     let publicKey: String
+    let appID: String
     let bundleID = "com.example.sync\(UUID().uuidString.prefix(8).lowercased())"
 
     /// Starts the world, runs `body`, stops it.
@@ -35,7 +39,8 @@ struct CatalogSyncWorld {
                 return try #require(created["key"] as? String, "\(created.json)")
             }
             let world = CatalogSyncWorld(
-                sandbox: sandbox, stack: stack, secretKey: try await key("secret"), publicKey: try await key("public"))
+                sandbox: sandbox, stack: stack, database: database, secretKey: try await key("secret"),
+                publicKey: try await key("public"), appID: appID)
             do {
                 try await body(world)
             } catch {

@@ -65,6 +65,15 @@ struct GatewayStack {
             content: content, gateway: gateway)
     }
 
+    /// Starts another gateway replica in front of the same services, with `environment` added to the first one's;
+    /// the caller stops it.
+    func replica(environment: [String: String]) async throws -> ServiceProcess {
+        let replica = try ServiceProcess(
+            "shopkeeper-gateway", environment: gateway.environment.merging(environment) { _, new in new })
+        try await replica.waitUntilReady()
+        return replica
+    }
+
     /// Stops every process gracefully, the gateway first; fails when one does not exit cleanly.
     func stop() async throws {
         for process in [gateway, content, verifier, entitlements, subscriptions, catalog].compactMap(\.self) {

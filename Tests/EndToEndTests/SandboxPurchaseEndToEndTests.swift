@@ -153,8 +153,9 @@ import Testing
             let lines = sales.output.split(whereSeparator: \.isNewline).map(String.init)
             #expect(
                 lines == [
-                    "store,currency,purchases,renewals,units,revenue_milliunits,refunds,refunded_milliunits",
-                    "app_store,USD,1,0,1,2990,0,0", "play_store,,1,0,1,,0,",
+                    "store,currency,purchases,renewals,units,revenue_milliunits,refunds,refunded_milliunits,"
+                        + "estimated_revenue_milliunits,estimated_refunded_milliunits",
+                    "app_store,USD,1,0,1,2990,0,0,0,0", "play_store,,1,0,1,,0,,,",
                 ], "\(sales.output)")
             let consumables = try runCLI(
                 ["report", "consumables", "--group-by", "product"], environment: cliEnvironment)

@@ -32,6 +32,9 @@ import Testing
         ("SHOPKEEPER_PORT", "70000", "SHOPKEEPER_PORT"),
         ("SHOPKEEPER_ENV", "staging", "SHOPKEEPER_ENV"),
         ("DATABASE_URL", "mysql://localhost/shop", "DATABASE_URL"),
+        ("SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS", "30", "SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS"),
+        ("SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS", "hourly", "SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS"),
+        ("SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS", "999999", "SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS"),
     ])
     func badValuesNameTheirVariable(variable: String, value: String, expected: String) throws {
         #expect {
@@ -58,6 +61,11 @@ import Testing
         #expect(settings.maximumRateLimitClients == 100_000)
         #expect(settings.trustedProxies.isEmpty)
         #expect(settings.metricsHost == "127.0.0.1")
+        // The scheduled catalog sync is off unless set.
+        #expect(settings.catalogSyncInterval == nil)
+        let hourly = try GatewaySettings.read(
+            from: EnvironmentReader(["SHOPKEEPER_CATALOG_SYNC_INTERVAL_SECONDS": "3600"]))
+        #expect(hourly.catalogSyncInterval == .seconds(3600))
         #expect(settings.metricsPort == 9080)
         let configured = try GatewaySettings.read(
             from: EnvironmentReader([

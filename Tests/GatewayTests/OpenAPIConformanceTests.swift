@@ -96,7 +96,7 @@ import _CryptoExtras
                 auditLog: AuditLogPostgresRepository(client: database, logger: logger),
                 users: ConsoleUserPostgresRepository(client: database, logger: logger), files: .none),
             readiness: [],
-            catalogSync: catalogSyncClients(settings: gatewaySettings, httpClient: .shared)
+            catalogSync: catalogSyncRunner(settings: gatewaySettings, httpClient: .shared)
         )
 
         let prefixes = gatewaySettings.routes.map(\.prefix)

@@ -30,7 +30,7 @@ import Testing
                     == [
                         "product_id": "pro", "store_product_id": .null, "storefront": "USA", "currency": "USD",
                         "purchases": 2, "renewals": 0, "units": 2, "revenue_milliunits": 3980, "refunds": 0,
-                        "refunded_milliunits": 0,
+                        "refunded_milliunits": 0, "estimated_revenue_milliunits": 0, "estimated_refunded_milliunits": 0,
                     ])
             // Production has none of the sandbox's.
             let production = try await world.gateway.send(

@@ -90,6 +90,48 @@ import X509
         }
     }
 
+    /// An app transaction as Xcode's StoreKit Testing signs it: no `appTransactionId`.
+    static func xcodeAppTransaction(signedBy signer: (certificate: Certificate, key: P256.Signing.PrivateKey)) throws
+        -> String
+    {
+        let now = Date().appleMilliseconds
+        let json = """
+            {"receiptType":"Xcode","appAppleId":0,"bundleId":"\(VerifierHarness.bundleID)","applicationVersion":"2.0",
+            "receiptCreationDate":\(now).25,"requestDate":\(now).25,"originalPurchaseDate":1700000000000.5,
+            "originalApplicationVersion":"1.0","deviceVerification":"dmVyaWZ5",
+            "deviceVerificationNonce":"0c39f1b8-6e5f-4c1f-bb5e-2b1c8a2b9f00","originalPlatform":"iOS"}
+            """
+        let header = JWSHeader(
+            alg: "ES256", kid: "Apple_Xcode_Key", typ: "JWT", x5c: [try base64DER(signer.certificate)])
+        return try ES256Signer(key: signer.key, header: header).sign(payloadJSON: Array(json.utf8))
+    }
+
+    @Test("An Xcode app transaction without an appTransactionId is recorded for a development app, once")
+    func xcodeAppTransactionWithoutAnID() async throws {
+        try await VerifierHarness.run { harness in
+            let xcode = try Self.storeKitTestCertificate()
+            #expect(
+                try await harness.configureApple([
+                    "environments": ["sandbox"], "storekit_test_certificate": try Self.base64DER(xcode.certificate),
+                ]).status == .ok)
+            func present(_ jws: String) async throws -> [String: Any] {
+                let body = try JSONSerialization.data(withJSONObject: [
+                    "app_user_id": "xcode-user", "signed_app_transaction": jws,
+                ])
+                let answer = try await harness.send(.post, "/v1/purchases", kind: .public, json: body)
+                #expect(answer.status == .ok, "\(answer.text)")
+                let json = try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any]
+                return (json?["app_transaction"] as? [String: Any]) ?? [:]
+            }
+            #expect(
+                try await present(try Self.xcodeAppTransaction(signedBy: xcode))["outcome"] as? String == "recorded")
+            // Signed again (a new request, the same test install): the same app transaction.
+            #expect(
+                try await present(try Self.xcodeAppTransaction(signedBy: xcode))["outcome"] as? String
+                    == "already_recorded")
+        }
+    }
+
     @Test("Refused: for a production app, without a certificate, with another certificate, with Apple's chain shape")
     func refusals() async throws {
         try await VerifierHarness.run { harness in

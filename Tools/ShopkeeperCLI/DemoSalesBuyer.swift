@@ -138,24 +138,50 @@ struct DemoSalesBuyer: Sendable {
             "app_user_id": customer.appUserID, "app_version": customer.appVersion, "device_id": customer.device,
         ]
         body.merge(proof) { _, new in new }
-        _ = try await gateway.send(.POST, "/v1/purchases", json: try JSONSerialization.data(withJSONObject: body))
+        let json = try JSONSerialization.data(withJSONObject: body)
+        _ = try await Self.retrying { try await gateway.send(.POST, "/v1/purchases", json: json) }
     }
 
     private func consume(_ units: Int, of product: String, customer: DemoSalesPlan.Customer) async throws {
         let path = "/v1/customers/\(customer.appUserID)/consumables/\(product)/consume"
-        _ = try await GatewayAPIClient.execute(
-            .POST, url: gateway.baseURL.trimmingSuffix("/") + path, bearer: gateway.bearer,
-            json: try JSONSerialization.data(withJSONObject: ["quantity": units]),
-            headers: ["Idempotency-Key": UUID().uuidString])
+        let json = try JSONSerialization.data(withJSONObject: ["quantity": units])
+        // One key for every try: a consume retried after a lost answer spends once.
+        let key = UUID().uuidString
+        _ = try await Self.retrying {
+            try await GatewayAPIClient.execute(
+                .POST, url: gateway.baseURL.trimmingSuffix("/") + path, bearer: gateway.bearer, json: json,
+                headers: ["Idempotency-Key": key])
+        }
     }
 
     /// Refunds the App Store transaction at the sandbox store, then reads the customer's refund history through the
     /// gateway, which applies the refund unless the store's notification already did.
     private func refund(_ transactionID: String) async throws {
         _ = try await sandbox("/sandbox/apple/transactions/\(transactionID)/refund", ["reason": 0])
-        _ = try await admin.get(
-            "/v1/admin/stores/apple/refunds", query: [URLQueryItem(name: "transaction_id", value: transactionID)],
-            accept: "application/json")
+        _ = try await Self.retrying {
+            try await admin.get(
+                "/v1/admin/stores/apple/refunds",
+                query: [URLQueryItem(name: "transaction_id", value: transactionID)], accept: "application/json")
+        }
+    }
+
+    /// The answers the gateway asks to be tried again later: `429` (a rate limit) and `503` (a store or the
+    /// database unavailable for a moment).
+    static let retriedStatuses: Set<UInt> = [429, 503]
+    /// The pauses before each try again: doubling from a quarter second, 8 tries in all (about 16 s).
+    static let retryPauses: [Duration] = [0.25, 0.5, 1, 2, 4, 4, 4].map { .milliseconds(Int64($0 * 1000)) }
+
+    /// Runs `call` (an idempotent gateway call: a purchase presented twice, a consume with its key, a read) and tries
+    /// it again after each pause of ``retryPauses`` while the gateway answers a status of ``retriedStatuses``.
+    static func retrying<T>(_ call: () async throws -> T) async throws -> T {
+        for pause in retryPauses {
+            do {
+                return try await call()
+            } catch let failure as GatewayAPIClient.Failure where retriedStatuses.contains(failure.status) {
+                try await Task.sleep(for: pause)
+            }
+        }
+        return try await call()
     }
 
     private func sandbox(_ path: String, _ body: [String: Any]) async throws -> Data {

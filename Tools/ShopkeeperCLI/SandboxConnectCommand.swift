@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NIOHTTP1
+import ShopkeeperModels
 
 extension SandboxCommand {
     /// `shopkeeper sandbox connect`: makes store credentials at the sandbox store and gives them to the app.
@@ -31,8 +32,11 @@ extension SandboxCommand {
         var bundleID: String = environment["SHOPKEEPER_DEMO_BUNDLE_ID"] ?? DemoShop.bundleID
         @Option(help: "The app's Google Play package name (default: the bundle id).")
         var packageName: String?
-        @Option(help: "The app's Apple ID (App Store Connect's numeric app id).")
-        var appAppleID: Int64 = 1_234_567_890
+        @Option(
+            help:
+                "The app's Apple ID (App Store Connect's numeric app id; default: the one the sandbox store signs for the bundle id)."
+        )
+        var appAppleID: Int64?
         @Flag(
             inversion: .prefixedNo,
             help:
@@ -41,7 +45,7 @@ extension SandboxCommand {
         var demoPrices: Bool?
 
         func validate() throws {
-            guard appAppleID > 0 else { throw ValidationError("--app-apple-id must be positive") }
+            guard (appAppleID ?? 1) > 0 else { throw ValidationError("--app-apple-id must be positive") }
         }
 
         func run() async throws {
@@ -50,6 +54,8 @@ extension SandboxCommand {
             }
             let gateway = GatewayAPIClient(baseURL: gatewayURL, bearer: key)
             let package = packageName ?? bundleID
+            // The App Apple ID the sandbox store signs for this bundle id, unless told another.
+            let appAppleID = self.appAppleID ?? AppleAppIdentity.appAppleId(bundleId: bundleID)
             let sandbox = sandboxURL.trimmingSuffix("/")
 
             let apiKey = try await step("make an App Store Server API key at \(sandbox)/sandbox/apple/api-keys") {

@@ -1,21 +1,68 @@
 // Catalog: the app's products with their review state, whether they are cleared for sale, their minimum app version
 // and localizations (GET /v1/admin/products); each links to its edit page, and the catalog can be exported or a
-// catalog document imported (with a dry run first).
+// catalog document imported (with a dry run first). Below, the last sync with a store and its diff
+// (GET /v1/admin/catalog/sync/last), manual or scheduled.
 
-import { get, segment } from "../api.js";
+import { ApiError, get, segment } from "../api.js";
 import { h, append, badge, link, pageHeading, replace, table } from "../dom.js";
 import { clearedForSale, localizationsText, minVersionText, storeIDsText } from "../pure/catalog.js";
 import { words } from "../pure/format.js";
 import { mayCall } from "../pure/roles.js";
+import { changeRows, outcomeCounts, syncSummary } from "../pure/sync.js";
 
 const reviewTones = { approved: "good", rejected: "bad", removed: "bad", in_review: "warn", waiting_for_review: "warn" };
 
 // Data.
 
-/** The products and the catalog document the export downloads. */
+/** The products, the catalog document the export downloads, and the last store sync (`null` before the first). */
 async function load() {
-  const [answer, exported] = await Promise.all([get("/v1/admin/products"), get("/v1/admin/catalog")]);
-  return { products: answer.products, exported };
+  const [answer, exported, lastSync] = await Promise.all([get("/v1/admin/products"), get("/v1/admin/catalog"), loadLastSync()]);
+  return { products: answer.products, exported, lastSync };
+}
+
+/** The last store sync; `null` when none has run (`404 sync_not_found`). */
+async function loadLastSync() {
+  try {
+    return await get("/v1/admin/catalog/sync/last");
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** The "Last store sync" section: what ran, and every difference with its outcome. */
+function syncSection(sync) {
+  if (!sync) {
+    return h(
+      "section",
+      { class: "last-sync" },
+      h("h2", { text: "Last store sync" }),
+      h("p", { class: "empty", text: "No sync with App Store Connect or Google Play has run yet (shopkeeper catalog sync --store apple|google)." }),
+    );
+  }
+  return h(
+    "section",
+    { class: "last-sync" },
+    h("h2", { text: "Last store sync" }),
+    h("p", { class: "sync-summary", text: syncSummary(sync) }),
+    table(
+      ["Difference", "Product", "What", "Catalog", "Store", "Outcome", "Detail"],
+      changeRows(sync).map((row) =>
+        h(
+          "tr",
+          { dataset: { change: row.id } },
+          h("td", { text: row.kind }),
+          h("th", { scope: "row" }, h("code", { text: row.product })),
+          h("td", { text: row.what }),
+          h("td", { text: row.from }),
+          h("td", { text: row.to }),
+          h("td", { class: "outcome" }, badge(row.outcome, row.tone)),
+          h("td", { text: row.detail }),
+        ),
+      ),
+      { caption: outcomeCounts(sync) || "No differences: the catalog agrees with the store.", className: "sync-changes" },
+    ),
+  );
 }
 
 // Markup.
@@ -27,7 +74,7 @@ function productLink(id, canEdit) {
 }
 
 export async function render(section, { session } = {}) {
-  const { products, exported } = await load();
+  const { products, exported, lastSync } = await load();
   const role = session && session.role;
   const canImport = mayCall(role, "PUT", "/v1/admin/catalog");
   const download = h("a", {
@@ -61,5 +108,6 @@ export async function render(section, { session } = {}) {
       ),
       { caption: `${products.length} product(s)`, className: "products" },
     ),
+    syncSection(lastSync),
   );
 }

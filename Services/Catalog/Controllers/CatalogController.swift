@@ -52,9 +52,18 @@ struct CatalogController {
         if let locale, !LocaleMatcher.isValidTag(locale) {
             problems.append(FieldProblem(pointer: "?locale", detail: "must be a locale tag such as en or de-AT"))
         }
+        let storefront = parameters.get("storefront").flatMap { $0.isEmpty ? nil : $0 }
+        if let storefront,
+            !(2...3).contains(storefront.count) || !storefront.allSatisfy({ $0.isASCII && $0.isUppercase })
+        {
+            problems.append(
+                FieldProblem(pointer: "?storefront", detail: "must be a store's territory code such as USA or US"))
+        }
         guard problems.isEmpty, let platform, let build, let version else {
             throw .invalidQuery(problems)
         }
-        return CatalogQuery(platform: platform, build: build, appVersion: version, variant: variant, locale: locale)
+        return CatalogQuery(
+            platform: platform, build: build, appVersion: version, variant: variant, locale: locale,
+            storefront: storefront)
     }
 }

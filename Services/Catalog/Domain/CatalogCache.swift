@@ -82,7 +82,7 @@ final class CatalogCache: Sendable {
                 appVersion: query.appVersion.description,
                 variant: query.variant,
                 locale: query.locale,
-                products: CatalogVisibility.items(of: snapshot.products, for: query)
+                products: CatalogVisibility.items(of: snapshot.products, for: query, prices: snapshot.storePrices)
             )
         }
     }

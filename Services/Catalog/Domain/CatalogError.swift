@@ -29,10 +29,12 @@ enum CatalogError: ProblemError {
     case experimentStopped(String)
     /// Only a running experiment can be stopped.
     case experimentNotRunning(String)
+    /// No catalog sync of the store (of any store: `nil`) has run for the app yet.
+    case syncNotFound(String?)
 
     var status: HTTPResponse.Status {
         switch self {
-        case .productNotFound, .offeringNotFound, .experimentNotFound: .notFound
+        case .productNotFound, .offeringNotFound, .experimentNotFound, .syncNotFound: .notFound
         case .productExists, .storeProductIDTaken, .productInOffering, .storeProductIDInOffering, .offeringExists,
             .offeringInUse, .defaultOfferingRequired, .offeringInExperiment, .experimentExists, .experimentRunning,
             .experimentStopped, .experimentNotRunning:
@@ -59,6 +61,7 @@ enum CatalogError: ProblemError {
         case .experimentRunning: "experiment_running"
         case .experimentStopped: "experiment_stopped"
         case .experimentNotRunning: "experiment_not_running"
+        case .syncNotFound: "sync_not_found"
         }
     }
 
@@ -99,6 +102,8 @@ enum CatalogError: ProblemError {
         case .experimentStopped(let id):
             "The experiment '\(id)' is stopped, for good: create another experiment to continue it."
         case .experimentNotRunning(let id): "The experiment '\(id)' is not running: only a running one is stopped."
+        case .syncNotFound(let store):
+            "No catalog sync\(store.map { " of \($0)" } ?? "") has run for this app yet: POST /v1/admin/catalog/sync."
         }
     }
 

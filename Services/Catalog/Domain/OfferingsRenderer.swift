@@ -12,15 +12,19 @@ enum OfferingsRenderer {
         return OfferingsView(
             currentOfferingID: current,
             ruleID: ruleID,
-            offerings: snapshot.offerings.map { view(of: $0, products: products, query: query) },
+            offerings: snapshot.offerings.map {
+                view(of: $0, products: products, query: query, prices: snapshot.storePrices)
+            },
             experiment: experiment
         )
     }
 
-    static func view(of offering: Offering, products: [String: Product], query: CatalogQuery) -> OfferingView {
+    static func view(
+        of offering: Offering, products: [String: Product], query: CatalogQuery, prices: SyncedPrices = [:]
+    ) -> OfferingView {
         let packages = offering.packages.compactMap { package -> PackageView? in
             guard let product = products[package.productID],
-                var item = CatalogVisibility.item(for: product, query: query)
+                var item = CatalogVisibility.item(for: product, query: query, prices: prices)
             else { return nil }
             if item.availability == .purchasable || item.availability == .requiresUpdate,
                 let storeID = package.storeProductIDs[query.platform]

@@ -5,7 +5,7 @@ enum CatalogMigrations {
     static let runner = MigrationRunner(schema: "catalog", migrations: all)
 
     /// Every migration, in order: the first ones, then those of each later change.
-    static let all: [Migration] = products + offerings + experiments
+    static let all: [Migration] = products + offerings + experiments + syncHistory
 
     /// Migrations 0001 to 0006: products, their store ids, revisions and store prices.
     static let products: [Migration] = [

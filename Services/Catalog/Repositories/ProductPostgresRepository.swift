@@ -13,6 +13,20 @@ struct ProductPostgresRepository: ProductRepository {
 
     var writes: CatalogWrites { CatalogWrites(client: client, logger: logger) }
 
+    /// One synced price as the snapshot's statement aggregates it.
+    private struct SyncedPriceRow: Decodable {
+        var platform: String
+        var productID: String
+        var territory: String
+        var currency: String
+        var price: String
+
+        enum CodingKeys: String, CodingKey {
+            case platform, territory, currency, price
+            case productID = "product_id"
+        }
+    }
+
     func snapshot(appID: String) async throws -> CatalogSnapshot {
         // One statement, so the revision, the products, the offerings, the rules and the running experiments come from
         // one database snapshot.
@@ -31,21 +45,32 @@ struct ProductPostgresRepository: ProductRepository {
                                      FROM catalog.experiment_variants v
                                      WHERE v.app_id = e.app_id AND v.experiment_id = e.experiment_id)))
                         ORDER BY e.started_at, e.experiment_id), '[]')
-                    FROM catalog.experiments e WHERE e.app_id = \(appID) AND e.state = 'running')::text
+                    FROM catalog.experiments e WHERE e.app_id = \(appID) AND e.state = 'running')::text,
+                   (SELECT coalesce(json_agg(json_build_object(
+                        'platform', s.platform, 'product_id', s.product_id, 'territory', s.territory,
+                        'currency', s.currency, 'price', s.price::text)), '[]')
+                    FROM catalog.store_prices s WHERE s.app_id = \(appID))::text
             FROM (SELECT coalesce(max(revision), 0)::bigint AS revision FROM catalog.revisions WHERE app_id = \(appID)) r
             """,
             logger: logger
         )
-        for try await (revision, products, offerings, rules, experiments) in rows.decode(
-            (Int64, String, String, String, String).self)
+        for try await (revision, products, offerings, rules, experiments, prices) in rows.decode(
+            (Int64, String, String, String, String, String).self)
         {
             let decoder = JSONDecoder()
+            var storePrices: SyncedPrices = [:]
+            for row in try decoder.decode([SyncedPriceRow].self, from: Data(prices.utf8)) {
+                guard let platform = StorePlatform(rawValue: row.platform) else { continue }
+                storePrices[platform, default: [:]][row.productID, default: [:]][row.territory] = StorePrice(
+                    territory: row.territory, currency: row.currency, price: row.price)
+            }
             return CatalogSnapshot(
                 revision: revision,
                 products: try decoder.decode([Product].self, from: Data(products.utf8)),
                 offerings: try decoder.decode([Offering].self, from: Data(offerings.utf8)),
                 rules: try decoder.decode([TargetingRule].self, from: Data(rules.utf8)),
-                experiments: try decoder.decode([Experiment].self, from: Data(experiments.utf8))
+                experiments: try decoder.decode([Experiment].self, from: Data(experiments.utf8)),
+                storePrices: storePrices
             )
         }
         return CatalogSnapshot(revision: 0, products: [])

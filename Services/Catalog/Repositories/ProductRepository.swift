@@ -31,4 +31,7 @@ struct CatalogSnapshot: Sendable {
     var rules: [TargetingRule] = []
     /// The running experiments, oldest start first (the first whose audience matches a request serves it).
     var experiments: [Experiment] = []
+    /// The prices the last accepted store syncs kept (`catalog.store_prices`): a product's `price_hint` when it has
+    /// none of its own and the request names a storefront.
+    var storePrices: SyncedPrices = [:]
 }

@@ -40,6 +40,9 @@ struct ReportPostgresRepository: ReportRepository {
                 (ReportColumn("revenue_milliunits", .sum), true),
                 (ReportColumn("refunds", .sum), true),
                 (ReportColumn("refunded_milliunits", .sum), true),
+                // The part of the two amounts above estimated from synced prices (Google Play), not told by the store.
+                (ReportColumn("estimated_revenue_milliunits", .sum), true),
+                (ReportColumn("estimated_refunded_milliunits", .sum), true),
             ],
             query: query, totalsBy: ["currency"], client: client, logger: logger)
         table.nextFrom = nextFrom
@@ -108,14 +111,18 @@ struct ReportPostgresRepository: ReportRepository {
     static let salesSQL = """
         SELECT to_char(g.day, 'YYYY-MM-DD'), g.product_id, g.store_product_id, g.store, g.storefront, g.currency,
                g.purchases, g.renewals, g.units, CASE WHEN g.currency IS NOT NULL THEN g.revenue END, g.refunds,
-               CASE WHEN g.currency IS NOT NULL THEN g.refunded END
+               CASE WHEN g.currency IS NOT NULL THEN g.refunded END,
+               CASE WHEN g.currency IS NOT NULL THEN g.estimated_revenue END,
+               CASE WHEN g.currency IS NOT NULL THEN g.estimated_refunded END
         FROM (
             SELECT CASE WHEN $5::boolean THEN day END AS day, CASE WHEN $6::boolean THEN product_id END AS product_id,
                    CASE WHEN $6::boolean AND product_id IS NULL THEN store_product_id END AS store_product_id,
                    CASE WHEN $7::boolean THEN store END AS store, CASE WHEN $8::boolean THEN storefront END AS storefront,
                    currency, sum(purchases)::bigint AS purchases, sum(renewals)::bigint AS renewals,
                    sum(units)::bigint AS units, sum(revenue_milliunits)::bigint AS revenue,
-                   sum(refunds)::bigint AS refunds, sum(refunded_milliunits)::bigint AS refunded
+                   sum(refunds)::bigint AS refunds, sum(refunded_milliunits)::bigint AS refunded,
+                   sum(estimated_revenue_milliunits)::bigint AS estimated_revenue,
+                   sum(estimated_refunded_milliunits)::bigint AS estimated_refunded
             FROM entitlements.report_sales_days
             WHERE app_id = $1::text AND environment = $4::text AND day >= $2::text::date AND day <= $3::text::date
             GROUP BY 1, 2, 3, 4, 5, 6

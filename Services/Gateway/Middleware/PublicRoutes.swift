@@ -94,6 +94,7 @@ struct PublicRoutes: Sendable {
         Template("/v1/admin/products/{product_id}", [.get, .put, .delete]),
         Template("/v1/admin/catalog", [.get, .put]),
         Template("/v1/admin/catalog/sync", [.post]),
+        Template("/v1/admin/catalog/sync/last", [.get]),
         Template("/v1/offerings", [.get, .head]),
         Template("/v1/admin/offerings", [.get, .put, .post]),
         Template("/v1/admin/offerings/{offering_id}", [.get, .put, .delete]),

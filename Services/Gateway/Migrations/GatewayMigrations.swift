@@ -2,8 +2,9 @@ import ShopkeeperDatabase
 
 /// The gateway's schema changes, oldest first. Forward only: never edit a released one, add a new one.
 enum GatewayMigrations {
-    static let runner = MigrationRunner(schema: "gateway", migrations: all)
+    static let runner = MigrationRunner(schema: "gateway", migrations: all + catalogSyncSchedule)
 
+    /// Migrations 0001 to 0006; later ones are in the extensions (`catalogSyncSchedule`: 0007).
     static let all: [Migration] = [
         Migration(
             "0001_apps_and_keys",

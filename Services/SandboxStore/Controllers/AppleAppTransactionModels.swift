@@ -1,5 +1,6 @@
 import Foundation
 import ShopkeeperHTTP
+import ShopkeeperModels
 import ShopkeeperStores
 
 /// `POST /sandbox/apple/app-transactions`: the app transaction of a customer (made the first time).
@@ -163,15 +164,5 @@ struct ExternalPurchaseTokenRequest: Decodable, Sendable {
             externalPurchaseId: id, tokenCreationDate: (tokenCreationDate ?? now).appleMilliseconds,
             appAppleId: appAppleId ?? AppleAppIdentity.appAppleId(bundleId: bundleId), bundleId: bundleId)
         return (token, appleEnvironment)
-    }
-}
-
-/// The App Store's number for an app the sandbox was not told the number of.
-enum AppleAppIdentity {
-    /// A stable 10-digit App Apple ID per bundle id (what App Store Connect shows as the app's Apple ID).
-    static func appAppleId(bundleId: String) -> Int64 {
-        var hash: UInt64 = 14_695_981_039_346_656_037
-        for byte in bundleId.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
-        return 1_000_000_000 + Int64(hash % 8_999_999_999)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import ShopkeeperHTTP
+import ShopkeeperModels
 import ShopkeeperStores
 
 /// `/sandbox/notifications`: where the sandbox sends store notifications, what it sent, sending one again (many

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ShopkeeperModels
 import ShopkeeperStores
 
 /// Checks an App Store Connect API bearer token as Apple does, and refuses every failure alike.

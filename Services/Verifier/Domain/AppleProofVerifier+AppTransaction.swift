@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import ShopkeeperModels
 import ShopkeeperStores
@@ -21,15 +22,34 @@ extension AppleProofVerifier {
             // the environment must still be one the app accepts.
             try check(bundleID: credentials.bundleID, environment: payload.environment, credentials: credentials)
         }
-        guard let id = payload.appTransactionId, !id.isEmpty, id.count <= 128 else {
-            throw .proofRejected(code: "malformed_proof", detail: "The app transaction carries no appTransactionId.")
-        }
         guard let environment = payload.environment.flatMap(AppleEnvironment.init(rawValue:)) else {
             throw .proofRejected(code: "wrong_environment", detail: "The proof names no known App Store environment.")
+        }
+        let id: String
+        if let given = payload.appTransactionId, !given.isEmpty, given.count <= 128 {
+            id = given
+        } else if environment == .xcode || environment == .localTesting {
+            // Xcode's StoreKit Testing signs app transactions without an appTransactionId (accepted only for apps
+            // in the development setting, as every Xcode proof): one is derived from what stays the same for the
+            // test install, so grandfathering and the paid edition can be tried in Xcode.
+            id = Self.localAppTransactionID(payload)
+        } else {
+            throw .proofRejected(code: "malformed_proof", detail: "The app transaction carries no appTransactionId.")
         }
         return AppTransactionFacts(
             appTransactionID: id, environment: AppleTransactionNormalizer.storeEnvironment(environment),
             variant: variant, originalApplicationVersion: payload.originalApplicationVersion,
             originalPurchaseDate: payload.originalPurchaseDate.map(Date.init(appleMilliseconds:)))
+    }
+
+    /// The id of an Xcode (or LocalTesting) app transaction that has none: `xcode.` and the first 32 hex digits of
+    /// the SHA-256 of its environment, bundle id, original purchase date and original application version.
+    static func localAppTransactionID(_ payload: AppleAppTransactionPayload) -> String {
+        let parts = [
+            payload.environment ?? "", payload.bundleId ?? "", payload.originalPurchaseDate.map { String($0) } ?? "",
+            payload.originalApplicationVersion ?? "",
+        ]
+        let digest = SHA256.hash(data: Data(parts.joined(separator: "|").utf8))
+        return "xcode." + digest.map { String(format: "%02x", $0) }.joined().prefix(32)
     }
 }

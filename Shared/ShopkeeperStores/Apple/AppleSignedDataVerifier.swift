@@ -56,10 +56,9 @@ package struct AppleSignedDataVerifier: Sendable {
         } catch {
             throw .malformed("the payload is not the expected JSON")
         }
-        guard let signedMilliseconds = payload.signedDate else {
-            throw .malformed("signedDate is missing")
-        }
-        let signedDate = Date(appleMilliseconds: signedMilliseconds)
+        // Without a signing date (`signedDate`; an app transaction's `receiptCreationDate`), the chain is checked at
+        // the current time, as Apple's library does.
+        let signedDate = payload.signedDate.map { Date(appleMilliseconds: $0) } ?? Date()
 
         let chain: VerifiedChain
         if let cached {

@@ -4,11 +4,8 @@ import Foundation
 
 /// A device store whose purchases come back with a tampered signature (a pirate's patched app): the purchase is
 /// real at the sandbox store, the proof the app sends is not.
-struct ForgingDeviceStore: DeviceStore {
+struct ForgingDeviceStore: SandboxWrapping {
     let real: SandboxDeviceStore
-    var platform: StorePlatform { real.platform }
-
-    func buildKind() async -> BuildKind { await real.buildKind() }
 
     func purchase(_ request: DevicePurchaseRequest) async throws(ShopkeeperError) -> DeviceTransaction? {
         try await real.purchase(request).map(Self.forge)
@@ -21,10 +18,6 @@ struct ForgingDeviceStore: DeviceStore {
     func currentEntitlements() async throws(ShopkeeperError) -> [DeviceTransaction] {
         try await real.currentEntitlements().map(Self.forge)
     }
-
-    func finish(_ transaction: DeviceTransaction) async throws(ShopkeeperError) { try await real.finish(transaction) }
-
-    func transactionUpdates() -> AsyncStream<DeviceTransaction> { real.transactionUpdates() }
 
     /// The JWS with its signature's first character changed.
     static func forge(_ transaction: DeviceTransaction) -> DeviceTransaction {

@@ -118,25 +118,12 @@ import Testing
 }
 
 /// The sandbox device store, counting how often the kit asks it for the app transaction (it asks only to send it).
-actor CountingDeviceStore: DeviceStore {
-    let real: SandboxDeviceStore
+actor CountingDeviceStore: SandboxWrapping {
+    nonisolated let real: SandboxDeviceStore
     private(set) var appTransactions = 0
 
     init(real: SandboxDeviceStore) { self.real = real }
 
-    nonisolated var platform: StorePlatform { real.platform }
-    func buildKind() async -> BuildKind { await real.buildKind() }
-    func purchase(_ request: DevicePurchaseRequest) async throws(ShopkeeperError) -> DeviceTransaction? {
-        try await real.purchase(request)
-    }
-    func unfinishedTransactions() async throws(ShopkeeperError) -> [DeviceTransaction] {
-        try await real.unfinishedTransactions()
-    }
-    func currentEntitlements() async throws(ShopkeeperError) -> [DeviceTransaction] {
-        try await real.currentEntitlements()
-    }
-    func finish(_ transaction: DeviceTransaction) async throws(ShopkeeperError) { try await real.finish(transaction) }
-    nonisolated func transactionUpdates() -> AsyncStream<DeviceTransaction> { real.transactionUpdates() }
     func appTransaction() async throws(ShopkeeperError) -> String? {
         appTransactions += 1
         return try await real.appTransaction()

@@ -32,6 +32,19 @@ import Testing
         #expect(garten.storeProduct?.storefront == "DEU")
     }
 
+    @Test func whenTheStoreCannotLoadItsProductsTheCatalogStillShows() async throws {
+        let stack = try Stack.require()
+        let sandbox = try stack.device(storefront: "USA").store
+        let device = try stack.device(store: UnreachableProductsStore(real: sandbox))
+        let products = try await device.shopkeeper.products()
+        let garden = try #require(products.first { $0.id == "extra_garden" })
+        #expect(garden.storeProduct == nil)
+        #expect(garden.isPriceFromStore == false)
+        // The demo's products have no price hint and no catalog sync ran: no price to show, but the shop is there.
+        #expect(garden.displayPrice == garden.priceHint)
+        #expect(products.contains { $0.id == "seeds_sunflower" })
+    }
+
     @Test func aCustomerWhoUsedTheTrialIsNotOfferedItAgain() async throws {
         let stack = try Stack.require()
         let device = try stack.device()
@@ -52,5 +65,17 @@ import Testing
         #expect(await restricted.shopkeeper.canMakePayments() == false)
         await restricted.store.setCanMakePayments(true)
         #expect(await restricted.shopkeeper.canMakePayments())
+    }
+}
+
+/// A device store that cannot load the store's products (StoreKit failing, no network to the store); the rest is
+/// the sandbox's.
+struct UnreachableProductsStore: SandboxWrapping {
+    let real: SandboxDeviceStore
+
+    func currentStorefront() async -> String? { await real.currentStorefront() }
+
+    func products(for storeProductIDs: [String]) async throws(ShopkeeperError) -> [StoreProduct] {
+        throw .deviceStore("the store cannot be reached")
     }
 }

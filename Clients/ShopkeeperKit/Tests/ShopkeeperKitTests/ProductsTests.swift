@@ -6,13 +6,15 @@ import Testing
 /// The catalog joined with the store's products, the sandbox store's answer as store products, and the app
 /// transaction in the requests: plain functions, checked without a store.
 @Suite struct ProductsTests {
-    static func item(_ id: String, storeProductID: String?, availability: String = "purchasable") throws -> CatalogItem
-    {
+    static func item(
+        _ id: String, storeProductID: String?, availability: String = "purchasable", priceHint: String? = nil
+    ) throws -> CatalogItem {
         var object: [String: Any] = [
             "product_id": id, "type": "non_consumable", "availability": availability, "entitlements": [id],
             "sort_order": 0, "locale": "en", "name": id.capitalized, "screenshot_urls": [],
         ]
         if let storeProductID { object["store_product_id"] = storeProductID }
+        if let priceHint { object["price_hint"] = priceHint }
         return try JSONCoding.decoder().decode(CatalogItem.self, from: JSONSerialization.data(withJSONObject: object))
     }
 
@@ -42,6 +44,25 @@ import Testing
         #expect(joined[2].name == "Club", "reads like the catalog item")
         #expect(joined[3].storeProduct == nil, "not sold in this storefront: no price")
         #expect(joined[3].displayPrice == nil)
+    }
+
+    @Test func whenTheStoresProductsCannotBeLoadedTheCatalogsPriceHintStandsIn() throws {
+        let catalog = [
+            try Self.item("garden", storeProductID: "com.example.garden", priceHint: "2.99 USD"),
+            try Self.item("sunflower", storeProductID: nil, availability: "free", priceHint: "free"),
+            try Self.item("club", storeProductID: "com.example.club"),
+        ]
+        let unloaded = ShopProduct.join(catalog: catalog, storeProducts: [], storeLoaded: false)
+        #expect(unloaded[0].displayPrice == "2.99 USD", "the synced price the catalog serves as the hint")
+        #expect(unloaded[0].isPriceFromStore == false)
+        #expect(unloaded[1].displayPrice == nil, "a free product has no price to show")
+        #expect(unloaded[2].displayPrice == nil, "no hint, no price")
+        // When the store answers, its price is shown, and a product it does not sell here shows none.
+        let store = [StoreProduct(id: "com.example.garden", displayName: "Garden", displayPrice: "$2.99", price: 2.99)]
+        let loaded = ShopProduct.join(catalog: catalog, storeProducts: store)
+        #expect(loaded[0].displayPrice == "$2.99")
+        #expect(loaded[0].isPriceFromStore)
+        #expect(loaded[2].displayPrice == nil)
     }
 
     @Test func theIntroOfferIsShownOnlyToEligibleCustomers() throws {

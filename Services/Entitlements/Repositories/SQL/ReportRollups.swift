@@ -8,7 +8,8 @@ import ShopkeeperReports
 /// Stripe, whose subscription periods are invoices named apart from the subscription, the earliest of its
 /// subscription), a renewal otherwise. A refund is counted once, on the transaction whose refund revoked its purchase, on the day of the
 /// refund, unless the store reversed it. Amounts are the store's own price fields (milliunits of the currency; Apple's
-/// price of a consumable is that of the whole quantity).
+/// price of a consumable is that of the whole quantity), or, for Google Play, which gives none, estimated from the
+/// synced price history (see `purchasedTransactions`) and counted apart as estimated too.
 enum ReportRollups {
     static let watermarks = "entitlements.report_rollups"
 
@@ -35,13 +36,34 @@ enum ReportRollups {
 
     /// The columns of the app's (`$1`) transactions the customer bought, with their purchase's product, that a sale or
     /// a refund is counted by. It ends in its `WHERE` clause, for the caller to narrow with `AND`.
+    ///
+    /// A Google Play transaction has no price (Play's purchase APIs give none): it is estimated from the price in
+    /// force in the buyer's region (`storefront`, Play's region code) at the purchase time, as the catalog syncs
+    /// recorded it (`catalog.store_price_history_v1`), times the quantity; `estimated_milliunits` is that estimate
+    /// (0 for a price the store gave). With no price in force then (no sync had seen one), it stays `null`. Purchase
+    /// times are kept to the second: a price is in force for a purchase when a sync saw it by the end of the
+    /// purchase's second and before the sale was applied (`applied_at`), so a sync just after a sale never reprices it.
     private static let purchasedTransactions = """
-        t.environment, t.store, t.store_product_id, t.storefront, t.currency,
-               t.quantity, t.price_milliunits,
+        t.environment, t.store, t.store_product_id, t.storefront,
+               CASE WHEN t.price_milliunits IS NULL AND e.currency IS NOT NULL THEN e.currency ELSE t.currency END
+                   AS currency,
+               t.quantity, coalesce(t.price_milliunits, e.unit_milliunits * t.quantity) AS price_milliunits,
+               CASE WHEN t.price_milliunits IS NULL THEN coalesce(e.unit_milliunits * t.quantity, 0) ELSE 0 END
+                   AS estimated_milliunits,
                \(firstOfPurchase) AS first,
                (SELECT p.product_id FROM entitlements.purchases p
                 WHERE p.store = t.store AND p.original_transaction_id = t.original_transaction_id) AS product_id
         FROM entitlements.transactions t
+        LEFT JOIN LATERAL (
+            SELECT h.currency, round(h.price * 1000)::bigint AS unit_milliunits
+            FROM catalog.store_price_history_v1 h
+            WHERE t.price_milliunits IS NULL AND t.store = 'play_store' AND h.app_id = t.app_id
+              AND h.platform = t.store AND h.store_product_id = t.store_product_id AND h.territory = t.storefront
+              AND h.effective_at < date_trunc('second', t.purchase_date) + interval '1 second'
+              AND h.effective_at <= t.applied_at
+            ORDER BY h.effective_at DESC
+            LIMIT 1
+        ) e ON true
         WHERE t.app_id = $1::text AND t.ownership_type = 'purchased'
         """
 
@@ -56,7 +78,9 @@ enum ReportRollups {
                    coalesce(sum(f.quantity) FILTER (WHERE f.sale), 0),
                    coalesce(sum(f.price_milliunits) FILTER (WHERE f.sale), 0),
                    count(*) FILTER (WHERE NOT f.sale),
-                   coalesce(sum(f.price_milliunits) FILTER (WHERE NOT f.sale), 0)
+                   coalesce(sum(f.price_milliunits) FILTER (WHERE NOT f.sale), 0),
+                   coalesce(sum(f.estimated_milliunits) FILTER (WHERE f.sale), 0),
+                   coalesce(sum(f.estimated_milliunits) FILTER (WHERE NOT f.sale), 0)
             FROM unnest($2::text[]::date[]) AS d(day)
             CROSS JOIN LATERAL (
                 SELECT true AS sale, \(purchasedTransactions)

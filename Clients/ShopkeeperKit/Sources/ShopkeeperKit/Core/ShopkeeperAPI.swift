@@ -32,9 +32,11 @@ public struct ShopkeeperAPI: Sendable {
 
     // MARK: Catalog
 
-    /// `GET /v1/catalog`: the shop as this build sees it (cached by `ETag`).
+    /// `GET /v1/catalog`: the shop as this build sees it (cached by `ETag`); with `storefront`, a product without a
+    /// price hint of its own carries the price the last catalog sync kept there.
     public func catalog(
-        platform: StorePlatform, appVersion: String, build: BuildKind, variant: String? = nil, locale: String? = nil
+        platform: StorePlatform, appVersion: String, build: BuildKind, variant: String? = nil, locale: String? = nil,
+        storefront: String? = nil
     ) async throws(ShopkeeperError) -> CatalogView {
         var query = [
             URLQueryItem(name: "platform", value: platform.rawValue),
@@ -43,6 +45,7 @@ public struct ShopkeeperAPI: Sendable {
         ]
         if let variant, !variant.isEmpty { query.append(URLQueryItem(name: "variant", value: variant)) }
         if let locale, !locale.isEmpty { query.append(URLQueryItem(name: "locale", value: locale)) }
+        if let storefront, !storefront.isEmpty { query.append(URLQueryItem(name: "storefront", value: storefront)) }
         return try await send(
             APIRequest(method: "GET", path: "/v1/catalog", query: query, cached: true), as: CatalogView.self)
     }

@@ -37,11 +37,13 @@ public struct ShopOfferings: Hashable, Sendable {
     /// product id) and the eligibility answered for its catalog product id (``ShopProduct/join(catalog:storeProducts:eligibility:)``).
     /// Pure: ``Shopkeeper/shopOfferings(country:)`` gathers the inputs.
     public static func join(
-        _ view: OfferingsView, storeProducts: [StoreProduct], eligibility: [String: Bool] = [:]
+        _ view: OfferingsView, storeProducts: [StoreProduct], eligibility: [String: Bool] = [:],
+        storeLoaded: Bool = true
     ) -> ShopOfferings {
         let offerings = view.offerings.map { offering in
             let products = ShopProduct.join(
-                catalog: offering.packages.map(\.product), storeProducts: storeProducts, eligibility: eligibility)
+                catalog: offering.packages.map(\.product), storeProducts: storeProducts, eligibility: eligibility,
+                storeLoaded: storeLoaded)
             return ShopOffering(
                 offeringID: offering.offeringID, description: offering.description,
                 packages: zip(offering.packages, products).map { ShopPackage(packageID: $0.packageID, product: $1) },

@@ -13,12 +13,19 @@ public struct ShopProduct: Hashable, Sendable, Identifiable {
     /// Whether Shopkeeper deems this customer eligible for the store product's introductory offer (across both
     /// stores, on this device): `nil` when there is no offer or the server could not be asked.
     public var isEligibleForIntroOffer: Bool?
+    /// The price to show when the store's products could not be loaded: the catalog's price hint (the product's
+    /// own, or the price the last catalog sync kept for this storefront, `2.99 USD`). `nil` when the store answered.
+    public var fallbackPrice: String?
 
     /// A product.
-    public init(item: CatalogItem, storeProduct: StoreProduct? = nil, isEligibleForIntroOffer: Bool? = nil) {
+    public init(
+        item: CatalogItem, storeProduct: StoreProduct? = nil, isEligibleForIntroOffer: Bool? = nil,
+        fallbackPrice: String? = nil
+    ) {
         self.item = item
         self.storeProduct = storeProduct
         self.isEligibleForIntroOffer = isEligibleForIntroOffer
+        self.fallbackPrice = fallbackPrice
     }
 
     /// The catalog product id.
@@ -27,8 +34,12 @@ public struct ShopProduct: Hashable, Sendable, Identifiable {
     /// The catalog item's fields (`product.name`).
     public subscript<Value>(dynamicMember keyPath: KeyPath<CatalogItem, Value>) -> Value { item[keyPath: keyPath] }
 
-    /// The store's localized price (`$2.99`, `2,99 €`), when the store sells it here.
-    public var displayPrice: String? { storeProduct?.displayPrice }
+    /// The store's localized price (`$2.99`, `2,99 €`), when the store sells it here; when the store's products
+    /// could not be loaded, the ``fallbackPrice``.
+    public var displayPrice: String? { storeProduct?.displayPrice ?? fallbackPrice }
+
+    /// Whether ``displayPrice`` is the store's own (not the catalog's fallback).
+    public var isPriceFromStore: Bool { storeProduct != nil }
 
     /// The introductory offer to show this customer: the store's, when Shopkeeper says the customer may have it.
     public var introductoryOffer: IntroductoryOffer? {
@@ -36,16 +47,20 @@ public struct ShopProduct: Hashable, Sendable, Identifiable {
     }
 
     /// The catalog's products, in the catalog's order, each with its store product (matched by store product id)
-    /// and the eligibility answered for its catalog product id. Pure: ``Shopkeeper/products()`` gathers the inputs.
+    /// and the eligibility answered for its catalog product id. `storeLoaded` false (the store's products could not
+    /// be loaded): each product sold through the store shows its catalog price hint instead. Pure:
+    /// ``Shopkeeper/products()`` gathers the inputs.
     public static func join(
-        catalog: [CatalogItem], storeProducts: [StoreProduct], eligibility: [String: Bool] = [:]
+        catalog: [CatalogItem], storeProducts: [StoreProduct], eligibility: [String: Bool] = [:],
+        storeLoaded: Bool = true
     ) -> [ShopProduct] {
         let byStoreID = Dictionary(storeProducts.map { ($0.id, $0) }) { first, _ in first }
         return catalog.map { item in
             let store = item.storeProductID.flatMap { byStoreID[$0] }
             return ShopProduct(
                 item: item, storeProduct: store,
-                isEligibleForIntroOffer: store?.introductoryOffer == nil ? nil : eligibility[item.productID])
+                isEligibleForIntroOffer: store?.introductoryOffer == nil ? nil : eligibility[item.productID],
+                fallbackPrice: storeLoaded || item.storeProductID == nil ? nil : item.priceHint)
         }
     }
 

@@ -35,6 +35,10 @@ public protocol DeviceStore: Sendable {
     /// default answers `true`.
     func canMakePayments() async -> Bool
 
+    /// The customer's storefront as the store names it (the App Store's alpha-3 `USA`, `Storefront.current`), for
+    /// the catalog's synced price hint; `nil` when the store does not say (the default).
+    func currentStorefront() async -> String?
+
     /// StoreKit's `AppTransaction` for this app, as its JWS (`jwsRepresentation`): the signed proof of which edition
     /// of the app the store account got, and from which version. `nil` where the store has none (before iOS 16,
     /// Google Play); the default answers `nil`.
@@ -46,6 +50,8 @@ extension DeviceStore {
     public func products(for storeProductIDs: [String]) async throws(ShopkeeperError) -> [StoreProduct] { [] }
     /// Payments are allowed.
     public func canMakePayments() async -> Bool { true }
+    /// The store does not say.
+    public func currentStorefront() async -> String? { nil }
     /// No app transaction.
     public func appTransaction() async throws(ShopkeeperError) -> String? { nil }
 }

@@ -131,11 +131,13 @@ public actor Shopkeeper {
     // MARK: Catalog
 
     /// The shop as this build sees it: platform, app version, build kind (development for sandbox and TestFlight
-    /// builds, from the store), variant and locale filled in. Cached by `ETag`.
+    /// builds, from the store), variant, locale and the store's storefront (for the synced price hints) filled in.
+    /// Cached by `ETag`.
     public func catalog() async throws(ShopkeeperError) -> CatalogView {
         try await api.catalog(
             platform: configuration.platform, appVersion: configuration.appVersion, build: await buildKind(),
-            variant: configuration.variant, locale: configuration.locale ?? Self.deviceLocale())
+            variant: configuration.variant, locale: configuration.locale ?? Self.deviceLocale(),
+            storefront: await store.currentStorefront())
     }
 
     /// The build kind the catalog and the offerings are asked for: the configured one, else the store's.

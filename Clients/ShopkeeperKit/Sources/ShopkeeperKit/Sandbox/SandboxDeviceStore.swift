@@ -90,6 +90,9 @@ public actor SandboxDeviceStore: DeviceStore {
 
     /// The sandbox store's App Store products in ``storefront`` (`GET /sandbox/apple/products`), as StoreKit's
     /// `Product.products(for:)` answers them; none for Google Play.
+    /// The account's App Store storefront (the sandbox's Play purchases say no region).
+    public func currentStorefront() async -> String? { platform == .appStore ? storefront : nil }
+
     public func products(for storeProductIDs: [String]) async throws(ShopkeeperError) -> [StoreProduct] {
         guard platform != .playStore else { return [] }
         var found: [StoreProduct] = []

@@ -97,6 +97,9 @@
         /// `AppStore.canMakePayments`.
         public func canMakePayments() async -> Bool { AppStore.canMakePayments }
 
+        /// `Storefront.current`'s country code (alpha-3, `USA`).
+        public func currentStorefront() async -> String? { await Storefront.current?.countryCode }
+
         /// `AppTransaction.shared`'s JWS (iOS 16 and later; sent even when StoreKit could not verify it: Shopkeeper
         /// verifies on the server). `nil` before iOS 16.
         public func appTransaction() async throws(ShopkeeperError) -> String? {
