@@ -105,7 +105,9 @@ struct DemoExperimentShoppers: Sendable {
         ].map { URLQueryItem(name: $0.0, value: $0.1) }
         var asked = 0
         while true {
-            let data = try await gateway.get("/v1/offerings", query: query, accept: "application/json")
+            let data = try await DemoSalesBuyer.retrying {
+                try await gateway.get("/v1/offerings", query: query, accept: "application/json")
+            }
             let answered = Date()
             let view = try JSONDecoder().decode(OfferingsView.self, from: data)
             asked += 1
