@@ -78,11 +78,17 @@ final class ConsoleWorld: Sendable {
             secretKey: shop.secretKey, sandboxState: state)
     }
 
+    /// Quits the browsers and stops every process (all of them, even when one fails to stop gracefully).
     func stop() async throws {
         for browser in browsers.values { await browser.quit() }
-        try await stack.stop()
+        defer { try? FileManager.default.removeItem(at: sandboxState) }
+        do {
+            try await stack.stop()
+        } catch {
+            _ = try? await sandbox.terminate()
+            throw error
+        }
         try await sandbox.stop()
-        try? FileManager.default.removeItem(at: sandboxState)
     }
 
     /// Runs one test's browsing in the browser of `kind`, from a signed-out console page in a wide window; on
@@ -202,7 +208,17 @@ struct ConsoleWorldTrait: SuiteTrait, TestScoping {
                 try? await world.stop()
                 throw error
             }
-            try await world.stop()
+            // Seen twice (2026-11-28, a loaded machine): after a long console session the verifier did not finish its
+            // graceful shutdown within 30 s (killed). Not what these tests check (GracefulShutdownTests does); known
+            // and open, so it is recorded here without failing the console's suite. Any other failure to stop fails.
+            try await withKnownIssue(
+                "the verifier's graceful shutdown can hang after a long console session under load",
+                isIntermittent: true
+            ) {
+                try await world.stop()
+            } matching: { issue in
+                "\(issue)".contains("shopkeeper-verifier ignored SIGTERM")
+            }
         }
     }
 }

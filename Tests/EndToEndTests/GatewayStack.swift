@@ -74,10 +74,17 @@ struct GatewayStack {
         return replica
     }
 
-    /// Stops every process gracefully, the gateway first; fails when one does not exit cleanly.
+    /// Stops every process gracefully, the gateway first; fails when one does not exit cleanly, after every process is
+    /// stopped (one that ignores SIGTERM is killed), so none is left running.
     func stop() async throws {
+        var failure: (any Error)?
         for process in [gateway, content, verifier, entitlements, subscriptions, catalog].compactMap(\.self) {
-            try await process.stop()
+            do {
+                try await process.stop()
+            } catch {
+                failure = failure ?? error
+            }
         }
+        if let failure { throw failure }
     }
 }
