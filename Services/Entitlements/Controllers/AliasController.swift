@@ -9,7 +9,7 @@ struct AliasController {
     let maxBodyBytes: Int
 
     /// The body: the id to link.
-    struct LinkRequest: Decodable {
+    struct LinkRequest: Codable {
         var alias: String
     }
 

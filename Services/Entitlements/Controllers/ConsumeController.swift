@@ -11,7 +11,7 @@ struct ConsumeController {
     static let quantities: ClosedRange<Int64> = 1...1_000_000
 
     /// The body: how many units to spend.
-    struct ConsumeBody: Decodable {
+    struct ConsumeBody: Codable {
         var quantity: Int64
     }
 

@@ -10,7 +10,7 @@ struct ProductClaimController {
     let maxBodyBytes: Int
 
     /// The body of a claim.
-    struct ClaimRequest: Decodable {
+    struct ClaimRequest: Codable {
         var productID: String
 
         enum CodingKeys: String, CodingKey {

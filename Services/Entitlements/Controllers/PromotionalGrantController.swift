@@ -14,7 +14,7 @@ struct PromotionalGrantController {
     static let maximumEntitlementIDLength = 100
 
     /// The body of a grant.
-    struct GrantRequest: Decodable {
+    struct GrantRequest: Codable {
         var entitlementID: String
         /// When the grant ends; must be in the future.
         var expiresAt: Date

@@ -16,7 +16,7 @@ struct RedemptionController {
     let maxBodyBytes: Int
 
     /// The redeem body.
-    struct RedeemRequest: Decodable {
+    struct RedeemRequest: Codable {
         var code: String
     }
 

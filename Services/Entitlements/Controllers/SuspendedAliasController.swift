@@ -10,7 +10,7 @@ struct SuspendedAliasController {
     let maxBodyBytes: Int
 
     /// The body of a confirmation: the suspended id.
-    struct ConfirmRequest: Decodable {
+    struct ConfirmRequest: Codable {
         var appUserID: String
 
         enum CodingKeys: String, CodingKey {

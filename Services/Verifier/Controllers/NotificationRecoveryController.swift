@@ -19,7 +19,7 @@ struct NotificationRecoveryController {
     static let maxPages = 100
 
     /// `POST`'s body.
-    struct RecoverRequest: Decodable {
+    struct RecoverRequest: Codable {
         var startDate: Date
         var endDate: Date?
         var environment: StoreEnvironment?

@@ -12,7 +12,7 @@ struct RenewalExtensionController {
     let maxBodyBytes: Int
 
     /// The body.
-    struct ExtendRequest: Decodable {
+    struct ExtendRequest: Codable {
         var extendByDays: Int
         var reasonCode: Int
 

@@ -2,7 +2,7 @@ import Foundation
 import ShopkeeperModels
 
 /// The body of `POST /v1/customers/{app_user_id}/offer-signatures`.
-struct OfferSignatureRequest: Decodable, Sendable {
+struct OfferSignatureRequest: Codable, Sendable {
     /// The catalog product the offer is of (an auto-renewable subscription sold on the App Store).
     var productID: String
     /// `promotional` or `introductory`.
