@@ -25,6 +25,10 @@ package enum InternalHeader {
     /// On a service's `GET` response: the gateway may answer the same request from memory for this many
     /// milliseconds (at most one second). Stripped before the response leaves the gateway.
     package static let cacheTTLMilliseconds = "x-shopkeeper-cache-ttl-ms"
+    /// On a cacheable `GET` response to a request whose query names a customer (`app_user_id`): `1` when the answer
+    /// is the same for every customer (it read nothing of the one named), so the gateway keeps one copy for all of
+    /// them. Stripped before the response leaves the gateway.
+    package static let cacheCustomerNeutral = "x-shopkeeper-cache-customer-neutral"
     /// On a request: how the gateway can deliver a file itself (``FileHandoff/deliveryValue``); a service may then
     /// answer with a ``FileHandoff`` instead of the bytes.
     package static let fileDelivery = "x-shopkeeper-file-delivery"

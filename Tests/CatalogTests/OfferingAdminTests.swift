@@ -60,6 +60,8 @@ import Testing
                 "app_user_id=a&platform=app_store&app_version=1.0&country=de&locale=de-AT")
             #expect(german.currentOfferingID == "germany" && german.ruleID == "de")
             #expect(germanResponse.headers[HTTPField.Name("x-shopkeeper-cache-ttl-ms")!] != nil)
+            // Nothing of customer `a` was read: the gateway may keep one answer for every customer asking so.
+            #expect(germanResponse.headers[HTTPField.Name("x-shopkeeper-cache-customer-neutral")!] == "1")
             #expect(german.offerings.first { $0.offeringID == "germany" }?.paywall?.title == "Mehr wachsen")
             // StoreKit's storefront names the country in alpha-3: the same answer, the same bytes.
             let (storeKit, storeKitResponse) = try await harness.offerings(
@@ -91,6 +93,7 @@ import Testing
                 .get, "/v1/offerings?app_user_id=c&platform=app_store&app_version=1.0", kind: .public,
                 headers: [.ifNoneMatch: etag])
             #expect(again.status == .notModified)
+
         }
     }
 

@@ -60,6 +60,16 @@ import Testing
                 status: .ok, headers: [HTTPField.Name(ResponseMicroCache.ttlHeader)!: "1000"],
                 body: .init(byteBuffer: ByteBuffer(string: "\(counted.next())")))
         }
+        // Kept for a second, and marked the same for every customer when asked with `neutral=yes`.
+        let offerings = CallCounter()
+        router.get("/v1/offerings") { request, _ in
+            var headers: HTTPFields = [HTTPField.Name(ResponseMicroCache.ttlHeader)!: "1000"]
+            if request.uri.queryParameters["neutral"] == "yes" {
+                headers[HTTPField.Name(ResponseMicroCache.customerNeutralHeader)!] = "1"
+            }
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "\(offerings.next())")))
+        }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 

@@ -49,6 +49,8 @@ import Testing
             #expect(aliceView.currentOfferingID == "winback" && aliceView.ruleID == "trial_over")
             #expect(alice.headers[HTTPField.Name("x-shopkeeper-cache-ttl-ms")!] == nil)
 
+            // Asked right after alice with the same query: the rule read alice's facts, so the gateway kept nothing
+            // for bob to be served.
             let bob = try await gateway.send(
                 .get, "/v1/offerings?app_user_id=bob&platform=app_store&app_version=1.0", bearer: app.publicKey.key)
             let bobView = try bob.decode(OfferingsView.self)

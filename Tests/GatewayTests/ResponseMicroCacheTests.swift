@@ -70,4 +70,44 @@ import Testing
         let full = ProxyHeaders.answer(entry, ifNoneMatch: nil)
         #expect(full.status == .ok && full.fields[.contentLength] == "2")
     }
+
+    @Test func aCustomerNeutralKeyLeavesOutOnePlainlySpelledCustomer() {
+        let key = ResponseMicroCache.customerNeutralKey
+        #expect(
+            key("/v1/offerings?platform=app_store&app_user_id=ann&locale=de")
+                == " /v1/offerings?platform=app_store&app_user_id&locale=de")
+        #expect(
+            key("/v1/offerings?app_user_id=bob@example.com:7&platform=app_store")
+                == " /v1/offerings?app_user_id&platform=app_store")
+        // A parameter that only begins like it is another parameter, kept as it is.
+        #expect(key("/v1/offerings?app_user_idx=1&app_user_id=ann") == " /v1/offerings?app_user_idx=1&app_user_id")
+        // Anything the service must decide: no customer, two, an empty or too long one, a spelling to decode.
+        let forwarded = [
+            "/v1/offerings", "/v1/offerings?platform=app_store", "/v1/offerings?app_user_id",
+            "/v1/offerings?app_user_id=", "/v1/offerings?app_user_id=ann&app_user_id=bob",
+            "/v1/offerings?app_user_id=b%6Fb", "/v1/offerings?app_user_id=a+b",
+            "/v1/offerings?app_user_id=ann&locale=de%2DDE", "/v1/offerings?app_user_id=a/b",
+            "/v1/offerings?app_user_id=" + String(repeating: "a", count: 257),
+        ]
+        for uri in forwarded { #expect(key(uri) == nil, "\(uri)") }
+        #expect(key("/v1/offerings?app_user_id=" + String(repeating: "a", count: 256)) != nil)
+    }
+
+    @Test func aCustomerNeutralEntryAnswersEveryCustomerAndComesFirst() {
+        let cache = ResponseMicroCache()
+        let ann = "/v1/offerings?app_user_id=ann&platform=app_store"
+        let bob = "/v1/offerings?app_user_id=bob&platform=app_store"
+        cache.store(appID: "a", uri: ann, entry: Self.entry("own"), ttl: .milliseconds(500))
+        #expect(cache.lookup(appID: "a", uri: bob, neutralKey: ResponseMicroCache.customerNeutralKey(uri: bob)) == nil)
+        let neutral = ResponseMicroCache.customerNeutralKey(uri: ann)
+        cache.store(appID: "a", uri: neutral ?? ann, entry: Self.entry("all"), ttl: .milliseconds(500))
+        for uri in [ann, bob] {
+            let found = cache.lookup(
+                appID: "a", uri: uri, neutralKey: ResponseMicroCache.customerNeutralKey(uri: uri))
+            #expect(String(buffer: found?.body ?? ByteBuffer()) == "all")
+        }
+        // Without the neutral key (a spelling the service decides), only the URI's own entry.
+        #expect(String(buffer: cache.lookup(appID: "a", uri: ann)?.body ?? ByteBuffer()) == "own")
+        #expect(cache.lookup(appID: "b", uri: bob, neutralKey: neutral) == nil)
+    }
 }

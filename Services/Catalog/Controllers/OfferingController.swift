@@ -49,9 +49,11 @@ struct OfferingController {
             snapshot: snapshot, appID: caller.appID, query: query.catalog,
             pick: .init(current: current, ruleID: chosen.rule?.ruleID, experiment: experiment))
         // An answer that read the customer's facts changes with them (a purchase), and one an experiment chose
-        // depends on who asks: the gateway must not keep either.
+        // depends on who asks: the gateway must not keep either. Any other answer is the same for every customer
+        // asking this query (the rules and audiences decided without them): the gateway keeps one for all.
         let personal = known != nil || experiment != nil
-        return rendered.response(to: request, gatewayCacheTTL: personal ? nil : gatewayCacheTTL)
+        return rendered.response(
+            to: request, gatewayCacheTTL: personal ? nil : gatewayCacheTTL, customerNeutral: !personal)
     }
 
     /// The variant of `experiment` the customer `appUserID` names is assigned to (by the customer's canonical id, so

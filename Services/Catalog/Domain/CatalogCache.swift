@@ -13,8 +13,10 @@ struct RenderedCatalog: Sendable {
     var etag: String
 
     /// The answer to `request` (`GET` or `HEAD`): `304` when `If-None-Match` matches. `gatewayCacheTTL`: how long the
-    /// gateway's micro-cache may keep it (`nil`: not at all, for an answer that depends on the customer).
-    func response(to request: Request, gatewayCacheTTL: Duration?) -> Response {
+    /// gateway's micro-cache may keep it (`nil`: not at all, for an answer that depends on the customer);
+    /// `customerNeutral`: the request names a customer the answer read nothing of, so the gateway may keep one copy
+    /// for every customer asking the same query.
+    func response(to request: Request, gatewayCacheTTL: Duration?, customerNeutral: Bool = false) -> Response {
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache", .vary: "Authorization"]
         if let ifNoneMatch = request.headers[.ifNoneMatch], ETagMatch.matches(ifNoneMatch, etag: etag) {
             return Response(status: .notModified, headers: headers)
@@ -22,6 +24,7 @@ struct RenderedCatalog: Sendable {
         headers[.contentType] = "application/json; charset=utf-8"
         if let gatewayCacheTTL {
             headers[InternalHeader.cacheTTLMilliseconds.fieldName] = String(gatewayCacheTTL.milliseconds)
+            if customerNeutral { headers[InternalHeader.cacheCustomerNeutral.fieldName] = "1" }
         }
         headers[.contentLength] = String(body.readableBytes)
         return Response(

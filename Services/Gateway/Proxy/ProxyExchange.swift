@@ -83,7 +83,9 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
         }
         // Entries are per app, not per customer: a request in a customer's name never uses them.
         if request.method == .get, plan.usesMicroCache, plan.customer == nil, let identity = plan.identity,
-            let entry = forwarder.cache.lookup(appID: identity.appID, uri: request.path ?? "/")
+            let entry = forwarder.cache.lookup(
+                appID: identity.appID, uri: request.path ?? "/",
+                neutralKey: ResponseMicroCache.customerNeutralKey(uri: request.path ?? "/"))
         {
             let (status, fields, body) = ProxyHeaders.answer(entry, ifNoneMatch: request.headerFields[.ifNoneMatch])
             return respond(status: status, fields: fields, body: body)
@@ -384,7 +386,10 @@ final class ProxyExchange<Client: ProxyClient>: UpstreamResponseReceiver {
         guard ifNoneMatch != nil || (ttl ?? .zero) > .zero else { return forward(downstream, body: body) }
         let entry = ResponseMicroCache.Entry(status: downstream.status, headers: downstream.fields, body: body)
         if let ttl, ttl > .zero, let identity = plan.identity {
-            forwarder.cache.store(appID: identity.appID, uri: request.path ?? "/", entry: entry, ttl: ttl)
+            let uri = request.path ?? "/"
+            // A customer-neutral answer is kept once for every customer asking the same query.
+            let key = downstream.isCustomerNeutral ? ResponseMicroCache.customerNeutralKey(uri: uri) ?? uri : uri
+            forwarder.cache.store(appID: identity.appID, uri: key, entry: entry, ttl: ttl)
         }
         let (status, fields, answer) = ProxyHeaders.answer(entry, ifNoneMatch: ifNoneMatch)
         respond(status: status, fields: fields, body: answer)

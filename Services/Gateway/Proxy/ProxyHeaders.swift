@@ -82,6 +82,8 @@ enum ProxyHeaders {
         var contentLength: Int?
         /// How long the service lets the gateway keep this response (``ResponseMicroCache``).
         var cacheTTL: Duration?
+        /// Whether the service marked the response the same for every customer (one entry keeps it for all).
+        var isCustomerNeutral = false
         /// Whether the connection may carry another request afterwards.
         var keepAlive: Bool
         /// A download the service left to the gateway to send from the content volume (only when offered).
@@ -125,6 +127,7 @@ enum ProxyHeaders {
         headers.reserveCapacity(head.headers.count + 1)
         var contentLength: Int?
         var cacheTTL: Duration?
+        var customerNeutral = false
         var hasHandoff = false
         var forwardable = true
         for (name, value) in head.headers {
@@ -134,6 +137,7 @@ enum ProxyHeaders {
             if lowered.utf8.starts(with: InternalHeader.prefix.utf8) {
                 // Internal headers never leave the gateway.
                 if lowered == ResponseMicroCache.ttlHeader { cacheTTL = Int64(value).map { .milliseconds($0) } }
+                if lowered == ResponseMicroCache.customerNeutralHeader { customerNeutral = value == "1" }
                 if lowered == FileHandoff.pathHeader { hasHandoff = true }
                 continue
             }
@@ -146,7 +150,7 @@ enum ProxyHeaders {
         if let contentLength { headers.add(name: "content-length", value: String(contentLength)) }
         return Downstream(
             status: HTTPResponse.Status(code: Int(head.status.code)), headers: headers, contentLength: contentLength,
-            cacheTTL: cacheTTL, keepAlive: head.isKeepAlive,
+            cacheTTL: cacheTTL, isCustomerNeutral: customerNeutral, keepAlive: head.isKeepAlive,
             handoff: hasHandoff ? FileHandoff { head.headers.first(name: $0) } : nil, hasHandoffHeaders: hasHandoff,
             isForwardableAsRead: forwardable)
     }

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import ShopkeeperCore
 import ShopkeeperHTTP
+import ShopkeeperModels
 
 /// Keeps `GET` responses a service marked cacheable for a short time, per app and URI.
 ///
@@ -10,9 +11,18 @@ import ShopkeeperHTTP
 /// refresh interval, so a change still reaches every client within a second). Entries are per app, so a key never
 /// sees another app's response; any write the gateway forwards for an app drops that app's entries, so a
 /// developer reads their own change at once through the same gateway.
+///
+/// An answer to a request that names a customer in its query (`GET /v1/offerings?app_user_id=...`) is kept per URI,
+/// so each customer's own, unless the service marks it customer-neutral (``customerNeutralHeader``: it read nothing of
+/// that customer): then one entry, under ``customerNeutralKey(uri:)``, answers every customer asking the same query.
 final class ResponseMicroCache: Sendable {
     /// The internal response header a service sets to make a `GET` response cacheable.
     static let ttlHeader = InternalHeader.cacheTTLMilliseconds
+    /// The internal response header a service sets (`1`) on a cacheable answer that is the same for every customer.
+    static let customerNeutralHeader = InternalHeader.cacheCustomerNeutral
+    /// The query parameter that names a customer.
+    static let customerParameter = "app_user_id"
+    private static let customerParameterPrefix = customerParameter + "="
 
     /// A complete `GET` response.
     struct Entry: Sendable {
@@ -68,18 +78,31 @@ final class ResponseMicroCache: Sendable {
     /// The entry for this app and URI while it is fresh; once expired, `nil` for one caller, which fetches a new copy,
     /// and the expired entry for the others meanwhile (so that an expiry sends one request to the service, not one per
     /// client connection), until it is too old to serve.
-    func lookup(appID: String, uri: String, now: ContinuousClock.Instant = .now) -> Entry? {
+    /// `neutralKey`: the request's ``customerNeutralKey(uri:)``, looked up first when it has one.
+    func lookup(
+        appID: String, uri: String, neutralKey: String? = nil, now: ContinuousClock.Instant = .now
+    ) -> Entry? {
         let found = entries.withLockedValue { entries -> Entry? in
-            guard var entry = entries[appID]?[uri] else { return nil }
-            if entry.expires > now { return entry }
-            guard entry.staleUntil > now else { return nil }
-            if let refreshing = entry.refreshingUntil, refreshing > now { return entry }
-            entry.refreshingUntil = entry.staleUntil
-            entries[appID]?[uri] = entry
-            return nil
+            if let neutralKey, entries[appID]?[neutralKey] != nil {
+                return Self.take(&entries, appID: appID, key: neutralKey, now: now)
+            }
+            return Self.take(&entries, appID: appID, key: uri, now: now)
         }
         metrics.record(hit: found != nil)
         return found
+    }
+
+    /// The entry under `key` while it is fresh; once expired, `nil` for the one caller that refreshes it (marked so),
+    /// the expired entry for the others, until it is too old to serve.
+    private static func take(
+        _ entries: inout [String: [String: Entry]], appID: String, key: String, now: ContinuousClock.Instant
+    ) -> Entry? {
+        guard let entry = entries[appID]?[key] else { return nil }
+        if entry.expires > now { return entry }
+        guard entry.staleUntil > now else { return nil }
+        if let refreshing = entry.refreshingUntil, refreshing > now { return entry }
+        entries[appID]?[key]?.refreshingUntil = entry.staleUntil
+        return nil
     }
 
     /// Stores a response: fresh for `ttl`, then served while one request refreshes it for as long again; never
@@ -96,6 +119,37 @@ final class ResponseMicroCache: Sendable {
             }
             entries[appID, default: [:]][uri] = entry
         }
+    }
+
+    /// The key of the one entry that answers every customer asking `uri` (a request target), when the service marks
+    /// its answer customer-neutral: `uri` with the value of its `app_user_id` left out, behind a space (which no
+    /// request target holds, so no URI's own entry is ever taken for it). `nil` unless the query names exactly one
+    /// customer, plainly spelled (letters, digits and `-._~@:`, 1 to 256 of them, so valid as an app user id) in a
+    /// query without percent-encoding or `+`: any other spelling goes to the service, which decides (and refuses an
+    /// id that breaks the rules).
+    static func customerNeutralKey(uri: String) -> String? {
+        guard let question = uri.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let query = uri[uri.utf8.index(after: question)...]
+        let name = customerParameterPrefix
+        guard query.contains(name),
+            !query.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") })
+        else { return nil }
+        var kept: [Substring] = []
+        var customer: Substring?
+        for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
+            guard pair.hasPrefix(name) || pair == customerParameter else {
+                kept.append(pair)
+                continue
+            }
+            // `app_user_id` given twice, or without a value: the service's to answer.
+            guard customer == nil, pair != customerParameter else { return nil }
+            customer = pair.dropFirst(name.utf8.count)
+            kept.append(Substring(customerParameter))
+        }
+        guard let customer, (1...AppUserID.maximumLength).contains(customer.utf8.count),
+            customer.utf8.allSatisfy(AppUserID.isPlain)
+        else { return nil }
+        return " " + uri[..<question] + "?" + kept.joined(separator: "&")
     }
 
     /// Drops every entry of an app (after a write for it went through).
