@@ -37,6 +37,7 @@ extension Target.Dependency {
     static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
     static let serviceLifecycle = Target.Dependency.product(
         name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    static let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
     static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
     static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
@@ -103,7 +104,7 @@ let package = Package(
             dependencies: [
                 "ShopkeeperCore", "ShopkeeperDatabase", "ShopkeeperModels", .hummingbird, .hummingbirdCore, .logging,
                 .metrics, .prometheus, .postgresNIO, .nioCore, .nioPosix, .asyncHTTPClient, .serviceLifecycle,
-                .nioConcurrencyHelpers, .tracing, .otel, .crypto,
+                .unixSignals, .nioConcurrencyHelpers, .tracing, .otel, .crypto,
             ]
         ),
         .shared("ShopkeeperDatabase", dependencies: ["ShopkeeperCore", .postgresNIO, .logging]),

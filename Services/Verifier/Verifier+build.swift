@@ -36,13 +36,12 @@ func buildApplication(
         reconciliations: components.reconciliations, apple: components.appleNotifications,
         google: components.googleNotifications, stripe: components.stripeEvents, transactions: components.transactions,
         projections: components.projections, settings: settings.reconciler, startup: startup, logger: logger)
+    // Services stop in the reverse order: the HTTP client after every job that calls the stores or services with it.
     let services: [any Service] =
-        [worker, notifications, reconciler]
+        [HTTPClientService(client: httpClient), worker, notifications, reconciler]
         + googleServices(settings: settings, components: components, startup: startup, logger: logger)
         + [
-            components.notificationRecoveryJob(
-                settings: settings, database: database, startup: startup, logger: logger),
-            HTTPClientService(client: httpClient),
+            components.notificationRecoveryJob(settings: settings, database: database, startup: startup, logger: logger)
         ]
         + ServiceApplication.databaseGauges(
             VerifierMetrics.backlogGauges, settings: settings.service, database: database, startup: startup,

@@ -8,6 +8,7 @@ import Prometheus
 import ServiceLifecycle
 import ShopkeeperCore
 import ShopkeeperDatabase
+import UnixSignals
 
 /// The `main` every service shares: logging, metrics and (when `SHOPKEEPER_TRACING` asks) tracing bootstrap,
 /// settings, run until SIGTERM/SIGINT.
@@ -66,12 +67,10 @@ package enum ServiceMain {
             let exporter: (any Service)? =
                 observability.isTracing
                 ? try ServiceTracing.bootstrap(service: service, logger: Logger(label: service)) : nil
+            let shutdown = try ShutdownLimits.read(from: environment)
             let app = try await build(environment, registry)
-            if let exporter {
-                try await runTraced(app, exporter: exporter, logger: Logger(label: service))
-            } else {
-                try await app.runService()
-            }
+            try await runGroup(
+                app, exporter: exporter, shutdown: shutdown, logger: Logger(label: service))
             exit(0)
         } catch let error as ConfigurationError {
             Logger(label: service).critical("\(error.description)")
@@ -82,17 +81,49 @@ package enum ServiceMain {
         }
     }
 
-    /// Runs `app` beside the span exporter, as `runService()` runs it alone: SIGTERM and SIGINT shut the application
-    /// down gracefully first, then the exporter, which sends the spans it still holds.
-    private static func runTraced(_ app: some ApplicationProtocol, exporter: any Service, logger: Logger) async throws {
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: exporter),
-                    .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
-        try await group.run()
+    /// Runs `app` (beside the span exporter when tracing): SIGTERM and SIGINT shut the application down gracefully
+    /// first, then the exporter, which sends the spans it still holds. A graceful shutdown that takes longer than
+    /// `shutdown` allows is escalated to cancelling every task, so a stuck request or job cannot keep the process
+    /// from exiting (an orchestrator would kill it anyway, without the cancellation's cleanup).
+    private static func runGroup(
+        _ app: some ApplicationProtocol, exporter: (any Service)?, shutdown: ShutdownLimits, logger: Logger
+    ) async throws {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let exporter { services.append(.init(service: exporter)) }
+        services.append(.init(service: app, successTerminationBehavior: .gracefullyShutdownGroup))
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = shutdown.grace
+        configuration.maximumCancellationDuration = shutdown.cancellation
+        // Says so when the group escalates (it logs that only at debug level): what was left is cancelled.
+        let overrun = Task {
+            for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+                try? await Task.sleep(for: shutdown.grace)
+                guard !Task.isCancelled else { return }
+                logger.warning(
+                    """
+                    graceful shutdown took longer than \(shutdown.grace) after \(signal): cancelling what is left \
+                    (requests in flight, background jobs)
+                    """)
+                return
+            }
+        }
+        defer { overrun.cancel() }
+        try await ServiceGroup(configuration: configuration).run()
+    }
+}
+
+/// How long a service may take to stop: `SHOPKEEPER_SHUTDOWN_GRACE_SECONDS` (default 15) for a graceful shutdown
+/// (requests in flight answered, background jobs handing their claims back), then 5 seconds at most for the
+/// cancellation that follows, after which the process stops with a fatal error naming the overrun (a task that
+/// ignores cancellation). Together within Kubernetes' default grace period (30 s) and the test stacks' wait for a
+/// process to exit.
+struct ShutdownLimits {
+    var grace: Duration
+    var cancellation: Duration
+
+    static func read(from environment: EnvironmentReader) throws(ConfigurationError) -> ShutdownLimits {
+        let seconds = try environment.int("SHOPKEEPER_SHUTDOWN_GRACE_SECONDS", default: 15, in: 1...3600)
+        return ShutdownLimits(grace: .seconds(seconds), cancellation: .seconds(5))
     }
 }

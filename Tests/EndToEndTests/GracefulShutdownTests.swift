@@ -66,6 +66,48 @@ import Testing
         }
     }
 
+    @Test func aShutdownThatOverrunsItsGraceIsCancelledAndTheProcessExits() async throws {
+        let router = Router()
+        let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
+        // Answers long after the gateway's grace (the test waits for it only at the end, when the upstream stops).
+        router.get("/v1/catalog/stuck") { _, _ -> String in
+            arrived.yield()
+            try await Task.sleep(for: .seconds(8))
+            return "too late"
+        }
+        router.get("/v1/catalog/quick") { _, _ in "quick" }
+        router.get("/health/ready") { _, _ in "ok" }
+        let upstream = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await upstream.testLive { upstreamClient in
+            try await TestDatabase.withFreshDatabase { database in
+                let gateway = try ServiceProcess(
+                    "shopkeeper-gateway",
+                    environment: [
+                        "DATABASE_URL": database.url,
+                        "SHOPKEEPER_INTERNAL_SECRET": TestEnvironment.internalSecret,
+                        "SHOPKEEPER_OPERATOR_KEY": Self.operatorKey,
+                        "SHOPKEEPER_GATEWAY_ROUTES": "/v1/catalog=catalog@http://127.0.0.1:\(upstreamClient.port ?? 0)",
+                        "SHOPKEEPER_SHUTDOWN_GRACE_SECONDS": "1",
+                    ]
+                )
+                try await gateway.waitUntilReady()
+                let key = try await Self.publicKey(gateway: gateway)
+                let auth = [("Authorization", "Bearer \(key)")]
+                #expect(try await gateway.get("/v1/catalog/quick", headers: auth).status == .ok)
+                let stuck = Task { try await gateway.get("/v1/catalog/stuck", headers: auth) }
+                // Once the request reached the upstream, it is in flight at the gateway.
+                var iterator = arrivals.makeAsyncIterator()
+                _ = await iterator.next()
+                let started = ContinuousClock.now
+                let status = try await gateway.terminate(timeout: .seconds(7))
+                #expect(ContinuousClock.now - started < .seconds(7))
+                #expect(status == 0, "\(gateway.logTail())")
+                #expect(gateway.logTail().contains("graceful shutdown took longer than"), "\(gateway.logTail())")
+                _ = await stuck.result
+            }
+        }
+    }
+
     static func publicKey(gateway: ServiceProcess) async throws -> String {
         func post<T: Decodable>(_ path: String, _ body: some Encodable, as: T.Type) async throws -> T {
             var request = HTTPClientRequest(url: gateway.baseURL + path)
