@@ -15,9 +15,9 @@ struct ExchangeRateController {
     static let defaultLimit = 10_000
     static let maximumLimit = 100_000
 
-    /// Rates set by hand.
-    struct ManualRates: Decodable {
-        struct Rate: Decodable {
+    /// Rates set by hand. `Codable`: unknown members are ignored, and the NUL guard looks only at what is kept.
+    struct ManualRates: Codable {
+        struct Rate: Codable {
             var day: String
             var currency: String
             var rate: String
