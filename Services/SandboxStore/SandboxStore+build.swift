@@ -113,6 +113,11 @@ func buildRouter(
             ).endpoints,
             atPath: RouterPath(stringLiteral: host.mountPath))
         router.addRoutes(
+            AppStoreManagementAPIController(
+                host: host, store: store, signer: signer, traffic: traffic, dispatcher: dispatcher
+            ).endpoints,
+            atPath: RouterPath(stringLiteral: host.mountPath))
+        router.addRoutes(
             VerifyReceiptController(
                 host: host, store: store, traffic: traffic, root: chain.root, maxBodyBytes: maxBody
             ).endpoints,

@@ -31,7 +31,7 @@ struct AppStoreSupportAPIController {
     }
 
     private func serve(_ api: StoreEndpoint.AppleAPI, _ handler: () async throws -> Response) async throws -> Response {
-        try await traffic.observe(.apple(host, api)) { _ in try await ErrorMapping.apple { try await handler() } }
+        try await traffic.observeApple(host, api, handler)
     }
 
     /// The refunded transactions of the customer `transactionId` names (any `transactionId`, `originalTransactionId`
@@ -51,7 +51,7 @@ struct AppStoreSupportAPIController {
         let refunded = await store.refundedTransactions(of: record)
         let page = refunded.dropFirst(offset).prefix(AppStoreServerAPIController.historyPageSize)
         let next = min(offset, refunded.count) + page.count
-        return try JSONBody.response(
+        return try AppleAPIResponse.json(
             AppStoreRefundHistoryResponse(
                 signedTransactions: try page.map { try signer.transaction($0) },
                 revision: HistoryRevision.token(for: next), hasMore: next < refunded.count))
@@ -74,7 +74,7 @@ struct AppStoreSupportAPIController {
             customer = Set(await store.customerTransactions(of: record).map(\.transactionId))
         }
         let deliveries = await dispatcher.appleHistory(bundleId: bundleId, environment: host.environment)
-        return try JSONBody.response(
+        return try AppleAPIResponse.json(
             try query.page(
                 of: deliveries, customer: customer, token: request.uri.queryParameters.get("paginationToken")))
     }
@@ -108,24 +108,30 @@ struct AppStoreSupportAPIController {
                 refusal == .notFound ? .originalTransactionIdNotFound : .subscriptionExtensionIneligible)
         }
         await dispatcher.send(events.map(StoreEvent.apple))
-        return try JSONBody.response(
+        return try AppleAPIResponse.json(
             AppStoreExtendRenewalDateResponse(
                 originalTransactionId: id, webOrderLineItemId: extended.webOrderLineItemId, success: true,
                 effectiveDate: extended.expiresDate))
     }
 
     /// The transaction `id` names (or, `orAppTransaction`, a transaction of the customer whose `appTransactionId` it
-    /// is), in this host's environment and of the token's app.
-    private func transaction(_ id: String, bundleId: String, orAppTransaction: Bool = false) async throws
-        -> AppleTransactionRecord
-    {
-        guard Self.isTransactionID(id) else { throw AppleAPIError.api(.invalidTransactionId) }
+    /// is), in `host`'s environment and of the token's app (`bundleId`).
+    static func transaction(
+        _ id: String, bundleId: String, host: AppleHost, store: SandboxStore, orAppTransaction: Bool = false
+    ) async throws -> AppleTransactionRecord {
+        guard isTransactionID(id) else { throw AppleAPIError.api(.invalidTransactionId) }
         let found = orAppTransaction ? await store.appleTransaction(anyId: id) : await store.appleTransaction(id: id)
         guard let record = found, record.environment == host.environment else {
             throw SandboxStoreError.transactionNotFound(id)
         }
         guard record.bundleId == bundleId else { throw AppleAPIError.unauthorized }
         return record
+    }
+
+    private func transaction(_ id: String, bundleId: String, orAppTransaction: Bool = false) async throws
+        -> AppleTransactionRecord
+    {
+        try await Self.transaction(id, bundleId: bundleId, host: host, store: store, orAppTransaction: orAppTransaction)
     }
 
     /// Apple's transaction ids: 1 to 20 digits.
