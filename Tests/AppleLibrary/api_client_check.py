@@ -386,9 +386,4 @@ unchecked = sorted(public - called - NOT_EMULATED)
 expect(not unchecked, f"every endpoint of the library is called (not called: {unchecked})")
 
 print(f"[apple-library] API client: {len(called)} endpoints called, {len(checks)} checks")
-if failures:
-    for failure in failures:
-        print(f"[apple-library] FAIL {failure}", file=sys.stderr)
-    print(f"{len(checks) - len(failures)} passed, {len(failures)} failed")
-    sys.exit(1)
-print(f"{len(checks)} passed, 0 failed")
+sandbox_support.finish(len(checks) - len(failures), failures)

@@ -188,9 +188,4 @@ for kind in ("renewal info", "app transaction (Sandbox)", "app transaction (Prod
 for kind in sorted(verified):
     print(f"[apple-library] verified {verified[kind]:3d} x {kind}")
 print(f"[apple-library] notification types: {len(types)} of {len(NotificationTypeV2)}")
-if failures:
-    for failure in failures:
-        print(f"[apple-library] FAIL {failure}", file=sys.stderr)
-    print(f"{sum(verified.values())} passed, {len(failures)} failed")
-    sys.exit(1)
-print(f"{sum(verified.values())} passed, 0 failed")
+sandbox_support.finish(sum(verified.values()), failures)

@@ -67,3 +67,12 @@ def start_inbox(base):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     call(base, "PUT", "/sandbox/notifications", {"apple_url": f"http://127.0.0.1:{server.server_address[1]}/apple"})
     return server
+
+
+def finish(passed, failures):
+    """Prints each failure and the tally; exits non-zero when anything failed."""
+    for failure in failures:
+        print(f"[apple-library] FAIL {failure}", file=sys.stderr)
+    print(f"{passed} passed, {len(failures)} failed")
+    if failures:
+        sys.exit(1)

@@ -5,7 +5,8 @@ import ShopkeeperStores
 
 /// The App Store Server API's support endpoints of one Apple host, behind Apple's bearer-token check and with Apple's
 /// error payloads: Get Refund History (20 a page), Get Notification History (over what the sandbox sent or held,
-/// 20 a page) and Extend a Subscription Renewal Date (which moves the expiry and sends `RENEWAL_EXTENDED`).
+/// 20 a page) and Extend a Subscription Renewal Date (which moves the expiry and sends `RENEWAL_EXTENDED`); the rest
+/// Apple's library calls are its ``managementEndpoints``.
 struct AppStoreSupportAPIController {
     let host: AppleHost
     let store: SandboxStore
@@ -13,7 +14,7 @@ struct AppStoreSupportAPIController {
     let traffic: StoreTraffic
     let dispatcher: NotificationDispatcher
 
-    private var authenticator: AppleBearerAuthenticator { AppleBearerAuthenticator(store: store) }
+    var authenticator: AppleBearerAuthenticator { AppleBearerAuthenticator(store: store) }
 
     var endpoints: RouteCollection<ServiceRequestContext> {
         let routes = RouteCollection(context: ServiceRequestContext.self)
@@ -30,7 +31,8 @@ struct AppStoreSupportAPIController {
         return routes
     }
 
-    private func serve(_ api: StoreEndpoint.AppleAPI, _ handler: () async throws -> Response) async throws -> Response {
+    /// Counts the call, applies faults, maps domain errors to Apple's.
+    func serve(_ api: StoreEndpoint.AppleAPI, _ handler: () async throws -> Response) async throws -> Response {
         try await traffic.observeApple(host, api, handler)
     }
 
@@ -59,13 +61,7 @@ struct AppStoreSupportAPIController {
 
     private func notificationHistory(_ request: Request) async throws -> Response {
         let bundleId = try await authenticator.authenticate(request.headers)
-        let buffer = try await request.body.collect(upTo: 64 * 1024)
-        guard
-            let body = try? JSONDecoder().decode(
-                AppStoreNotificationHistoryRequest.self, from: Data(buffer.readableBytesView))
-        else {
-            throw AppleAPIError.api(.generalBadRequest)
-        }
+        let body = try await Self.decode(AppStoreNotificationHistoryRequest.self, from: request)
         let query = AppleNotificationHistoryQuery(request: body, environment: host.environment, now: Date())
         _ = try query.range()
         var customer: Set<String>?
@@ -83,13 +79,7 @@ struct AppStoreSupportAPIController {
         let bundleId = try await authenticator.authenticate(request.headers)
         let id = context.parameters.get("originalTransactionId") ?? ""
         guard Self.isTransactionID(id) else { throw AppleAPIError.api(.invalidOriginalTransactionId) }
-        let buffer = try await request.body.collect(upTo: 64 * 1024)
-        guard
-            let body = try? JSONDecoder().decode(
-                AppStoreExtendRenewalDateRequest.self, from: Data(buffer.readableBytesView))
-        else {
-            throw AppleAPIError.api(.generalBadRequest)
-        }
+        let body = try await Self.decode(AppStoreExtendRenewalDateRequest.self, from: request)
         guard let days = body.extendByDays, (1...90).contains(days) else {
             throw AppleAPIError.api(.invalidExtendByDays)
         }

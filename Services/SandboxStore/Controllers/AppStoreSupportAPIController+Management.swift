@@ -7,16 +7,8 @@ import ShopkeeperStores
 /// transaction, history, status, lookup and support ones: Request a Test Notification and Get Test Notification Status,
 /// Extend Subscription Renewal Dates for All Active Subscribers and its status, Set App Account Token, Get App
 /// Transaction Info and Finish Transaction. Behind Apple's bearer-token check, with Apple's error payloads.
-struct AppStoreManagementAPIController {
-    let host: AppleHost
-    let store: SandboxStore
-    let signer: AppleSigner
-    let traffic: StoreTraffic
-    let dispatcher: NotificationDispatcher
-
-    private var authenticator: AppleBearerAuthenticator { AppleBearerAuthenticator(store: store) }
-
-    var endpoints: RouteCollection<ServiceRequestContext> {
+extension AppStoreSupportAPIController {
+    var managementEndpoints: RouteCollection<ServiceRequestContext> {
         let routes = RouteCollection(context: ServiceRequestContext.self)
         routes.post("inApps/v1/notifications/test") { request, _ in
             try await self.serve(.testNotification) { try await self.requestTestNotification(request) }
@@ -40,10 +32,6 @@ struct AppStoreManagementAPIController {
             try await self.serve(.finish) { try await self.finish(request, context) }
         }
         return routes
-    }
-
-    private func serve(_ api: StoreEndpoint.AppleAPI, _ handler: () async throws -> Response) async throws -> Response {
-        try await traffic.observeApple(host, api, handler)
     }
 
     /// Request a Test Notification: a `TEST` notification about the token's app, in this host's environment, to the
@@ -127,7 +115,7 @@ struct AppStoreManagementAPIController {
     private func setAppAccountToken(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let bundleId = try await authenticator.authenticate(request.headers)
         let id = context.parameters.get("transactionId") ?? ""
-        guard AppStoreSupportAPIController.isTransactionID(id) else {
+        guard Self.isTransactionID(id) else {
             throw AppleAPIError.api(.invalidOriginalTransactionId)
         }
         let body = try await Self.decode(AppStoreUpdateAppAccountTokenRequest.self, from: request)
@@ -149,7 +137,7 @@ struct AppStoreManagementAPIController {
     /// `originalTransactionId` or `appTransactionId`) the path names. A customer who bought with an app account token
     /// has one (made now when the app never asked for it); one without a token has none.
     private func appTransactionInfo(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let record = try await AppStoreSupportAPIController.transaction(
+        let record = try await Self.transaction(
             context.parameters.get("transactionId") ?? "",
             bundleId: try await authenticator.authenticate(request.headers),
             host: host, store: store, orAppTransaction: true)
@@ -167,7 +155,7 @@ struct AppStoreManagementAPIController {
     /// Finish Transaction: the transaction must be the app's, in this environment; answered 200 without a body. The
     /// sandbox keeps no finished state (nothing it answers depends on it).
     private func finish(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        _ = try await AppStoreSupportAPIController.transaction(
+        _ = try await Self.transaction(
             context.parameters.get("transactionId") ?? "",
             bundleId: try await authenticator.authenticate(request.headers),
             host: host, store: store)
@@ -175,7 +163,7 @@ struct AppStoreManagementAPIController {
     }
 
     /// The JSON body as `T`, or Apple's `GeneralBadRequestError`.
-    private static func decode<T: Decodable>(_: T.Type, from request: Request) async throws -> T {
+    static func decode<T: Decodable>(_: T.Type, from request: Request) async throws -> T {
         let buffer = try await request.body.collect(upTo: 64 * 1024)
         guard let body = try? JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView)) else {
             throw AppleAPIError.api(.generalBadRequest)
