@@ -72,15 +72,8 @@ extension AppStoreSupportAPIController {
     private func massExtend(_ request: Request) async throws -> Response {
         let bundleId = try await authenticator.authenticate(request.headers)
         let body = try await Self.decode(AppStoreMassExtendRenewalDateRequest.self, from: request)
-        guard let days = body.extendByDays, (1...90).contains(days) else {
-            throw AppleAPIError.api(.invalidExtendByDays)
-        }
-        guard let reason = body.extendReasonCode, (0...3).contains(reason) else {
-            throw AppleAPIError.api(.invalidExtendReasonCode)
-        }
-        guard let identifier = body.requestIdentifier, (1...128).contains(identifier.utf8.count) else {
-            throw AppleAPIError.api(.invalidRequestIdentifier)
-        }
+        let (days, identifier) = try Self.checkExtension(
+            days: body.extendByDays, reason: body.extendReasonCode, requestIdentifier: body.requestIdentifier)
         guard let productId = body.productId, CreateAppleTransactionRequest.isIdentifier(productId) else {
             throw AppleAPIError.api(.invalidProductId)
         }

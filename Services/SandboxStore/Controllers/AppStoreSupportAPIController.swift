@@ -80,15 +80,8 @@ struct AppStoreSupportAPIController {
         let id = context.parameters.get("originalTransactionId") ?? ""
         guard Self.isTransactionID(id) else { throw AppleAPIError.api(.invalidOriginalTransactionId) }
         let body = try await Self.decode(AppStoreExtendRenewalDateRequest.self, from: request)
-        guard let days = body.extendByDays, (1...90).contains(days) else {
-            throw AppleAPIError.api(.invalidExtendByDays)
-        }
-        guard let reason = body.extendReasonCode, (0...3).contains(reason) else {
-            throw AppleAPIError.api(.invalidExtendReasonCode)
-        }
-        guard let identifier = body.requestIdentifier, (1...128).contains(identifier.utf8.count) else {
-            throw AppleAPIError.api(.invalidRequestIdentifier)
-        }
+        let (days, _) = try Self.checkExtension(
+            days: body.extendByDays, reason: body.extendReasonCode, requestIdentifier: body.requestIdentifier)
         let (extended, events): (AppleTransactionRecord, [AppleEvent])
         do {
             (extended, events) = try await store.extendAppleRenewal(
@@ -122,6 +115,19 @@ struct AppStoreSupportAPIController {
         -> AppleTransactionRecord
     {
         try await Self.transaction(id, bundleId: bundleId, host: host, store: store, orAppTransaction: orAppTransaction)
+    }
+
+    /// Apple's checks of a renewal-date extension request (one subscription's or all active subscribers'):
+    /// `extendByDays` 1 to 90, `extendReasonCode` 0 to 3, a `requestIdentifier` of 1 to 128 characters.
+    static func checkExtension(days: Int?, reason: Int?, requestIdentifier: String?) throws(AppleAPIError) -> (
+        days: Int, requestIdentifier: String
+    ) {
+        guard let days, (1...90).contains(days) else { throw .api(.invalidExtendByDays) }
+        guard let reason, (0...3).contains(reason) else { throw .api(.invalidExtendReasonCode) }
+        guard let requestIdentifier, (1...128).contains(requestIdentifier.utf8.count) else {
+            throw .api(.invalidRequestIdentifier)
+        }
+        return (days, requestIdentifier)
     }
 
     /// Apple's transaction ids: 1 to 20 digits.
