@@ -1,6 +1,7 @@
 import Foundation
 import ShopkeeperModels
 import ShopkeeperStores
+import X509
 
 /// Proofs of the local environments (`Xcode`, `LocalTesting`), which Apple does not sign: StoreKit Testing in Xcode
 /// signs them with a certificate of the developer's Mac, Apple's StoreKit test chain signs `LocalTesting` data, and
@@ -17,12 +18,9 @@ extension AppleProofVerifier {
         _ jws: String, claiming environment: AppleEnvironment, as _: Payload.Type, credentials: AppleCredentials
     ) throws(VerifierError) -> Payload {
         do {
-            if credentials.acceptsLocalTesting {
+            guard let certificate = try Self.localSigner(environment, credentials: credentials) else {
                 return try StoreKitTestVerifier.decodeUnverified(jws, as: Payload.self)
             }
-            guard let pem = credentials.storeKitTestCertificate,
-                let certificate = StoreKitTestVerifier.certificate(pemOrBase64DER: pem)
-            else { throw Self.localProofRefused(environment, reason: nil) }
             return try StoreKitTestVerifier.verify(jws, trusting: certificate, as: Payload.self)
         } catch let error as AppleSignedDataError {
             // Signed by something else than the app's certificate (another chain, or no signature at all).
@@ -40,6 +38,18 @@ extension AppleProofVerifier {
         } catch {
             throw .proofRejected(code: "malformed_proof", detail: "The proof could not be verified.")
         }
+    }
+
+    /// What a local proof must be signed with: the app's StoreKit test certificate, or `nil` when the app accepts
+    /// local data unverified (`accept_local_testing`); without either it is refused.
+    static func localSigner(_ environment: AppleEnvironment, credentials: AppleCredentials) throws(VerifierError)
+        -> Certificate?
+    {
+        if credentials.acceptsLocalTesting { return nil }
+        guard let pem = credentials.storeKitTestCertificate,
+            let certificate = StoreKitTestVerifier.certificate(pemOrBase64DER: pem)
+        else { throw localProofRefused(environment, reason: nil) }
+        return certificate
     }
 
     /// Why a local proof that the app's StoreKit test certificate does not verify is refused: `Xcode` without a
@@ -72,13 +82,10 @@ extension AppleProofVerifier {
     {
         let receipt: AppReceipt
         do {
-            if credentials.acceptsLocalTesting {
-                receipt = try AppReceiptReader.unverified(base64: base64)
-            } else {
-                guard let pem = credentials.storeKitTestCertificate,
-                    let certificate = StoreKitTestVerifier.certificate(pemOrBase64DER: pem)
-                else { throw Self.localProofRefused(environment, reason: nil) }
+            if let certificate = try Self.localSigner(environment, credentials: credentials) {
                 receipt = try AppReceiptReader.readStoreKitTest(base64: base64, trusting: certificate)
+            } else {
+                receipt = try AppReceiptReader.unverified(base64: base64)
             }
         } catch let error as AppReceiptError {
             if case .untrustedChain = error, environment == .localTesting {
