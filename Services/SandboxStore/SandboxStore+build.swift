@@ -107,11 +107,10 @@ func buildRouter(
         router.addRoutes(
             AppStoreServerAPIController(host: host, store: store, signer: signer, traffic: traffic).endpoints,
             atPath: RouterPath(stringLiteral: host.mountPath))
-        router.addRoutes(
-            AppStoreSupportAPIController(
-                host: host, store: store, signer: signer, traffic: traffic, dispatcher: dispatcher
-            ).endpoints,
-            atPath: RouterPath(stringLiteral: host.mountPath))
+        let support = AppStoreSupportAPIController(
+            host: host, store: store, signer: signer, traffic: traffic, dispatcher: dispatcher)
+        router.addRoutes(support.endpoints, atPath: RouterPath(stringLiteral: host.mountPath))
+        router.addRoutes(support.managementEndpoints, atPath: RouterPath(stringLiteral: host.mountPath))
         router.addRoutes(
             VerifyReceiptController(
                 host: host, store: store, traffic: traffic, root: chain.root, maxBodyBytes: maxBody

@@ -11,15 +11,14 @@ JWS, so the chain of each is checked (the library caches a verified chain). Exit
 """
 
 import base64
-import http.server
 import json
 import ssl
 import sys
-import threading
 import time
-import urllib.error
 import urllib.request
 import uuid
+
+import sandbox_support
 
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.NotificationTypeV2 import NotificationTypeV2
@@ -32,46 +31,7 @@ DEADLINE = time.monotonic() + 45
 
 
 def call(method, path, body=None, expect=(200, 201)):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(BASE + path, data=data, method=method)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            status, text = response.status, response.read().decode()
-    except urllib.error.HTTPError as error:
-        status, text = error.code, error.read().decode()
-    if status not in expect:
-        sys.exit(f"FAIL: {method} {path} answered {status}: {text}")
-    return json.loads(text) if text else {}
-
-
-def wait_until_ready():
-    while True:
-        try:
-            with urllib.request.urlopen(BASE + "/health/ready", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError):
-            pass
-        if time.monotonic() > DEADLINE:
-            sys.exit("FAIL: the sandbox store did not become ready")
-        time.sleep(0.1)
-
-
-class Inbox(http.server.BaseHTTPRequestHandler):
-    bodies = []
-    lock = threading.Lock()
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        with Inbox.lock:
-            Inbox.bodies.append(json.loads(body)["signedPayload"])
-        self.send_response(200)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+    return sandbox_support.call(BASE, method, path, body, expect)
 
 
 def verifier(environment):
@@ -94,13 +54,11 @@ def check(kind, function, token, environment=Environment.SANDBOX):
     return decoded
 
 
-wait_until_ready()
+sandbox_support.wait_until_ready(BASE, DEADLINE)
 with urllib.request.urlopen(BASE + "/sandbox/root.pem", timeout=10) as response:
     ROOT_DER = ssl.PEM_cert_to_DER_cert(response.read().decode())
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Inbox)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-call("PUT", "/sandbox/notifications", {"apple_url": f"http://127.0.0.1:{server.server_address[1]}/apple"})
+sandbox_support.start_inbox(BASE)
 
 customer = str(uuid.uuid4())
 purchases = []
@@ -160,8 +118,7 @@ app_transactions = [
 
 sent = len(call("GET", "/sandbox/notifications?store=apple")["deliveries"])
 while True:
-    with Inbox.lock:
-        received = list(Inbox.bodies)
+    received = sandbox_support.Inbox.received()
     if len(received) >= sent:
         break
     if time.monotonic() > DEADLINE:
@@ -231,9 +188,4 @@ for kind in ("renewal info", "app transaction (Sandbox)", "app transaction (Prod
 for kind in sorted(verified):
     print(f"[apple-library] verified {verified[kind]:3d} x {kind}")
 print(f"[apple-library] notification types: {len(types)} of {len(NotificationTypeV2)}")
-if failures:
-    for failure in failures:
-        print(f"[apple-library] FAIL {failure}", file=sys.stderr)
-    print(f"{sum(verified.values())} passed, {len(failures)} failed")
-    sys.exit(1)
-print(f"{sum(verified.values())} passed, 0 failed")
+sandbox_support.finish(sum(verified.values()), failures)

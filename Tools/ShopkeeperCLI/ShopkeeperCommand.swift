@@ -15,7 +15,7 @@ struct ShopkeeperCommand: AsyncParsableCommand {
             SeedCommand.self,
             SandboxCommand.self,
             ContentCommand.self, BoundaryCommand.self, AnswersCommand.self, CustomersCommand.self, ReportCommand.self,
-            ExchangeRatesCommand.self,
+            ExchangeRatesCommand.self, StoresCommand.self,
         ]
     )
 }

@@ -32,6 +32,13 @@ function isSet(value) {
   return value ? badge("set", "good") : badge("not set", "warn");
 }
 
+// How the verifier takes StoreKit Testing data (`Xcode`, `LocalTesting`), which Apple does not sign.
+function localTesting(apple) {
+  if (apple.accept_local_testing) return h("span", {}, badge("unverified", "warn"), " accepted as Apple's library does (accept_local_testing)");
+  if (apple.storekit_test_certificate) return "verified with the StoreKit test certificate";
+  return "refused";
+}
+
 function storesSection(stores) {
   const apple = stores.apple;
   const google = stores.google;
@@ -50,6 +57,7 @@ function storesSection(stores) {
             ["Shared secret (receipts)", isSet(apple.shared_secret_set)],
             ["App Store Server API key", apple.api_key ? h("span", {}, isSet(true), ` key ${apple.api_key.key_id}`) : isSet(false)],
             ["Variants", Object.keys(apple.variant_bundle_ids || {}).join(", ") || "—"],
+            ["Xcode and LocalTesting data", localTesting(apple)],
           ])
         : h("p", {}, isSet(false), " No App Store credentials: App Store purchases are refused."),
     ),

@@ -21,8 +21,11 @@ struct AppStoreServerAPIController {
         routes.get("inApps/v1/transactions/{transactionId}") { request, context in
             try await self.serve(.transactions, request, context) { try await self.transactionInfo($0, $1) }
         }
-        routes.get("inApps/v2/history/{transactionId}") { request, context in
-            try await self.serve(.history, request, context) { try await self.history($0, $1) }
+        // Get Transaction History: `v1` (deprecated, still called by Apple's library by default) answers as `v2`.
+        for version in ["v1", "v2"] {
+            routes.get(RouterPath(stringLiteral: "inApps/\(version)/history/{transactionId}")) { request, context in
+                try await self.serve(.history, request, context) { try await self.history($0, $1) }
+            }
         }
         routes.get("inApps/v1/subscriptions/{transactionId}") { request, context in
             try await self.serve(.subscriptions, request, context) { try await self.subscriptionStatus($0, $1) }
@@ -46,9 +49,7 @@ struct AppStoreServerAPIController {
         _ api: StoreEndpoint.AppleAPI, _ request: Request, _ context: ServiceRequestContext,
         _ handler: (Request, ServiceRequestContext) async throws -> Response
     ) async throws -> Response {
-        try await traffic.observe(.apple(host, api)) { _ in
-            try await ErrorMapping.apple { try await handler(request, context) }
-        }
+        try await traffic.observeApple(host, api) { try await handler(request, context) }
     }
 
     /// The transaction named in the path, after the bearer check: in this host's environment and of the token's app.
@@ -69,7 +70,7 @@ struct AppStoreServerAPIController {
 
     private func transactionInfo(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let record = try await authorizedTransaction(request, context)
-        return try JSONBody.response(
+        return try AppleAPIResponse.json(
             AppStoreTransactionInfoResponse(signedTransactionInfo: try signer.transaction(record)))
     }
 
@@ -84,21 +85,47 @@ struct AppStoreServerAPIController {
             offset = decoded
         }
         let productIds = Set(query.getAll("productId"))
-        let revoked = query.get("revoked").map { $0 == "true" }
-        var transactions = await store.customerTransactions(of: record).enumerated()
+        let productTypes = Set(query.getAll("productType"))
+        let groups = Set(query.getAll("subscriptionGroupIdentifier"))
+        let revoked = query.get("revoked").map { $0.lowercased() == "true" }
+        // Every purchase the sandbox makes is the buyer's own (`PURCHASED`): `FAMILY_SHARED` finds none.
+        let ownership = query.get("inAppOwnershipType")
+        let start = query.get("startDate").flatMap { Int64($0) } ?? Int64.min
+        let end = query.get("endDate").flatMap { Int64($0) } ?? Int64.max
+        let ordered = await store.customerTransactions(of: record).enumerated()
             .sorted { ($0.element.purchaseDate, $0.offset) < ($1.element.purchaseDate, $1.offset) }
             .map(\.element)
-            .filter { productIds.isEmpty || productIds.contains($0.productId) }
-            .filter { revoked == nil || $0.isRevoked == revoked }
+        var transactions = ordered.filter { (transaction: AppleTransactionRecord) -> Bool in
+            guard productIds.isEmpty || productIds.contains(transaction.productId) else { return false }
+            guard productTypes.isEmpty || productTypes.contains(Self.historyProductType(transaction.type)) else {
+                return false
+            }
+            if !groups.isEmpty {
+                guard let group = transaction.subscriptionGroupIdentifier, groups.contains(group) else { return false }
+            }
+            if let revoked, transaction.isRevoked != revoked { return false }
+            guard ownership == nil || ownership == "PURCHASED" else { return false }
+            return transaction.purchaseDate >= start && transaction.purchaseDate < end
+        }
         if query.get("sort") == "DESCENDING" { transactions.reverse() }
         let page = transactions.dropFirst(offset).prefix(Self.historyPageSize)
         let next = min(offset, transactions.count) + page.count
-        return try JSONBody.response(
+        return try AppleAPIResponse.json(
             AppStoreHistoryResponse(
                 revision: HistoryRevision.token(for: next), hasMore: next < transactions.count,
                 bundleId: record.bundleId, appAppleId: record.appAppleId, environment: host.environment.rawValue,
                 signedTransactions: try page.map { try signer.transaction($0) }
             ))
+    }
+
+    /// The `productType` query value of Get Transaction History that names `type`.
+    static func historyProductType(_ type: AppleProductType) -> String {
+        switch type {
+        case .autoRenewable: "AUTO_RENEWABLE"
+        case .nonRenewing: "NON_RENEWABLE"
+        case .consumable: "CONSUMABLE"
+        case .nonConsumable: "NON_CONSUMABLE"
+        }
     }
 
     private func subscriptionStatus(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
@@ -135,7 +162,7 @@ struct AppStoreServerAPIController {
                 data.append(AppStoreSubscriptionGroupItem(subscriptionGroupIdentifier: group, lastTransactions: items))
             }
         }
-        return try JSONBody.response(
+        return try AppleAPIResponse.json(
             AppStoreStatusResponse(
                 environment: host.environment.rawValue, bundleId: record.bundleId, appAppleId: record.appAppleId,
                 data: data))
@@ -164,7 +191,7 @@ struct AppStoreServerAPIController {
         let bundleId = try await authenticator.authenticate(request.headers)
         let orderId = context.parameters.get("orderId") ?? ""
         let found = await store.transactions(orderId: orderId, bundleId: bundleId, environment: host.environment)
-        return try JSONBody.response(
+        return try AppleAPIResponse.json(
             AppStoreOrderLookupResponse(
                 status: (found.isEmpty ? AppStoreOrderLookupStatus.invalid : .valid).rawValue,
                 signedTransactions: try found.map { try signer.transaction($0) }

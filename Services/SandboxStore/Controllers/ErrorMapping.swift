@@ -88,6 +88,14 @@ enum ErrorMapping {
 }
 
 extension StoreTraffic {
+    /// Counts a call to an App Store Server API endpoint of `host`, suffers its fault, and maps domain errors to
+    /// Apple's (``ErrorMapping/apple(_:)``).
+    nonisolated func observeApple<T>(
+        _ host: AppleHost, _ api: StoreEndpoint.AppleAPI, _ body: () async throws -> T
+    ) async throws -> T {
+        try await observe(.apple(host, api)) { _ in try await ErrorMapping.apple { try await body() } }
+    }
+
     /// Counts a call to `endpoint`, suffers its fault (delay, then failure) if one is set, and runs `body` with what
     /// is left of the fault (an Apple status for `verifyReceipt`).
     nonisolated func observe<T>(

@@ -23,7 +23,7 @@ enum AppleAPIError: HTTPResponseError, Equatable {
         case .unauthorized:
             return Response(status: .unauthorized, headers: [.contentLength: "0"])
         case .api(let code):
-            return try JSONBody.response(AppStoreErrorPayload(code), status: status)
+            return try AppleAPIResponse.json(AppStoreErrorPayload(code), status: status)
         case .fault(let status):
             let code: AppStoreErrorCode =
                 switch status {
@@ -31,7 +31,7 @@ enum AppleAPIError: HTTPResponseError, Equatable {
                 case 500: .generalInternal
                 default: .generalInternalRetryable
                 }
-            return try JSONBody.response(
+            return try AppleAPIResponse.json(
                 AppStoreErrorPayload(errorCode: code.rawValue, errorMessage: code.message), status: self.status)
         }
     }
@@ -130,4 +130,16 @@ struct SandboxControlError: ProblemError, Equatable {
     var status: HTTPResponse.Status
     var code: String
     var detail: String
+}
+
+/// An App Store Server API JSON answer as Apple sends it: `Content-Type: application/json` exactly (Apple's App Store
+/// Server Library reads an error's `errorCode` only under that exact type).
+enum AppleAPIResponse {
+    static let contentType = "application/json"
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        var response = try JSONBody.response(value, status: status)
+        response.headers[.contentType] = contentType
+        return response
+    }
 }

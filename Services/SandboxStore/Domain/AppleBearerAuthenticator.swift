@@ -8,7 +8,8 @@ import ShopkeeperStores
 /// The token must be a compact JWS with `alg` ES256, `typ` JWT and the `kid` of a key this sandbox issued, signed by
 /// that key; its claims must name the key's issuer (`iss`), `aud` `appstoreconnect-v1`, a `bid` the issuer has a key
 /// for, an `iat` not in the future (60 s of clock skew allowed) and an `exp` that has not passed and lies at most an
-/// hour after `iat`.
+/// hour after `iat`. Apple's own App Store Server Library sends no `iat`: without one, `exp` must lie at most an hour
+/// (and the clock skew) from now.
 struct AppleBearerAuthenticator: Sendable {
     /// How far in the future `iat` may lie.
     static let allowedClockSkewSeconds: Int64 = 60
@@ -22,9 +23,10 @@ struct AppleBearerAuthenticator: Sendable {
         }
         let (key, claims) = signed
         let seconds = Int64(now.timeIntervalSince1970)
+        let lifetimeStart = claims.iat ?? seconds
         guard claims.iss == key.issuerId, claims.aud == AppStoreServerAPIClaims.audience,
-            claims.iat <= seconds + Self.allowedClockSkewSeconds, claims.exp > seconds, claims.exp > claims.iat,
-            claims.exp - claims.iat <= AppStoreServerAPIClaims.maximumLifetimeSeconds,
+            lifetimeStart <= seconds + Self.allowedClockSkewSeconds, claims.exp > seconds, claims.exp > lifetimeStart,
+            claims.exp - lifetimeStart <= AppStoreServerAPIClaims.maximumLifetimeSeconds,
             await store.bundleIds(ofIssuer: key.issuerId).contains(claims.bid)
         else { throw .unauthorized }
         return claims.bid

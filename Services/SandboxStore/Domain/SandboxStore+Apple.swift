@@ -56,6 +56,7 @@ extension SandboxStore {
             record.originalPurchaseDate = earlier.originalPurchaseDate
             record.environment = earlier.environment
             record.appAccountToken = draft.appAccountToken ?? earlier.appAccountToken
+            record.assignedAppAccountToken = latest.assignedAppAccountToken
             record.subscriptionGroupIdentifier = earlier.subscriptionGroupIdentifier
             record.appAppleId = draft.appAppleId ?? earlier.appAppleId
             record.transactionReason = "RENEWAL"

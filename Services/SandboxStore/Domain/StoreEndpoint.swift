@@ -17,6 +17,17 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
     case appleProductionNotificationHistory = "apple.production.notificationHistory"
     /// `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}` (Extend a Subscription Renewal Date).
     case appleProductionExtend = "apple.production.extend"
+    /// `POST /inApps/v1/notifications/test` and `GET /inApps/v1/notifications/test/{token}` (Request a Test
+    /// Notification, Get Test Notification Status).
+    case appleProductionTestNotification = "apple.production.testNotification"
+    /// `POST /inApps/v1/subscriptions/extend/mass` and `GET .../extend/mass/{productId}/{requestIdentifier}`.
+    case appleProductionMassExtend = "apple.production.massExtend"
+    /// `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken` (Set App Account Token).
+    case appleProductionAppAccountToken = "apple.production.appAccountToken"
+    /// `GET /inApps/v1/transactions/appTransactions/{transactionId}` (Get App Transaction Info).
+    case appleProductionAppTransactions = "apple.production.appTransactions"
+    /// `POST /inApps/v1/transactions/{transactionId}/finish` (Finish Transaction).
+    case appleProductionFinish = "apple.production.finish"
     case appleSandboxTransactions = "apple.sandbox.transactions"
     case appleSandboxHistory = "apple.sandbox.history"
     case appleSandboxSubscriptions = "apple.sandbox.subscriptions"
@@ -26,6 +37,11 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
     case appleSandboxRefunds = "apple.sandbox.refunds"
     case appleSandboxNotificationHistory = "apple.sandbox.notificationHistory"
     case appleSandboxExtend = "apple.sandbox.extend"
+    case appleSandboxTestNotification = "apple.sandbox.testNotification"
+    case appleSandboxMassExtend = "apple.sandbox.massExtend"
+    case appleSandboxAppAccountToken = "apple.sandbox.appAccountToken"
+    case appleSandboxAppTransactions = "apple.sandbox.appTransactions"
+    case appleSandboxFinish = "apple.sandbox.finish"
     case googleToken = "google.token"
     case googleProductsGet = "google.products.get"
     case googleProductsAcknowledge = "google.products.acknowledge"
@@ -70,6 +86,7 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
     enum AppleAPI: Sendable {
         case transactions, history, subscriptions, lookup, verifyReceipt, consumption
         case refunds, notificationHistory, extend
+        case testNotification, massExtend, appAccountToken, appTransactions, finish
     }
 
     static func apple(_ host: AppleHost, _ api: AppleAPI) -> StoreEndpoint {
@@ -83,6 +100,11 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
         case (.production, .refunds): .appleProductionRefunds
         case (.production, .notificationHistory): .appleProductionNotificationHistory
         case (.production, .extend): .appleProductionExtend
+        case (.production, .testNotification): .appleProductionTestNotification
+        case (.production, .massExtend): .appleProductionMassExtend
+        case (.production, .appAccountToken): .appleProductionAppAccountToken
+        case (.production, .appTransactions): .appleProductionAppTransactions
+        case (.production, .finish): .appleProductionFinish
         case (.sandbox, .transactions): .appleSandboxTransactions
         case (.sandbox, .history): .appleSandboxHistory
         case (.sandbox, .subscriptions): .appleSandboxSubscriptions
@@ -92,6 +114,11 @@ enum StoreEndpoint: String, CaseIterable, Codable, Sendable {
         case (.sandbox, .refunds): .appleSandboxRefunds
         case (.sandbox, .notificationHistory): .appleSandboxNotificationHistory
         case (.sandbox, .extend): .appleSandboxExtend
+        case (.sandbox, .testNotification): .appleSandboxTestNotification
+        case (.sandbox, .massExtend): .appleSandboxMassExtend
+        case (.sandbox, .appAccountToken): .appleSandboxAppAccountToken
+        case (.sandbox, .appTransactions): .appleSandboxAppTransactions
+        case (.sandbox, .finish): .appleSandboxFinish
         }
     }
 }

@@ -18,6 +18,9 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
     var quantity: Int
     var type: AppleProductType
     var appAccountToken: String?
+    /// The app account token Set App Account Token gave the purchase: signed instead of ``appAccountToken``, which
+    /// stays the customer's identity (``customerKey``) as the Apple Account is at Apple.
+    var assignedAppAccountToken: String?
     var environment: AppleEnvironment
     var storefront: String
     var storefrontId: String
@@ -60,6 +63,9 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
 
     var isRevoked: Bool { revocationDate != nil }
 
+    /// The `appAccountToken` the signed transaction and renewal info carry.
+    var signedAppAccountToken: String? { assignedAppAccountToken ?? appAccountToken }
+
     /// The customer's `appTransactionId` (see ``AppleAppTransactionRecord/appTransactionId(customerKey:)``).
     var appTransactionId: String { AppleAppTransactionRecord.appTransactionId(customerKey: customerKey) }
 
@@ -77,7 +83,7 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
             webOrderLineItemId: webOrderLineItemId, bundleId: bundleId, productId: productId,
             subscriptionGroupIdentifier: subscriptionGroupIdentifier, purchaseDate: purchaseDate,
             originalPurchaseDate: originalPurchaseDate, expiresDate: expiresDate, quantity: quantity,
-            type: type.rawValue, appAccountToken: appAccountToken, inAppOwnershipType: "PURCHASED",
+            type: type.rawValue, appAccountToken: signedAppAccountToken, inAppOwnershipType: "PURCHASED",
             signedDate: signedDate.appleMilliseconds, revocationReason: revocationReason,
             revocationDate: revocationDate, offerType: offerType, offerIdentifier: offerIdentifier,
             environment: environment.rawValue, storefront: storefront, storefrontId: storefrontId,
@@ -113,7 +119,7 @@ struct AppleTransactionRecord: Codable, Sendable, Equatable {
             expirationIntent: expired ? (expirationIntent ?? (retrying || renews ? 2 : 1)) : nil,
             gracePeriodExpiresDate: isRevoked ? nil : gracePeriodExpiresDate, signedDate: signedDate.appleMilliseconds,
             environment: environment.rawValue, recentSubscriptionStartDate: recentStart,
-            renewalDate: expiresDate, currency: currency, renewalPrice: price, appAccountToken: appAccountToken,
+            renewalDate: expiresDate, currency: currency, renewalPrice: price, appAccountToken: signedAppAccountToken,
             appTransactionId: appTransactionId
         )
     }

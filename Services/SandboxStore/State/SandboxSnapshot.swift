@@ -30,6 +30,8 @@ struct SandboxSnapshot: JournaledState, Sendable, Equatable {
     var appleConsumption = JournaledList<AppleConsumptionRecord>()
     /// Customer key (``AppleTransactionRecord/customerKey``) -> the app transaction of that customer.
     var appleAppTransactions = JournaledMap<AppleAppTransactionRecord>()
+    /// ``AppleMassExtensionRecord/key`` -> a mass renewal-date extension and its outcome.
+    var appleMassExtensions = JournaledMap<AppleMassExtensionRecord>()
     /// Stripe: every object by id (prices, customers, sessions, payments, subscriptions, ...).
     var stripeObjects = JournaledMap<StripeRecord>()
     /// Stripe: the events, oldest first (`GET /v1/events`).
@@ -59,6 +61,7 @@ struct SandboxSnapshot: JournaledState, Sendable, Equatable {
         appSettings = try read(.appSettings, .init())
         appleConsumption = try read(.appleConsumption, .init())
         appleAppTransactions = try read(.appleAppTransactions, .init())
+        appleMassExtensions = try read(.appleMassExtensions, .init())
         stripeObjects = try read(.stripeObjects, .init())
         stripeEvents = try read(.stripeEvents, .init())
         stripeIdempotency = try read(.stripeIdempotency, .init())
@@ -74,7 +77,8 @@ struct SandboxSnapshot: JournaledState, Sendable, Equatable {
             googleAccessTokens: googleAccessTokens.takeChange(), googlePurchases: googlePurchases.takeChange(),
             googleVoided: googleVoided.takeChange(), appleSchedules: appleSchedules.takeChange(),
             appSettings: appSettings.takeChange(), appleConsumption: appleConsumption.takeChange(),
-            appleAppTransactions: appleAppTransactions.takeChange(), stripeObjects: stripeObjects.takeChange(),
+            appleAppTransactions: appleAppTransactions.takeChange(),
+            appleMassExtensions: appleMassExtensions.takeChange(), stripeObjects: stripeObjects.takeChange(),
             stripeEvents: stripeEvents.takeChange(), stripeIdempotency: stripeIdempotency.takeChange())
         return change.isEmpty ? nil : change
     }
@@ -94,6 +98,7 @@ struct SandboxSnapshot: JournaledState, Sendable, Equatable {
         if let map = change.appSettings { appSettings.apply(map) }
         if let list = change.appleConsumption { try appleConsumption.apply(list) }
         if let map = change.appleAppTransactions { appleAppTransactions.apply(map) }
+        if let map = change.appleMassExtensions { appleMassExtensions.apply(map) }
         if let map = change.stripeObjects { stripeObjects.apply(map) }
         if let list = change.stripeEvents { try stripeEvents.apply(list) }
         if let map = change.stripeIdempotency { stripeIdempotency.apply(map) }
@@ -117,6 +122,7 @@ struct StateChange: Codable, Sendable, Equatable {
     var appSettings: MapChange<StoreAppSettings>?
     var appleConsumption: ListChange<AppleConsumptionRecord>?
     var appleAppTransactions: MapChange<AppleAppTransactionRecord>?
+    var appleMassExtensions: MapChange<AppleMassExtensionRecord>?
     var stripeObjects: MapChange<StripeRecord>?
     var stripeEvents: ListChange<StripeEventRecord>?
     var stripeIdempotency: MapChange<StripeIdempotentReply>?
@@ -126,6 +132,7 @@ struct StateChange: Codable, Sendable, Equatable {
         appleTransactions == nil && appleKeys == nil && appleSharedSecrets == nil && googleAccounts == nil
             && googleAccessTokens == nil && googlePurchases == nil && googleVoided == nil && appleSchedules == nil
             && appSettings == nil && appleConsumption == nil && appleAppTransactions == nil
+            && appleMassExtensions == nil
             && stripeObjects == nil && stripeEvents == nil && stripeIdempotency == nil
     }
 }

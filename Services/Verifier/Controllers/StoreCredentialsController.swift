@@ -95,6 +95,8 @@ struct AppleCredentialsInput: Codable, Sendable {
     var consumptionAnswers: ConsumptionAnswers?
     /// Xcode's StoreKit test certificate, PEM or base64 DER (the `.cer` file).
     var storeKitTestCertificate: String?
+    /// Accept `Xcode` and `LocalTesting` data unverified, as Apple's library does (development mode only).
+    var acceptLocalTesting: Bool?
     /// Variant name -> bundle id of each other edition of the app whose app transactions count.
     var variantBundleIDs: [String: String]?
     /// The App Store Connect API (team) key the catalog sync reads the store's catalog with.
@@ -133,6 +135,12 @@ struct AppleCredentialsInput: Codable, Sendable {
                         pointer: "/storekit_test_certificate",
                         detail: "must be Xcode's StoreKit test certificate (P-256), as PEM or base64 of the .cer file"))
             }
+        }
+        if acceptLocalTesting == true, (environments ?? [.production, .sandbox]).contains(.production) {
+            problems.append(
+                FieldProblem(
+                    pointer: "/accept_local_testing",
+                    detail: "is only for an app in development mode: environments must not name production"))
         }
         let variantName = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         for (variant, bundle) in (variantBundleIDs ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -184,6 +192,7 @@ struct AppleCredentialsInput: Codable, Sendable {
             apiKey: apiKey ?? existing?.apiKey,
             consumptionAnswers: consumptionAnswers,
             storeKitTestCertificate: testCertificate,
+            acceptLocalTesting: acceptLocalTesting == true ? true : nil,
             variantBundleIDs: variantBundleIDs,
             connectAPIKey: connectAPIKey ?? existing?.connectAPIKey
         )

@@ -18,6 +18,10 @@ struct AppleCredentials: Codable, Sendable, Equatable {
     /// The certificate Xcode's StoreKit Testing signs with (PEM), exported by the developer; `Xcode` and
     /// `LocalTesting` proofs are verified against it, for an app not in production mode. Public, so it is shown.
     var storeKitTestCertificate: String? = nil
+    /// The explicit development setting `accept_local_testing`: `Xcode` and `LocalTesting` data is accepted as Apple's
+    /// App Store Server Library accepts it, without checking who signed it (or whether anyone did), for an app in
+    /// development mode only. `nil` (the default) is off: such data must verify against ``storeKitTestCertificate``.
+    var acceptLocalTesting: Bool? = nil
     /// Variant name -> the bundle id of that edition of the app (a paid `full` edition sold as its own app): its
     /// app transactions are accepted and show that variant (the catalog's `included_in_variants`).
     var variantBundleIDs: [String: String]? = nil
@@ -33,9 +37,13 @@ struct AppleCredentials: Codable, Sendable, Equatable {
         case apiKey = "api_key"
         case consumptionAnswers = "consumption_answers"
         case storeKitTestCertificate = "storekit_test_certificate"
+        case acceptLocalTesting = "accept_local_testing"
         case variantBundleIDs = "variant_bundle_ids"
         case connectAPIKey = "connect_api_key"
     }
+
+    /// Whether `Xcode` and `LocalTesting` data is accepted unverified (``acceptLocalTesting``).
+    var acceptsLocalTesting: Bool { acceptLocalTesting == true }
 
     /// The variant whose bundle id `bundleID` is; `nil` when it is none of them.
     func variant(ofBundleID bundleID: String) -> String? {
@@ -53,7 +61,7 @@ struct AppleCredentials: Codable, Sendable, Equatable {
             sharedSecretSet: sharedSecret != nil,
             apiKey: apiKey.map { AppleCredentialsView.KeyView(issuerID: $0.issuerID, keyID: $0.keyID) },
             consumptionAnswers: consumptionAnswers, storeKitTestCertificate: storeKitTestCertificate,
-            variantBundleIDs: variantBundleIDs ?? [:],
+            acceptLocalTesting: acceptsLocalTesting, variantBundleIDs: variantBundleIDs ?? [:],
             connectAPIKey: connectAPIKey.map { AppleCredentialsView.KeyView(issuerID: $0.issuerID, keyID: $0.keyID) }
         )
     }
@@ -110,6 +118,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
     var apiKey: KeyView?
     var consumptionAnswers: ConsumptionAnswers?
     var storeKitTestCertificate: String?
+    var acceptLocalTesting: Bool
     var variantBundleIDs: [String: String]
     var connectAPIKey: KeyView? = nil
 
@@ -131,6 +140,7 @@ struct AppleCredentialsView: Codable, Sendable, Equatable {
         case apiKey = "api_key"
         case consumptionAnswers = "consumption_answers"
         case storeKitTestCertificate = "storekit_test_certificate"
+        case acceptLocalTesting = "accept_local_testing"
         case variantBundleIDs = "variant_bundle_ids"
         case connectAPIKey = "connect_api_key"
     }

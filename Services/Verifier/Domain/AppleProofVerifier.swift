@@ -24,10 +24,10 @@ struct AppleProofVerifier: Sendable {
     }
 
     /// Verifies an Apple JWS for the app: signed by Apple (its chain to a trusted root, ``AppleSignedDataVerifier``),
-    /// or, when it claims a local environment (`Xcode`, `LocalTesting`), signed with the app's StoreKit test
-    /// certificate (``StoreKitTestVerifier``) and only where such proofs may be accepted
-    /// (``checkLocalEnvironment(_:credentials:)``). The claim read before verifying only picks the check: each
-    /// check verifies the whole JWS, and the environment is checked again after it.
+    /// or, when it claims a local environment (`Xcode`, `LocalTesting`), only where such proofs may be accepted
+    /// (``checkLocalEnvironment(_:credentials:)``), as ``verifyLocal(_:claiming:as:credentials:)`` says. The claim read
+    /// before verifying only picks the check: each check reads the whole JWS, and the environment is checked again
+    /// after it.
     func verifySigned<Payload: AppleSignedPayload>(
         _ jws: String, as _: Payload.Type, credentials: AppleCredentials
     ) async throws(VerifierError) -> Payload {
@@ -36,16 +36,7 @@ struct AppleProofVerifier: Sendable {
         do {
             if let claimed, !claimed.isSignedByApple {
                 try checkLocalEnvironment(claimed, credentials: credentials)
-                guard let pem = credentials.storeKitTestCertificate,
-                    let certificate = StoreKitTestVerifier.certificate(pemOrBase64DER: pem)
-                else {
-                    throw VerifierError.proofRejected(
-                        code: "storekit_test_certificate_missing",
-                        detail: "This \(claimed.rawValue) proof was signed by Xcode's StoreKit Testing; upload the "
-                            + "StoreKit test certificate exported from Xcode as the Apple credentials' "
-                            + "storekit_test_certificate to accept such proofs.")
-                }
-                return try StoreKitTestVerifier.verify(jws, trusting: certificate, as: Payload.self)
+                return try verifyLocal(jws, claiming: claimed, as: Payload.self, credentials: credentials)
             }
             return try await signedData.verify(jws, as: Payload.self)
         } catch let error as AppleSignedDataError {
@@ -87,10 +78,18 @@ struct AppleProofVerifier: Sendable {
     }
 
     /// Verifies a legacy app receipt: read and checked here first (a forgery never reaches Apple), then
-    /// confirmed with `verifyReceipt`, whose answer is the source of the transactions.
+    /// confirmed with `verifyReceipt`, whose answer is the source of the transactions. A receipt of a local
+    /// environment (StoreKit Testing in Xcode) is checked as ``verifyLocalReceipt(_:environment:credentials:)`` says.
     func verifyReceipt(_ base64: String, credentials: AppleCredentials) async throws(VerifierError)
         -> [StoreTransaction]
     {
+        // The receipt type read before verifying only picks the check, as a JWS's environment does.
+        if let claimed = (try? AppReceiptReader.unverified(base64: base64)).flatMap({
+            Self.environment(receiptType: $0.receiptType).flatMap(AppleEnvironment.init(rawValue:))
+        }), !claimed.isSignedByApple {
+            try checkLocalEnvironment(claimed, credentials: credentials)
+            return try verifyLocalReceipt(base64, environment: claimed, credentials: credentials)
+        }
         let local: AppReceipt
         do {
             local = try await receiptReader.read(base64: base64)

@@ -7,7 +7,10 @@ enum AppleReceiptNormalizer {
     /// The transactions of `response`: `latest_receipt_info` when present (it has renewals), else the
     /// receipt's `in_app`, each transaction once.
     static func normalize(_ response: VerifyReceiptResponse) throws(VerifierError) -> [StoreTransaction] {
-        let environment: StoreEnvironment = response.environment == "Production" ? .production : .sandbox
+        // Apple answers `Production` or `Sandbox`; a StoreKit Testing receipt read locally is `Xcode` or `LocalTesting`.
+        let environment =
+            response.environment.flatMap(AppleEnvironment.init(rawValue:))
+            .map(AppleTransactionNormalizer.storeEnvironment) ?? .sandbox
         let records = response.latestReceiptInfo ?? response.receipt?.inApp ?? []
         var seen: Set<String> = []
         var transactions: [StoreTransaction] = []

@@ -12,9 +12,10 @@ package struct AppStoreServerAPIClaims: Codable, Sendable, Equatable {
 
     /// The issuer id of the App Store Connect team that owns the key.
     package var iss: String
-    /// Issued at, UNIX seconds.
-    package var iat: Int64
-    /// Expires at, UNIX seconds; at most an hour after `iat`.
+    /// Issued at, UNIX seconds. Apple's documentation lists it, but Apple's own App Store Server Library sends none
+    /// (and Apple accepts that): the sandbox store takes a token without it.
+    package var iat: Int64?
+    /// Expires at, UNIX seconds; at most an hour after `iat` (without `iat`, at most an hour from now).
     package var exp: Int64
     /// Always ``audience``.
     package var aud: String
@@ -23,7 +24,7 @@ package struct AppStoreServerAPIClaims: Codable, Sendable, Equatable {
     /// An optional one-time value.
     package var nonce: String?
 
-    package init(iss: String, iat: Int64, exp: Int64, aud: String = audience, bid: String, nonce: String? = nil) {
+    package init(iss: String, iat: Int64?, exp: Int64, aud: String = audience, bid: String, nonce: String? = nil) {
         self.iss = iss
         self.iat = iat
         self.exp = exp

@@ -164,6 +164,19 @@ package enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
     case invalidNotificationType = 4_000_018
     /// 400: both `notificationType` and `transactionId` narrow a notification history request.
     case multipleFiltersSupplied = 4_000_019
+    /// 400: the test notification token is not one Apple issued (Get Test Notification Status).
+    case invalidTestNotificationToken = 4_000_020
+    /// 400: a product id is missing or not a product id (Extend Subscription Renewal Dates for All Active
+    /// Subscribers).
+    case invalidProductId = 4_000_023
+    /// 400: a storefront country code is not an ISO 3166-1 alpha-3 code.
+    case invalidStorefrontCountryCode = 4_000_028
+    /// 400: the app account token is not a UUID (Set App Account Token).
+    case invalidAppAccountTokenUUID = 4_000_183
+    /// 400: a transaction shared through Family Sharing cannot take an app account token.
+    case familyTransactionNotSupported = 4_000_185
+    /// 400: Set App Account Token names a transaction that is not an original transaction.
+    case transactionIdIsNotOriginalTransactionId = 4_000_187
     /// 403: the subscription's state does not allow a renewal-date extension (free offer period, expired, in
     /// billing retry, or already extended twice in the past 365 days).
     case subscriptionExtensionIneligible = 4_030_004
@@ -173,8 +186,16 @@ package enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
     case familySharedSubscriptionExtensionIneligible = 4_030_007
     /// 404: no such original transaction (in this environment, for this app).
     case originalTransactionIdNotFound = 4_040_005
+    /// 404: Request a Test Notification without a notification URL set for this environment.
+    case serverNotificationURLNotFound = 4_040_007
+    /// 404: no test notification with this token.
+    case testNotificationNotFound = 4_040_008
+    /// 404: no mass renewal-date extension with this request identifier and product.
+    case statusRequestNotFound = 4_040_009
     /// 404: no such transaction (in this environment, for this app).
     case transactionIdNotFound = 4_040_010
+    /// 404: the customer has no app transaction.
+    case appTransactionDoesNotExist = 4_040_019
     /// 429: too many requests; retry later.
     case rateLimitExceeded = 4_290_000
     /// 500: an error on Apple's side.
@@ -204,12 +225,26 @@ package enum AppStoreErrorCode: Int64, Codable, Sendable, CaseIterable {
         case .invalidNotificationType: "Invalid request. The notification type or subtype is invalid."
         case .multipleFiltersSupplied:
             "Invalid request. Supply either a transaction id or a notification type, but not both."
+        case .invalidTestNotificationToken: "Invalid request. The test notification token is invalid."
+        case .invalidProductId: "Invalid request. The product id is invalid."
+        case .invalidStorefrontCountryCode: "Invalid request. A storefront country code was invalid."
+        case .invalidAppAccountTokenUUID: "Invalid request. The app account token field must be a valid UUID."
+        case .familyTransactionNotSupported:
+            "Invalid request. Family Sharing transactions aren't supported by this endpoint."
+        case .transactionIdIsNotOriginalTransactionId:
+            "Invalid request. The transaction ID provided is not an original transaction ID."
         case .subscriptionExtensionIneligible: "Forbidden - unable to act on this subscription."
         case .subscriptionMaxExtension: "Forbidden - subscription has reached maximum extension count."
         case .familySharedSubscriptionExtensionIneligible:
             "Forbidden - subscriptions obtained through Family Sharing cannot be extended."
         case .originalTransactionIdNotFound: "Original transaction id not found."
+        case .serverNotificationURLNotFound: "No App Store Server Notification URL found for provided app."
+        case .testNotificationNotFound:
+            "Either the test notification token is expired or the notification and status are not yet available."
+        case .statusRequestNotFound:
+            "The server didn't find a subscription-renewal-date extension request for this requestIdentifier and productId combination."
         case .transactionIdNotFound: "Transaction id not found."
+        case .appTransactionDoesNotExist: "No AppTransaction exists for the customer."
         case .rateLimitExceeded: "Rate limit exceeded."
         case .generalInternal: "An unknown error occurred."
         case .generalInternalRetryable: "An unknown error occurred. Please try again."

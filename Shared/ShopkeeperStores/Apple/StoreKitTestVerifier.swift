@@ -46,6 +46,25 @@ package enum StoreKitTestVerifier {
         }
     }
 
+    /// Decodes `token` without checking any signature or certificate, as Apple's App Store Server Library does for
+    /// the `Xcode` and `LocalTesting` environments (their data is not signed by the App Store, so its
+    /// `SignedDataVerifier` skips the chain and the signature): for apps that chose to accept such data
+    /// (`accept_local_testing`). Any `alg` (`none` too) and any signature, or none (`header.payload.`); the payload
+    /// must still be the expected JSON. Which environment it claims is the caller's question.
+    package static func decodeUnverified<Payload: AppleSignedPayload>(
+        _ token: String, as _: Payload.Type = Payload.self
+    ) throws(AppleSignedDataError) -> Payload {
+        guard token.utf8.count <= AppleSignedDataVerifier.maximumLength else {
+            throw .tooLarge(limit: AppleSignedDataVerifier.maximumLength)
+        }
+        guard let jws = CompactJWS(token) else { throw .malformed("not a compact JWS") }
+        do {
+            return try AppleJSON.decode(Payload.self, from: Data(jws.payload))
+        } catch {
+            throw .malformed("the payload is not the expected JSON")
+        }
+    }
+
     /// A StoreKit test certificate as a developer pastes it: PEM, or base64 of the DER (`.cer`) file.
     package static func certificate(pemOrBase64DER text: String) -> Certificate? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)

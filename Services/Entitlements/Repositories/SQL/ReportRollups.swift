@@ -39,7 +39,8 @@ enum ReportRollups {
     ///
     /// A Google Play transaction has no price (Play's purchase APIs give none): it is estimated from the price in
     /// force in the buyer's region (`storefront`, Play's region code) at the purchase time, as the catalog syncs
-    /// recorded it (`catalog.store_price_history_v1`), times the quantity; `estimated_milliunits` is that estimate
+    /// recorded it (`catalog.store_price_history_v1`, read through `entitlements.play_price_in_force`, which finds none
+    /// while the catalog has not migrated yet), times the quantity; `estimated_milliunits` is that estimate
     /// (0 for a price the store gave). With no price in force then (no sync had seen one), it stays `null`. Purchase
     /// times are kept to the second: a price is in force for a purchase when a sync saw it by the end of the
     /// purchase's second and before the sale was applied (`applied_at`), so a sync just after a sale never reprices it.
@@ -55,14 +56,11 @@ enum ReportRollups {
                 WHERE p.store = t.store AND p.original_transaction_id = t.original_transaction_id) AS product_id
         FROM entitlements.transactions t
         LEFT JOIN LATERAL (
-            SELECT h.currency, round(h.price * 1000)::bigint AS unit_milliunits
-            FROM catalog.store_price_history_v1 h
-            WHERE t.price_milliunits IS NULL AND t.store = 'play_store' AND h.app_id = t.app_id
-              AND h.platform = t.store AND h.store_product_id = t.store_product_id AND h.territory = t.storefront
-              AND h.effective_at < date_trunc('second', t.purchase_date) + interval '1 second'
-              AND h.effective_at <= t.applied_at
-            ORDER BY h.effective_at DESC
-            LIMIT 1
+            SELECT p.currency, p.unit_milliunits
+            FROM entitlements.play_price_in_force(
+                t.app_id, t.store_product_id, t.storefront, t.purchase_date, t.applied_at) p
+            WHERE t.price_milliunits IS NULL AND t.store = 'play_store'
+            OFFSET 0
         ) e ON true
         WHERE t.app_id = $1::text AND t.ownership_type = 'purchased'
         """
