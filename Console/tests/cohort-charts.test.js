@@ -18,6 +18,9 @@ describe("a monthly chart's labels", () => {
     assert.deepEqual(periodLabels("2024-01-31", "2024-03-01", "month"), ["2024-01-31", "2024-02-01", "2024-03-01"]);
     assert.deepEqual(periodLabels("2026-02-01", "2026-01-01", "month"), []);
   });
+  it("start with the first day's whole month for the cohort charts", () => {
+    assert.deepEqual(periodLabels("2025-11-15", "2026-01-01", "month", false), ["2025-11-01", "2025-12-01", "2026-01-01"]);
+  });
   it("are every day of the range by day", () => {
     assert.deepEqual(periodLabels("2026-01-30", "2026-02-01", "day"), ["2026-01-30", "2026-01-31", "2026-02-01"]);
   });

@@ -64,8 +64,12 @@ function optionsForm(chart, state, rates, navigate) {
       "aria-label": "Chart",
       onsubmit: (event) => {
         event.preventDefault();
+        // Another kind of chart (daily or monthly) starts on its own default range.
+        const other = chartNamed(chartPicker.value);
+        const range = (other.defaultDays || 30) === (chart.defaultDays || 30) ? {} : { from: undefined, to: undefined };
         navigate(route, {
           ...stateQuery(state),
+          ...range,
           chart: chartPicker.value,
           currency: currency.value || undefined,
           group: group ? group.value || undefined : undefined,

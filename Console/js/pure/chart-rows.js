@@ -25,12 +25,12 @@ export function perLabel(rows, labels, key, field = "day") {
 }
 
 /** The labels of a range's rows by `period`: every day from `from` to `to`, or (`month`) the first day of each
- *  month the range touches, the range's own first day for the first (as the reports' monthly rows and cohorts
- *  start). */
-export function periodLabels(from, to, period) {
+ *  month the range touches; with `clipped`, the range's own first day for the first month (as churn's, refunds' and
+ *  LTV's monthly rows start; the cohort charts' trial and start cohorts are whole months). */
+export function periodLabels(from, to, period, clipped = true) {
   if (period !== "month") return daysBetween(from, to);
   if (!isDay(from) || !isDay(to) || from > to) return [];
-  const labels = [from];
+  const labels = [clipped ? from : `${from.slice(0, 7)}-01`];
   let month = `${from.slice(0, 7)}-01`;
   for (;;) {
     month = `${addDays(month, 31).slice(0, 7)}-01`;

@@ -19,9 +19,9 @@ function cohortRequest(key, report, state, withCurrency) {
   return [{ key, path: `/v1/admin/reports/${report}`, query }];
 }
 
-/** The labels of `state`'s range by its period. */
-export function stateLabels(state) {
-  return periodLabels(state.range.from, state.range.to, state.period === "day" ? "day" : "month");
+/** The labels of `state`'s range by its period (`clipped`: see `periodLabels`). */
+export function stateLabels(state, clipped = true) {
+  return periodLabels(state.range.from, state.range.to, state.period === "day" ? "day" : "month", clipped);
 }
 
 /** A rate chart: each `[name, column, part, whole]` as a percentage per label of the rows' sums (summed over the
@@ -80,7 +80,7 @@ function reportCharts(spec, rows, labels, state, currency) {
 
 /** A report's panels: one per currency (one for counts in no currency), its figures over the range and its charts. */
 function reportPanels(spec, answer, state) {
-  const labels = stateLabels(state);
+  const labels = stateLabels(state, !spec.wholeMonths);
   const currencies = spec.currency ? reportCurrencies(answer, state.currency) : [""];
   if (!spec.currency && (answer.rows || []).length === 0) return [];
   return currencies.map((currency) => {
@@ -96,8 +96,9 @@ function tile(name, label, value, text) {
   return { name, label, value, text };
 }
 
+/** Trial cohorts are whole months (a range's first cohort is its first day's month), as the retention's. */
 const trialConversion = {
-  id: "trial-conversion", field: "cohort", noun: "trial", rateTitle: "Trial conversion rate", countTitle: "Trials",
+  id: "trial-conversion", field: "cohort", noun: "trial", rateTitle: "Trial conversion rate", countTitle: "Trials", wholeMonths: true,
   rates: [["Converted", "conversion_percent", "converted", "trials"]],
   counts: [["trials", "Trials started"], ["converted", "Converted to paid"], ["pending", "Still in trial"]],
   tiles: (totals) => [
@@ -197,7 +198,7 @@ export function retentionCsv(rows, labels) {
 function retentionPanels(answers, state) {
   const rows = answers.retention.rows || [];
   if (rows.length === 0) return [];
-  const labels = stateLabels(state);
+  const labels = stateLabels(state, false);
   const table = retentionTable(rows, labels);
   const per = state.period === "day" ? "day" : "month";
   return [
