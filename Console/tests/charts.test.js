@@ -45,6 +45,7 @@ describe("the page's state", () => {
       currency: "USD",
       group: "product",
       measure: "arr",
+      period: "month",
     });
     assert.deepEqual(stateQuery(state), {
       chart: "mrr",
@@ -54,6 +55,7 @@ describe("the page's state", () => {
       currency: "USD",
       group: "product",
       measure: "arr",
+      period: undefined,
     });
   });
   it("falls back to the first chart, 30 days, each currency as paid, no grouping and MRR", () => {

@@ -10,6 +10,8 @@ import {
   grantableEntitlements,
   grantExpiry,
   isRevocable,
+  ltvLines,
+  ltvQuery,
   packsText,
   periodKind,
   purchasesWithDevices,
@@ -192,5 +194,32 @@ describe("events and deliveries", () => {
     );
     assert.equal(eventSummary({ data: { product_id: "p", store_product_id: "s", quantity: 0 } }), "p");
     assert.equal(eventSummary({}), "");
+  });
+});
+
+describe("a customer's LTV", () => {
+  const answer = {
+    app_user_id: "gardener-42",
+    environment: "production",
+    first_purchase_date: "2026-01-04T09:12:00Z",
+    currencies: [
+      { currency: "GBP", transactions: 1, refunds: 0, paid_milliunits: 4990, refunded_milliunits: 0, ltv_milliunits: 4990 },
+      { currency: "USD", transactions: 3, refunds: 1, paid_milliunits: 29970, refunded_milliunits: 9990, ltv_milliunits: 19980 },
+    ],
+    converted: { currency: "EUR", transactions: 4, refunds: 1, paid_milliunits: 33110, refunded_milliunits: 9110, ltv_milliunits: 24000, rates: "GBP/EUR=0.85@2026-01-02" },
+  };
+  it("lists the converted figures first, then each currency paid, as the API gives them", () => {
+    const lines = ltvLines(answer);
+    assert.deepEqual(lines.map((line) => [line.currency, line.converted, line.ltv, line.paid, line.refunded]), [
+      ["EUR", true, 24000, 33110, 9110],
+      ["GBP", false, 4990, 4990, 0],
+      ["USD", false, 19980, 29970, 9990],
+    ]);
+    assert.equal(lines[0].rates, "GBP/EUR=0.85@2026-01-02");
+    assert.deepEqual(ltvLines({ ...answer, converted: null, currencies: [] }), []);
+  });
+  it("asks in the app's base currency when it loaded rates, as paid otherwise", () => {
+    assert.deepEqual(ltvQuery([{ base: "EUR", currency: "USD", day: "2026-01-02", rate: "1.09" }]), { environment: "production", currency: "EUR" });
+    assert.deepEqual(ltvQuery([]), { environment: "production" });
   });
 });

@@ -150,6 +150,9 @@ func buildRouter(
     let lookups = CustomerLookupController(
         customers: CustomerLookupPostgresRepository(client: database, logger: logger))
     router.addRoutes(lookups.searchEndpoints, atPath: "/v1/admin/customers")
+    router.addRoutes(
+        CustomerLTVController(customers: CustomerLTVPostgresRepository(client: database, logger: logger)).endpoints,
+        atPath: "/v1/admin/customers")
     router.addRoutes(lookups.explainEndpoints, atPath: "/v1/customers")
     router.addRoutes(PurchaseDeviceController(devices: devices).endpoints, atPath: "/v1/admin/purchases")
     let trialCustomers = TrialCustomerPostgresRepository(client: database, logger: logger)

@@ -8,13 +8,14 @@ import { barChart, lineChart } from "../chart.js";
 import { h, append, field, pageHeading, replace, select } from "../dom.js";
 import { daysBetween } from "../pure/format.js";
 import {
-  chartCsv,
   chartNamed,
   charts,
   csvFileName,
   currencyOptions,
+  drawnCsv,
   groupings,
   measures,
+  periods,
   readChartState,
   stateQuery,
 } from "../pure/charts.js";
@@ -54,6 +55,7 @@ function optionsForm(chart, state, rates, navigate) {
   const offered = groupings.filter(([value]) => value === "" || chart.groupings.includes(value));
   const group = chart.groupings.length ? select(offered, state.group, { name: "group", id: "chart-group" }) : null;
   const measure = chart.measures ? select(measures, state.measure, { name: "measure", id: "chart-measure" }) : null;
+  const period = chart.periods ? select(periods, state.period, { name: "period", id: "chart-period" }) : null;
   return h(
     "form",
     {
@@ -62,12 +64,17 @@ function optionsForm(chart, state, rates, navigate) {
       "aria-label": "Chart",
       onsubmit: (event) => {
         event.preventDefault();
+        // Another kind of chart (daily or monthly) starts on its own default range.
+        const other = chartNamed(chartPicker.value);
+        const range = (other.defaultDays || 30) === (chart.defaultDays || 30) ? {} : { from: undefined, to: undefined };
         navigate(route, {
           ...stateQuery(state),
+          ...range,
           chart: chartPicker.value,
           currency: currency.value || undefined,
           group: group ? group.value || undefined : undefined,
           measure: measure && measure.value === "arr" ? "arr" : undefined,
+          period: period && period.value === "day" ? "day" : undefined,
         });
       },
     },
@@ -75,6 +82,7 @@ function optionsForm(chart, state, rates, navigate) {
     field("Reporting currency", currency, "At the exchange rates the app loaded."),
     group ? field("Group by", group) : null,
     measure ? field("Revenue as", measure) : null,
+    period ? field("Rows and cohorts by", period) : null,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary", text: "Show" })),
   );
 }
@@ -88,11 +96,47 @@ function tileView({ name, label, value, text }) {
   );
 }
 
-/** A chart and the link to its CSV, made from the same series. */
+/** A table of percentages (the retention triangle): a row per cohort, each cell's counts on hover (its title), shaded
+ *  by its value. */
+function tableChart(drawn) {
+  return h(
+    "figure",
+    { class: "chart table-chart" },
+    h("figcaption", { text: drawn.title }),
+    h(
+      "table",
+      { class: "triangle" },
+      h("thead", {}, h("tr", {}, drawn.head.map((text) => h("th", { scope: "col", text })))),
+      h(
+        "tbody",
+        {},
+        drawn.rows.map((row) =>
+          h(
+            "tr",
+            { dataset: { cohort: row.cohort } },
+            h("th", { scope: "row", text: row.cohort }),
+            h("td", { class: "number", text: String(row.subscriptions) }),
+            row.cells.map((cell) =>
+              h("td", {
+                class: cell.value === null ? "number" : `number share share-${Math.round(cell.value / 10)}`,
+                title: cell.title,
+                text: cell.text,
+                dataset: { period: cell.period },
+              }),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** A chart (over its own labels, or the range's days) and the link to its CSV, made from the same figures. */
 function chartView(drawn, days, currency, range) {
   const { id, kind, ...options } = drawn;
-  const figure = (kind === "line" ? lineChart : barChart)({ ...options, labels: days });
-  const csv = chartCsv(days, drawn.series);
+  const draw = { line: lineChart, bar: barChart, table: tableChart }[kind];
+  const figure = kind === "table" ? draw(drawn) : draw({ ...options, labels: drawn.labels || days });
+  const csv = drawnCsv(drawn, days);
   return h(
     "div",
     { class: "chart-block", dataset: { chart: id, currency } },

@@ -8,6 +8,7 @@ import {
   deliverySummary,
   deltaText,
   explainedEntitlements,
+  ltvLines,
   periodKind,
   reasonText,
   stateTone,
@@ -126,6 +127,29 @@ export function transactionsTable(transactions) {
       transaction.revoked_at ? dateTime(transaction.revoked_at) : "—",
     ]),
     { caption: "Transactions" },
+  );
+}
+
+/** The customer's realized LTV: what they paid, refunds taken off, converted to the app's base currency (with the
+ *  rates used) and per currency paid; or why it could not be read. */
+export function ltvSection(answer) {
+  if (answer.unavailable) {
+    return h("p", { class: "muted", text: `The lifetime value could not be read: ${answer.unavailable.message}` });
+  }
+  const lines = ltvLines(answer);
+  if (lines.length === 0) return h("p", { class: "ltv", text: "No paid transactions: realized LTV 0." });
+  return table(
+    ["Currency", "Realized LTV", "Paid", "Refunded", "Transactions", "Refunds", "Rates used"],
+    lines.map((line) => [
+      line.converted ? `${line.currency} (converted)` : line.currency,
+      h("strong", { class: "ltv-value", dataset: { currency: line.currency, milliunits: line.ltv }, text: money(line.ltv, line.currency) }),
+      money(line.paid, line.currency),
+      money(line.refunded, line.currency),
+      count(line.transactions),
+      count(line.refunds),
+      line.converted ? line.rates || "none needed" : "—",
+    ]),
+    { caption: `Realized lifetime value (${words(answer.environment)}; first purchase ${answer.first_purchase_date ? dateTime(answer.first_purchase_date) : "—"})`, className: "ltv" },
   );
 }
 

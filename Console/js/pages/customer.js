@@ -6,10 +6,10 @@
 import { ApiError, del, get, post, segment } from "../api.js";
 import { confirmAction, confirmButton } from "../dialog.js";
 import { h, append, facts, field, link, pageHeading, replace, select, table } from "../dom.js";
-import { grantableEntitlements, grantExpiry, isRevocable, packsText, purchasesWithDevices, trialText } from "../pure/customer.js";
+import { grantableEntitlements, grantExpiry, isRevocable, ltvQuery, packsText, purchasesWithDevices, trialText } from "../pure/customer.js";
 import { bytes, count, dateTime, storeName } from "../pure/format.js";
 import { mayCall } from "../pure/roles.js";
-import { entitlementsSection, ledgerSection, subscriptionsSection, transactionsTable } from "./customer-sections.js";
+import { entitlementsSection, ledgerSection, ltvSection, subscriptionsSection, transactionsTable } from "./customer-sections.js";
 import { eventsTable } from "./events.js";
 
 const grantDurations = [
@@ -36,16 +36,31 @@ async function loadHistory(base) {
   }
 }
 
-/** Why they have what they have, their latest events, their content devices and the catalog's products. The last
- *  three are optional: a page without them still helps. */
+/** The customer's realized LTV, converted to the app's base currency when it loaded exchange rates; per currency paid
+ *  only when a day has no rate (422) or there are none. */
+async function loadLTV(id) {
+  const path = `/v1/admin/customers/${segment(id)}/ltv`;
+  const rates = await get("/v1/admin/exchange-rates", { limit: 1 }).then((answer) => answer.rates, () => []);
+  const query = ltvQuery(rates);
+  try {
+    return await get(path, query);
+  } catch (error) {
+    if (query.currency && error instanceof ApiError && error.status === 422) return get(path, { environment: query.environment });
+    throw error;
+  }
+}
+
+/** Why they have what they have, their latest events, their content devices, the catalog's products and their LTV.
+ *  The last four are optional: a page without them still helps. */
 async function loadDetails(id, base) {
-  const [explanation, events, devices, products] = await Promise.all([
+  const [explanation, events, devices, products, ltv] = await Promise.all([
     get(`${base}/explain`),
     orNothing(get("/v1/admin/events", { app_user_id: id, limit: 50 })),
     orNothing(get(`${base}/content/devices`)),
     orNothing(get("/v1/admin/products")),
+    orNothing(loadLTV(id)),
   ]);
-  return { explanation, events, devices, products };
+  return { explanation, events, devices, products, ltv };
 }
 
 // Markup.
@@ -85,11 +100,12 @@ export async function render(section, { params, navigate, notify, session }) {
     missingCustomer(section, id, history.missing);
     return;
   }
-  const { explanation, events, devices, products } = await loadDetails(id, base);
+  const { explanation, events, devices, products, ltv } = await loadDetails(id, base);
   const customer = history.customer;
   const reload = (message) => navigate(`/customers/${segment(id)}`, {}, message);
   const context = { id, base, notify, reload, role: session && session.role };
   replace(section, pageHeading(`Customer ${customer.app_user_id}`), who(customer));
+  append(section, h("h2", { id: "ltv", text: "Lifetime value" }), ltvSection(ltv));
   append(section, h("h2", { id: "why", text: "Entitlements and why" }), entitlementsSection(explanation));
   append(
     section,

@@ -3,9 +3,13 @@
 // chart.js makes the SVG. A chart's CSV is written from the very series its SVG is drawn from, so the two never
 // disagree.
 
+import { chartCsv, csvField, drawnCsv, groupOf, groupSeries, maxGroups, reportCurrencies, reportQuery } from "./chart-rows.js";
+import { cohortCharts } from "./cohort-charts.js";
 import { count, isDay, money } from "./format.js";
 import { moneyAxis, perDay } from "./overview.js";
 import { readRange } from "./range.js";
+
+export { chartCsv, csvField, drawnCsv, groupOf, groupSeries, maxGroups, reportCurrencies, reportQuery };
 
 /** The dimensions a chart may be grouped by, as `[value, text]` (the empty value: not grouped). */
 export const groupings = [
@@ -15,14 +19,17 @@ export const groupings = [
   ["storefront", "Storefront"],
 ];
 
+/** What a monthly chart's rows and cohorts are: months (the first day of each) or days. */
+export const periods = [
+  ["month", "Month"],
+  ["day", "Day"],
+];
+
 /** What the revenue line shows: MRR or ARR (12 × MRR). */
 export const measures = [
   ["mrr", "MRR"],
   ["arr", "ARR"],
 ];
-
-/** The most groups a chart draws as their own series; the others are summed as "Other". */
-export const maxGroups = 5;
 
 /** The MRR movements as the report names them, in the order they are stacked (gains, then losses). */
 export const movements = [
@@ -32,59 +39,6 @@ export const movements = [
   ["contraction", "Contraction"],
   ["churn", "Churn"],
 ];
-
-/** The field of a report's row that names its group under each grouping (`group_by=product` answers `product_id`). */
-const groupFields = { product: "product_id", store: "store", storefront: "storefront" };
-
-/** The group a report row belongs to under `grouping` (`—` when the store did not say, e.g. no storefront). */
-export function groupOf(row, grouping) {
-  const value = row[groupFields[grouping] || grouping];
-  return value === null || value === undefined || value === "" ? "—" : String(value);
-}
-
-/** Per-day series of `key` for each group of `rows` under `grouping`: the `limit` largest (by their value on the last
- *  day, then over the range) as they are, the rest summed as "Other". `[{ name, column, values }]`. */
-export function groupSeries(rows, days, grouping, key, limit = maxGroups) {
-  const groups = new Map();
-  for (const row of rows) {
-    const group = groupOf(row, grouping);
-    if (!groups.has(group)) groups.set(group, []);
-    groups.get(group).push(row);
-  }
-  const last = days.length - 1;
-  const series = [...groups].map(([group, groupRows]) => {
-    const values = perDay(groupRows, days, key);
-    return { name: group, column: group, values, total: values.reduce((sum, value) => sum + value, 0) };
-  });
-  series.sort((a, b) => b.values[last] - a.values[last] || b.total - a.total || (a.name < b.name ? -1 : 1));
-  const kept = series.slice(0, limit);
-  const rest = series.slice(limit);
-  if (rest.length) {
-    kept.push({
-      name: `Other (${rest.length})`,
-      column: "other",
-      values: days.map((_, index) => rest.reduce((sum, item) => sum + item.values[index], 0)),
-    });
-  }
-  return kept.map(({ name, column, values }) => ({ name, column, values }));
-}
-
-/** The currencies a report's answer is in, in order; just `currency` when one reporting currency was asked for. */
-export function reportCurrencies(answer, currency) {
-  if (currency) return [currency];
-  const seen = new Set([...answer.rows, ...(answer.totals || [])].map((row) => row.currency).filter(Boolean));
-  return [...seen].sort();
-}
-
-/** The query every report of `state` shares. */
-export function reportQuery(state) {
-  return {
-    from: state.range.from,
-    to: state.range.to,
-    environment: state.range.environment,
-    currency: state.currency || undefined,
-  };
-}
 
 /** MRR's requests: grouped by day (the figures, movements and active subscriptions), and by day and the grouping when
  *  there is one (the MRR line per group: grouped movements would count a product change as churn and new). */
@@ -218,7 +172,10 @@ function activityPanels(answers, state, days) {
  * The charts, one entry each; a chart is added by adding its entry. `requests(state)` lists the reports it needs
  * (`{ key, path, query }`); `panels(answers, state, days)` turns the answers (by key) into panels, one per currency:
  * `{ currency, tiles: [{ name, label, value, text }], charts: [{ id, kind: "line" | "bar", title, series:
- * [{ name, column, values }], format, ... }] }`. `groupings` and `measures` say which choices the page offers.
+ * [{ name, column, values }], format, ... }] }`; a chart drawn over other labels than the range's days (a monthly
+ * chart's months or cohorts) carries its own `labels` and `labelColumn` (its CSV's first column), and a table
+ * (`kind: "table"`, the retention triangle) its `head`, `rows` of cells `{ text, title, value }` and `csv` lines.
+ * `groupings`, `measures` and `periods` say which choices the page offers, `defaultDays` the range shown first.
  */
 export const charts = [
   {
@@ -239,6 +196,7 @@ export const charts = [
     requests: activityRequests,
     panels: activityPanels,
   },
+  ...cohortCharts,
 ];
 
 /** The chart named `id`, or the first. */
@@ -246,15 +204,18 @@ export function chartNamed(id) {
   return charts.find((chart) => chart.id === id) || charts[0];
 }
 
-/** What the page shows, from its route's query: the chart, the range, the reporting currency (empty: as paid), the
- *  grouping (one the chart offers, else none) and the measure; `problem` says what was wrong with the range. */
+/** What the page shows, from its route's query: the chart, the range (the chart's `defaultDays`, else 30), the
+ *  reporting currency (empty: as paid), the grouping (one the chart offers, else none), the measure and, for a
+ *  monthly chart (`periods`), whether its rows and cohorts are months or days; `problem` says what was wrong with
+ *  the range. */
 export function readChartState(query, end) {
   const chart = chartNamed(query.get("chart"));
-  const range = readRange(query, 30, end);
+  const range = readRange(query, chart.defaultDays || 30, end);
   const currency = /^[A-Z]{3}$/.test(query.get("currency") || "") ? query.get("currency") : "";
   const group = chart.groupings.includes(query.get("group")) ? query.get("group") : "";
   const measure = chart.measures && query.get("measure") === "arr" ? "arr" : "mrr";
-  return { chart: chart.id, range, currency, group, measure };
+  const period = chart.periods && query.get("period") === "day" ? "day" : "month";
+  return { chart: chart.id, range, currency, group, measure, period };
 }
 
 /** The route query that shows `state` (and links to it). */
@@ -267,6 +228,7 @@ export function stateQuery(state) {
     currency: state.currency || undefined,
     group: state.group || undefined,
     measure: state.measure === "arr" ? "arr" : undefined,
+    period: state.period === "day" ? "day" : undefined,
   };
 }
 
@@ -280,20 +242,6 @@ export function currencyOptions(rates, chosen) {
   }
   if (chosen) seen.add(chosen);
   return [["", "As paid (each currency)"], ...[...seen].sort().map((currency) => [currency, currency])];
-}
-
-/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
-export function csvField(value) {
-  const text = value === null || value === undefined ? "" : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/** The CSV of exactly what a chart draws: a `day` column, then one per series (named by its `column`), a row per day;
- *  money in milliunits, as the reports API gives it. Lines end with CRLF. */
-export function chartCsv(labels, series) {
-  const lines = [["day", ...series.map((item) => item.column)]];
-  labels.forEach((label, index) => lines.push([label, ...series.map((item) => item.values[index] || 0)]));
-  return lines.map((line) => line.map(csvField).join(",")).join("\r\n") + "\r\n";
 }
 
 /** The file a chart's CSV is saved as: `mrr-movements-USD-2026-03-01-2026-03-31.csv`. */

@@ -173,3 +173,26 @@ export function eventSummary(event) {
     .filter(Boolean)
     .join(", ");
 }
+
+/** The lines of a customer's realized LTV (GET /v1/admin/customers/{id}/ltv): the converted one first (when the
+ *  answer has it), then one per currency paid, each `{ currency, converted, paid, refunded, ltv, transactions,
+ *  refunds, rates }` with the API's milliunits. */
+export function ltvLines(answer) {
+  const line = (figures, converted) => ({
+    currency: figures.currency,
+    converted,
+    paid: figures.paid_milliunits,
+    refunded: figures.refunded_milliunits,
+    ltv: figures.ltv_milliunits,
+    transactions: figures.transactions,
+    refunds: figures.refunds,
+    rates: figures.rates || "",
+  });
+  return [...(answer.converted ? [line(answer.converted, true)] : []), ...(answer.currencies || []).map((figures) => line(figures, false))];
+}
+
+/** The query of a customer's LTV: in the app's base currency (the loaded exchange rates'), when it loaded any. */
+export function ltvQuery(rates, environment = "production") {
+  const base = (rates || []).map((rate) => rate.base).find(Boolean);
+  return base ? { environment, currency: base } : { environment };
+}

@@ -194,6 +194,8 @@ struct PublicRoutes: Sendable {
         Template("/v1/admin/users/{user_id}/totp", [.delete]),
         Template("/v1/admin/audit-log", [.get]),
         Template("/v1/admin/customers", [.get]),
+        // A customer's realized LTV on the customer page (issue 40).
+        Template("/v1/admin/customers/{app_user_id}/ltv", [.get]),
         Template("/v1/admin/aliases/suspended", [.get]),
         Template("/v1/admin/verification-attempts", [.get]),
         Template("/v1/admin/aliases/suspended/confirm", [.post]),
