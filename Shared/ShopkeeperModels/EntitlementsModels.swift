@@ -64,6 +64,9 @@ package enum ApplyOutcome: String, Codable, Sendable, CaseIterable {
     case unknownProduct = "unknown_product"
     /// The store took the purchase back: its grants ended and its unspent units were clawed back.
     case revoked
+    /// The store refunded some units of a multi-quantity purchase (Google Play's quantity-based partial refund): the
+    /// purchase stays, and the units those stand for were clawed back from the balance (down to zero at most).
+    case partiallyRefunded = "partially_refunded"
     /// The store reversed the purchase's refund or revocation: its grants stand again and its units were credited
     /// back.
     case reinstated

@@ -32,6 +32,11 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
     /// so that it is in force again. Set only from a store notification; a refund or revocation dated at or before it
     /// is the one reversed, never news.
     package var revocationReversedAt: Date?
+    /// Units of a multi-quantity purchase the store has refunded so far without taking back the whole purchase
+    /// (Google Play's quantity-based partial refunds: `quantity` less the purchase's `refundableQuantity`); `nil`
+    /// when none. A running total, so that every report of the same refund says the same: entitlements claws back
+    /// only what it adds to what it already took back.
+    package var refundedQuantity: Int?
 
     package init(
         store: StorePlatform, environment: StoreEnvironment, transactionID: String, originalTransactionID: String,
@@ -39,7 +44,8 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
         originalPurchaseDate: Date? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
         revocationReason: RevocationReason? = nil, ownershipType: OwnershipType = .purchased, offer: StoreOffer? = nil,
         appAccountToken: String? = nil, obfuscatedAccountID: String? = nil, priceMilliunits: Int64? = nil,
-        currency: String? = nil, storefront: String? = nil, revocationReversedAt: Date? = nil
+        currency: String? = nil, storefront: String? = nil, revocationReversedAt: Date? = nil,
+        refundedQuantity: Int? = nil
     ) {
         self.store = store
         self.environment = environment
@@ -61,6 +67,7 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
         self.currency = currency
         self.storefront = storefront
         self.revocationReversedAt = revocationReversedAt
+        self.refundedQuantity = refundedQuantity
     }
 
     package enum CodingKeys: String, CodingKey {
@@ -78,6 +85,7 @@ package struct StoreTransaction: Codable, Sendable, Equatable {
         case obfuscatedAccountID = "obfuscated_account_id"
         case priceMilliunits = "price_milliunits"
         case revocationReversedAt = "revocation_reversed_at"
+        case refundedQuantity = "refunded_quantity"
     }
 }
 

@@ -32,15 +32,9 @@ import Testing
     /// A world on a database of its own whose verifier polls voided purchases every 200 ms, with the catalog above
     /// and Google credentials with a push token.
     func withWorld(_ body: @Sendable @escaping (StoreWorld, DatabaseSettings) async throws -> Void) async throws {
-        try await TestDatabase.withFreshDatabase { database in
-            try await StoreWorld.run(
-                databaseURL: database.url, verifierEnvironment: ["SHOPKEEPER_GOOGLE_VOIDED_POLL_SECONDS": "0.2"]
-            ) { world in
-                try await world.importCatalog(Self.products)
-                try await world.configureGoogle(extra: ["push_token": Self.pushToken])
-                try await body(world, database)
-            }
-        }
+        try await StoreWorld.withGoogle(
+            products: Self.products, pushToken: Self.pushToken,
+            verifierEnvironment: ["SHOPKEEPER_GOOGLE_VOIDED_POLL_SECONDS": "0.2"], body)
     }
 
     /// Buys `product` at the sandbox and has `user` present it; returns its purchase token and order id.
@@ -69,23 +63,9 @@ import Testing
 
     /// Pushes the voided-purchase notification Google would have sent, as Pub/Sub does (the app's `?token=`).
     func pushVoided(_ world: StoreWorld, token: String, order: String, productType: Int) async throws {
-        let notification: [String: Any] = [
-            "version": "1.0", "packageName": world.packageName,
-            "eventTimeMillis": String(Int64(Date().timeIntervalSince1970 * 1000)),
-            "voidedPurchaseNotification": [
-                "purchaseToken": token, "orderId": order, "productType": productType, "refundType": 1,
-            ],
-        ]
-        let data = try JSONSerialization.data(withJSONObject: notification)
-        let envelope: [String: Any] = [
-            "message": [
-                "data": data.base64EncodedString(), "messageId": String(Int64.random(in: 1...Int64.max)),
-                "publishTime": "2026-11-24T10:00:00Z",
-            ],
-            "subscription": "projects/garden/subscriptions/play",
-        ]
-        let pushed = try await world.verifier(.POST, "/v1/notifications/google?token=\(Self.pushToken)", envelope)
-        #expect(pushed.status == 200 && pushed["duplicate"] as? Bool == false, "\(pushed.json)")
+        let new = try await world.pushGoogleVoided(
+            token: token, order: order, productType: productType, pushToken: Self.pushToken)
+        #expect(new)
     }
 
     func customer(_ world: StoreWorld, _ user: String, until condition: @Sendable ([String: Any]) -> Bool)
@@ -197,19 +177,7 @@ import Testing
             #expect(active(refunded, "garden") == false)
 
             // Both notifications are processed and the polls have seen both refunds: still one refund each.
-            let pending = try await ShopkeeperTestSupport.eventually(
-                {
-                    try await TestDatabase.withClient(database) { client in
-                        var count = 0
-                        for try await pending in try await client.query(
-                            """
-                            SELECT count(*)::int FROM verifier.notifications
-                            WHERE app_id = \(world.appID) AND state <> 'processed'
-                            """
-                        ).decode(Int.self) { count = pending }
-                        return count
-                    }
-                }, until: { $0 == 0 })
+            let pending = try await world.waitForProcessedNotifications(database)
             #expect(pending == 0)
             try await waitForAPoll(world, database)
             let info = try await world.customerInfo("eli")

@@ -11,6 +11,12 @@ struct EventPayload: Codable, Sendable, Equatable {
     var expiresAt: String?
     var quantity: Int64?
     var balance: Int64?
+    /// A refund of some units of a multi-quantity purchase (Google Play's quantity-based partial refunds), and the
+    /// refund that took back the last of them: the store units this refund covered.
+    var refundedQuantity: Int64?
+    /// Such a refund: consumable units it should have taken back that the customer had already spent (the balance
+    /// stops at zero).
+    var unrecoveredQuantity: Int64?
     /// Price in thousandths of `currency`; never counted as revenue when `environment` is `sandbox`.
     var priceMilliunits: Int64?
     var currency: String?
@@ -42,6 +48,8 @@ struct EventPayload: Codable, Sendable, Equatable {
         case fromAppUserID = "from_app_user_id"
         case toAppUserID = "to_app_user_id"
         case grantID = "grant_id"
+        case refundedQuantity = "refunded_quantity"
+        case unrecoveredQuantity = "unrecovered_quantity"
         case appTransactionID = "app_transaction_id"
         case externalPurchaseID = "external_purchase_id"
         case tokenCreationDate = "token_creation_date"

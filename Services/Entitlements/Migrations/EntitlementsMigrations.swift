@@ -490,5 +490,5 @@ enum EntitlementsMigrations {
         ] + reports + customerDocuments + storedCustomerInfoForReaders + fewerRoundTrips + aliasOrigins
         + trialConversionsMoved + newPurchaseApply + storedCustomerInfoByProduct + typeChecks
         + redemptionCodes + stripeSales + appliedRevocations + exchangeRates + transactionsView + webhookEndpoints
-        + eventExperiments + playEstimates + playPriceGuard
+        + eventExperiments + playEstimates + playPriceGuard + partialRefunds
 }

@@ -116,7 +116,14 @@ struct PurchaseApplier {
         if row.productType == .consumable, row.revokedAt == nil, row.credited == nil, let productID = row.productID {
             try await credit(
                 &row, productID: productID, product: product, transaction: transaction, appUserID: ownerUserID)
-            return outcome(transaction, product, result == .transferred ? .transferred : .credited)
+            result = result == .transferred ? .transferred : .credited
+        }
+        // Some units refunded, the purchase kept (a running total: only what it adds to the last one applies).
+        if row.revokedAt == nil, let refunded = transaction.refundedQuantity, refunded > row.refundedQuantity,
+            refunded < transaction.quantity
+        {
+            try await refundUnits(&row, through: refunded, transaction: transaction, appUserID: ownerUserID)
+            return outcome(transaction, product, .partiallyRefunded)
         }
         return outcome(transaction, product, result)
     }
@@ -283,24 +290,34 @@ struct PurchaseApplier {
         }
     }
 
-    /// Ends the purchase's grants, takes back what is left of its credited units (never more than the owner's
-    /// balance: units already spent are gone, and a balance never goes below zero) and counts a refund.
+    /// Ends the purchase's grants, takes back what is left of its credited units (for a purchase partly refunded
+    /// before, what its remaining store units were credited as; never more than the owner's balance: units already
+    /// spent are gone, and a balance never goes below zero) and counts a refund.
     private func revoke(_ row: inout PurchaseRow, transaction: StoreTransaction, appUserID: String?) async throws {
         let store: String = row.store.rawValue
         let reason: String = transaction.revocationReason?.rawValue ?? "other"
         let revokedAt: Date = transaction.revocationDate ?? Date()
         var clawback: Int64 = 0
-        if let credited = row.credited, credited > 0, let productID = row.productID {
+        // What the units partial refunds did not cover were credited as (all of it without partial refunds).
+        let credited = row.credited ?? 0
+        let owed = max(credited - credited * Int64(row.refundedQuantity) / Int64(max(transaction.quantity, 1)), 0)
+        if owed > 0, let productID = row.productID {
             let balance = try await Ledger.balance(
                 customerID: row.customerID, productID: productID, on: connection, logger: logger)
-            clawback = min(credited, max(balance, 0))
+            clawback = min(owed, max(balance, 0))
         }
-        let clawed: Int64? = row.credited == nil ? nil : clawback
+        let clawed: Int64? = row.credited == nil ? nil : (row.clawedBack ?? 0) + clawback
+        // The last units of a purchase refunded some at a time: the refund covers what partial refunds left.
+        let quantityBased = transaction.refundedQuantity != nil || row.refundedQuantity > 0
+        let refundedNow = Int64(max(transaction.quantity - row.refundedQuantity, 0))
         try await connection.run(
             """
             WITH purchase AS (
                 UPDATE entitlements.purchases SET revoked_at = \(revokedAt), revocation_reason = \(reason),
-                    clawed_back = \(clawed), updated_at = now()
+                    clawed_back = \(clawed),
+                    refunded_quantity = CASE WHEN \(quantityBased) THEN \(transaction.quantity)
+                        ELSE refunded_quantity END,
+                    updated_at = now()
                 WHERE store = \(store) AND original_transaction_id = \(row.originalTransactionID)
                 RETURNING customer_id
             ), refunded AS (
@@ -321,12 +338,18 @@ struct PurchaseApplier {
                 store: store, transactionID: transaction.transactionID, on: connection, logger: logger)
             payload.quantity = clawback
         }
+        if quantityBased {
+            payload.refundedQuantity = refundedNow
+            payload.unrecoveredQuantity = owed - clawback
+            payload.quantity = clawback
+        }
         let event: EventType = transaction.ownershipType == .familyShared ? .revocation : .refund
         try await EventOutbox.append(
             event, payload: payload, appID: appID, customerID: row.customerID, appUserID: appUserID, on: connection,
             logger: logger)
         row.revokedAt = revokedAt
         row.clawedBack = clawed
+        if quantityBased { row.refundedQuantity = transaction.quantity }
     }
 
     /// Records the store's reversal of a refund or revocation; when it reverses the one in force, the purchase's grants

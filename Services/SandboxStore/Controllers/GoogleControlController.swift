@@ -91,8 +91,13 @@ struct GoogleControlController {
         guard (0...7).contains(reason) else { throw RequestError.invalid("/voided_reason", "must be 0 to 7") }
         guard (0...2).contains(source) else { throw RequestError.invalid("/voided_source", "must be 0 to 2") }
         let token = context.parameters.get("token") ?? ""
+        if let units = body.quantity, units < 1 { throw RequestError.invalid("/quantity", "must be at least 1") }
         let (record, events) = try await ErrorMapping.control {
-            try await store.refundGoogleNotifying(token: token, source: source, reason: reason)
+            if let units = body.quantity {
+                return try await store.refundGoogleUnitsNotifying(
+                    token: token, units: units, source: source, reason: reason)
+            }
+            return try await store.refundGoogleNotifying(token: token, source: source, reason: reason)
         }
         if body.notify ?? true {
             await dispatcher.send(events.map(StoreEvent.google))

@@ -103,8 +103,13 @@ struct GooglePurchaseCreated: Codable, Sendable {
     /// Refunded, charged back or revoked: listed by the voided-purchases API.
     var voided: Bool
     var buyer: String?
+    var quantity: Int
+    /// Units refunded so far by quantity-based partial refunds (and the last of them).
+    var refundedQuantity: Int
 
     enum CodingKeys: String, CodingKey {
+        case quantity
+        case refundedQuantity = "refunded_quantity"
         case purchaseToken = "purchase_token"
         case orderId = "order_id"
         case packageName = "package_name"
@@ -125,6 +130,8 @@ struct GooglePurchaseCreated: Codable, Sendable {
         consumed = record.consumed
         voided = record.voided
         buyer = record.buyer
+        quantity = record.quantity
+        refundedQuantity = record.refundedQuantity ?? 0
     }
 }
 
@@ -137,9 +144,12 @@ struct RefundGooglePurchaseRequest: Decodable, Sendable {
     /// `false`: no real-time developer notification is sent, as when one is lost: only the voided-purchases list
     /// shows the refund. Default `true`.
     var notify: Bool?
+    /// Units of a multi-quantity one-time purchase to refund (a quantity-based partial refund: the notification's
+    /// `refundType` is 2, the voided-purchases list gives `voidedQuantity`); absent: the whole purchase, as before.
+    var quantity: Int?
 
     enum CodingKeys: String, CodingKey {
-        case notify
+        case notify, quantity
         case voidedReason = "voided_reason"
         case voidedSource = "voided_source"
     }

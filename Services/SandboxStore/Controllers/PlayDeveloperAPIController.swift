@@ -88,8 +88,8 @@ struct PlayDeveloperAPIController {
     }
 
     /// Like Google, a page token stands for its whole query: with `token`, `startTime`, `endTime` and `type` are
-    /// ignored and the token's own are used. `includeQuantityBasedPartialRefund` is accepted; the sandbox makes no
-    /// partial refunds, so it changes nothing.
+    /// ignored and the token's own are used. Quantity-based partial refunds (with their `voidedQuantity`) are listed
+    /// only with `includeQuantityBasedPartialRefund=true`, as Google lists them.
     private func voidedPurchases(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let packageName = try await authorize(request, context)
         let query = request.uri.queryParameters
@@ -113,10 +113,13 @@ struct PlayDeveloperAPIController {
             let start = try number("startTime") ?? (end - Self.voidedDefaultWindowMilliseconds)
             let type = try number("type") ?? 0
             guard start <= end, type == 0 || type == 1 else { throw GoogleAPIError.invalidValue }
-            page = VoidedPage(offset: 0, start: start, end: end, includeSubscriptions: type == 1)
+            page = VoidedPage(
+                offset: 0, start: start, end: end, includeSubscriptions: type == 1,
+                includePartial: query.get("includeQuantityBasedPartialRefund") == "true")
         }
         let all = await store.voidedPurchases(
-            packageName: packageName, window: page.start...page.end, includeSubscriptions: page.includeSubscriptions)
+            packageName: packageName, window: page.start...page.end, includeSubscriptions: page.includeSubscriptions,
+            includePartial: page.includePartial)
         let listed = all.dropFirst(page.offset).prefix(pageSize)
         var next = page
         next.offset = min(page.offset, all.count) + listed.count
@@ -137,27 +140,38 @@ struct VoidedPage: Equatable {
     var start: Int64
     var end: Int64
     var includeSubscriptions: Bool
+    /// Quantity-based partial refunds are listed (`includeQuantityBasedPartialRefund=true`).
+    var includePartial: Bool
 
-    init(offset: Int, start: Int64, end: Int64, includeSubscriptions: Bool) {
+    init(offset: Int, start: Int64, end: Int64, includeSubscriptions: Bool, includePartial: Bool = false) {
         self.offset = offset
         self.start = start
         self.end = end
         self.includeSubscriptions = includeSubscriptions
+        self.includePartial = includePartial
     }
 
-    /// The page a token names; `nil` for a token this sandbox did not make.
+    /// The page a token names; `nil` for a token this sandbox did not make. A token without the partial-refund flag
+    /// (made before it existed) lists no partial refunds.
     init?(token: String) {
         guard let bytes = Base64URL.decode(token) else { return nil }
         let parts = String(decoding: bytes, as: UTF8.self).split(separator: ".").map(String.init)
-        guard parts.count == 5, parts[0] == Self.prefix, let offset = Int(parts[1]), offset >= 0,
-            let start = Int64(parts[2]), let end = Int64(parts[3]), start <= end, parts[4] == "0" || parts[4] == "1"
+        let flags: Set<String> = ["0", "1"]
+        guard parts.count == 5 || parts.count == 6, parts[0] == Self.prefix, let offset = Int(parts[1]), offset >= 0,
+            let start = Int64(parts[2]), let end = Int64(parts[3]), start <= end, flags.contains(parts[4]),
+            parts.count == 5 || flags.contains(parts[5])
         else { return nil }
-        self.init(offset: offset, start: start, end: end, includeSubscriptions: parts[4] == "1")
+        self.init(
+            offset: offset, start: start, end: end, includeSubscriptions: parts[4] == "1",
+            includePartial: parts.count == 6 && parts[5] == "1")
     }
 
     /// The opaque token of this page.
     var token: String {
-        let text = [Self.prefix, String(offset), String(start), String(end), includeSubscriptions ? "1" : "0"]
+        let text = [
+            Self.prefix, String(offset), String(start), String(end), includeSubscriptions ? "1" : "0",
+            includePartial ? "1" : "0",
+        ]
         return Base64URL.encode(Array(text.joined(separator: ".").utf8))
     }
 }

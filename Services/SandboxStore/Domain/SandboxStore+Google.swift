@@ -126,13 +126,47 @@ extension SandboxStore {
         return record
     }
 
-    /// Voided purchases of a package voided within `window` (UNIX ms), oldest first.
-    func voidedPurchases(packageName: String, window: ClosedRange<Int64>, includeSubscriptions: Bool)
-        -> [GoogleVoidedRecord]
+    /// Refunds `units` of a multi-quantity one-time purchase (a quantity-based partial refund): they are listed among
+    /// the voided purchases with their `voidedQuantity`, and `refundableQuantity` drops by as many. Refunding the last
+    /// of them voids the purchase too (cancelled, as a full refund leaves it). Saved as one change, as
+    /// ``refundGooglePurchase(token:source:reason:at:)`` is.
+    func refundGoogleUnits(token: String, units: Int, source: Int, reason: Int, at date: Date) throws
+        -> GooglePurchaseRecord
     {
+        let record = try changePurchase(token) { record in
+            guard record.kind == .product, !record.voided, record.state == .purchased else {
+                throw SandboxStoreError.invalidPurchaseState(
+                    "only a purchased, not yet voided one-time purchase can be partly refunded")
+            }
+            let refunded = record.refundedQuantity ?? 0
+            guard units >= 1, units <= record.quantity - refunded else {
+                throw SandboxStoreError.invalidPurchaseState(
+                    "only \(record.quantity - refunded) of the purchase's \(record.quantity) units can be refunded")
+            }
+            record.refundedQuantity = refunded + units
+            if refunded + units == record.quantity {
+                record.voided = true
+                record.state = .canceled
+            }
+        }
+        state.googleVoided.append(
+            GoogleVoidedRecord(
+                purchaseToken: record.purchaseToken, orderId: record.orderId, purchaseTime: record.purchaseTime,
+                voidedTime: date.appleMilliseconds, voidedSource: source, voidedReason: reason,
+                packageName: record.packageName, isSubscription: false, voidedQuantity: units
+            ))
+        try commit()
+        return record
+    }
+
+    /// Voided purchases of a package voided within `window` (UNIX ms), oldest first; quantity-based partial refunds
+    /// only when `includePartial` (Google's `includeQuantityBasedPartialRefund`).
+    func voidedPurchases(
+        packageName: String, window: ClosedRange<Int64>, includeSubscriptions: Bool, includePartial: Bool = false
+    ) -> [GoogleVoidedRecord] {
         state.googleVoided.filter {
             $0.packageName == packageName && window.contains($0.voidedTime)
-                && (includeSubscriptions || !$0.isSubscription)
+                && (includeSubscriptions || !$0.isSubscription) && (includePartial || $0.voidedQuantity == nil)
         }
     }
 

@@ -54,6 +54,15 @@ extension SandboxStore {
         return (record, events)
     }
 
+    /// Refunds `units` of a multi-quantity one-time purchase (``refundGoogleUnits(token:units:source:reason:at:)``)
+    /// and tells of it with a voided-purchase notification whose `refundType` is 2 (quantity-based partial refund).
+    func refundGoogleUnitsNotifying(token: String, units: Int, source: Int, reason: Int, at now: Date = Date()) throws
+        -> (GooglePurchaseRecord, [GoogleEvent])
+    {
+        let record = try refundGoogleUnits(token: token, units: units, source: source, reason: reason, at: now)
+        return (record, [.voided(record, at: now, refundType: .quantityBasedPartialRefund)])
+    }
+
     /// The customer turns auto-renew off (`SUBSCRIPTION_CANCELED`: paid up until expiry) or back on before expiry
     /// (`SUBSCRIPTION_RESTARTED`).
     func setGoogleAutoRenew(token: String, enabled: Bool, at now: Date = Date()) throws -> (

@@ -114,8 +114,12 @@ struct GoogleEvent: Sendable {
             purchaseToken: record.purchaseToken)
     }
 
-    /// A voided-purchase notification: `record` was refunded in full.
-    static func voided(_ record: GooglePurchaseRecord, at date: Date) -> GoogleEvent {
+    /// A voided-purchase notification: `record` was refunded in full, or some of its units (`refundType`
+    /// ``GoogleRefundType/quantityBasedPartialRefund``: the notification does not say how many; the purchase's
+    /// `refundableQuantity` and the voided-purchases list do).
+    static func voided(_ record: GooglePurchaseRecord, at date: Date, refundType: GoogleRefundType = .fullRefund)
+        -> GoogleEvent
+    {
         GoogleEvent(
             notification: GoogleDeveloperNotification(
                 packageName: record.packageName, eventTimeMillis: String(date.appleMilliseconds),
@@ -123,7 +127,7 @@ struct GoogleEvent: Sendable {
                     purchaseToken: record.purchaseToken, orderId: record.orderId,
                     productType: (record.kind == .subscription
                         ? GoogleVoidedProductType.subscription : .oneTime).rawValue,
-                    refundType: GoogleRefundType.fullRefund.rawValue)),
+                    refundType: refundType.rawValue)),
             name: "VOIDED_PURCHASE", purchaseToken: record.purchaseToken)
     }
 

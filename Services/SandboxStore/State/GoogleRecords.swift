@@ -44,6 +44,9 @@ struct GooglePurchaseRecord: Codable, Sendable, Equatable {
     /// The Google account that bought it, when the control named one: that account cannot buy the same one-time
     /// product again until this purchase is consumed (or voided).
     var buyer: String?
+    /// Units of a multi-quantity one-time purchase refunded so far by quantity-based partial refunds (all of them:
+    /// the purchase is voided as well).
+    var refundedQuantity: Int?
 
     /// Whether this purchase keeps its buyer from buying the same one-time product again, as Play Billing does: a
     /// one-time product purchased (or pending) and neither consumed nor voided.
@@ -64,7 +67,8 @@ struct GooglePurchaseRecord: Codable, Sendable, Equatable {
             consumptionState: consumed ? 1 : 0, orderId: orderId,
             purchaseType: test ? GooglePurchaseType.test.rawValue : nil,
             acknowledgementState: acknowledged ? 1 : 0, purchaseToken: purchaseToken, productId: productId,
-            quantity: quantity, obfuscatedExternalAccountId: obfuscatedAccountId, regionCode: regionCode
+            quantity: quantity, obfuscatedExternalAccountId: obfuscatedAccountId, regionCode: regionCode,
+            refundableQuantity: voided ? 0 : max(0, quantity - (refundedQuantity ?? 0))
         )
     }
 
@@ -114,12 +118,15 @@ struct GoogleVoidedRecord: Codable, Sendable, Equatable {
     var voidedReason: Int
     var packageName: String
     var isSubscription: Bool
+    /// The units a quantity-based partial refund voided; `nil` for a full refund. Listed only to a query with
+    /// `includeQuantityBasedPartialRefund=true`, as Google does.
+    var voidedQuantity: Int? = nil
 
     var voidedPurchase: GoogleVoidedPurchase {
         GoogleVoidedPurchase(
             purchaseToken: purchaseToken, purchaseTimeMillis: String(purchaseTime),
             voidedTimeMillis: String(voidedTime), orderId: orderId, voidedSource: voidedSource,
-            voidedReason: voidedReason
+            voidedReason: voidedReason, voidedQuantity: voidedQuantity
         )
     }
 }

@@ -76,6 +76,7 @@ enum GoogleTransactionNormalizer {
         }
         let orderID = purchase.orderId.flatMap { $0.isEmpty ? nil : $0 } ?? token
         let purchased = Date(storeMilliseconds: millis)
+        let quantity = max(1, purchase.quantity ?? 1)
         return StoreTransaction(
             store: .playStore,
             environment: purchase.purchaseType == 0 ? .sandbox : .production,
@@ -83,13 +84,22 @@ enum GoogleTransactionNormalizer {
             originalTransactionID: orderID,
             storeProductID: productID,
             type: nil,
-            quantity: max(1, purchase.quantity ?? 1),
+            quantity: quantity,
             purchaseDate: purchased,
             revocationDate: purchase.purchaseState == 1 ? Date().wholeSeconds : nil,
             revocationReason: purchase.purchaseState == 1 ? .other : nil,
             obfuscatedAccountID: purchase.obfuscatedExternalAccountId,
-            storefront: purchase.regionCode
+            storefront: purchase.regionCode,
+            refundedQuantity: refundedQuantity(of: purchase, quantity: quantity)
         )
+    }
+
+    /// The units of a multi-quantity purchase refunded so far: `quantity` less Google's `refundableQuantity` ("the
+    /// quantity eligible for refund, i.e. quantity that hasn't been refunded", reflecting quantity-based partial
+    /// refunds and full refunds); `nil` when Google does not say or nothing was refunded.
+    static func refundedQuantity(of purchase: GoogleProductPurchase, quantity: Int) -> Int? {
+        guard let refundable = purchase.refundableQuantity, refundable >= 0, refundable < quantity else { return nil }
+        return quantity - refundable
     }
 
     static func normalize(_ purchase: GoogleSubscriptionPurchaseV2, productID: String, token: String)

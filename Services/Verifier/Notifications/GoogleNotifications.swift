@@ -105,7 +105,10 @@ struct GoogleNotifications: Sendable {
             var transaction = try await google.verify(
                 token: voided.purchaseToken, productID: product, kind: .product, credentials: credentials
             ).transaction
-            if transaction.revocationDate == nil {
+            // A quantity-based partial refund takes back some units (the fact's running `refundedQuantity`, read
+            // from the purchase just now), not the purchase: it is revoked only when Google says so (all refunded).
+            let partial = voided.refundType == GoogleRefundType.quantityBasedPartialRefund.rawValue
+            if transaction.revocationDate == nil, !partial {
                 transaction.revocationDate = observed.wholeSeconds
                 transaction.revocationReason = .other
             }

@@ -172,6 +172,12 @@ struct TransactionPostgresRepository: TransactionRepository {
                             THEN excluded.fact
                         WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NULL
                             AND excluded.expires_date > t.expires_date THEN excluded.fact
+                        -- More units of a multi-quantity purchase refunded (Play's quantity-based partial refunds,
+                        -- a running total): the fact says so, and entitlements claws back only the difference.
+                        WHEN t.revocation_date IS NULL AND excluded.revocation_date IS NULL
+                            AND coalesce((excluded.fact->>'refunded_quantity')::integer, 0)
+                                > coalesce((t.fact->>'refunded_quantity')::integer, 0)
+                            THEN jsonb_set(t.fact, '{refunded_quantity}', excluded.fact->'refunded_quantity')
                         ELSE t.fact END
                 WHERE t.app_id = excluded.app_id
                 RETURNING fact

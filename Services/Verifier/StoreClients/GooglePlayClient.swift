@@ -59,12 +59,12 @@ struct GooglePlayClient: Sendable {
     /// `purchases.voidedpurchases.list` with `type=1` (one-time products and subscriptions; orders tell them apart):
     /// the page `pageToken` names (Google then ignores the times), else the first page of purchases Google saw voided
     /// since `startMillis` (UNIX ms) up to its own now: no `endTime`, so a clock ahead of Google's is never refused.
-    /// Quantity-based partial refunds are not asked for (`includeQuantityBasedPartialRefund` stays false): Shopkeeper
-    /// revokes whole purchases only.
+    /// Quantity-based partial refunds are asked for too (`includeQuantityBasedPartialRefund=true`: listed with their
+    /// `voidedQuantity`), so that a refund of some units of a multi-quantity purchase found by polling claws them back.
     func voidedPurchases(startMillis: Int64, pageToken: String?, maxResults: Int, credentials: GoogleCredentials)
         async throws(VerifierError) -> GoogleVoidedPurchasesListResponse
     {
-        var query = "type=1&maxResults=\(maxResults)"
+        var query = "type=1&includeQuantityBasedPartialRefund=true&maxResults=\(maxResults)"
         if let pageToken {
             query += "&token=\(pageToken.pathSegmentEscaped)"
         } else {

@@ -18,13 +18,13 @@ import ShopkeeperModels
 enum NewPurchaseApply {
     /// Whether `request` may be what the function handles: one transaction presented by a customer, which names no
     /// app account (the apply checks those against the customer's aliases) and which the store reports neither
-    /// revoked nor reinstated. The function decides the rest.
+    /// revoked, partly refunded, nor reinstated. The function decides the rest.
     static func handles(_ request: ApplyRequest) -> Bool {
         guard request.appUserID != nil, request.transactions.count == 1, let transaction = request.transactions.first
         else { return false }
         return transaction.appAccountToken == nil && transaction.obfuscatedAccountID == nil
             && transaction.revocationDate == nil && transaction.revocationReason == nil
-            && transaction.revocationReversedAt == nil
+            && transaction.revocationReversedAt == nil && (transaction.refundedQuantity ?? 0) == 0
     }
 
     /// A purchase the function applied: its outcome, the presenter's customer and its info as committed.

@@ -20,6 +20,9 @@ struct PurchaseRow: Sendable {
     var revocationReversedAt: Date?
     /// The consumable units its refund took back (at most what was left of them); `nil` when none.
     var clawedBack: Int64?
+    /// Units of a multi-quantity purchase refunded so far without revoking it (Google Play's quantity-based partial
+    /// refunds, ``StoreTransaction/refundedQuantity``).
+    var refundedQuantity: Int = 0
     /// Customers it was transferred away from: only a restore moves it back to one of them.
     var previousOwners: [UUID]
     /// Whether this transaction just created the row.
@@ -75,14 +78,16 @@ extension PurchaseRow {
         let storeName: String = store.rawValue
         let rows = try await connection.run(
             Lock.self, try PostgresBindings(storeName, originalTransactionID, appID), logger: logger
-        ) { try $0.decode((UUID, String?, String, String, Date?, Int64?, Date?, Date?, Int64?, [UUID]).self) }
-        for (customer, product, type, environment, expires, credited, revoked, reversed, clawed, previous) in rows {
+        ) { try $0.decode((UUID, String?, String, String, Date?, Int64?, Date?, Date?, Int64?, [UUID], Int).self) }
+        for (customer, product, type, environment, expires, credited, revoked, reversed, clawed, previous, refunded)
+            in rows
+        {
             return PurchaseRow(
                 store: store, originalTransactionID: originalTransactionID, customerID: customer, productID: product,
                 productType: ProductType(rawValue: type), environment: environment, expiresDate: expires,
                 credited: credited,
-                revokedAt: revoked, revocationReversedAt: reversed, clawedBack: clawed, previousOwners: previous,
-                inserted: false)
+                revokedAt: revoked, revocationReversedAt: reversed, clawedBack: clawed, refundedQuantity: refunded,
+                previousOwners: previous, inserted: false)
         }
         return nil
     }
@@ -125,7 +130,7 @@ extension PurchaseRow {
     private enum Lock: PreparedSQL {
         static let sql = """
             SELECT customer_id, product_id, product_type, environment, expires_date, credited, revoked_at,
-                   revocation_reversed_at, clawed_back, previous_owners
+                   revocation_reversed_at, clawed_back, previous_owners, refunded_quantity
             FROM entitlements.purchases
             WHERE store = $1::text AND original_transaction_id = $2::text AND app_id = $3::text
             FOR UPDATE

@@ -84,7 +84,8 @@ public struct TransactionOutcome: Codable, Hashable, Sendable {
     /// The catalog product, when known.
     public var productID: String?
     /// `granted`, `credited`, `already_applied`, `transferred`, `subscription_recorded`, `unknown_product`,
-    /// `revoked`, `reinstated`, `not_owned` or (a restore only) `owned_by_other_account`.
+    /// `revoked`, `partially_refunded` (some units of a Play purchase refunded; it stays), `reinstated`, `not_owned`
+    /// or (a restore only) `owned_by_other_account`.
     public var outcome: ServerValue
 
     enum CodingKeys: String, CodingKey {

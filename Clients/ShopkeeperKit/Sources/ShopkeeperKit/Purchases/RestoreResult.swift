@@ -48,5 +48,6 @@ extension TransactionOutcome {
     /// The outcomes that leave the purchase with the customer who presented it.
     static let restoredOutcomes: Set<ServerValue> = [
         "granted", "credited", "already_applied", "transferred", "subscription_recorded", "reinstated",
+        "partially_refunded",
     ]
 }

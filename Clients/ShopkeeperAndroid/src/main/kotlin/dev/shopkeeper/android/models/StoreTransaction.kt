@@ -91,7 +91,8 @@ data class TransactionOutcome(
     val productId: String?,
     /**
      * `granted`, `credited`, `already_applied`, `transferred`, `subscription_recorded`, `unknown_product`, `revoked`,
-     * `reinstated`, `not_owned` or (a restore only) `owned_by_other_account`.
+     * `partially_refunded` (some units refunded; the purchase stays), `reinstated`, `not_owned` or (a restore only)
+     * `owned_by_other_account`.
      */
     val outcome: String
 ) {
@@ -104,7 +105,10 @@ data class TransactionOutcome(
         const val OWNED_BY_OTHER_ACCOUNT = "owned_by_other_account"
 
         /** The outcomes that leave the purchase with the customer who presented it. */
-        val RESTORED = setOf("granted", "credited", "already_applied", "transferred", "subscription_recorded", "reinstated")
+        val RESTORED = setOf(
+            "granted", "credited", "already_applied", "transferred", "subscription_recorded", "reinstated",
+            "partially_refunded"
+        )
 
         fun from(json: JsonObject) = TransactionOutcome(
             StorePlatform(json.string("store")), json.string("transaction_id"), json.stringOrNull("product_id"),
