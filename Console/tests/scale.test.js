@@ -82,6 +82,18 @@ describe("axes", () => {
     close(layout.labels[1].x, 56 + (572 / 30) * 5.5);
     assert.equal(layout.labelY, 228);
   });
+  it("shows a monthly chart's labels as year and month, a daily chart's as month and day", () => {
+    const plot = plotArea(240);
+    const months = ["2025-11-01", "2025-12-01", "2026-01-01"];
+    assert.deepEqual(axisLayout(months, { max: 1, step: 1 }, plot).labels.map((label) => label.text), ["2025-11", "2025-12", "2026-01"]);
+    const days = ["2026-01-31", "2026-02-01", "2026-02-02"];
+    assert.deepEqual(axisLayout(days, { max: 1, step: 1 }, plot).labels.map((label) => label.text), ["01-31", "02-01", "02-02"]);
+    assert.deepEqual(axisLayout(["2026-02-01"], { max: 1, step: 1 }, plot).labels.map((label) => label.text), ["02-01"]);
+    // Months counted from a range's first day: the first row's month too.
+    const clipped = ["2026-03-14", "2026-04-01", "2026-05-01"];
+    assert.deepEqual(axisLayout(clipped, { max: 1, step: 1 }, plot).labels.map((label) => label.text), ["2026-03", "2026-04", "2026-05"]);
+    assert.deepEqual(axisLayout(["2026-03-31", "2026-04-01"], { max: 1, step: 1 }, plot).labels.map((label) => label.text), ["03-31", "04-01"]);
+  });
   it("labels every band of a short chart, and nothing of an empty one", () => {
     const plot = plotArea(240);
     assert.deepEqual(axisLayout(["a", "b", "c"], { max: 1, step: 1 }, plot).labels.map((label) => label.text), ["a", "b", "c"]);

@@ -62,13 +62,23 @@ export function yOf(value, scale, plot) {
   return margin.top + plot.height - (((value || 0) - min) / (scale.max - min)) * plot.height;
 }
 
-/** The axes: a grid line and figure per tick, and the labels shown under the plot (at most about 7, evenly spread). */
+/** Whether `labels` are a monthly chart's: each the first day of a month (`2026-10-01`), but for the first, which
+ *  may be the range's first day (a month counted from it); at least two months after the first label, as no run of
+ *  days has. */
+export function areMonths(labels) {
+  const firstOfMonth = (label) => /^\d{4}-\d{2}-01$/.test(label);
+  return labels.length >= 2 && labels.slice(1).every(firstOfMonth) && (labels.length >= 3 || firstOfMonth(labels[0]));
+}
+
+/** The axes: a grid line and figure per tick, and the labels shown under the plot (at most about 7, evenly spread):
+ *  days as month and day (`03-14`), months as year and month (`2026-10`). */
 export function axisLayout(labels, scale, plot) {
   const grid = ticks(scale).map((tick) => ({ tick, y: yOf(tick, scale, plot) }));
   const every = Math.max(1, Math.ceil(labels.length / 7));
   const band = bandWidth(plot, labels.length);
+  const short = areMonths(labels) ? (label) => label.slice(0, 7) : shortDay;
   const shown = labels
-    .map((label, index) => ({ text: shortDay(label), x: margin.left + band * index + band / 2, index }))
+    .map((label, index) => ({ text: short(label), x: margin.left + band * index + band / 2, index }))
     .filter((item) => item.index % every === 0);
   return { grid, labels: shown, labelY: margin.top + plot.height + 18 };
 }
